@@ -1,0 +1,305 @@
+// A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import { Emitter, IDisposable } from './disposable';
+import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
+import {
+  AttachParams,
+  ClientHello,
+  DaemonEvent,
+  DaemonHello,
+  ErrorBody,
+  ErrorCode,
+  Method,
+  Params,
+  PROTOCOL_VERSION,
+  ResponseMessage,
+  Result,
+  Role,
+  SessionInfo,
+} from './messages';
+import { tokenPathFor } from './paths';
+
+/** No daemon listens on the socket: the path is missing or the connection was refused. */
+export class NoDaemonError extends Error {
+  constructor(readonly socketPath: string) {
+    super(`no Holdfast daemon is listening on ${socketPath}`);
+  }
+}
+
+/** The daemon answered a request with an error. */
+export class RequestError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export interface ConnectOptions {
+  socket: string;
+  client: string;
+  version: string;
+  timeoutMs?: number;
+}
+
+export interface AttachHandlers {
+  /** VT bytes that rebuild the screen; the receiver resets its terminal before writing them. */
+  onSnapshot(bytes: Buffer, resync: boolean): void;
+  onOutput(bytes: Buffer): void;
+  onEvent?(event: DaemonEvent): void;
+}
+
+export class Attachment implements IDisposable {
+  private detached = false;
+
+  constructor(
+    private readonly client: HoldfastClient,
+    readonly channel: number,
+    readonly session: SessionInfo,
+    public role: Role,
+  ) {}
+
+  write(data: string | Uint8Array): void {
+    if (this.detached) return;
+    this.client.sendRaw(FrameKind.Input, this.channel, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  }
+
+  /** Owner only: sets the session's size. */
+  resize(cols: number, rows: number): Promise<unknown> {
+    return this.client.request('resize', { session: this.session.id, cols, rows });
+  }
+
+  /** Takes input over: this channel becomes the owner, the previous owner is told. */
+  async claim(cols?: number, rows?: number): Promise<SessionInfo> {
+    const { session } = await this.client.request('claim', { channel: this.channel, cols, rows });
+    this.role = 'owner';
+    return session;
+  }
+
+  async detach(): Promise<void> {
+    if (this.detached) return;
+    this.detached = true;
+    this.client.forgetChannel(this.channel);
+    if (!this.client.isClosed) await this.client.request('detach', { channel: this.channel }).catch(() => undefined);
+  }
+
+  dispose(): void {
+    void this.detach();
+  }
+}
+
+export class HoldfastClient implements IDisposable {
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private readonly channels = new Map<number, { handlers: AttachHandlers; resyncNext: boolean }>();
+  private nextId = 1;
+  private nextChannel = 1;
+  private closed = false;
+  private readonly onEventEmitter = new Emitter<DaemonEvent>();
+  private readonly onCloseEmitter = new Emitter<Error | undefined>();
+  readonly onEvent = this.onEventEmitter.event;
+  readonly onClose = this.onCloseEmitter.event;
+
+  private constructor(
+    private readonly socket: net.Socket,
+    private readonly decoder: FrameDecoder,
+    readonly hello: DaemonHello,
+  ) {}
+
+  static async connect(options: ConnectOptions): Promise<HoldfastClient> {
+    const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
+    let token: string;
+    try {
+      token = fs.readFileSync(tokenPathFor(options.socket), 'utf8').trim();
+    } catch (err) {
+      socket.destroy();
+      throw new Error(`cannot read the daemon's token file ${tokenPathFor(options.socket)}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+    const hello: ClientHello = { protocol: PROTOCOL_VERSION, client: options.client, version: options.version, token, capabilities: [] };
+    socket.write(encodeJson(FrameKind.Hello, hello));
+    const decoder = new FrameDecoder();
+    const { daemonHello, rest } = await new Promise<{ daemonHello: DaemonHello; rest: { kind: number; payload: Buffer }[] }>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`the daemon on ${options.socket} did not answer the handshake`)), options.timeoutMs ?? 5000);
+      const fail = (err: Error) => {
+        clearTimeout(timer);
+        socket.off('data', onData);
+        socket.destroy();
+        reject(err);
+      };
+      const onData = (chunk: Buffer) => {
+        try {
+          const frames = decoder.push(chunk);
+          if (frames.length === 0) return;
+          const [first, ...others] = frames;
+          const body = parseJson(first.payload) as DaemonHello & ErrorBody;
+          if (first.kind === FrameKind.Error) return fail(new RequestError(body.code, body.message));
+          if (first.kind !== FrameKind.Hello) return fail(new Error('the daemon did not start with a hello frame'));
+          clearTimeout(timer);
+          socket.off('data', onData);
+          socket.off('close', onClose);
+          // Frames that came in the same chunk as the hello are replayed into the client.
+          resolve({ daemonHello: body, rest: others });
+        } catch (err) {
+          fail(err as Error);
+        }
+      };
+      const onClose = () => fail(new Error(`the daemon on ${options.socket} closed the connection during the handshake`));
+      socket.on('data', onData);
+      socket.on('close', onClose);
+    });
+    // The decoder keeps any partial frame that arrived with the hello; whole ones are replayed.
+    const client = new HoldfastClient(socket, decoder, daemonHello);
+    client.listen();
+    queueMicrotask(() => rest.forEach((f) => client.onFrame(f.kind, f.payload)));
+    return client;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  supports(capability: string): boolean {
+    return this.hello.capabilities.includes(capability);
+  }
+
+  request<M extends Method>(method: M, params: Params<M>): Promise<Result<M>> {
+    if (this.closed) return Promise.reject(new Error('connection to the daemon is closed'));
+    const id = this.nextId++;
+    return new Promise<Result<M>>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.socket.write(encodeJson(FrameKind.Request, { id, method, params }));
+    });
+  }
+
+  async attach(params: Omit<AttachParams, 'channel'>, handlers: AttachHandlers): Promise<Attachment> {
+    const channel = this.nextChannel++;
+    this.channels.set(channel, { handlers, resyncNext: false });
+    try {
+      const { session } = await this.request('attach', { ...params, channel });
+      return new Attachment(this, channel, session, params.role);
+    } catch (err) {
+      this.channels.delete(channel);
+      throw err;
+    }
+  }
+
+  sendRaw(kind: FrameKind, channel: number, bytes: Uint8Array): void {
+    if (!this.closed) this.socket.write(encodeRaw(kind, channel, bytes));
+  }
+
+  forgetChannel(channel: number): void {
+    this.channels.delete(channel);
+  }
+
+  /** Sends raw bytes as they are: for tests that speak the wire directly. */
+  writeWire(bytes: Uint8Array): void {
+    this.socket.write(bytes);
+  }
+
+  dispose(): void {
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.socket.end();
+    this.socket.destroy();
+  }
+
+  private listen(): void {
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('error', () => undefined);
+    this.socket.on('close', () => this.onSocketClose());
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames;
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      this.onSocketClose(err as Error);
+      return;
+    }
+    for (const frame of frames) this.onFrame(frame.kind, frame.payload);
+  }
+
+  private onFrame(kind: number, payload: Buffer): void {
+    switch (kind) {
+      case FrameKind.Response: {
+        const message = parseJson(payload) as ResponseMessage;
+        const waiter = this.pending.get(message.id);
+        if (!waiter) return;
+        this.pending.delete(message.id);
+        if (message.ok) waiter.resolve(message.result);
+        else waiter.reject(new RequestError(message.error.code, message.error.message));
+        return;
+      }
+      case FrameKind.Event: {
+        const event = parseJson(payload) as DaemonEvent;
+        if ('channel' in event) {
+          const target = this.channels.get(event.channel);
+          if (event.type === 'resync' && target) target.resyncNext = true;
+          target?.handlers.onEvent?.(event);
+        } else {
+          for (const { handlers } of this.channels.values()) {
+            if ('id' in event || event.type === 'session') handlers.onEvent?.(event);
+          }
+        }
+        this.onEventEmitter.fire(event);
+        return;
+      }
+      case FrameKind.Snapshot:
+      case FrameKind.Output: {
+        const { channel, bytes } = splitRaw(payload);
+        const target = this.channels.get(channel);
+        if (!target) return;
+        if (kind === FrameKind.Snapshot) {
+          const resync = target.resyncNext;
+          target.resyncNext = false;
+          target.handlers.onSnapshot(bytes, resync);
+        } else target.handlers.onOutput(bytes);
+        return;
+      }
+      case FrameKind.Error: {
+        const body = parseJson(payload) as ErrorBody;
+        this.onSocketClose(new RequestError(body.code, body.message));
+        return;
+      }
+      default:
+        return; // newer daemon, kind unknown to us: ignore
+    }
+  }
+
+  private onSocketClose(err?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+    const reason = err ?? new Error('connection to the daemon closed');
+    for (const waiter of this.pending.values()) waiter.reject(reason);
+    this.pending.clear();
+    this.onCloseEmitter.fire(err);
+    this.onEventEmitter.dispose();
+    this.onCloseEmitter.dispose();
+  }
+}
+
+/** Connects to a Unix socket. Missing or refused means no daemon; a timeout proves nothing and is its own error. */
+export function openSocket(socketPath: string, timeoutMs: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(socketPath);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`connecting to ${socketPath} timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK') reject(new NoDaemonError(socketPath));
+      else reject(new Error(`cannot connect to ${socketPath}: ${err.code ?? err.message}`));
+    });
+  });
+}
+
+export { ErrorCode };

@@ -1,0 +1,91 @@
+// Starting a daemon on demand: spawn it detached, wait for its readiness line, then connect.
+import { spawn } from 'node:child_process';
+import { ConnectOptions, HoldfastClient, NoDaemonError } from './client';
+
+export interface LaunchOptions {
+  socket: string;
+  /** Path of the bundled daemon script (dist/daemon.js). */
+  daemonScript: string;
+  /** The Node to run it with; inside VS Code this is Electron, run as Node. */
+  execPath?: string;
+  /** Environment for the daemon; ELECTRON_RUN_AS_NODE is added. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra daemon arguments (e.g. --scrollback). */
+  args?: string[];
+  timeoutMs?: number;
+}
+
+/** What the daemon writes to its readiness pipe (fd 3), one JSON line. */
+export type ReadyMessage = { ready: true; pid: number } | { adopt: true; pid: number } | { error: string };
+
+export const READY_FD = 3;
+
+/** Spawner-side variables that must not reach the daemon (and through it, its sessions). */
+const SCRUBBED_ENV = /^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|HOLDFAST_SESSION$)/;
+
+export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(base)) if (!SCRUBBED_ENV.test(key)) env[key] = value;
+  env.ELECTRON_RUN_AS_NODE = '1';
+  return env;
+}
+
+/**
+ * Starts an on-demand daemon and resolves once it serves the socket (or another starter's
+ * daemon won the race and serves it). Startup errors come back as the rejection.
+ */
+export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.execPath ?? process.execPath, [options.daemonScript, 'run', '--on-demand', '--socket', options.socket, '--ready-fd', String(READY_FD), ...(options.args ?? [])], {
+      detached: true, // setsid: its own session, no controlling terminal
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      env: daemonEnv(options.env ?? process.env),
+      cwd: '/',
+    });
+    let readiness = '';
+    let stderr = '';
+    let settled = false;
+    const timer = setTimeout(() => finish(new Error(`the daemon did not report ready within ${options.timeoutMs ?? 10000} ms`)), options.timeoutMs ?? 10000);
+    const finish = (result: ReadyMessage | Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.stdio[2]?.destroy();
+      child.stdio[3]?.destroy();
+      child.unref();
+      if (result instanceof Error) reject(result);
+      else if ('error' in result) reject(new Error(result.error));
+      else resolve(result);
+    };
+    child.on('error', (err) => finish(new Error(`cannot start the daemon: ${err.message}`)));
+    child.stdio[2]!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 8192) stderr += chunk.toString('utf8');
+    });
+    const ready = child.stdio[3] as NodeJS.ReadableStream;
+    ready.on('data', (chunk: Buffer) => {
+      readiness += chunk.toString('utf8');
+      const newline = readiness.indexOf('\n');
+      if (newline < 0) return;
+      try {
+        finish(JSON.parse(readiness.slice(0, newline)) as ReadyMessage);
+      } catch {
+        finish(new Error(`the daemon sent an unreadable readiness line: ${readiness.slice(0, 200)}`));
+      }
+    });
+    child.on('exit', (code, signal) => {
+      // Let stderr drain into the message before giving up.
+      setImmediate(() => finish(new Error(`the daemon exited during startup (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`)));
+    });
+  });
+}
+
+/** Connects, starting an on-demand daemon first when none is listening. */
+export async function connectOrStart(connect: ConnectOptions, launch: Omit<LaunchOptions, 'socket'>): Promise<HoldfastClient> {
+  try {
+    return await HoldfastClient.connect(connect);
+  } catch (err) {
+    if (!(err instanceof NoDaemonError)) throw err;
+  }
+  await startDaemon({ ...launch, socket: connect.socket });
+  return HoldfastClient.connect(connect);
+}

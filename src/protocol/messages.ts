@@ -1,0 +1,161 @@
+// Control messages (JSON). See docs/protocol.md.
+
+export const PROTOCOL_VERSION = 1;
+
+/** What a daemon can do. A client checks these instead of comparing versions. */
+export enum Capability {
+  Sessions = 'sessions', // create/list/show/kill/remove/rename/metadata
+  Attach = 'attach', // watcher and owner roles, snapshot + stream, claim
+  Read = 'read',
+  Send = 'send',
+  Wait = 'wait',
+  Subscribe = 'subscribe', // session events without attaching
+  Stop = 'stop',
+}
+
+export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
+
+export interface ClientHello {
+  protocol: number;
+  client: string; // "cli", "extension", "test", ...
+  version: string;
+  token: string;
+  capabilities: string[];
+}
+
+export type StartMode = 'on-demand' | 'persistent';
+
+export interface DaemonHello {
+  protocol: number;
+  version: string;
+  pid: number;
+  startedAt: number;
+  startMode: StartMode;
+  capabilities: string[];
+}
+
+export type Role = 'owner' | 'watcher';
+export type SessionState = 'running' | 'exited';
+
+export interface ExitStatus {
+  code: number | null;
+  signal: string | null;
+  at: number;
+}
+
+export interface SessionInfo {
+  id: string;
+  name: string;
+  pid: number;
+  state: SessionState;
+  exit: ExitStatus | null;
+  argv: string[];
+  cwd: string; // from OSC 7 when the program reports it, else the start directory
+  cols: number;
+  rows: number;
+  title: string;
+  clients: { owners: number; watchers: number };
+  createdAt: number;
+  lastOutputAt: number;
+  bellAt: number;
+  metadata: Record<string, unknown>;
+}
+
+export interface CreateParams {
+  name?: string;
+  argv?: string[]; // default: the user's login shell
+  cwd?: string;
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  scrollback?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export interface AttachParams {
+  session: string;
+  channel: number; // chosen by the client, unique on its connection
+  role: Role;
+  cols?: number; // owner only: the size of its terminal
+  rows?: number;
+}
+
+export type WaitCondition = { kind: 'exit' } | { kind: 'idle'; ms: number } | { kind: 'text'; pattern: string; flags?: string };
+
+/** Method → [params, result]. */
+export interface Methods {
+  list: [Record<string, never>, { sessions: SessionInfo[] }];
+  show: [{ session: string }, { session: SessionInfo }];
+  create: [CreateParams, { session: SessionInfo }];
+  attach: [AttachParams, { session: SessionInfo }];
+  detach: [{ channel: number }, Record<string, never>];
+  /** A watcher channel becomes the input owner (no new snapshot); the previous owner gets a 'role' event. */
+  claim: [{ channel: number; cols?: number; rows?: number }, { session: SessionInfo }];
+  resize: [{ session: string; cols: number; rows: number }, { session: SessionInfo }];
+  send: [{ session: string; data: string }, Record<string, never>];
+  read: [{ session: string; scrollback?: number }, { lines: string[]; cursor: { x: number; y: number } }];
+  wait: [{ session: string; condition: WaitCondition; timeoutMs?: number }, { met: boolean; session: SessionInfo }];
+  kill: [{ session: string; signal?: string; graceMs?: number; remove?: boolean }, { session: SessionInfo }];
+  remove: [{ session: string }, Record<string, never>];
+  update: [{ session: string; name?: string; metadata?: Record<string, unknown> }, { session: SessionInfo }];
+  subscribe: [Record<string, never>, { sessions: SessionInfo[] }];
+  status: [Record<string, never>, DaemonStatus];
+  stop: [Record<string, never>, Record<string, never>];
+}
+
+export type Method = keyof Methods;
+export type Params<M extends Method> = Methods[M][0];
+export type Result<M extends Method> = Methods[M][1];
+
+export interface DaemonStatus {
+  pid: number;
+  version: string;
+  protocol: number;
+  startMode: StartMode;
+  startedAt: number;
+  socket: string;
+  logFile: string;
+  sessions: number;
+  clients: number;
+  execPath: string;
+  nodeVersion: string;
+}
+
+export interface RequestMessage {
+  id: number;
+  method: string;
+  params: unknown;
+}
+
+export enum ErrorCode {
+  BadRequest = 'bad-request',
+  NoSession = 'no-session',
+  Ambiguous = 'ambiguous',
+  Unsupported = 'unsupported',
+  NotOwner = 'not-owner',
+  Exited = 'exited',
+  Limit = 'limit',
+  Stopping = 'stopping',
+  Auth = 'auth',
+  Protocol = 'protocol',
+  Internal = 'internal',
+}
+
+export interface ErrorBody {
+  code: ErrorCode | string;
+  message: string;
+}
+
+export type ResponseMessage = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: ErrorBody };
+
+/** Pushed by the daemon: to subscribers (all sessions) and to attached channels (their session). */
+export type DaemonEvent =
+  | { type: 'session'; session: SessionInfo } // created or changed (name, title, cwd, size, clients, metadata, state)
+  | { type: 'removed'; id: string }
+  | { type: 'activity'; id: string; at: number } // first output after a quiet spell
+  | { type: 'idle'; id: string; at: number }
+  | { type: 'bell'; id: string; at: number }
+  | { type: 'exit'; id: string; exit: ExitStatus }
+  | { type: 'role'; channel: number; role: Role; reason: string } // this channel's role changed
+  | { type: 'resync'; channel: number } // a fresh snapshot follows: the receiver fell behind
+  | { type: 'stopping' };

@@ -1,0 +1,64 @@
+// Where a daemon lives: socket, token, state and log files. Shared by daemon and clients.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const SOCKET_NAME = 'holdfast.sock';
+
+function userId(): number {
+  return typeof process.getuid === 'function' ? process.getuid() : 0;
+}
+
+/** The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock, else a per-user dir under the temp dir. */
+export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'holdfast', SOCKET_NAME);
+  return path.join(os.tmpdir(), `holdfast-${userId()}`, SOCKET_NAME);
+}
+
+/** --socket wins, then HOLDFAST_SOCKET, then the default. */
+export function resolveSocketPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = explicit || env.HOLDFAST_SOCKET;
+  return chosen ? path.resolve(chosen) : defaultSocketPath(env);
+}
+
+export function tokenPathFor(socketPath: string): string {
+  return `${socketPath}.token`;
+}
+
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+  return path.join(base, 'holdfast');
+}
+
+export function defaultLogPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(stateDir(env), 'daemon.log');
+}
+
+export class UnsafeDirectoryError extends Error {}
+
+/**
+ * Makes sure `dir` exists, is a real directory owned by this user, and is private:
+ * no group/world access at all when `strict`, else at least not writable by others.
+ */
+export function ensurePrivateDir(dir: string, strict: boolean): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new UnsafeDirectoryError(`cannot create ${dir}: ${(err as Error).message}`);
+  }
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory()) throw new UnsafeDirectoryError(`${dir} is not a directory`);
+  if (st.uid !== userId()) throw new UnsafeDirectoryError(`${dir} is owned by uid ${st.uid}, not by you (uid ${userId()}); refusing to use it`);
+  const forbidden = strict ? 0o077 : 0o022;
+  if ((st.mode & forbidden) !== 0) {
+    const mode = (st.mode & 0o777).toString(8);
+    throw new UnsafeDirectoryError(`${dir} has mode ${mode}; it must not be ${strict ? 'accessible' : 'writable'} by group or others (fix: chmod 700 ${dir})`);
+  }
+}
+
+/** Checks the socket's directory: strict for the default location, owner-only-writable for a chosen one. */
+export function ensureSocketDir(socketPath: string, env: NodeJS.ProcessEnv = process.env): void {
+  const dir = path.dirname(socketPath);
+  ensurePrivateDir(dir, socketPath === defaultSocketPath(env) || path.basename(dir) === 'holdfast');
+}
