@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The one test command (npm test): installs what is missing, builds, runs unit/integration tests, then the e2e.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d node_modules/node-pty ] || npm ci
+npm run build
+rm -rf out && npx tsc -p .
+node --test --test-concurrency=2 --test-timeout=120000 out/test/*.test.js
+if compgen -G "out/test/e2e/*.test.js" >/dev/null; then
+  bash scripts/setup-e2e.sh
+  node --test --test-concurrency=1 --test-timeout=600000 out/test/e2e/*.test.js
+fi
