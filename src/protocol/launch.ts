@@ -12,6 +12,8 @@ export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra daemon arguments (e.g. --scrollback). */
   args?: string[];
+  /** A command prefix the daemon runs under, e.g. `systemd-run --user --scope` (it must exec, keeping fd 3). */
+  wrapper?: string[];
   timeoutMs?: number;
 }
 
@@ -36,7 +38,9 @@ export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  */
 export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.execPath ?? process.execPath, [options.daemonScript, 'run', '--on-demand', '--socket', options.socket, '--ready-fd', String(READY_FD), ...(options.args ?? [])], {
+    const command = [options.execPath ?? process.execPath, options.daemonScript, 'run', '--on-demand', '--socket', options.socket, '--ready-fd', String(READY_FD), ...(options.args ?? [])];
+    const [file, ...args] = [...(options.wrapper ?? []), ...command];
+    const child = spawn(file, args, {
       detached: true, // setsid: its own session, no controlling terminal
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
       env: daemonEnv(options.env ?? process.env),
