@@ -1,0 +1,214 @@
+// One client connection: handshake, frames in and out, its attached channels, and the bound on
+// what may queue up for it. A client that falls behind stops receiving output and is resynced
+// with a fresh snapshot once its socket drains: the program is never slowed down by it.
+import type * as net from 'node:net';
+import { DisposableStore, IDisposable, toDisposable } from '../protocol/disposable';
+import { encodeJson, FrameDecoder, FrameError, FrameKind, isKnownKind, parseJson, rawHeader, splitRaw } from '../protocol/frame';
+import { ClientHello, DaemonEvent, DaemonHello, ErrorCode, PROTOCOL_VERSION, RequestMessage, Role } from '../protocol/messages';
+import type { Subscriber } from './clientRoles';
+import { tokensMatch } from './endpoint';
+import type { Session } from './session';
+import { DaemonError } from './sessionRegistry';
+
+export enum ConnectionLimits {
+  HandshakeTimeoutMs = 5000,
+  /** Bytes queued in the socket beyond which output for this client is dropped until it drains. */
+  MaxQueuedBytes = 8 * 1024 * 1024,
+  MaxChannels = 1024,
+}
+
+export interface RequestHandler {
+  handle(connection: ClientConnection, method: string, params: unknown): Promise<unknown>;
+}
+
+/** An attached channel: a subscriber of one session. */
+export class Channel implements Subscriber {
+  phase: 'pending' | 'live' = 'pending';
+  /** Output was dropped for this channel; it gets a fresh snapshot once the socket drains. */
+  stale = false;
+
+  constructor(
+    private readonly connection: ClientConnection,
+    readonly channel: number,
+    readonly session: Session,
+    public role: Role,
+  ) {}
+
+  sendSnapshot(bytes: Buffer): void {
+    this.stale = false;
+    this.connection.sendRaw(FrameKind.Snapshot, this.channel, bytes);
+  }
+
+  sendOutput(bytes: Buffer): void {
+    if (this.stale || this.connection.isBehind) {
+      this.stale = true;
+      return;
+    }
+    this.connection.sendRaw(FrameKind.Output, this.channel, bytes);
+  }
+
+  sendEvent(event: DaemonEvent): void {
+    this.connection.sendEvent(event);
+  }
+}
+
+export class ClientConnection implements IDisposable {
+  private readonly decoder = new FrameDecoder();
+  private readonly disposables = new DisposableStore();
+  readonly channels = new Map<number, Channel>();
+  private ready = false;
+  private closed = false;
+  private behind = false;
+  /** Receives every session's events (set by the 'subscribe' request). */
+  subscribedToAll = false;
+  clientName = '';
+
+  constructor(
+    readonly id: number,
+    private readonly socket: net.Socket,
+    private readonly token: string,
+    private readonly hello: () => DaemonHello,
+    private readonly handler: RequestHandler,
+    private readonly onClosed: (connection: ClientConnection) => void,
+    private readonly log: (line: string) => void,
+  ) {
+    const handshakeTimer = setTimeout(() => this.fail(ErrorCode.Protocol, `no hello within ${ConnectionLimits.HandshakeTimeoutMs} ms`), ConnectionLimits.HandshakeTimeoutMs);
+    this.disposables.add(toDisposable(() => clearTimeout(handshakeTimer)));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk, handshakeTimer));
+    socket.on('drain', () => this.onDrain());
+    socket.on('error', () => undefined); // 'close' follows
+    socket.on('close', () => this.dispose());
+  }
+
+  get isBehind(): boolean {
+    return this.behind;
+  }
+
+  private onData(chunk: Buffer, handshakeTimer: NodeJS.Timeout): void {
+    if (this.closed) return;
+    try {
+      for (const frame of this.decoder.push(chunk)) {
+        if (this.closed) return;
+        if (!this.ready) {
+          this.onHello(frame.kind, frame.payload);
+          clearTimeout(handshakeTimer);
+        } else this.onFrame(frame.kind, frame.payload);
+      }
+    } catch (err) {
+      if (err instanceof FrameError) this.fail(ErrorCode.Protocol, err.message);
+      else if (err instanceof DaemonError) this.fail(err.code, err.message);
+      else {
+        this.log(`connection ${this.id}: ${(err as Error).stack ?? err}`);
+        this.fail(ErrorCode.Internal, 'internal error');
+      }
+    }
+  }
+
+  private onHello(kind: number, payload: Buffer): void {
+    if (kind !== FrameKind.Hello) throw new DaemonError(ErrorCode.Protocol, 'the first frame must be a hello');
+    const hello = parseJson(payload) as Partial<ClientHello> | null;
+    if (!hello || typeof hello !== 'object' || typeof hello.protocol !== 'number') throw new DaemonError(ErrorCode.Protocol, 'malformed hello');
+    if (!tokensMatch(this.token, hello.token)) throw new DaemonError(ErrorCode.Auth, 'wrong or missing token');
+    if (hello.protocol < 1) throw new DaemonError(ErrorCode.Protocol, `protocol ${hello.protocol} is not supported (this daemon speaks ${PROTOCOL_VERSION})`);
+    this.clientName = String(hello.client ?? '');
+    this.ready = true;
+    this.send(encodeJson(FrameKind.Hello, this.hello()));
+  }
+
+  private onFrame(kind: number, payload: Buffer): void {
+    switch (kind) {
+      case FrameKind.Request: {
+        const request = parseJson(payload) as Partial<RequestMessage> | null;
+        if (!request || typeof request !== 'object' || typeof request.id !== 'number' || typeof request.method !== 'string') {
+          throw new DaemonError(ErrorCode.Protocol, 'malformed request');
+        }
+        this.dispatch(request.id, request.method, request.params ?? {});
+        return;
+      }
+      case FrameKind.Input: {
+        const { channel, bytes } = splitRaw(payload);
+        const target = this.channels.get(channel);
+        if (target) target.session.input(target, bytes);
+        return;
+      }
+      default:
+        // A newer client's kind we do not know: ignore it (forward compatible). Known kinds that
+        // only the daemon sends are out of order.
+        if (isKnownKind(kind)) throw new DaemonError(ErrorCode.Protocol, `unexpected frame kind ${kind} from a client`);
+    }
+  }
+
+  private dispatch(id: number, method: string, params: unknown): void {
+    this.handler.handle(this, method, params).then(
+      (result) => this.send(encodeJson(FrameKind.Response, { id, ok: true, result: result ?? {} })),
+      (err) => {
+        const code = err instanceof DaemonError ? err.code : ErrorCode.Internal;
+        if (code === ErrorCode.Internal) this.log(`request ${method} failed: ${(err as Error).stack ?? err}`);
+        this.send(encodeJson(FrameKind.Response, { id, ok: false, error: { code, message: (err as Error).message } }));
+      },
+    );
+  }
+
+  addChannel(channel: number, session: Session, role: Role): Channel {
+    if (!Number.isInteger(channel) || channel < 0 || channel > 0xffffffff) throw new DaemonError(ErrorCode.BadRequest, 'channel must be a u32');
+    if (this.channels.has(channel)) throw new DaemonError(ErrorCode.BadRequest, `channel ${channel} is already attached`);
+    if (this.channels.size >= ConnectionLimits.MaxChannels) throw new DaemonError(ErrorCode.Limit, `at most ${ConnectionLimits.MaxChannels} channels per connection`);
+    const attached = new Channel(this, channel, session, role);
+    this.channels.set(channel, attached);
+    return attached;
+  }
+
+  removeChannel(channel: number): Channel | undefined {
+    const attached = this.channels.get(channel);
+    if (!attached) return undefined;
+    this.channels.delete(channel);
+    attached.session.detach(attached);
+    return attached;
+  }
+
+  sendRaw(kind: FrameKind, channel: number, bytes: Buffer): void {
+    if (this.closed) return;
+    this.socket.cork();
+    this.socket.write(rawHeader(kind, channel, bytes.length));
+    this.socket.write(bytes);
+    this.socket.uncork();
+    if (!this.behind && this.socket.writableLength > ConnectionLimits.MaxQueuedBytes) this.behind = true;
+  }
+
+  sendEvent(event: DaemonEvent): void {
+    this.send(encodeJson(FrameKind.Event, event));
+  }
+
+  private send(frame: Buffer): void {
+    if (!this.closed) this.socket.write(frame);
+  }
+
+  private onDrain(): void {
+    if (!this.behind) return;
+    this.behind = false;
+    for (const attached of this.channels.values()) {
+      if (!attached.stale) continue;
+      this.sendEvent({ type: 'resync', channel: attached.channel });
+      attached.session.requestSnapshot(attached);
+    }
+  }
+
+  /** Sends an error frame and closes; the daemon and other clients carry on. */
+  fail(code: string, message: string): void {
+    if (this.closed) return;
+    this.log(`connection ${this.id} (${this.clientName || 'no hello'}): ${code}: ${message}`);
+    this.socket.end(encodeJson(FrameKind.Error, { code, message }));
+    this.closed = true;
+    setTimeout(() => this.socket.destroy(), 1000).unref();
+    this.dispose();
+  }
+
+  dispose(): void {
+    if (this.disposables.isDisposed) return;
+    this.closed = true;
+    for (const channel of [...this.channels.keys()]) this.removeChannel(channel);
+    this.disposables.dispose();
+    if (!this.socket.destroyed && this.socket.writableLength === 0) this.socket.destroy();
+    this.onClosed(this);
+  }
+}

@@ -1,0 +1,156 @@
+// The session's headless terminal: parses everything the program writes, knows the exact screen,
+// tracks how far parsing has got, and answers terminal queries when no input owner is attached.
+import { SerializeAddon } from '@xterm/addon-serialize';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { Terminal } from '@xterm/headless';
+import { Emitter, IDisposable } from '../protocol/disposable';
+import { VERSION } from '../protocol/version';
+import { renderSnapshot } from './snapshot';
+
+export interface EmulatorOptions {
+  cols: number;
+  rows: number;
+  scrollback: number;
+}
+
+/** Colours reported to OSC 10/11/12 queries when the daemon answers (a dark theme's defaults). */
+const QUERY_COLOURS: Record<number, string> = { 10: 'rgb:d4d4/d4d4/d4d4', 11: 'rgb:1e1e/1e1e/1e1e', 12: 'rgb:d4d4/d4d4/d4d4' };
+
+export class Emulator implements IDisposable {
+  readonly terminal: Terminal;
+  private readonly serializer = new SerializeAddon();
+  private readonly disposables: IDisposable[] = [];
+  private writtenBytes = 0;
+  private parsedBytes = 0;
+  private titleText = '';
+  /** When false, an attached input owner's terminal answers queries instead of us. */
+  answerQueries = true;
+
+  private readonly onParsedEmitter = new Emitter<void>();
+  /** Fires synchronously right after a chunk is parsed: the screen is exactly at `parsed`. */
+  readonly onParsed = this.onParsedEmitter.event;
+  private readonly onReplyEmitter = new Emitter<string>();
+  /** Bytes the terminal sends back to the program (query answers). */
+  readonly onReply = this.onReplyEmitter.event;
+  private readonly onTitleEmitter = new Emitter<string>();
+  readonly onTitle = this.onTitleEmitter.event;
+  private readonly onBellEmitter = new Emitter<void>();
+  readonly onBell = this.onBellEmitter.event;
+  private readonly onCwdEmitter = new Emitter<string>();
+  readonly onCwd = this.onCwdEmitter.event;
+
+  constructor(options: EmulatorOptions) {
+    this.terminal = new Terminal({ cols: options.cols, rows: options.rows, scrollback: options.scrollback, allowProposedApi: true });
+    this.terminal.loadAddon(this.serializer);
+    this.terminal.loadAddon(new Unicode11Addon());
+    this.terminal.unicode.activeVersion = '11';
+    const parser = this.terminal.parser;
+    this.disposables.push(
+      this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
+      this.terminal.onBinary((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
+      this.terminal.onTitleChange((title) => {
+        this.titleText = title;
+        this.onTitleEmitter.fire(title);
+      }),
+      this.terminal.onBell(() => this.onBellEmitter.fire()),
+      parser.registerOscHandler(7, (data) => {
+        const cwd = cwdFromOsc7(data);
+        if (cwd) this.onCwdEmitter.fire(cwd);
+        return true;
+      }),
+      // Queries the headless terminal does not answer itself.
+      ...[10, 11, 12].map((ident) =>
+        parser.registerOscHandler(ident, (data) => {
+          if (data !== '?') return false;
+          this.reply(`\x1b]${ident};${QUERY_COLOURS[ident]}\x1b\\`);
+          return true;
+        }),
+      ),
+      parser.registerCsiHandler({ prefix: '>', final: 'q' }, () => {
+        this.reply(`\x1bP>|holdfast(${VERSION})\x1b\\`);
+        return true;
+      }),
+      parser.registerCsiHandler({ final: 't' }, (params) => {
+        const op = params[0];
+        if (op === 18) this.reply(`\x1b[8;${this.terminal.rows};${this.terminal.cols}t`);
+        else if (op === 19) this.reply(`\x1b[9;${this.terminal.rows};${this.terminal.cols}t`);
+        else return false;
+        return true;
+      }),
+    );
+  }
+
+  private reply(data: string): void {
+    if (this.answerQueries) this.onReplyEmitter.fire(data);
+  }
+
+  write(chunk: Uint8Array): void {
+    const length = chunk.length;
+    this.writtenBytes += length;
+    this.terminal.write(chunk, () => {
+      this.parsedBytes += length;
+      this.onParsedEmitter.fire();
+    });
+  }
+
+  /** Bytes written but not parsed yet. */
+  get backlog(): number {
+    return this.writtenBytes - this.parsedBytes;
+  }
+
+  get parsed(): number {
+    return this.parsedBytes;
+  }
+
+  get title(): string {
+    return this.titleText;
+  }
+
+  get inSynchronizedUpdate(): boolean {
+    return this.terminal.modes.synchronizedOutputMode;
+  }
+
+  resize(cols: number, rows: number): void {
+    this.terminal.resize(cols, rows);
+  }
+
+  /** Only valid when called from an onParsed listener or with an empty backlog. */
+  snapshot(scrollback?: number): string {
+    return renderSnapshot(this.terminal, this.serializer, this.titleText, scrollback);
+  }
+
+  /** Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen. */
+  lines(scrollback = 0): string[] {
+    const buffer = this.terminal.buffer.active;
+    const start = Math.max(0, buffer.baseY - Math.max(0, scrollback));
+    const lines: string[] = [];
+    for (let y = start; y < buffer.baseY + this.terminal.rows; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    return lines;
+  }
+
+  cursor(): { x: number; y: number } {
+    const buffer = this.terminal.buffer.active;
+    return { x: buffer.cursorX, y: buffer.cursorY };
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.onParsedEmitter.dispose();
+    this.onReplyEmitter.dispose();
+    this.onTitleEmitter.dispose();
+    this.onBellEmitter.dispose();
+    this.onCwdEmitter.dispose();
+    this.terminal.dispose();
+  }
+}
+
+/** OSC 7 carries file://host/path; the path is percent-encoded. */
+export function cwdFromOsc7(data: string): string | undefined {
+  const match = /^file:\/\/[^/]*(\/.*)$/.exec(data);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
+}

@@ -1,0 +1,34 @@
+// The daemon's log file, rotated by size (one previous file kept). The daemon has no stdout.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ensurePrivateDir } from '../protocol/paths';
+
+export const MAX_LOG_BYTES = 1024 * 1024;
+
+export class Log {
+  private size = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly maxBytes = MAX_LOG_BYTES,
+    private readonly echo?: (line: string) => void,
+  ) {
+    ensurePrivateDir(path.dirname(file), false);
+    this.size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  }
+
+  write(line: string): void {
+    const text = `${new Date().toISOString()} [${process.pid}] ${line}\n`;
+    this.echo?.(text);
+    try {
+      if (this.size + text.length > this.maxBytes) {
+        fs.renameSync(this.file, `${this.file}.1`);
+        this.size = 0;
+      }
+      fs.appendFileSync(this.file, text, { mode: 0o600 });
+      this.size += Buffer.byteLength(text);
+    } catch {
+      // a full disk must not take the daemon down
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// Daemon entry: `daemon.js run [--on-demand | --persistent] [--socket PATH] [--ready-fd N] [--log FILE]
+// [--scrollback N] [--max-sessions N]`. Started detached by `holdfast new` or the extension.
+import { parseArgs } from 'node:util';
+import { resolveSocketPath } from '../protocol/paths';
+import { runDaemon, writeReadiness } from './daemon';
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      'on-demand': { type: 'boolean' },
+      persistent: { type: 'boolean' },
+      socket: { type: 'string' },
+      'ready-fd': { type: 'string' },
+      log: { type: 'string' },
+      scrollback: { type: 'string' },
+      'max-sessions': { type: 'string' },
+    },
+  });
+  if (positionals[0] !== 'run') {
+    process.stderr.write('usage: daemon.js run [--on-demand|--persistent] [--socket PATH] [--ready-fd N]\n');
+    return 2;
+  }
+  const readyFd = values['ready-fd'] === undefined ? undefined : Number(values['ready-fd']);
+  const socket = resolveSocketPath(values.socket);
+  const limits: Record<string, number> = {};
+  if (values.scrollback !== undefined) limits.defaultScrollback = Number(values.scrollback);
+  if (values['max-sessions'] !== undefined) limits.maxSessions = Number(values['max-sessions']);
+  try {
+    const result = await runDaemon({
+      socket,
+      startMode: values.persistent ? 'persistent' : 'on-demand',
+      logFile: values.log,
+      logEcho: readyFd === undefined ? (line) => process.stderr.write(line) : undefined,
+      limits,
+      onReady: () => writeReadiness(readyFd, { ready: true, pid: process.pid }),
+    });
+    if (result === 'taken') writeReadiness(readyFd, { adopt: true, pid: process.pid });
+    return 0;
+  } catch (err) {
+    writeReadiness(readyFd, { error: `the daemon could not start: ${(err as Error).message}` });
+    if (readyFd === undefined) process.stderr.write(`holdfast daemon: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+main().then((code) => process.exit(code));

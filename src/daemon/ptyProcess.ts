@@ -1,0 +1,181 @@
+// A program on a pseudo-terminal (node-pty), in its own session and process group.
+// Two things node-pty does not do for us: keep the last output of a program that exits right
+// after writing (see FACTS.md), and never signal a process group whose members are all gone.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as pty from 'node-pty';
+import { Emitter, IDisposable } from '../protocol/disposable';
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface PtyOptions {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+}
+
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(os.constants.signals).map(([name, num]) => [num as number, name]));
+
+export function signalName(num: number): string {
+  return SIGNAL_NAMES.get(num) ?? `SIG${num}`;
+}
+
+export function isSignalName(name: string): name is NodeJS.Signals {
+  return Object.prototype.hasOwnProperty.call(os.constants.signals, name);
+}
+
+interface NodePtyInternals {
+  _socket: { destroy(err?: Error): void; read(): Buffer | null; readableLength: number; emit(event: 'data', chunk: Buffer): boolean };
+  _fd: number;
+}
+
+export class PtyProcess implements IDisposable {
+  private readonly term: pty.IPty;
+  private exitInfo: ExitInfo | undefined;
+  private readonly disposables: IDisposable[] = [];
+  private readonly onDataEmitter = new Emitter<Buffer>();
+  readonly onData = this.onDataEmitter.event;
+  private readonly onExitEmitter = new Emitter<ExitInfo>();
+  readonly onExit = this.onExitEmitter.event;
+
+  constructor(options: PtyOptions) {
+    const [file, ...args] = options.argv;
+    this.term = pty.spawn(file, args, {
+      name: options.env.TERM ?? 'xterm-256color',
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: options.env,
+      encoding: null, // raw bytes: no string conversion on the hot path
+    } as pty.IPtyForkOptions);
+    this.keepOutputAfterExit();
+    this.disposables.push(
+      this.term.onData((data) => this.onDataEmitter.fire(data as unknown as Buffer)),
+      this.term.onExit(({ exitCode, signal }) => {
+        this.exitInfo = signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null };
+        this.onExitEmitter.fire(this.exitInfo);
+      }),
+    );
+  }
+
+  /**
+   * node-pty destroys its read stream 200 ms after the child exits when the stream has not closed
+   * by itself (a busy event loop), dropping unread output. Before that destroy, read what is left.
+   */
+  private keepOutputAfterExit(): void {
+    const internals = this.term as unknown as NodePtyInternals;
+    const socket = internals._socket;
+    const fd = internals._fd;
+    const destroy = socket.destroy.bind(socket);
+    socket.destroy = (err?: Error) => {
+      for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) {
+        // read() emits 'data' itself for a stream with data listeners
+      }
+      const buf = Buffer.allocUnsafe(65536);
+      for (;;) {
+        let n = 0;
+        try {
+          n = fs.readSync(fd, buf, 0, buf.length, null);
+        } catch {
+          break; // EAGAIN: nothing more now; EIO: the terminal is gone
+        }
+        if (n <= 0) break;
+        socket.emit('data', Buffer.from(buf.subarray(0, n)));
+      }
+      destroy(err);
+    };
+  }
+
+  get pid(): number {
+    return this.term.pid;
+  }
+
+  get exited(): ExitInfo | undefined {
+    return this.exitInfo;
+  }
+
+  write(data: string | Buffer): void {
+    if (!this.exitInfo) this.term.write(data as string);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exitInfo) return;
+    try {
+      this.term.resize(cols, rows);
+    } catch {
+      // the terminal closed between exit and our check
+    }
+  }
+
+  pause(): void {
+    this.term.pause();
+  }
+
+  resume(): void {
+    this.term.resume();
+  }
+
+  /**
+   * Signals the program's process group. The group id is the leader's pid; it is only used while
+   * the leader is unreaped or members of the group are still alive, so a recycled pid is never hit.
+   */
+  signalGroup(signal: NodeJS.Signals): boolean {
+    if (this.exitInfo && groupMembers(this.pid).length === 0) return false;
+    try {
+      process.kill(-this.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** True while the leader runs or anything in its process group is alive (zombies count as gone). */
+  get groupAlive(): boolean {
+    return !this.exitInfo || groupMembers(this.pid).length > 0;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.onDataEmitter.dispose();
+    this.onExitEmitter.dispose();
+    if (!this.exitInfo) this.signalGroup('SIGKILL');
+  }
+}
+
+/** Live (non-zombie) processes whose process group is `pgid`, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return probeGroup(pgid) ? [pgid] : [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[2]) === pgid) members.push(Number(entry));
+  }
+  return members;
+}
+
+function probeGroup(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

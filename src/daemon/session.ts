@@ -1,0 +1,409 @@
+// One terminal session: a program on a PTY, its emulator, its attached clients and its state.
+import { DisposableStore, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
+import type { DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../protocol/messages';
+import { ClientRoles, Subscriber } from './clientRoles';
+import { Emulator } from './emulator';
+import { PtyProcess, PtyOptions } from './ptyProcess';
+import { SequenceBoundary } from './sequenceBoundary';
+
+export enum SessionTiming {
+  /** No output for this long: the session is idle. */
+  IdleAfterMs = 2000,
+  /** A snapshot waits at most this long for a synchronized update (DEC 2026) to end. */
+  SyncWaitMs = 1000,
+  /** Text waiters re-check the screen at most this often. */
+  TextCheckMs = 50,
+  /** Group-exit polling while a kill is in progress. */
+  KillPollMs = 25,
+}
+
+/** Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. */
+const BACKLOG_PAUSE = 4 * 1024 * 1024;
+const BACKLOG_RESUME = 1024 * 1024;
+
+export interface SessionOptions extends PtyOptions {
+  id: string;
+  name: string;
+  scrollback: number;
+  metadata: Record<string, unknown>;
+}
+
+interface Waiter {
+  condition: WaitCondition;
+  regex?: RegExp;
+  resolve(met: boolean): void;
+}
+
+export class Session implements IDisposable {
+  readonly id: string;
+  name: string;
+  metadata: Record<string, unknown>;
+  readonly argv: string[];
+  readonly createdAt = Date.now();
+  readonly roles = new ClientRoles();
+  private readonly pty: PtyProcess;
+  private readonly emulator: Emulator;
+  private readonly boundary = new SequenceBoundary();
+  private readonly disposables = new DisposableStore();
+  /** Chunks written to the emulator and not parsed yet: what a snapshot taken now does not contain. */
+  private readonly inflight: Buffer[] = [];
+  private readonly awaitingSnapshot = new Set<Subscriber>();
+  private snapshotDeadline = 0;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private ptyPaused = false;
+  private cols: number;
+  private rows: number;
+  private startCwd: string;
+  private reportedCwd = '';
+  private exitStatus: ExitStatus | null = null;
+  private lastOutput = 0;
+  private bell = 0;
+  private active = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private waiters = new Set<Waiter>();
+  private textCheckTimer: NodeJS.Timeout | undefined;
+  private readonly exited: Promise<void>;
+  private readonly onEventEmitter = new Emitter<DaemonEvent>();
+  /** Session-wide events: the server passes them to subscribers of all sessions and to this session's channels. */
+  readonly onEvent = this.onEventEmitter.event;
+
+  constructor(options: SessionOptions) {
+    this.id = options.id;
+    this.name = options.name;
+    this.metadata = options.metadata;
+    this.argv = options.argv;
+    this.cols = options.cols;
+    this.rows = options.rows;
+    this.startCwd = options.cwd;
+    this.lastOutput = this.createdAt;
+    this.emulator = this.disposables.add(new Emulator({ cols: options.cols, rows: options.rows, scrollback: options.scrollback }));
+    this.pty = this.disposables.add(new PtyProcess(options));
+    let markExited: () => void;
+    this.exited = new Promise((resolve) => (markExited = resolve));
+    this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
+    this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info, markExited)));
+    this.disposables.add(this.emulator.onParsed(() => this.onChunkParsed()));
+    this.disposables.add(this.emulator.onReply((reply) => this.pty.write(reply)));
+    this.disposables.add(this.emulator.onTitle(() => this.changed()));
+    this.disposables.add(this.emulator.onCwd((cwd) => {
+      this.reportedCwd = cwd;
+      this.changed();
+    }));
+    this.disposables.add(this.emulator.onBell(() => {
+      this.bell = Date.now();
+      this.fire({ type: 'bell', id: this.id, at: this.bell });
+    }));
+    this.disposables.add(toDisposable(() => {
+      clearTimeout(this.snapshotTimer);
+      clearTimeout(this.idleTimer);
+      clearTimeout(this.textCheckTimer);
+      for (const waiter of this.waiters) waiter.resolve(false);
+    }));
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get isRunning(): boolean {
+    return this.exitStatus === null;
+  }
+
+  get lastOutputAt(): number {
+    return this.lastOutput;
+  }
+
+  info(): SessionInfo {
+    return {
+      id: this.id,
+      name: this.name,
+      pid: this.pty.pid,
+      state: this.exitStatus ? 'exited' : 'running',
+      exit: this.exitStatus,
+      argv: this.argv,
+      cwd: this.reportedCwd || this.startCwd,
+      cols: this.cols,
+      rows: this.rows,
+      title: this.emulator.title,
+      clients: this.roles.counts(),
+      createdAt: this.createdAt,
+      lastOutputAt: this.lastOutput,
+      bellAt: this.bell,
+      metadata: this.metadata,
+    };
+  }
+
+  // --- output path: PTY -> boundary cut -> emulator + live clients -------------------------
+
+  private onProgramOutput(chunk: Buffer): void {
+    this.noteOutput();
+    const piece = this.boundary.cut(chunk);
+    if (piece) this.deliver(piece);
+  }
+
+  private deliver(piece: Buffer): void {
+    this.emulator.write(piece);
+    this.inflight.push(piece);
+    for (const subscriber of this.roles.all) if (subscriber.phase === 'live') subscriber.sendOutput(piece);
+    if (!this.ptyPaused && this.emulator.backlog > BACKLOG_PAUSE) {
+      this.ptyPaused = true;
+      this.pty.pause();
+    }
+  }
+
+  private onChunkParsed(): void {
+    this.inflight.shift();
+    if (this.ptyPaused && this.emulator.backlog < BACKLOG_RESUME) {
+      this.ptyPaused = false;
+      this.pty.resume();
+    }
+    if (this.awaitingSnapshot.size > 0) this.takeSnapshots(true);
+    if (this.waiters.size > 0) this.scheduleTextCheck();
+    if (this.exitStatus === null && this.pendingExit && this.emulator.backlog === 0) this.finishExit();
+  }
+
+  private noteOutput(): void {
+    this.lastOutput = Date.now();
+    if (!this.active) {
+      this.active = true;
+      this.fire({ type: 'activity', id: this.id, at: this.lastOutput });
+      this.armIdleTimer(SessionTiming.IdleAfterMs);
+    }
+  }
+
+  /** One timer per quiet spell, not per chunk: when it fires early it re-arms for the rest. */
+  private armIdleTimer(ms: number): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      const quiet = Date.now() - this.lastOutput;
+      if (quiet < SessionTiming.IdleAfterMs) return this.armIdleTimer(SessionTiming.IdleAfterMs - quiet);
+      this.active = false;
+      this.idleTimer = undefined;
+      this.fire({ type: 'idle', id: this.id, at: Date.now() });
+      this.checkWaiters();
+    }, ms);
+  }
+
+  // --- exit --------------------------------------------------------------------------------
+
+  private pendingExit: { code: number | null; signal: string | null } | undefined;
+  private markExited: (() => void) | undefined;
+
+  private onProgramExit(info: { code: number | null; signal: string | null }, markExited: () => void): void {
+    const rest = this.boundary.flush();
+    if (rest) this.deliver(rest);
+    this.pendingExit = info;
+    this.markExited = markExited;
+    // Report the exit only once every byte is parsed, so a reader right after sees the last screen.
+    if (this.emulator.backlog === 0) this.finishExit();
+  }
+
+  private finishExit(): void {
+    const info = this.pendingExit!;
+    this.exitStatus = { code: info.code, signal: info.signal, at: Date.now() };
+    this.emulator.answerQueries = false;
+    this.fire({ type: 'exit', id: this.id, exit: this.exitStatus });
+    this.changed();
+    this.checkWaiters();
+    this.markExited!();
+  }
+
+  // --- clients -----------------------------------------------------------------------------
+
+  attach(subscriber: Subscriber, size?: { cols: number; rows: number }): void {
+    this.roles.add(subscriber);
+    if (subscriber.role === 'owner' && size) this.resize(size.cols, size.rows);
+    this.updateQueryAnswering();
+    this.requestSnapshot(subscriber);
+    this.changed();
+  }
+
+  detach(subscriber: Subscriber): void {
+    this.roles.remove(subscriber);
+    this.awaitingSnapshot.delete(subscriber);
+    this.updateQueryAnswering();
+    this.changed();
+  }
+
+  claim(subscriber: Subscriber, size?: { cols: number; rows: number }): void {
+    this.roles.claim(subscriber, 'input was taken over by another client');
+    if (size) this.resize(size.cols, size.rows);
+    this.updateQueryAnswering();
+    this.changed();
+  }
+
+  /** Input from the owner's channel; a watcher's input is dropped (watchers never write). */
+  input(subscriber: Subscriber, bytes: Buffer): void {
+    if (this.roles.owner === subscriber) this.pty.write(bytes);
+  }
+
+  /** Input from a command (`holdfast send`), not from an attached terminal. */
+  send(data: string): void {
+    this.pty.write(data);
+  }
+
+  private updateQueryAnswering(): void {
+    // While an owner is attached its terminal sees the queries in the stream and answers them.
+    this.emulator.answerQueries = this.isRunning && !this.roles.owner;
+  }
+
+  /** Queues a snapshot for `subscriber`; it gets the stream from exactly the snapshot's point on. */
+  requestSnapshot(subscriber: Subscriber): void {
+    subscriber.phase = 'pending';
+    if (this.awaitingSnapshot.size === 0) this.snapshotDeadline = Date.now() + SessionTiming.SyncWaitMs;
+    this.awaitingSnapshot.add(subscriber);
+    this.takeSnapshots(false);
+  }
+
+  private takeSnapshots(afterParse: boolean): void {
+    // Outside a parse callback the emulator is exact only when nothing is waiting to be parsed.
+    if (!afterParse && this.emulator.backlog > 0) return;
+    if (this.emulator.inSynchronizedUpdate && Date.now() < this.snapshotDeadline) {
+      if (!this.snapshotTimer) {
+        this.snapshotTimer = setTimeout(() => {
+          this.snapshotTimer = undefined;
+          this.takeSnapshots(false);
+        }, this.snapshotDeadline - Date.now());
+      }
+      return;
+    }
+    clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = undefined;
+    const snapshot = Buffer.from(this.emulator.snapshot(), 'utf8');
+    const waiting = [...this.awaitingSnapshot];
+    this.awaitingSnapshot.clear();
+    for (const subscriber of waiting) {
+      subscriber.sendSnapshot(snapshot);
+      for (const chunk of this.inflight) subscriber.sendOutput(chunk);
+      subscriber.phase = 'live';
+    }
+  }
+
+  // --- control -----------------------------------------------------------------------------
+
+  resize(cols: number, rows: number): void {
+    if (cols === this.cols && rows === this.rows) return;
+    this.cols = cols;
+    this.rows = rows;
+    this.pty.resize(cols, rows);
+    this.emulator.resize(cols, rows);
+    this.changed();
+  }
+
+  rename(name: string): void {
+    this.name = name;
+    this.changed();
+  }
+
+  setMetadata(metadata: Record<string, unknown>): void {
+    this.metadata = metadata;
+    this.changed();
+  }
+
+  screen(scrollback = 0): { lines: string[]; cursor: { x: number; y: number } } {
+    return { lines: this.emulator.lines(scrollback), cursor: this.emulator.cursor() };
+  }
+
+  /**
+   * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped
+   * and nothing of its group is left.
+   */
+  async kill(signal: NodeJS.Signals = 'SIGHUP', graceMs = 2000): Promise<void> {
+    if (!this.pty.groupAlive) return this.exited;
+    this.pty.signalGroup(signal);
+    if (!(await this.until(() => !this.pty.groupAlive, graceMs))) {
+      this.pty.signalGroup('SIGKILL');
+      await this.until(() => !this.pty.groupAlive, 5000);
+    }
+    await this.exited;
+  }
+
+  private until(done: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (done()) resolve(true);
+        else if (Date.now() >= deadline) resolve(false);
+        else setTimeout(check, SessionTiming.KillPollMs);
+      };
+      check();
+    });
+  }
+
+  /** Resolves true when the condition holds, false on timeout or removal. */
+  wait(condition: WaitCondition, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        condition,
+        regex: condition.kind === 'text' ? new RegExp(condition.pattern, condition.flags) : undefined,
+        resolve: (met) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(met);
+        },
+      };
+      if (this.isMet(waiter)) return resolve(true);
+      this.waiters.add(waiter);
+      timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      if (condition.kind === 'idle') this.armIdleWait(waiter);
+    });
+  }
+
+  private armIdleWait(waiter: Waiter): void {
+    if (waiter.condition.kind !== 'idle') return;
+    const remaining = waiter.condition.ms - (Date.now() - this.lastOutput);
+    const handle = setTimeout(() => {
+      if (!this.waiters.has(waiter)) return;
+      if (this.isMet(waiter)) waiter.resolve(true);
+      else this.armIdleWait(waiter);
+    }, Math.max(remaining, 10));
+    const resolve = waiter.resolve;
+    waiter.resolve = (met) => {
+      clearTimeout(handle);
+      resolve(met);
+    };
+  }
+
+  private isMet(waiter: Waiter): boolean {
+    switch (waiter.condition.kind) {
+      case 'exit':
+        return this.exitStatus !== null;
+      case 'idle':
+        return this.emulator.backlog === 0 && Date.now() - this.lastOutput >= waiter.condition.ms;
+      case 'text': {
+        const lines = this.emulator.lines(this.emulator.terminal.buffer.active.baseY);
+        return lines.some((line) => waiter.regex!.test(line));
+      }
+    }
+  }
+
+  private checkWaiters(): void {
+    for (const waiter of [...this.waiters]) if (this.isMet(waiter)) waiter.resolve(true);
+  }
+
+  private scheduleTextCheck(): void {
+    if (this.textCheckTimer) return;
+    this.textCheckTimer = setTimeout(() => {
+      this.textCheckTimer = undefined;
+      this.checkWaiters();
+    }, SessionTiming.TextCheckMs);
+  }
+
+  private changed(): void {
+    this.fire({ type: 'session', session: this.info() });
+  }
+
+  private fire(event: DaemonEvent): void {
+    this.onEventEmitter.fire(event);
+  }
+
+  get hasExited(): Promise<void> {
+    return this.exited;
+  }
+
+  dispose(): void {
+    this.disposables.dispose();
+    this.onEventEmitter.dispose();
+  }
+}

@@ -1,0 +1,152 @@
+// All sessions of a daemon: creation (argv, cwd, clean environment, limits), lookup by id or name, removal.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Emitter, IDisposable } from '../protocol/disposable';
+import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
+import { Session } from './session';
+
+export class DaemonError extends Error {
+  constructor(readonly code: ErrorCode, message: string) {
+    super(message);
+  }
+}
+
+export interface RegistryLimits {
+  maxSessions: number;
+  defaultScrollback: number;
+  maxScrollback: number;
+}
+
+export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: 200_000 };
+
+/** Variables of the daemon's own launch that must never reach a session. */
+const NEVER_INHERITED = /^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$/;
+/** Never taken from anyone, not even a client's explicit environment. */
+const NEVER_SET = /^(ELECTRON_RUN_AS_NODE|NODE_OPTIONS|NODE_CHANNEL_FD)$/;
+
+export function sessionEnvironment(daemonEnv: NodeJS.ProcessEnv, requested: Record<string, string> | undefined, socket: string, id: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(daemonEnv)) if (value !== undefined && !NEVER_INHERITED.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(requested ?? {})) if (typeof value === 'string' && !NEVER_SET.test(key)) env[key] = value;
+  // The emulator is xterm-compatible, whatever terminal the daemon itself was started from.
+  env.TERM = requested?.TERM ?? 'xterm-256color';
+  env.COLORTERM ??= 'truecolor';
+  env.HOLDFAST_SOCKET = socket;
+  env.HOLDFAST_SESSION = id;
+  return env;
+}
+
+export function loginShell(): string {
+  const fromEnv = process.env.SHELL;
+  if (fromEnv && path.isAbsolute(fromEnv)) return fromEnv;
+  try {
+    const shell = os.userInfo().shell;
+    if (shell) return shell;
+  } catch {
+    // no passwd entry
+  }
+  return '/bin/sh';
+}
+
+function validSize(value: unknown, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 10_000) throw new DaemonError(ErrorCode.BadRequest, `${what} must be an integer from 1 to 10000`);
+  return value as number;
+}
+
+export class SessionRegistry implements IDisposable {
+  private readonly sessions = new Map<string, Session>();
+  private readonly onEventEmitter = new Emitter<DaemonEvent>();
+  readonly onEvent = this.onEventEmitter.event;
+  private readonly onEmptyEmitter = new Emitter<void>();
+  /** Fires when the last session is removed. */
+  readonly onEmpty = this.onEmptyEmitter.event;
+
+  constructor(
+    private readonly socket: string,
+    readonly limits: RegistryLimits,
+  ) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  create(params: CreateParams): Session {
+    if (this.sessions.size >= this.limits.maxSessions) throw new DaemonError(ErrorCode.Limit, `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`);
+    const argv = params.argv && params.argv.length > 0 ? params.argv : [loginShell(), '-l'];
+    if (!argv.every((a) => typeof a === 'string')) throw new DaemonError(ErrorCode.BadRequest, 'argv must be a list of strings');
+    const cwd = params.cwd ?? os.homedir();
+    if (!path.isAbsolute(cwd)) throw new DaemonError(ErrorCode.BadRequest, `cwd must be an absolute path: ${cwd}`);
+    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new DaemonError(ErrorCode.BadRequest, `no such directory: ${cwd}`);
+    const scrollback = params.scrollback ?? this.limits.defaultScrollback;
+    if (!Number.isInteger(scrollback) || scrollback < 0 || scrollback > this.limits.maxScrollback) throw new DaemonError(ErrorCode.Limit, `scrollback must be from 0 to ${this.limits.maxScrollback} lines`);
+    const id = this.newId();
+    const name = params.name?.trim() || this.defaultName(argv[0]);
+    let session: Session;
+    try {
+      session = new Session({
+        id,
+        name,
+        argv,
+        cwd,
+        env: sessionEnvironment(process.env, params.env, this.socket, id),
+        cols: validSize(params.cols, 80, 'cols'),
+        rows: validSize(params.rows, 24, 'rows'),
+        scrollback,
+        metadata: params.metadata ?? {},
+      });
+    } catch (err) {
+      if (err instanceof DaemonError) throw err;
+      throw new DaemonError(ErrorCode.BadRequest, `cannot start ${argv[0]}: ${(err as Error).message}`);
+    }
+    this.sessions.set(id, session);
+    session.onEvent((event) => this.onEventEmitter.fire(event));
+    return session;
+  }
+
+  /** By exact id, else by unique name. */
+  get(ref: string): Session {
+    if (typeof ref !== 'string' || ref === '') throw new DaemonError(ErrorCode.BadRequest, 'a session id or name is required');
+    const byId = this.sessions.get(ref);
+    if (byId) return byId;
+    const named = this.list().filter((s) => s.name === ref);
+    if (named.length === 1) return named[0];
+    if (named.length > 1) throw new DaemonError(ErrorCode.Ambiguous, `${named.length} sessions are named "${ref}"; use an id (${named.map((s) => s.id).join(', ')})`);
+    throw new DaemonError(ErrorCode.NoSession, `no session "${ref}"`);
+  }
+
+  async remove(session: Session, graceMs = 2000): Promise<void> {
+    if (!this.sessions.has(session.id)) return;
+    await session.kill('SIGHUP', graceMs);
+    if (!this.sessions.delete(session.id)) return;
+    this.onEventEmitter.fire({ type: 'removed', id: session.id });
+    session.dispose();
+    if (this.sessions.size === 0) this.onEmptyEmitter.fire();
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = randomBytes(4).toString('hex');
+      if (!this.sessions.has(id)) return id;
+    }
+  }
+
+  private defaultName(program: string): string {
+    const base = path.basename(program) || 'session';
+    const taken = new Set(this.list().map((s) => s.name));
+    for (let n = 1; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+
+  dispose(): void {
+    for (const session of this.sessions.values()) session.dispose();
+    this.sessions.clear();
+    this.onEventEmitter.dispose();
+    this.onEmptyEmitter.dispose();
+  }
+}

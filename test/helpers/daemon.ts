@@ -1,0 +1,76 @@
+// Test helpers: a real daemon (dist/daemon.js, detached as in production) on a private socket.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { HoldfastClient } from '../../src/protocol/client';
+import { startDaemon } from '../../src/protocol/launch';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const DAEMON_SCRIPT = path.join(ROOT, 'dist', 'daemon.js');
+export const CLI_SCRIPT = path.join(ROOT, 'dist', 'cli.js');
+
+export interface TestDaemon {
+  dir: string;
+  socket: string;
+  env: NodeJS.ProcessEnv;
+  pid: number;
+  connect(name?: string): Promise<HoldfastClient>;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'hf-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** An environment isolated from the user's own daemon, state and config. */
+export function isolatedEnv(dir: string): NodeJS.ProcessEnv {
+  return { ...process.env, XDG_RUNTIME_DIR: path.join(dir, 'run'), XDG_STATE_HOME: path.join(dir, 'state'), XDG_CONFIG_HOME: path.join(dir, 'config'), HOLDFAST_SOCKET: path.join(dir, 'run', 'holdfast', 'holdfast.sock') };
+}
+
+export async function startTestDaemon(args: string[] = [], mode: '--persistent' | '--on-demand' = '--persistent'): Promise<TestDaemon> {
+  const dir = tempDir();
+  const env = isolatedEnv(dir);
+  const socket = env.HOLDFAST_SOCKET!;
+  const ready = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: [mode, ...args] });
+  if (!('pid' in ready)) throw new Error('daemon did not start');
+  const clients: HoldfastClient[] = [];
+  const daemon: TestDaemon = {
+    dir,
+    socket,
+    env,
+    pid: ready.pid,
+    async connect(name = 'test') {
+      const client = await HoldfastClient.connect({ socket, client: name, version: 'test' });
+      clients.push(client);
+      return client;
+    },
+    async stop() {
+      for (const c of clients) c.close();
+      try {
+        process.kill(ready.pid, 'SIGTERM');
+      } catch {
+        return;
+      }
+      await waitFor(() => !isAlive(ready.pid), 10_000, 'daemon to exit');
+    },
+  };
+  return daemon;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
