@@ -1,0 +1,238 @@
+// `holdfast attach`: the session in the current terminal, as input owner or watcher, until the
+// detach key, a takeover, the program's exit, or the daemon going away. The terminal is restored
+// on every one of those ways out (and on signals and crashes, through process 'exit').
+import { Attachment, HoldfastClient } from '../protocol/client';
+import { DaemonEvent, ExitStatus, Role } from '../protocol/messages';
+import { boolOpt, expectPositionals, stringOpt } from './args';
+import { Command, CommandResult } from './command';
+import { connect } from './connect';
+import { ExitCode, usageError } from './errors';
+import { describeKey, keyBytes, UnknownKeyError } from './keys';
+import { formatState } from './output';
+import { AltScreenTracker, detachSequences, findDetach, restoreSequence, snapshotPrefix } from './terminal';
+
+export const DEFAULT_DETACH_KEY = 'ctrl-\\';
+
+type EndReason = 'detached' | 'taken' | 'exited' | 'removed' | 'stopped' | 'disconnected' | 'signal';
+
+export const attachCommand: Command = {
+  name: 'attach',
+  summary: 'attach the session to this terminal (input owner, or --watch); detach with ctrl-\\',
+  usage: 'attach ID [--watch] [--detach-key K]',
+  options: {
+    watch: { type: 'boolean', help: 'watch only: never type into or resize the session' },
+    'detach-key': { type: 'string', value: 'K', help: `key that detaches (default ${DEFAULT_DETACH_KEY})` },
+  },
+  details: [
+    'As input owner your keys go to the program and your terminal\'s size becomes the session\'s; a previous owner is told and detached.',
+    'Ends when you press the detach key, when another client takes input over, when the program exits, or when the daemon stops; your terminal is reset each time (alternate screen, cursor, mouse, paste and keypad modes, scroll region, colours).',
+    '--json prints {"session": ID, "reason": detached|taken|exited|removed|stopped|disconnected|signal, "exit": ...} after the terminal is restored.',
+  ],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const role: Role = boolOpt(ctx.args, 'watch') ? 'watcher' : 'owner';
+    const keyName = stringOpt(ctx.args, 'detach-key') ?? DEFAULT_DETACH_KEY;
+    let detachKey: Buffer;
+    try {
+      detachKey = Buffer.from(keyBytes(keyName), 'utf8');
+    } catch (err) {
+      if (err instanceof UnknownKeyError) throw usageError(err.message);
+      throw err;
+    }
+    const client = await connect(ctx);
+    try {
+      // The id (not the name the user typed) is what events carry.
+      const { session } = await client.request('show', { session: ctx.args.positionals[0] });
+      return await new AttachSession(client, session.id, session.name, role, detachKey, describeKey(keyName)).run();
+    } finally {
+      client.close();
+    }
+  },
+};
+
+class AttachSession {
+  private readonly stdin = process.stdin;
+  private readonly stdout = process.stdout;
+  private readonly alt = new AltScreenTracker();
+  private readonly detachKeys: Buffer[];
+  private attachment: Attachment | undefined;
+  private rawMode = false;
+  private restored = true;
+  private ended = false;
+  private resolveEnd!: (result: CommandResult) => void;
+  private rejectEnd!: (err: Error) => void;
+  private readonly cleanups: (() => void)[] = [];
+
+  constructor(
+    private readonly client: HoldfastClient,
+    private readonly id: string,
+    private readonly name: string,
+    private role: Role,
+    detachKey: Buffer,
+    private readonly detachKeyName: string,
+  ) {
+    this.detachKeys = detachSequences(detachKey);
+  }
+
+  run(): Promise<CommandResult> {
+    const done = new Promise<CommandResult>((resolve, reject) => {
+      this.resolveEnd = resolve;
+      this.rejectEnd = reject;
+    });
+    this.takeTerminal();
+    this.listen();
+    const size = this.role === 'owner' && this.stdout.isTTY ? { cols: this.stdout.columns, rows: this.stdout.rows } : {};
+    this.client
+      .attach(
+        { session: this.id, role: this.role, ...size },
+        {
+          onSnapshot: (bytes) => this.onSnapshot(bytes),
+          onOutput: (bytes) => this.onOutput(bytes),
+          onEvent: (event) => this.onEvent(event),
+        },
+      )
+      .then(
+        (attachment) => {
+          this.attachment = attachment;
+          if (this.ended) void attachment.detach();
+        },
+        (err: Error) => this.fail(err),
+      );
+    return done;
+  }
+
+  private takeTerminal(): void {
+    this.restored = false;
+    if (this.stdin.isTTY) {
+      this.stdin.setRawMode(true);
+      this.rawMode = true;
+    }
+    // Last resort: a crash or a process.exit elsewhere still gives the terminal back.
+    const onExit = () => this.restoreTerminal();
+    process.on('exit', onExit);
+    this.cleanups.push(() => process.off('exit', onExit));
+  }
+
+  private listen(): void {
+    const onInput = (chunk: Buffer) => this.onInput(chunk);
+    this.stdin.on('data', onInput);
+    this.stdin.resume();
+    this.cleanups.push(() => {
+      this.stdin.off('data', onInput);
+      this.stdin.pause();
+    });
+
+    const onResize = () => {
+      if (this.role === 'owner' && this.attachment && this.stdout.columns && this.stdout.rows) {
+        this.attachment.resize(this.stdout.columns, this.stdout.rows).catch(() => undefined);
+      }
+    };
+    this.stdout.on('resize', onResize);
+    this.cleanups.push(() => this.stdout.off('resize', onResize));
+
+    // Writing to a terminal that went away (SIGHUP) must not crash us before we clean up.
+    const onWriteError = () => undefined;
+    this.stdout.on('error', onWriteError);
+    this.cleanups.push(() => this.stdout.off('error', onWriteError));
+
+    for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as NodeJS.Signals[]) {
+      const handler = () => this.end('signal', '', ExitCode.Ok);
+      process.on(signal, handler);
+      this.cleanups.push(() => process.off(signal, handler));
+    }
+
+    const events = this.client.onEvent((event) => {
+      if (event.type === 'stopping') this.end('stopped', 'the daemon is stopping', ExitCode.Ok);
+    });
+    const closed = this.client.onClose(() => this.end('disconnected', 'the daemon closed the connection', ExitCode.Failed));
+    this.cleanups.push(() => events.dispose(), () => closed.dispose());
+  }
+
+  private onInput(chunk: Buffer): void {
+    const at = findDetach(chunk, this.detachKeys);
+    const keys = at < 0 ? chunk : chunk.subarray(0, at);
+    if (this.role === 'owner' && keys.length > 0) this.attachment?.write(keys);
+    if (at >= 0) this.end('detached', '', ExitCode.Ok);
+  }
+
+  private onSnapshot(bytes: Buffer): void {
+    if (this.ended) return;
+    this.write(snapshotPrefix(this.alt.active));
+    this.alt.active = false;
+    this.alt.feed(bytes);
+    this.write(bytes);
+  }
+
+  private onOutput(bytes: Buffer): void {
+    if (this.ended) return;
+    this.alt.feed(bytes);
+    this.write(bytes);
+  }
+
+  private onEvent(event: DaemonEvent): void {
+    switch (event.type) {
+      case 'role':
+        if (event.role === 'watcher' && this.role === 'owner') {
+          this.end('taken', `input was taken over by another client${event.reason ? ` (${event.reason})` : ''}`, ExitCode.Ok);
+        }
+        this.role = event.role;
+        return;
+      case 'exit':
+        if (event.id === this.id) this.end('exited', `session ${this.label()} ${formatState({ state: 'exited', exit: event.exit })}`, ExitCode.Ok, event.exit);
+        return;
+      case 'removed':
+        if (event.id === this.id) this.end('removed', `session ${this.label()} was removed`, ExitCode.Ok);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private label(): string {
+    return this.name && this.name !== this.id ? `${this.name} (${this.id})` : this.id;
+  }
+
+  private write(data: string | Buffer): void {
+    try {
+      this.stdout.write(data);
+    } catch {
+      // the terminal is gone; the end handlers take it from here
+    }
+  }
+
+  private restoreTerminal(): void {
+    if (this.restored) return;
+    this.restored = true;
+    if (this.rawMode) {
+      try {
+        this.stdin.setRawMode(false);
+      } catch {
+        // no terminal left to restore
+      }
+      this.rawMode = false;
+    }
+    this.write(restoreSequence(this.alt.active));
+  }
+
+  /** The attach itself was refused (e.g. the session went away): main reports it like any error. */
+  private fail(err: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const cleanup of this.cleanups.splice(0).reverse()) cleanup();
+    this.restoreTerminal();
+    this.rejectEnd(err);
+  }
+
+  private end(reason: EndReason, message: string, exitCode: ExitCode, exit?: ExitStatus): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const cleanup of this.cleanups.splice(0).reverse()) cleanup();
+    void this.attachment?.detach();
+    this.restoreTerminal();
+    // The program's last line may have no newline: start ours on a fresh line.
+    const text = message || `detached from ${this.label()}${reason === 'detached' ? ` (${this.detachKeyName})` : ''}`;
+    this.write('\r\n');
+    process.stderr.write(`holdfast: ${text}\n`);
+    this.resolveEnd({ data: { session: this.id, reason, exit: exit ?? null }, exitCode });
+  }
+}

@@ -1,0 +1,37 @@
+// What a command is: its options and help, and a run function that returns data (for --json) and text.
+import { OptionSpecs, ParsedArgs } from './args';
+import { ExitCode } from './errors';
+
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export interface Context {
+  args: ParsedArgs;
+  json: boolean;
+  socket: string;
+  env: NodeJS.ProcessEnv;
+  io: Io;
+}
+
+export interface CommandResult {
+  /** Printed as the one JSON document with --json. */
+  data: unknown;
+  /** Printed on stdout without --json (nothing when absent). */
+  text?: string;
+  /** A line for stderr in both modes (e.g. why a wait ended without its condition). */
+  note?: string;
+  exitCode?: ExitCode;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** Synopsis after "holdfast ", e.g. "read ID [--scrollback N]". */
+  usage: string;
+  options: OptionSpecs;
+  /** Extra help paragraphs. */
+  details?: string[];
+  run(ctx: Context): Promise<CommandResult>;
+}

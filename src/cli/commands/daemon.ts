@@ -1,0 +1,70 @@
+// The daemon itself: serve (foreground, persistent), stop, version.
+import { runDaemon } from '../../daemon/daemon';
+import { HoldfastClient } from '../../protocol/client';
+import { PROTOCOL_VERSION } from '../../protocol/messages';
+import { VERSION } from '../../protocol/version';
+import { expectPositionals } from '../args';
+import { Command } from '../command';
+import { connectOptions, withClient } from '../connect';
+import { CliError, ExitCode } from '../errors';
+
+/** How long `stop` waits for the daemon to close its end (its sessions get 2 s, then SIGKILL). */
+const STOP_WAIT_MS = 10000;
+
+export const stopCommand: Command = {
+  name: 'stop',
+  summary: 'stop the daemon: every session gets SIGHUP, SIGKILL after 2 s; returns once it is gone',
+  usage: 'stop',
+  options: {},
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const client = await HoldfastClient.connect(connectOptions(ctx.socket));
+    const pid = client.hello.pid;
+    const closed = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), STOP_WAIT_MS);
+      client.onClose(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    // The daemon may close the connection before or instead of answering; both mean it is stopping.
+    await client.request('stop', {}).catch((err: Error) => {
+      if (!client.isClosed) throw err;
+    });
+    const gone = await closed;
+    client.close();
+    if (!gone) throw new CliError(ExitCode.Failed, 'failed', `the daemon (pid ${pid}) accepted stop but was still connected after ${STOP_WAIT_MS} ms`);
+    return { data: { stopped: true, pid } };
+  },
+};
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run a persistent daemon in the foreground (stops on SIGTERM/SIGINT or `holdfast stop`)',
+  usage: 'serve',
+  options: {},
+  details: ['Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const outcome = await runDaemon({ socket: ctx.socket, startMode: 'persistent', logEcho: (line) => void process.stderr.write(line) });
+    if (outcome === 'taken') {
+      const pid = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
+      throw new CliError(ExitCode.Failed, 'running', `a daemon${pid ? ` (pid ${pid})` : ''} already listens on ${ctx.socket}`);
+    }
+    return { data: { stopped: true, pid: process.pid } };
+  },
+};
+
+export const versionCommand: Command = {
+  name: 'version',
+  summary: 'print the CLI\'s version, and the running daemon\'s if one listens',
+  usage: 'version',
+  options: {},
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const daemon = await withClient(ctx, async (client) => ({ version: client.hello.version, protocol: client.hello.protocol, pid: client.hello.pid, startMode: client.hello.startMode })).catch(() => null);
+    const lines = [`holdfast ${VERSION} (protocol ${PROTOCOL_VERSION})`];
+    if (daemon) lines.push(`daemon ${daemon.version} (protocol ${daemon.protocol}, pid ${daemon.pid}, ${daemon.startMode})`);
+    return { data: { version: VERSION, protocol: PROTOCOL_VERSION, daemon }, text: lines.join('\n') };
+  },
+};

@@ -1,0 +1,28 @@
+// Every command, in the order help lists them.
+import { attachCommand } from '../attach';
+import { Command } from '../command';
+import { doctorCommand } from '../doctor';
+import { serveCommand, stopCommand, versionCommand } from './daemon';
+import { readCommand, sendCommand, waitCommand } from './io';
+import { killCommand, listCommand, newCommand, resizeCommand, rmCommand, showCommand } from './sessions';
+
+export const COMMANDS: Command[] = [
+  newCommand,
+  listCommand,
+  showCommand,
+  readCommand,
+  sendCommand,
+  waitCommand,
+  attachCommand,
+  resizeCommand,
+  killCommand,
+  rmCommand,
+  serveCommand,
+  stopCommand,
+  doctorCommand,
+  versionCommand,
+];
+
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

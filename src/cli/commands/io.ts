@@ -1,0 +1,110 @@
+// Reading and driving a session from scripts: read, send, wait.
+import { WaitCondition } from '../../protocol/messages';
+import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
+import { Command } from '../command';
+import { withClient } from '../connect';
+import { ExitCode, usageError } from '../errors';
+import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
+import { formatState } from '../output';
+
+export const readCommand: Command = {
+  name: 'read',
+  summary: 'print the screen as plain text lines',
+  usage: 'read ID [--scrollback N]',
+  options: {
+    scrollback: { type: 'string', value: 'N', help: 'also print up to N lines of scrollback above the screen' },
+  },
+  details: ['--json prints {"lines": [...], "cursor": {"x": X, "y": Y}}.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const scrollback = intOpt(ctx.args, 'scrollback', 0);
+    const result = await withClient(ctx, (client) => client.request('read', { session: ctx.args.positionals[0], scrollback }));
+    return { data: result, text: result.lines.map((l) => l + '\n').join('') };
+  },
+};
+
+/** The bytes `send` writes: the text, then each key in order, then Enter. */
+export function sendPayload(text: string | undefined, keys: string[], enter: boolean): string {
+  let data = text ?? '';
+  for (const key of keys) {
+    try {
+      data += keyBytes(key);
+    } catch (err) {
+      if (err instanceof UnknownKeyError) throw usageError(err.message);
+      throw err;
+    }
+  }
+  if (enter) data += '\r';
+  return data;
+}
+
+export const sendCommand: Command = {
+  name: 'send',
+  summary: 'type text and keys into a session',
+  usage: 'send ID [--text T] [--key K]... [--enter]',
+  options: {
+    text: { type: 'string', value: 'T', help: 'text to type, as is' },
+    key: { type: 'string', multiple: true, value: 'K', help: 'a key by name (repeatable, sent in order after the text)' },
+    enter: { type: 'boolean', help: 'press Enter last' },
+  },
+  details: [`Keys: ${KEY_NAMES_HELP}.`, 'Example: holdfast send build --text "make test" --enter'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const data = sendPayload(stringOpt(ctx.args, 'text'), listOpt(ctx.args, 'key'), boolOpt(ctx.args, 'enter'));
+    if (data.length === 0) throw usageError('nothing to send: give --text, --key or --enter');
+    await withClient(ctx, (client) => client.request('send', { session: ctx.args.positionals[0], data }));
+    return { data: { sent: Buffer.byteLength(data, 'utf8') } };
+  },
+};
+
+/** The same quiet spell after which the daemon reports a session idle. */
+export const DEFAULT_IDLE_MS = 2000;
+
+/** exit | idle | idle:MS | text:REGEX */
+export function parseWaitCondition(raw: string): WaitCondition {
+  if (raw === 'exit') return { kind: 'exit' };
+  if (raw === 'idle') return { kind: 'idle', ms: DEFAULT_IDLE_MS };
+  if (raw.startsWith('idle:')) return { kind: 'idle', ms: parseIntArg(raw.slice(5), 'idle:MS', 1) };
+  if (raw.startsWith('text:')) {
+    const pattern = raw.slice(5);
+    if (pattern === '') throw usageError('text: needs a regular expression, e.g. --for "text:\\$ $"');
+    try {
+      new RegExp(pattern);
+    } catch (err) {
+      throw usageError(`invalid regular expression in --for: ${(err as Error).message}`);
+    }
+    return { kind: 'text', pattern };
+  }
+  throw usageError(`--for takes exit, idle, idle:MS or text:REGEX, not "${raw}"`);
+}
+
+function describeCondition(c: WaitCondition): string {
+  if (c.kind === 'exit') return 'exit';
+  if (c.kind === 'idle') return `${c.ms} ms of quiet`;
+  return `text /${c.pattern}/`;
+}
+
+export const waitCommand: Command = {
+  name: 'wait',
+  summary: 'wait until a session exits, goes quiet, or shows text',
+  usage: 'wait ID --for exit|idle[:MS]|text:REGEX [--timeout-ms N]',
+  options: {
+    for: { type: 'string', value: 'COND', help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (JavaScript regex, on the screen)` },
+    'timeout-ms': { type: 'string', value: 'N', help: 'give up after N ms with exit code 124 (default: wait forever)' },
+  },
+  details: ['--json prints {"met": true|false, "session": SessionInfo}.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const raw = stringOpt(ctx.args, 'for');
+    if (raw === undefined) throw usageError('wait needs --for exit, idle[:MS] or text:REGEX');
+    const condition = parseWaitCondition(raw);
+    const timeoutMs = intOpt(ctx.args, 'timeout-ms', 0);
+    const result = await withClient(ctx, (client) => client.request('wait', { session: ctx.args.positionals[0], condition, timeoutMs }));
+    if (result.met) return { data: result, text: condition.kind === 'exit' ? formatState(result.session) : undefined };
+    // Not met: either the time ran out, or the program ended first and the condition can never hold.
+    if (condition.kind !== 'exit' && result.session.state === 'exited') {
+      return { data: result, note: `session ${result.session.id} ${formatState(result.session)} before ${describeCondition(condition)}`, exitCode: ExitCode.Failed };
+    }
+    return { data: result, note: `timed out after ${timeoutMs ?? 0} ms waiting for ${describeCondition(condition)}`, exitCode: ExitCode.TimedOut };
+  },
+};

@@ -1,0 +1,153 @@
+// Session lifecycle: new, list, show, resize, kill, rm.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { connectOrStart } from '../../protocol/launch';
+import { CreateParams } from '../../protocol/messages';
+import { expectPositionals, intOpt, listOpt, parseEnvPairs, stringOpt, boolOpt } from '../args';
+import { Command } from '../command';
+import { connectOptions, withClient } from '../connect';
+import { usageError } from '../errors';
+import { formatState, sessionDetails, sessionTable } from '../output';
+
+const MAX_DIMENSION = 10000;
+
+/** The bundled daemon sits next to the bundled CLI (dist/daemon.js beside dist/cli.js). */
+export function daemonScriptPath(): string {
+  return path.join(__dirname, 'daemon.js');
+}
+
+export const newCommand: Command = {
+  name: 'new',
+  summary: 'start a session (and an on-demand daemon if none is listening); prints its id',
+  usage: 'new [--name N] [--cwd DIR] [--cols C] [--rows R] [--env K=V]... [--scrollback N] [-- CMD ARGS...]',
+  options: {
+    name: { type: 'string', value: 'N', help: 'a name to refer to the session by' },
+    cwd: { type: 'string', value: 'DIR', help: 'working directory (default: the current one)' },
+    cols: { type: 'string', value: 'C', help: 'columns (default: the daemon\'s, 80)' },
+    rows: { type: 'string', value: 'R', help: 'rows (default: the daemon\'s, 24)' },
+    env: { type: 'string', multiple: true, value: 'K=V', help: 'set a variable in the session (repeatable)' },
+    scrollback: { type: 'string', value: 'N', help: 'scrollback lines kept (default 10000)' },
+  },
+  details: [
+    'Without a command the session runs your login shell. Put the command after `--` when it has options of its own: `holdfast new --name build -- make -j8`.',
+    'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
+  ],
+  async run(ctx) {
+    const { args } = ctx;
+    const argv = [...args.positionals, ...args.rest];
+    const params: CreateParams = {
+      name: stringOpt(args, 'name'),
+      cwd: path.resolve(stringOpt(args, 'cwd') ?? process.cwd()),
+      cols: intOpt(args, 'cols', 1, MAX_DIMENSION),
+      rows: intOpt(args, 'rows', 1, MAX_DIMENSION),
+      scrollback: intOpt(args, 'scrollback', 0),
+      argv: argv.length > 0 ? argv : undefined,
+    };
+    const env = parseEnvPairs(listOpt(args, 'env'));
+    if (Object.keys(env).length > 0) params.env = env;
+    const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
+    try {
+      const { session } = await client.request('create', params);
+      return { data: session, text: session.id };
+    } finally {
+      client.close();
+    }
+  },
+};
+
+export const listCommand: Command = {
+  name: 'list',
+  summary: 'list sessions',
+  usage: 'list',
+  options: {},
+  details: ['--json prints {"sessions": [SessionInfo...]}.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const { sessions } = await withClient(ctx, (client) => client.request('list', {}));
+    return { data: { sessions }, text: sessionTable(sessions) };
+  },
+};
+
+export const showCommand: Command = {
+  name: 'show',
+  summary: 'show one session: id, name, pid, state, exit, cwd, size, title, clients, created',
+  usage: 'show ID',
+  options: {},
+  details: ['--json prints the SessionInfo object.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const { session } = await withClient(ctx, (client) => client.request('show', { session: ctx.args.positionals[0] }));
+    return { data: session, text: sessionDetails(session) };
+  },
+};
+
+export const resizeCommand: Command = {
+  name: 'resize',
+  summary: 'set a session\'s size',
+  usage: 'resize ID --cols C --rows R',
+  options: {
+    cols: { type: 'string', value: 'C', help: 'columns' },
+    rows: { type: 'string', value: 'R', help: 'rows' },
+  },
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const cols = intOpt(ctx.args, 'cols', 1, MAX_DIMENSION);
+    const rows = intOpt(ctx.args, 'rows', 1, MAX_DIMENSION);
+    if (cols === undefined || rows === undefined) throw usageError('resize needs both --cols and --rows');
+    const { session } = await withClient(ctx, (client) => client.request('resize', { session: ctx.args.positionals[0], cols, rows }));
+    return { data: session };
+  },
+};
+
+/** HUP, sighup, SIGHUP and 1 all mean SIGHUP. */
+export function parseSignal(raw: string): string {
+  const signals = os.constants.signals as Record<string, number>;
+  if (/^\d+$/.test(raw)) {
+    const name = Object.keys(signals).find((k) => signals[k] === Number(raw));
+    if (name) return name;
+  } else {
+    const upper = raw.toUpperCase();
+    const name = upper.startsWith('SIG') ? upper : `SIG${upper}`;
+    if (name in signals) return name;
+  }
+  throw usageError(`unknown signal "${raw}"`);
+}
+
+export const killCommand: Command = {
+  name: 'kill',
+  summary: 'signal a session\'s process group (SIGHUP, then SIGKILL after the grace period); answers once it is reaped',
+  usage: 'kill ID [--signal S] [--grace-ms N] [--remove]',
+  options: {
+    signal: { type: 'string', value: 'S', help: 'signal name or number (default SIGHUP)' },
+    'grace-ms': { type: 'string', value: 'N', help: 'milliseconds before SIGKILL (default 2000)' },
+    remove: { type: 'boolean', help: 'remove the session afterwards' },
+  },
+  details: ['Prints the session\'s final state; --json prints its SessionInfo.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const raw = stringOpt(ctx.args, 'signal');
+    const signal = raw === undefined ? undefined : parseSignal(raw);
+    const graceMs = intOpt(ctx.args, 'grace-ms', 0);
+    const remove = boolOpt(ctx.args, 'remove') || undefined;
+    const { session } = await withClient(ctx, (client) => client.request('kill', { session: ctx.args.positionals[0], signal, graceMs, remove }));
+    return { data: session, text: `${session.id} ${formatState(session)}${remove ? ', removed' : ''}` };
+  },
+};
+
+export const rmCommand: Command = {
+  name: 'rm',
+  summary: 'remove a session (killing it first if it still runs)',
+  usage: 'rm ID',
+  options: {},
+  details: ['An on-demand daemon exits once its last session is removed.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 1, 1, 'session ID or name');
+    const id = await withClient(ctx, async (client) => {
+      // Resolve a name to its id first, so the output names what was removed.
+      const { session } = await client.request('show', { session: ctx.args.positionals[0] });
+      await client.request('remove', { session: session.id });
+      return session.id;
+    });
+    return { data: { removed: id } };
+  },
+};

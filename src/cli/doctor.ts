@@ -1,0 +1,176 @@
+// `holdfast doctor`: read-only checks of everything a daemon needs, each failure with its fix.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { HoldfastClient, NoDaemonError } from '../protocol/client';
+import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
+import { defaultLogPath, defaultSocketPath, tokenPathFor } from '../protocol/paths';
+import { VERSION } from '../protocol/version';
+import { expectPositionals } from './args';
+import { Command } from './command';
+import { connectOptions } from './connect';
+import { ExitCode } from './errors';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  /** What was found. */
+  detail: string;
+  /** How to fix it; present on every failed check. */
+  fix?: string;
+  /** Worth knowing, but not a failure (e.g. CLI and daemon versions differ). */
+  warning?: string;
+}
+
+function uid(): number {
+  return typeof process.getuid === 'function' ? process.getuid() : 0;
+}
+
+function mode(st: fs.Stats): string {
+  return (st.mode & 0o777).toString(8).padStart(3, '0');
+}
+
+/** The same rules as ensureSocketDir, without creating or changing anything. */
+export function checkSocketDir(socketPath: string, env: NodeJS.ProcessEnv): Check {
+  const dir = path.dirname(socketPath);
+  const strict = socketPath === defaultSocketPath(env) || path.basename(dir) === 'holdfast';
+  const name = 'socket directory';
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return { name, ok: false, detail: `${dir} does not exist`, fix: 'it is created when a daemon starts: run `holdfast new` or `holdfast serve`' };
+  }
+  if (!st.isDirectory()) return { name, ok: false, detail: `${dir} is not a directory`, fix: `move ${dir} away, or pick another socket with --socket` };
+  if (st.uid !== uid()) return { name, ok: false, detail: `${dir} is owned by uid ${st.uid}, not by you (uid ${uid()})`, fix: `remove ${dir} (it belongs to someone else) or pick another socket with --socket` };
+  const forbidden = strict ? 0o077 : 0o022;
+  if ((st.mode & forbidden) !== 0) {
+    return { name, ok: false, detail: `${dir} has mode ${mode(st)}; it must not be ${strict ? 'accessible' : 'writable'} by group or others`, fix: `chmod 700 ${dir}` };
+  }
+  return { name, ok: true, detail: `${dir} (mode ${mode(st)}, yours)` };
+}
+
+export function checkTokenFile(socketPath: string): Check {
+  const file = tokenPathFor(socketPath);
+  const name = 'token file';
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return { name, ok: false, detail: `${file} does not exist`, fix: 'the daemon writes it when it starts: run `holdfast new` or `holdfast serve`' };
+  }
+  if (!st.isFile()) return { name, ok: false, detail: `${file} is not a regular file`, fix: `stop the daemon, remove ${file}, start it again` };
+  if (st.uid !== uid()) return { name, ok: false, detail: `${file} is owned by uid ${st.uid}`, fix: `stop the daemon, remove ${file}, start it again` };
+  if ((st.mode & 0o077) !== 0) return { name, ok: false, detail: `${file} has mode ${mode(st)}; others could read the token`, fix: `chmod 600 ${file}` };
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    return { name, ok: false, detail: `${file} is not readable`, fix: `chmod 600 ${file}` };
+  }
+  return { name, ok: true, detail: `${file} (mode ${mode(st)})` };
+}
+
+export async function checkDaemon(socketPath: string): Promise<{ check: Check; status?: DaemonStatus }> {
+  const name = 'daemon';
+  let client: HoldfastClient;
+  try {
+    client = await HoldfastClient.connect({ ...connectOptions(socketPath), timeoutMs: 3000 });
+  } catch (err) {
+    if (err instanceof NoDaemonError) {
+      return { check: { name, ok: false, detail: `no daemon is listening on ${socketPath}`, fix: 'start one: `holdfast new` (on demand) or `holdfast serve` (persistent)' } };
+    }
+    return { check: { name, ok: false, detail: (err as Error).message, fix: 'see the daemon log; if it hangs, kill its pid and start it again' } };
+  }
+  try {
+    const { hello } = client;
+    let status: DaemonStatus | undefined;
+    try {
+      status = await client.request('status', {});
+    } catch {
+      // an older daemon without status: the hello still says enough
+    }
+    const detail = `pid ${hello.pid}, version ${hello.version}, protocol ${hello.protocol}, ${hello.startMode}` + (status ? `, ${status.sessions} sessions, ${status.clients} clients, node ${status.nodeVersion}` : '');
+    const warnings: string[] = [];
+    if (hello.version !== VERSION) warnings.push(`the daemon runs version ${hello.version}, this CLI is ${VERSION}; \`holdfast stop\` and start it again to update`);
+    if (hello.protocol !== PROTOCOL_VERSION) warnings.push(`protocol ${hello.protocol} differs from this CLI's ${PROTOCOL_VERSION}`);
+    return { check: { name, ok: true, detail, warning: warnings.join('; ') || undefined }, status };
+  } finally {
+    client.close();
+  }
+}
+
+/** node-pty as the bundled daemon loads it (resolved from dist/), and one real PTY. */
+export async function checkNodePty(fromDir: string): Promise<Check> {
+  const name = 'node-pty';
+  let pty: typeof import('node-pty');
+  try {
+    pty = createRequire(path.join(fromDir, 'daemon.js'))('node-pty') as typeof import('node-pty');
+  } catch (err) {
+    return { name, ok: false, detail: `cannot load node-pty from ${fromDir}: ${(err as Error).message.split('\n')[0]}`, fix: 'rebuild it: `npm rebuild node-pty` in the Holdfast folder (needs python3, make, g++)' };
+  }
+  return new Promise<Check>((resolve) => {
+    let term: import('node-pty').IPty;
+    const timer = setTimeout(() => {
+      term?.kill();
+      resolve({ name, ok: false, detail: 'a test PTY did not exit within 3 s', fix: 'check that /dev/ptmx and /dev/pts are usable' });
+    }, 3000);
+    try {
+      term = pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 80, rows: 24, cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    } catch (err) {
+      clearTimeout(timer);
+      resolve({ name, ok: false, detail: `cannot open a PTY: ${(err as Error).message}`, fix: 'check that /dev/ptmx and /dev/pts are usable' });
+      return;
+    }
+    term.onExit(() => {
+      clearTimeout(timer);
+      resolve({ name, ok: true, detail: 'loads and opens a PTY' });
+    });
+  });
+}
+
+/** The log directory exists and is writable, or its nearest existing parent lets the daemon create it. */
+export function checkLogDir(logFile: string): Check {
+  const name = 'log directory';
+  const dir = path.dirname(logFile);
+  let probe = dir;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  try {
+    fs.accessSync(probe, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    return { name, ok: false, detail: `${probe} is not writable`, fix: `make ${dir} writable by you, or set XDG_STATE_HOME to a writable directory` };
+  }
+  return { name, ok: true, detail: probe === dir ? `${dir} is writable` : `${dir} will be created (under ${probe})` };
+}
+
+export async function runChecks(socketPath: string, env: NodeJS.ProcessEnv, distDir: string): Promise<Check[]> {
+  const daemon = await checkDaemon(socketPath);
+  return [
+    checkSocketDir(socketPath, env),
+    checkTokenFile(socketPath),
+    daemon.check,
+    await checkNodePty(distDir),
+    checkLogDir(daemon.status?.logFile ?? defaultLogPath(env)),
+  ];
+}
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check the socket directory, token, daemon, node-pty and log directory; exit 1 if any check fails',
+  usage: 'doctor',
+  options: {},
+  details: ['Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.'],
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const checks = await runChecks(ctx.socket, ctx.env, __dirname);
+    const ok = checks.every((c) => c.ok);
+    const text = checks
+      .map((c) => {
+        const lines = [`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`];
+        if (c.fix) lines.push(`      fix: ${c.fix}`);
+        if (c.warning) lines.push(`      warning: ${c.warning}`);
+        return lines.join('\n');
+      })
+      .join('\n');
+    return { data: { ok, socket: ctx.socket, checks }, text, exitCode: ok ? ExitCode.Ok : ExitCode.Failed };
+  },
+};

@@ -1,0 +1,55 @@
+// Exit codes (stable, documented in docs/cli.md) and the one error type commands throw.
+import { NoDaemonError, RequestError } from '../protocol/client';
+import { ErrorCode } from '../protocol/messages';
+
+export enum ExitCode {
+  Ok = 0,
+  Failed = 1,
+  Usage = 2,
+  NoSession = 4,
+  NoDaemon = 6,
+  TimedOut = 124,
+}
+
+/** An error with the exit code and the machine-readable code it ends the command with. */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function usageError(message: string): CliError {
+  return new CliError(ExitCode.Usage, 'usage', message);
+}
+
+export function noDaemonMessage(socketPath: string): string {
+  return `no daemon is listening on ${socketPath} (start one with \`holdfast new\` or \`holdfast serve\`)`;
+}
+
+/** Maps anything thrown by a command onto an exit code and one line of text. */
+export function toCliError(err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  if (err instanceof NoDaemonError) return new CliError(ExitCode.NoDaemon, 'no-daemon', noDaemonMessage(err.socketPath));
+  if (err instanceof RequestError) {
+    switch (err.code) {
+      case ErrorCode.NoSession:
+        return new CliError(ExitCode.NoSession, err.code, err.message);
+      case ErrorCode.BadRequest:
+      case ErrorCode.Ambiguous:
+        return new CliError(ExitCode.Usage, err.code, err.message);
+      default:
+        return new CliError(ExitCode.Failed, err.code, err.message);
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new CliError(ExitCode.Failed, 'failed', message);
+}
+
+/** Errors are printed on one line, whatever the underlying message looked like. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' | ').trim();
+}

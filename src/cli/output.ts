@@ -1,0 +1,98 @@
+// Human output (tables, key: value details) and the JSON / error documents.
+import * as os from 'node:os';
+import { SessionInfo } from '../protocol/messages';
+import { CliError, oneLine } from './errors';
+import { CommandResult, Io } from './command';
+
+export function formatState(s: Pick<SessionInfo, 'state' | 'exit'>): string {
+  if (s.state !== 'exited') return s.state;
+  if (!s.exit) return 'exited';
+  if (s.exit.signal) return `exited (${s.exit.signal})`;
+  return `exited (${s.exit.code ?? '?'})`;
+}
+
+export function formatClients(c: SessionInfo['clients']): string {
+  const parts = [`${c.owners} owner${c.owners === 1 ? '' : 's'}`, `${c.watchers} watcher${c.watchers === 1 ? '' : 's'}`];
+  return parts.join(', ');
+}
+
+/** 5s, 3m, 2h, 4d: how long ago, for tables. */
+export function formatAge(at: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86400)}d`;
+}
+
+/** Local time, YYYY-MM-DD HH:MM:SS. */
+export function formatTime(at: number): string {
+  const d = new Date(at);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function tildify(dir: string, home = os.homedir()): string {
+  return home && (dir === home || dir.startsWith(home + '/')) ? '~' + dir.slice(home.length) : dir;
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+export function sessionTable(sessions: SessionInfo[], now = Date.now()): string {
+  if (sessions.length === 0) return '';
+  const rows = sessions.map((s) => [
+    s.id,
+    s.name,
+    String(s.pid),
+    formatState(s),
+    `${s.cols}x${s.rows}`,
+    `${s.clients.owners}+${s.clients.watchers}`,
+    formatAge(s.createdAt, now),
+    tildify(s.cwd),
+    s.title,
+  ]);
+  return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'TITLE'], rows);
+}
+
+export function sessionDetails(s: SessionInfo): string {
+  const lines: [string, string][] = [
+    ['id', s.id],
+    ['name', s.name],
+    ['pid', String(s.pid)],
+    ['state', formatState(s)],
+  ];
+  if (s.exit) lines.push(['exit', s.exit.signal ? `signal ${s.exit.signal}` : `code ${s.exit.code}`], ['exited', formatTime(s.exit.at)]);
+  lines.push(
+    ['command', s.argv.map(shellQuote).join(' ')],
+    ['cwd', s.cwd],
+    ['size', `${s.cols}x${s.rows}`],
+    ['title', s.title],
+    ['clients', formatClients(s.clients)],
+    ['created', formatTime(s.createdAt)],
+  );
+  if (s.lastOutputAt) lines.push(['last output', formatTime(s.lastOutputAt)]);
+  if (s.metadata && Object.keys(s.metadata).length > 0) lines.push(['metadata', JSON.stringify(s.metadata)]);
+  const width = Math.max(...lines.map(([k]) => k.length)) + 1;
+  return lines.map(([k, v]) => `${(k + ':').padEnd(width)} ${v}`.trimEnd()).join('\n') + '\n';
+}
+
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function writeResult(io: Io, json: boolean, result: CommandResult): void {
+  if (json) io.stdout(JSON.stringify(result.data ?? null) + '\n');
+  else if (result.text) io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
+  if (result.note) io.stderr(`holdfast: ${oneLine(result.note)}\n`);
+}
+
+export function writeError(io: Io, json: boolean, err: CliError): void {
+  const message = oneLine(err.message);
+  io.stderr(`holdfast: ${message}\n`);
+  if (json) io.stdout(JSON.stringify({ error: { code: err.code, message, exitCode: err.exitCode } }) + '\n');
+}

@@ -1,0 +1,200 @@
+// Unit tests of the CLI's pure parts: key names, argument parsing, wait conditions, output, terminal reset.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseCommandArgs, parseEnvPairs, intOpt, listOpt } from '../src/cli/args';
+import { Io } from '../src/cli/command';
+import { parseWaitCondition, sendPayload } from '../src/cli/commands/io';
+import { parseSignal } from '../src/cli/commands/sessions';
+import { CliError, ExitCode } from '../src/cli/errors';
+import { keyBytes } from '../src/cli/keys';
+import { formatAge, formatState, shellQuote, table } from '../src/cli/output';
+import { hoistGlobals, runCli } from '../src/cli/run';
+import { AltScreenTracker, detachSequences, findDetach, restoreSequence, TERMINAL_RESET } from '../src/cli/terminal';
+
+function usage(fn: () => unknown): CliError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof CliError, `expected a CliError, got ${err}`);
+    assert.equal(err.exitCode, ExitCode.Usage);
+    return err;
+  }
+  assert.fail('expected a usage error');
+}
+
+test('key names map to the bytes a terminal sends', () => {
+  assert.equal(keyBytes('enter'), '\r');
+  assert.equal(keyBytes('Enter'), '\r');
+  assert.equal(keyBytes('tab'), '\t');
+  assert.equal(keyBytes('esc'), '\x1b');
+  assert.equal(keyBytes('up'), '\x1b[A');
+  assert.equal(keyBytes('down'), '\x1b[B');
+  assert.equal(keyBytes('right'), '\x1b[C');
+  assert.equal(keyBytes('left'), '\x1b[D');
+  assert.equal(keyBytes('home'), '\x1b[H');
+  assert.equal(keyBytes('end'), '\x1b[F');
+  assert.equal(keyBytes('pageup'), '\x1b[5~');
+  assert.equal(keyBytes('pagedown'), '\x1b[6~');
+  assert.equal(keyBytes('backspace'), '\x7f');
+  assert.equal(keyBytes('delete'), '\x1b[3~');
+  assert.equal(keyBytes('space'), ' ');
+  assert.equal(keyBytes('shift-tab'), '\x1b[Z');
+  assert.equal(keyBytes('f1'), '\x1bOP');
+  assert.equal(keyBytes('f5'), '\x1b[15~');
+  assert.equal(keyBytes('f12'), '\x1b[24~');
+  assert.equal(keyBytes('q'), 'q');
+});
+
+test('control keys: ctrl-a..ctrl-z, punctuation, and the other spellings', () => {
+  assert.equal(keyBytes('ctrl-a'), '\x01');
+  assert.equal(keyBytes('ctrl-c'), '\x03');
+  assert.equal(keyBytes('ctrl-d'), '\x04');
+  assert.equal(keyBytes('ctrl-z'), '\x1a');
+  assert.equal(keyBytes('CTRL-C'), '\x03');
+  assert.equal(keyBytes('ctrl+c'), '\x03');
+  assert.equal(keyBytes('c-c'), '\x03');
+  assert.equal(keyBytes('^c'), '\x03');
+  assert.equal(keyBytes('ctrl-\\'), '\x1c');
+  assert.equal(keyBytes('ctrl-]'), '\x1d');
+  assert.equal(keyBytes('ctrl-['), '\x1b');
+  assert.equal(keyBytes('ctrl-@'), '\x00');
+  assert.equal(keyBytes('ctrl-_'), '\x1f');
+  assert.equal(keyBytes('alt-x'), '\x1bx');
+  assert.equal(keyBytes('alt-enter'), '\x1b\r');
+  assert.throws(() => keyBytes('ctrl-'), /unknown key/);
+  assert.throws(() => keyBytes('hyper-q'), /unknown key/);
+  assert.throws(() => keyBytes('f13'), /unknown key/);
+});
+
+test('send concatenates text, then keys in order, then enter', () => {
+  assert.equal(sendPayload('ls', ['tab', 'ctrl-c'], true), 'ls\t\x03\r');
+  assert.equal(sendPayload(undefined, ['up', 'up'], false), '\x1b[A\x1b[A');
+  assert.equal(sendPayload('', [], true), '\r');
+  const err = usage(() => sendPayload('x', ['nope'], false));
+  assert.match(err.message, /unknown key "nope"/);
+});
+
+test('wait conditions', () => {
+  assert.deepEqual(parseWaitCondition('exit'), { kind: 'exit' });
+  assert.deepEqual(parseWaitCondition('idle'), { kind: 'idle', ms: 2000 });
+  assert.deepEqual(parseWaitCondition('idle:250'), { kind: 'idle', ms: 250 });
+  assert.deepEqual(parseWaitCondition('text:\\$ $'), { kind: 'text', pattern: '\\$ $' });
+  assert.deepEqual(parseWaitCondition('text:a:b'), { kind: 'text', pattern: 'a:b' });
+  usage(() => parseWaitCondition('idle:soon'));
+  usage(() => parseWaitCondition('idle:0'));
+  usage(() => parseWaitCondition('text:'));
+  usage(() => parseWaitCondition('text:(unclosed'));
+  usage(() => parseWaitCondition('exited'));
+});
+
+test('signals by name, short name or number', () => {
+  assert.equal(parseSignal('TERM'), 'SIGTERM');
+  assert.equal(parseSignal('sigint'), 'SIGINT');
+  assert.equal(parseSignal('SIGKILL'), 'SIGKILL');
+  assert.equal(parseSignal('9'), 'SIGKILL');
+  assert.equal(parseSignal('1'), 'SIGHUP');
+  usage(() => parseSignal('SIGNOPE'));
+  usage(() => parseSignal('999'));
+});
+
+test('argument parsing: options, repeats, positionals, the part after --', () => {
+  const options = { name: { type: 'string' as const, help: '' }, env: { type: 'string' as const, multiple: true, help: '' }, cols: { type: 'string' as const, help: '' } };
+  const args = parseCommandArgs(['--name', 'x', '--env', 'A=1', '--env=B=2', '--json', '--', 'sh', '-c', 'echo --name'], options);
+  assert.equal(args.values.name, 'x');
+  assert.equal(args.values.json, true);
+  assert.deepEqual(listOpt(args, 'env'), ['A=1', 'B=2']);
+  assert.deepEqual(args.positionals, []);
+  assert.deepEqual(args.rest, ['sh', '-c', 'echo --name']);
+  assert.deepEqual(parseEnvPairs(['A=1', 'B=x=y', 'C=']), { A: '1', B: 'x=y', C: '' });
+  usage(() => parseEnvPairs(['NOEQUALS']));
+  usage(() => parseEnvPairs(['1A=x']));
+  assert.equal(intOpt(parseCommandArgs(['--cols', '120'], options), 'cols', 1, 10000), 120);
+  usage(() => intOpt(parseCommandArgs(['--cols', '12x'], options), 'cols', 1, 10000));
+  usage(() => intOpt(parseCommandArgs(['--cols', '0'], options), 'cols', 1, 10000));
+  usage(() => intOpt(parseCommandArgs(['--cols', '-3'], options), 'cols', 1, 10000));
+  assert.match(usage(() => parseCommandArgs(['--bogus'], options)).message, /Unknown option '--bogus'$/);
+  assert.match(usage(() => parseCommandArgs(['--name'], options)).message, /argument missing/);
+});
+
+test('global options before the command move after it', () => {
+  assert.deepEqual(hoistGlobals(['--socket', '/s', '--json', 'list']), { name: 'list', args: ['--socket', '/s', '--json'] });
+  assert.deepEqual(hoistGlobals(['read', 'x', '--json']), { name: 'read', args: ['x', '--json'] });
+  assert.deepEqual(hoistGlobals([]), { name: undefined, args: [] });
+});
+
+function captureIo(): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    stdout: (t: string) => void (io.out += t),
+    stderr: (t: string) => void (io.err += t),
+  };
+  return io;
+}
+
+test('usage errors: exit 2, one line on stderr, a JSON document with --json', async () => {
+  for (const argv of [['frobnicate'], ['read'], ['show', 'a', 'b'], ['new', '--cols', 'wide'], ['wait', 'x'], ['wait', 'x', '--for', 'later'], ['send', 'x'], ['send', 'x', '--key', 'nope'], ['kill', 'x', '--signal', 'NOPE'], ['resize', 'x', '--cols', '10'], ['list', '--bogus'], ['attach', 'x', '--detach-key', 'nope'], ['help', 'nope']]) {
+    const io = captureIo();
+    assert.equal(await runCli(argv, io, {}), ExitCode.Usage, argv.join(' '));
+    assert.match(io.err, /^holdfast: [^\n]+\n$/, argv.join(' '));
+    assert.equal(io.out, '');
+    const json = captureIo();
+    assert.equal(await runCli([...argv, '--json'], json, {}), ExitCode.Usage);
+    const doc = JSON.parse(json.out);
+    assert.equal(doc.error.code, 'usage');
+    assert.equal(typeof doc.error.message, 'string');
+  }
+});
+
+test('help: overview, per command, and no command at all', async () => {
+  const overview = captureIo();
+  assert.equal(await runCli(['help'], overview, {}), 0);
+  for (const name of ['new', 'list', 'show', 'read', 'send', 'wait', 'attach', 'resize', 'kill', 'rm', 'serve', 'stop', 'doctor', 'version']) {
+    assert.match(overview.out, new RegExp(`^  ${name} `, 'm'));
+    const page = captureIo();
+    assert.equal(await runCli([name, '--help'], page, {}), 0);
+    assert.match(page.out, new RegExp(`^usage: holdfast ${name}`));
+    const viaHelp = captureIo();
+    assert.equal(await runCli(['help', name], viaHelp, {}), 0);
+    assert.equal(viaHelp.out, page.out);
+  }
+  assert.match(overview.out, /124 +wait timed out/);
+  const none = captureIo();
+  assert.equal(await runCli([], none, {}), ExitCode.Usage);
+  assert.match(none.err, /^holdfast: terminal sessions/);
+});
+
+test('human output: states, ages, tables, quoting', () => {
+  assert.equal(formatState({ state: 'running', exit: null }), 'running');
+  assert.equal(formatState({ state: 'exited', exit: { code: 3, signal: null, at: 0 } }), 'exited (3)');
+  assert.equal(formatState({ state: 'exited', exit: { code: null, signal: 'SIGTERM', at: 0 } }), 'exited (SIGTERM)');
+  assert.equal(formatAge(0, 59_000), '59s');
+  assert.equal(formatAge(0, 3_600_000), '1h');
+  assert.equal(table(['A', 'B'], [['long-cell', 'x']]), 'A          B\nlong-cell  x\n');
+  assert.equal(shellQuote('plain-word'), 'plain-word');
+  assert.equal(shellQuote("it's"), `'it'\\''s'`);
+});
+
+test('terminal restore: fixed reset, alternate screen left only when the program is in it', () => {
+  const tracker = new AltScreenTracker();
+  tracker.feed(Buffer.from('hello \x1b[?1049h vim'));
+  assert.equal(tracker.active, true);
+  tracker.feed(Buffer.from('\x1b[?25l\x1b[?2004h'));
+  assert.equal(tracker.active, true);
+  tracker.feed(Buffer.from('\x1b[?1049l'));
+  assert.equal(tracker.active, false);
+  tracker.feed(Buffer.from('\x1b[?1;1047h'));
+  assert.equal(tracker.active, true);
+  assert.ok(restoreSequence(true).startsWith('\x1b[?1049l'));
+  assert.ok(!restoreSequence(false).includes('\x1b[?1049l'));
+  for (const mode of ['\x1b[?25h', '\x1b[?1000l', '\x1b[?1006l', '\x1b[?2004l', '\x1b[?1l', '\x1b>', '\x1b[r', '\x1b[0m']) assert.ok(TERMINAL_RESET.includes(mode), JSON.stringify(mode));
+});
+
+test('the detach key is found raw and in kitty / modifyOtherKeys encodings', () => {
+  const keys = detachSequences(Buffer.from('\x1c'));
+  assert.equal(findDetach(Buffer.from('abc\x1cdef'), keys), 3);
+  assert.equal(findDetach(Buffer.from('ab\x1b[92;5u'), keys), 2);
+  assert.equal(findDetach(Buffer.from('\x1b[27;5;92~'), keys), 0);
+  assert.equal(findDetach(Buffer.from('plain'), keys), -1);
+  assert.equal(findDetach(Buffer.from('x\x01'), detachSequences(Buffer.from('\x01'))), 1);
+});
