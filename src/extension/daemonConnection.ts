@@ -1,0 +1,176 @@
+// One connection to the daemon per window: adopt the running daemon, or start one on demand from
+// the versioned copy; notice when it goes away and reconnect if it is still there.
+// Pure Node (no vscode import): the extension wires its events to the UI.
+import { HoldfastClient, NoDaemonError } from '../protocol/client';
+import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
+import { connectOrStart } from '../protocol/launch';
+import { VERSION } from '../protocol/version';
+
+export type DaemonState =
+  | { kind: 'connecting' }
+  | { kind: 'connected'; client: HoldfastClient }
+  | { kind: 'stopped' } // no daemon listens (none started yet, or it exited)
+  | { kind: 'failed'; error: Error }; // starting or connecting failed: shown to the user
+
+export interface DaemonConnectionOptions {
+  socket: string;
+  /** Resolves the daemon script to start (installs the versioned copy when needed). */
+  daemonScript(): string;
+  execPath: string;
+  env: NodeJS.ProcessEnv;
+  /** A command prefix for starting the daemon (systemd-run --user --scope), or none. */
+  wrapper(): Promise<string[] | undefined>;
+  /** Extra daemon arguments (e.g. --scrollback N). */
+  args?(): string[];
+}
+
+/** Retry delays after the connection drops: a daemon that is still there answers at once. */
+const RECONNECT_DELAYS_MS = [100, 300, 1000, 2000];
+
+export class DaemonConnection implements IDisposable {
+  private readonly store = new DisposableStore();
+  /** Owns the current client and its listeners; replaced with each new client. */
+  private clientStore = new DisposableStore();
+  private disposed = false;
+  private current: DaemonState = { kind: 'connecting' };
+  private pending: Promise<HoldfastClient> | undefined;
+  private reconnecting: IDisposable | undefined;
+  private expectingStop = false;
+
+  private readonly onDidChangeStateEmitter = this.store.add(new Emitter<DaemonState>());
+  /** Fires on every state change. */
+  readonly onDidChangeState = this.onDidChangeStateEmitter.event;
+  private readonly onDidConnectEmitter = this.store.add(new Emitter<HoldfastClient>());
+  /** A new client is ready (first connection, reconnection or a new daemon). */
+  readonly onDidConnect = this.onDidConnectEmitter.event;
+  private readonly onDidLoseEmitter = this.store.add(new Emitter<{ daemonGone: boolean; expected: boolean }>());
+  /** The connection dropped; daemonGone once reconnecting proved no daemon listens. */
+  readonly onDidLose = this.onDidLoseEmitter.event;
+
+  constructor(private readonly options: DaemonConnectionOptions) {}
+
+  get state(): DaemonState {
+    return this.current;
+  }
+
+  get client(): HoldfastClient | undefined {
+    return this.current.kind === 'connected' ? this.current.client : undefined;
+  }
+
+  get socket(): string {
+    return this.options.socket;
+  }
+
+  /** The connected client; starts a daemon when none listens. Errors are the user's to see. */
+  get(): Promise<HoldfastClient> {
+    const client = this.client;
+    if (client && !client.isClosed) return Promise.resolve(client);
+    this.pending ??= this.open(true).finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  /** Connects only if a daemon already listens; never starts one. */
+  async adopt(): Promise<HoldfastClient | undefined> {
+    const client = this.client;
+    if (client && !client.isClosed) return client;
+    if (this.pending) return this.pending;
+    try {
+      return await this.open(false);
+    } catch (err) {
+      if (err instanceof NoDaemonError) return undefined;
+      throw err;
+    }
+  }
+
+  /** Stops the daemon (every session dies). Resolves once its connection closed. */
+  async stopDaemon(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.expectingStop = true;
+    const closed = new Promise<void>((resolve) => {
+      if (client.isClosed) resolve();
+      else client.onClose(() => resolve());
+    });
+    await client.request('stop', {}).catch(() => undefined);
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))]);
+    client.close();
+  }
+
+  private async open(start: boolean): Promise<HoldfastClient> {
+    this.setState({ kind: 'connecting' });
+    const connect = { socket: this.options.socket, client: 'extension', version: VERSION };
+    try {
+      const client = start
+        ? await connectOrStart(connect, {
+            daemonScript: this.options.daemonScript(),
+            execPath: this.options.execPath,
+            env: this.options.env,
+            wrapper: await this.options.wrapper(),
+            args: this.options.args?.(),
+          })
+        : await HoldfastClient.connect(connect);
+      this.adoptClient(client);
+      return client;
+    } catch (err) {
+      if (err instanceof NoDaemonError) this.setState({ kind: 'stopped' });
+      else this.setState({ kind: 'failed', error: err as Error });
+      throw err;
+    }
+  }
+
+  private adoptClient(client: HoldfastClient): void {
+    this.clientStore.dispose();
+    this.clientStore = new DisposableStore();
+    this.reconnecting?.dispose();
+    this.expectingStop = false;
+    this.clientStore.add(client);
+    this.clientStore.add(client.onClose(() => this.onClientClosed(client)));
+    this.setState({ kind: 'connected', client });
+    this.onDidConnectEmitter.fire(client);
+  }
+
+  private onClientClosed(client: HoldfastClient): void {
+    if (this.client !== client || this.disposed) return;
+    const expected = this.expectingStop;
+    this.setState({ kind: 'stopped' });
+    this.onDidLoseEmitter.fire({ daemonGone: false, expected });
+    if (expected) {
+      this.onDidLoseEmitter.fire({ daemonGone: true, expected });
+      return;
+    }
+    this.retry(0);
+  }
+
+  private retry(attempt: number): void {
+    this.reconnecting?.dispose();
+    this.reconnecting = this.store.add(
+      timeout(RECONNECT_DELAYS_MS[attempt], () => {
+        if (this.client || this.pending) return;
+        this.adopt().then(
+          (client) => {
+            if (client) return;
+            if (attempt + 1 < RECONNECT_DELAYS_MS.length) this.retry(attempt + 1);
+            else this.onDidLoseEmitter.fire({ daemonGone: true, expected: false });
+          },
+          () => {
+            if (attempt + 1 < RECONNECT_DELAYS_MS.length) this.retry(attempt + 1);
+            else this.onDidLoseEmitter.fire({ daemonGone: true, expected: false });
+          },
+        );
+      }),
+    );
+  }
+
+  private setState(state: DaemonState): void {
+    this.current = state;
+    this.onDidChangeStateEmitter.fire(state);
+  }
+
+  /** Closes the connection (the daemon detaches our channels); never stops the daemon. */
+  dispose(): void {
+    this.disposed = true;
+    this.reconnecting?.dispose();
+    this.clientStore.dispose();
+    this.store.dispose();
+  }
+}

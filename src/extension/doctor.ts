@@ -1,0 +1,123 @@
+// "Holdfast: Show Daemon Status": checks that explain what works and what does not, each with a
+// fix when there is one. Pure Node (no vscode import), unit-tested.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { HoldfastClient } from '../protocol/client';
+import { DaemonStatus } from '../protocol/messages';
+import { defaultLogPath, tokenPathFor } from '../protocol/paths';
+
+export type CheckLevel = 'ok' | 'warn' | 'fail' | 'info';
+
+export interface Check {
+  level: CheckLevel;
+  name: string;
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorInput {
+  socket: string;
+  client: HoldfastClient | undefined;
+  /** Why there is no client, if there is none. */
+  connectionError?: string;
+  extensionVersion: string;
+  installDir?: string;
+  installError?: string;
+  cliLauncher?: string;
+  windowCliHook?: string;
+  remoteCli?: string;
+  systemdScope: boolean;
+  workspace: string;
+  tabsHere: number;
+}
+
+export async function runChecks(input: DoctorInput): Promise<Check[]> {
+  const checks: Check[] = [];
+  checks.push({ level: 'info', name: 'extension', detail: `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ${input.tabsHere} Holdfast tab(s) in this window` });
+  checks.push(socketDirCheck(input.socket));
+  checks.push(tokenCheck(input.socket));
+
+  let status: DaemonStatus | undefined;
+  if (input.client && !input.client.isClosed) {
+    try {
+      status = await input.client.request('status', {});
+      const hello = input.client.hello;
+      const up = Math.round((Date.now() - status.startedAt) / 1000);
+      checks.push({ level: 'ok', name: 'daemon', detail: `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)` });
+      checks.push({ level: 'info', name: 'daemon runtime', detail: `${status.execPath} (Node ${status.nodeVersion}); capabilities: ${hello.capabilities.join(', ') || 'none'}` });
+      if (status.version !== input.extensionVersion) {
+        checks.push({ level: 'info', name: 'daemon version', detail: `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep running; "Holdfast: Restart Daemon" switches (it ends every session)` });
+      }
+    } catch (err) {
+      checks.push({ level: 'fail', name: 'daemon', detail: `connected, but status failed: ${(err as Error).message}` });
+    }
+  } else {
+    checks.push({ level: 'fail', name: 'daemon', detail: input.connectionError ?? `no daemon listens on ${input.socket}`, fix: 'open a Holdfast terminal (it starts the daemon), then look at "Holdfast: Open Log"' });
+  }
+
+  const logFile = status?.logFile ?? defaultLogPath();
+  checks.push(fs.existsSync(logFile) ? { level: 'ok', name: 'daemon log', detail: logFile } : { level: 'info', name: 'daemon log', detail: `${logFile} (not written yet)` });
+
+  if (input.installError) checks.push({ level: 'fail', name: 'daemon copy', detail: input.installError, fix: 'reinstall the extension; the copy needs dist/daemon.js and node_modules/node-pty' });
+  else if (input.installDir) checks.push(installCheck(input.installDir));
+
+  checks.push({ level: 'info', name: 'start in systemd scope', detail: input.systemdScope ? 'yes (systemd-run --user --scope works)' : 'no (systemd-run --user --scope is not available; the daemon starts as a plain detached process)' });
+
+  if (input.cliLauncher) {
+    const executable = isExecutable(input.cliLauncher);
+    checks.push({ level: executable ? 'ok' : 'fail', name: 'holdfast CLI', detail: `${input.cliLauncher}${executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'}` });
+  }
+  if (input.windowCliHook) {
+    checks.push({ level: 'ok', name: '`code` in sessions', detail: `window hook ${input.windowCliHook}; editor CLI ${input.remoteCli ?? 'from PATH'}` });
+  } else {
+    checks.push({ level: 'warn', name: '`code` in sessions', detail: 'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): `code FILE` in a Holdfast terminal opens where the editor decides' });
+  }
+  return checks;
+}
+
+function socketDirCheck(socket: string): Check {
+  const dir = path.dirname(socket);
+  try {
+    const st = fs.statSync(dir);
+    const mode = (st.mode & 0o777).toString(8);
+    const own = typeof process.getuid !== 'function' || st.uid === process.getuid();
+    if (!own) return { level: 'fail', name: 'socket directory', detail: `${dir} belongs to uid ${st.uid}`, fix: `use a directory you own (setting holdfast.socketPath)` };
+    if (st.mode & 0o022) return { level: 'fail', name: 'socket directory', detail: `${dir} has mode ${mode}`, fix: `chmod 700 ${dir}` };
+    return { level: 'ok', name: 'socket', detail: `${socket} (directory mode ${mode})` };
+  } catch {
+    return { level: 'info', name: 'socket', detail: `${socket} (directory not created yet)` };
+  }
+}
+
+function tokenCheck(socket: string): Check {
+  const token = tokenPathFor(socket);
+  try {
+    fs.accessSync(token, fs.constants.R_OK);
+    return { level: 'ok', name: 'token file', detail: token };
+  } catch {
+    return { level: 'info', name: 'token file', detail: `${token} (missing: no daemon has served this socket yet)` };
+  }
+}
+
+function installCheck(dir: string): Check {
+  const needed = [path.join('dist', 'daemon.js'), path.join('node_modules', 'node-pty', 'package.json')];
+  const missing = needed.filter((f) => !fs.existsSync(path.join(dir, f)));
+  const release = path.join(dir, 'node_modules', 'node-pty', 'build', 'Release');
+  const native = fs.existsSync(release) && fs.readdirSync(release).some((f) => f.endsWith('.node'));
+  if (missing.length > 0 || !native) return { level: 'fail', name: 'daemon copy', detail: `${dir} lacks ${[...missing, ...(native ? [] : ['node-pty native module'])].join(', ')}`, fix: `delete ${dir} and reload the window` };
+  return { level: 'ok', name: 'daemon copy', detail: dir };
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function formatChecks(checks: Check[]): string[] {
+  const mark: Record<CheckLevel, string> = { ok: '✓', warn: '!', fail: '✗', info: '·' };
+  return checks.map((c) => `${mark[c.level]} ${c.name}: ${c.detail}${c.fix ? `\n    fix: ${c.fix}` : ''}`);
+}

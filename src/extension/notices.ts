@@ -1,0 +1,26 @@
+// The one-line notices a Holdfast tab prints into its terminal. Pure, unit-tested.
+import type { ExitStatus } from '../protocol/messages';
+
+/** A dim line of its own, starting on a fresh line, so it never mixes into the program's text. */
+export function noticeLine(text: string): string {
+  return `\r\n\x1b[0m\x1b[2m[holdfast] ${text}\x1b[0m\r\n`;
+}
+
+export function exitNotice(exit: ExitStatus | null): string {
+  if (!exit) return 'process exited';
+  if (exit.signal) return `process exited with signal ${exit.signal}; close this tab to remove the session`;
+  return `process exited with code ${exit.code ?? 'unknown'}; close this tab to remove the session`;
+}
+
+export const NOTICE = {
+  watching: 'watching: another window has input for this session; type here to take it over',
+  inputMoved: 'input moved to another window; type to take it back',
+  reconnecting: 'lost the connection to the daemon; reconnecting…',
+  daemonGone: "the daemon stopped, so this session's process is gone. Close this tab; a new Holdfast terminal starts a new daemon.",
+  daemonRestarted: "the daemon was restarted, so this session's process is gone. Close this tab.",
+  sessionGone: 'this session no longer exists in the daemon (removed elsewhere, or the daemon was restarted)',
+} as const;
+
+export function failureNotice(action: string, error: unknown): string {
+  return `${action} failed: ${error instanceof Error ? error.message : String(error)}`;
+}
