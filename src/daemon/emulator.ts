@@ -40,7 +40,14 @@ export class Emulator implements IDisposable {
   readonly onCwd = this.onCwdEmitter.event;
 
   constructor(options: EmulatorOptions) {
-    this.terminal = new Terminal({ cols: options.cols, rows: options.rows, scrollback: options.scrollback, allowProposedApi: true });
+    this.terminal = new Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback,
+      allowProposedApi: true,
+      // Size reports (CSI 18 t / 19 t) are answered by the emulator itself once allowed.
+      windowOptions: { getWinSizeChars: true, getScreenSizeChars: true },
+    });
     this.terminal.loadAddon(this.serializer);
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
@@ -68,13 +75,6 @@ export class Emulator implements IDisposable {
       ),
       parser.registerCsiHandler({ prefix: '>', final: 'q' }, () => {
         this.reply(`\x1bP>|holdfast(${VERSION})\x1b\\`);
-        return true;
-      }),
-      parser.registerCsiHandler({ final: 't' }, (params) => {
-        const op = params[0];
-        if (op === 18) this.reply(`\x1b[8;${this.terminal.rows};${this.terminal.cols}t`);
-        else if (op === 19) this.reply(`\x1b[9;${this.terminal.rows};${this.terminal.cols}t`);
-        else return false;
         return true;
       }),
     );

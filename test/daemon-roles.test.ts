@@ -1,0 +1,109 @@
+// Client roles: watchers never write or resize, one input owner at a time, queries answered by the right side.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { DaemonEvent } from '../src/protocol/messages';
+import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { ReplayTerminal } from './helpers/terminal';
+
+let daemon: TestDaemon;
+before(async () => {
+  daemon = await startTestDaemon();
+});
+after(async () => {
+  await daemon.stop();
+});
+
+test("a watcher's size never reaches the PTY, and its input is dropped", async () => {
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'read line; echo "got:$line"; stty size; sleep 30'], cols: 91, rows: 27 });
+  const watcher = await daemon.connect('watcher');
+  const replay = new ReplayTerminal(50, 10);
+  const attachment = await watcher.attach({ session: session.id, role: 'watcher', cols: 50, rows: 10 }, replay);
+  attachment.write('from-watcher\r');
+  await new Promise((r) => setTimeout(r, 300));
+  await client.request('send', { session: session.id, data: 'from-send\r' });
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^27 91$' }, timeoutMs: 5000 });
+  const { lines } = await client.request('read', { session: session.id });
+  assert.ok(lines.includes('got:from-send'), `the watcher's input reached the program: ${lines.join('|')}`);
+  const { session: info } = await client.request('show', { session: session.id });
+  assert.deepEqual([info.cols, info.rows], [91, 27]);
+  assert.deepEqual(info.clients, { owners: 0, watchers: 1 });
+  await client.request('remove', { session: session.id });
+});
+
+test('a new input owner takes over, the previous one is told why, and the size is the owner’s', async () => {
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'while read line; do echo "got:$line"; done'], cols: 80, rows: 24 });
+  const first = await daemon.connect('first');
+  const firstEvents: DaemonEvent[] = [];
+  const firstAttachment = await first.attach({ session: session.id, role: 'owner', cols: 100, rows: 30 }, { onSnapshot() {}, onOutput() {}, onEvent: (e) => firstEvents.push(e) });
+  firstAttachment.write('one\r');
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^got:one$' }, timeoutMs: 5000 });
+  assert.deepEqual(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 100);
+
+  const second = await daemon.connect('second');
+  const secondAttachment = await second.attach({ session: session.id, role: 'owner', cols: 120, rows: 40 }, { onSnapshot() {}, onOutput() {} });
+  await waitFor(() => firstEvents.some((e) => e.type === 'role'), 3000, 'the role event');
+  const roleEvent = firstEvents.find((e) => e.type === 'role') as Extract<DaemonEvent, { type: 'role' }>;
+  assert.equal(roleEvent.role, 'watcher');
+  assert.match(roleEvent.reason, /another client/);
+  firstAttachment.write('ignored\r');
+  secondAttachment.write('two\r');
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^got:two$' }, timeoutMs: 5000 });
+  const { lines } = await client.request('read', { session: session.id });
+  assert.ok(!lines.includes('got:ignored'), 'the previous owner could still write');
+  const { session: info } = await client.request('show', { session: session.id });
+  assert.deepEqual([info.cols, info.rows], [120, 40]);
+
+  // The owner leaves: its size stays. A watcher that claims input becomes the owner.
+  await secondAttachment.detach();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 120);
+  await firstAttachment.claim(90, 20);
+  firstAttachment.write('three\r');
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^got:three$' }, timeoutMs: 5000 });
+  assert.equal(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 90);
+  await client.request('remove', { session: session.id });
+});
+
+const QUERY_PROGRAM = `
+process.stdin.setRawMode(true);
+const query = process.argv[2];
+let reply = '';
+process.stdin.on('data', (d) => { reply += d.toString('latin1'); });
+process.stdout.write(query);
+setTimeout(() => { console.log('\\r\\nREPLY:' + JSON.stringify(reply)); process.exit(0); }, 700);
+`;
+
+async function askQuery(query: string, withOwner: boolean): Promise<string> {
+  const file = path.join(daemon.dir, 'query.js');
+  fs.writeFileSync(file, QUERY_PROGRAM);
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['sh', '-c', `sleep 0.4; exec "${process.execPath}" ${file} "$(printf '${query}')"`], cols: 80, rows: 24 });
+  if (withOwner) await client.attach({ session: session.id, role: 'owner', cols: 80, rows: 24 }, { onSnapshot() {}, onOutput() {} });
+  await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 10_000 });
+  const { lines } = await client.request('read', { session: session.id });
+  await client.request('remove', { session: session.id });
+  const line = lines.find((l) => l.startsWith('REPLY:'));
+  assert.ok(line, `no REPLY line: ${lines.join('|')}`);
+  return JSON.parse(line.slice('REPLY:'.length)) as string;
+}
+
+test('terminal queries are answered by the daemon only while no input owner is attached', async () => {
+  const cases: [string, RegExp][] = [
+    ['\\033[c', /^\x1b\[\?[\d;]+c$/], // DA1
+    ['\\033[>c', /^\x1b\[>[\d;]+c$/], // DA2
+    ['\\033[6n', /^\x1b\[1;1R$/], // cursor position
+    ['\\033[?2004$p', /^\x1b\[\?2004;2\$y$/], // DECRQM
+    ['\\033]11;?\\033\\\\', /^\x1b\]11;rgb:[0-9a-f/]+\x1b\\$/], // background colour
+    ['\\033[>0q', /^\x1bP>\|holdfast/], // XTVERSION
+    ['\\033[18t', /^\x1b\[8;24;80t$/], // text area size
+  ];
+  for (const [query, expected] of cases) {
+    assert.match(await askQuery(query, false), expected, `daemon's answer to ${query}`);
+  }
+  // With an owner attached (this test client never answers), nobody answers.
+  assert.equal(await askQuery('\\033[c', true), '');
+});

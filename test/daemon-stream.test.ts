@@ -1,0 +1,136 @@
+// Snapshot + stream: what a client sees is exactly what the program wrote, whenever it attaches.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { encodeJson, FrameDecoder, FrameKind, splitRaw } from '../src/protocol/frame';
+import { PROTOCOL_VERSION } from '../src/protocol/messages';
+import { tokenPathFor } from '../src/protocol/paths';
+import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { ReplayTerminal } from './helpers/terminal';
+
+let daemon: TestDaemon;
+before(async () => {
+  daemon = await startTestDaemon();
+});
+after(async () => {
+  await daemon.stop();
+});
+
+function assertConsecutive(lines: string[], what: string): number {
+  const numbers = lines.map((l) => l.trim()).filter((l) => l !== '').map(Number);
+  assert.ok(numbers.length > 0, `${what}: no numbers on screen`);
+  for (let i = 1; i < numbers.length; i++) {
+    assert.equal(numbers[i], numbers[i - 1] + 1, `${what}: line ${i} is ${numbers[i]} after ${numbers[i - 1]} (lost or doubled output)`);
+  }
+  return numbers[numbers.length - 1];
+}
+
+test('watchers attaching during a flood see every line exactly once', async () => {
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['seq', '1', '300000'], cols: 80, rows: 24, scrollback: 2000 });
+  const watchers: ReplayTerminal[] = [];
+  for (let i = 0; i < 6; i++) {
+    const replay = new ReplayTerminal(80, 24, 400_000);
+    watchers.push(replay);
+    const watcherClient = await daemon.connect(`watcher-${i}`);
+    await watcherClient.attach({ session: session.id, role: 'watcher' }, replay);
+    await new Promise((r) => setTimeout(r, 30 + i * 40));
+  }
+  const { met } = await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 60_000 });
+  assert.ok(met, 'seq did not finish');
+  await new Promise((r) => setTimeout(r, 200));
+  for (const [i, replay] of watchers.entries()) {
+    assert.equal(replay.snapshots, 1, `watcher ${i} got ${replay.snapshots} snapshots`);
+    const last = assertConsecutive(await replay.lines(), `watcher ${i}`);
+    assert.equal(last, 300000, `watcher ${i} ends at ${last}`);
+  }
+  const { lines } = await client.request('read', { session: session.id, scrollback: 5000 });
+  assert.equal(assertConsecutive(lines, 'daemon screen'), 300000);
+  await client.request('remove', { session: session.id });
+});
+
+test('the last output of a program that exits right after writing is never lost', async () => {
+  const file = path.join(daemon.dir, 'big.txt');
+  const lines: string[] = [];
+  for (let i = 0; i < 200_000; i++) lines.push(`line ${i} ${'x'.repeat(20)}`);
+  fs.writeFileSync(file, lines.join('\n') + '\nTHE-END\n');
+  const expectedBytes = fs.statSync(file).size + lines.length + 1; // onlcr: \n -> \r\n
+  const client = await daemon.connect();
+  for (let run = 0; run < 3; run++) {
+    const { session } = await client.request('create', { argv: ['sh', '-c', `sleep 0.3; cat ${file}`], cols: 120, rows: 30, scrollback: 100 });
+    const replay = new ReplayTerminal(120, 30, 100);
+    await client.attach({ session: session.id, role: 'watcher' }, replay);
+    const { met } = await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 60_000 });
+    assert.ok(met);
+    await waitFor(() => replay.outputBytes >= expectedBytes, 5000, 'all output at the watcher').catch(() => undefined);
+    assert.equal(replay.outputBytes, expectedBytes, `run ${run}: watcher got ${replay.outputBytes} of ${expectedBytes} bytes`);
+    const screen = await client.request('read', { session: session.id });
+    assert.ok(screen.lines.includes('THE-END'), `run ${run}: the emulator lacks the last line`);
+    await client.request('remove', { session: session.id });
+  }
+});
+
+test('a watcher that never reads (more than its 8 MiB queue) does not slow the program, and is resynced when it reads again', async () => {
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'sleep 0.3; seq 1 1500000; echo FLOOD-DONE; sleep 30'], cols: 80, rows: 24, scrollback: 100 });
+  // A raw client that attaches and then stops reading its socket.
+  const socket = net.createConnection(daemon.socket);
+  await new Promise((r) => socket.once('connect', r));
+  const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
+  socket.write(encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client: 'stalled', version: 'test', token, capabilities: [] }));
+  socket.write(encodeJson(FrameKind.Request, { id: 1, method: 'attach', params: { session: session.id, channel: 7, role: 'watcher' } }));
+  await new Promise((r) => setTimeout(r, 100));
+  socket.pause();
+  const started = Date.now();
+  const { met } = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^FLOOD-DONE$' }, timeoutMs: 60_000 });
+  assert.ok(met, 'the program was held up by a watcher that does not read');
+  const floodMs = Date.now() - started;
+  // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
+  const decoder = new FrameDecoder();
+  let resynced = false;
+  let lastSnapshot = '';
+  socket.on('data', (chunk: Buffer) => {
+    for (const frame of decoder.push(chunk)) {
+      if (frame.kind === FrameKind.Event && frame.payload.toString().includes('"resync"')) resynced = true;
+      if (frame.kind === FrameKind.Snapshot && resynced) lastSnapshot = splitRaw(frame.payload).bytes.toString();
+    }
+  });
+  socket.resume();
+  await waitFor(() => lastSnapshot.includes('FLOOD-DONE'), 20_000, `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`);
+  socket.destroy();
+  await client.request('remove', { session: session.id });
+});
+
+test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one second', async () => {
+  const client = await daemon.connect();
+  const script = `printf 'before\\n\\033[?2026hpartial'; sleep 0.6; printf ' complete\\033[?2026l\\n'; sleep 30`;
+  const { session } = await client.request('create', { argv: ['sh', '-c', script], cols: 80, rows: 10 });
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'partial' }, timeoutMs: 5000 });
+  const replay = new ReplayTerminal(80, 10);
+  const attachedAt = Date.now();
+  let snapshotAt = 0;
+  await client.attach({ session: session.id, role: 'watcher' }, {
+    onSnapshot: (bytes, resync) => {
+      snapshotAt = Date.now();
+      replay.onSnapshot(bytes, resync);
+    },
+    onOutput: (bytes) => replay.onOutput(bytes),
+  });
+  await waitFor(() => snapshotAt > 0, 3000, 'the snapshot');
+  assert.ok((await replay.lines()).some((l) => l.includes('partial complete')), 'the snapshot was taken inside the update');
+  assert.ok(snapshotAt - attachedAt >= 200, `the snapshot came after ${snapshotAt - attachedAt} ms, not after the update`);
+
+  // An update that never ends: the snapshot comes after the one-second cap.
+  const { session: stuck } = await client.request('create', { argv: ['sh', '-c', `printf 'stuck\\033[?2026h'; sleep 30`], cols: 80, rows: 10 });
+  await client.request('wait', { session: stuck.id, condition: { kind: 'text', pattern: 'stuck' }, timeoutMs: 5000 });
+  const start = Date.now();
+  let stuckSnapshotAt = 0;
+  await client.attach({ session: stuck.id, role: 'watcher' }, { onSnapshot: () => (stuckSnapshotAt = Date.now()), onOutput: () => undefined });
+  await waitFor(() => stuckSnapshotAt > 0, 3000, 'the capped snapshot');
+  const waited = stuckSnapshotAt - start;
+  assert.ok(waited >= 900 && waited < 2000, `waited ${waited} ms for a never-ending update`);
+  await client.request('remove', { session: session.id });
+  await client.request('remove', { session: stuck.id });
+});
