@@ -193,6 +193,19 @@ export class ClientConnection implements IDisposable {
     }
   }
 
+  /** Ends the connection after what is queued has been written (at most a second). */
+  close(): Promise<void> {
+    if (this.socket.destroyed) return Promise.resolve(this.dispose());
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.socket.destroy(), 1000);
+      this.socket.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.socket.end();
+    });
+  }
+
   /** Sends an error frame and closes; the daemon and other clients carry on. */
   fail(code: string, message: string): void {
     if (this.closed) return;

@@ -69,7 +69,8 @@ export class Daemon implements RequestHandler {
     this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...options.limits }));
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
     if (options.startMode === 'on-demand') {
-      this.disposables.add(this.registry.onEmpty(() => void this.stop('the last session was removed')));
+      // After the current turn, so the request that removed the last session is answered first.
+      this.disposables.add(this.registry.onEmpty(() => setImmediate(() => void this.stop('the last session was removed'))));
     }
   }
 
@@ -266,7 +267,7 @@ export class Daemon implements RequestHandler {
     this.stopping = (async () => {
       for (const connection of this.connections) connection.sendEvent({ type: 'stopping' });
       await Promise.all(this.registry.list().map((s) => s.kill('SIGHUP', DaemonTiming.StopGraceMs).catch(() => undefined)));
-      for (const connection of [...this.connections]) connection.dispose();
+      await Promise.all([...this.connections].map((connection) => connection.close()));
       this.disposables.dispose();
       this.log.write('stopped');
       for (const callback of this.stoppedCallbacks) callback();
