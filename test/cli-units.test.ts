@@ -9,7 +9,7 @@ import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
 import { formatAge, formatState, shellQuote, table } from '../src/cli/output';
 import { hoistGlobals, runCli } from '../src/cli/run';
-import { AltScreenTracker, detachSequences, findDetach, restoreSequence, TERMINAL_RESET } from '../src/cli/terminal';
+import { AltScreenTracker, detachSequences, findDetach, restoreSequence, TERMINAL_RESET, withoutFullReset } from '../src/cli/terminal';
 
 function usage(fn: () => unknown): CliError {
   try {
@@ -197,4 +197,11 @@ test('the detach key is found raw and in kitty / modifyOtherKeys encodings', () 
   assert.equal(findDetach(Buffer.from('\x1b[27;5;92~'), keys), 0);
   assert.equal(findDetach(Buffer.from('plain'), keys), -1);
   assert.equal(findDetach(Buffer.from('x\x01'), detachSequences(Buffer.from('\x01'))), 1);
+});
+
+test('a first snapshot keeps the user\'s scrollback; a resync clears it', () => {
+  const snapshot = Buffer.from('\x1bc\x1b[3Jline\r\n');
+  assert.equal(withoutFullReset(snapshot, false).toString(), 'line\r\n');
+  assert.equal(withoutFullReset(snapshot, true).toString(), '\x1b[3Jline\r\n');
+  assert.equal(withoutFullReset(Buffer.from('plain'), false).toString(), 'plain');
 });

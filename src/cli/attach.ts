@@ -7,9 +7,9 @@ import { boolOpt, expectPositionals, stringOpt } from './args';
 import { Command, CommandResult } from './command';
 import { connect } from './connect';
 import { ExitCode, usageError } from './errors';
-import { describeKey, keyBytes, UnknownKeyError } from './keys';
+import { keyBytes, UnknownKeyError } from './keys';
 import { formatState } from './output';
-import { AltScreenTracker, detachSequences, findDetach, restoreSequence, snapshotPrefix } from './terminal';
+import { AltScreenTracker, detachSequences, findDetach, restoreSequence, snapshotPrefix, withoutFullReset } from './terminal';
 
 export const DEFAULT_DETACH_KEY = 'ctrl-\\';
 
@@ -43,7 +43,7 @@ export const attachCommand: Command = {
     try {
       // The id (not the name the user typed) is what events carry.
       const { session } = await client.request('show', { session: ctx.args.positionals[0] });
-      return await new AttachSession(client, session.id, session.name, role, detachKey, describeKey(keyName)).run();
+      return await new AttachSession(client, session.id, session.name, role, detachKey).run();
     } finally {
       client.close();
     }
@@ -69,7 +69,6 @@ class AttachSession {
     private readonly name: string,
     private role: Role,
     detachKey: Buffer,
-    private readonly detachKeyName: string,
   ) {
     this.detachKeys = detachSequences(detachKey);
   }
@@ -86,7 +85,7 @@ class AttachSession {
       .attach(
         { session: this.id, role: this.role, ...size },
         {
-          onSnapshot: (bytes) => this.onSnapshot(bytes),
+          onSnapshot: (bytes, resync) => this.onSnapshot(bytes, resync),
           onOutput: (bytes) => this.onOutput(bytes),
           onEvent: (event) => this.onEvent(event),
         },
@@ -155,12 +154,13 @@ class AttachSession {
     if (at >= 0) this.end('detached', '', ExitCode.Ok);
   }
 
-  private onSnapshot(bytes: Buffer): void {
+  private onSnapshot(bytes: Buffer, resync: boolean): void {
     if (this.ended) return;
     this.write(snapshotPrefix(this.alt.active));
     this.alt.active = false;
-    this.alt.feed(bytes);
-    this.write(bytes);
+    const body = withoutFullReset(bytes, resync);
+    this.alt.feed(body);
+    this.write(body);
   }
 
   private onOutput(bytes: Buffer): void {
@@ -230,7 +230,7 @@ class AttachSession {
     void this.attachment?.detach();
     this.restoreTerminal();
     // The program's last line may have no newline: start ours on a fresh line.
-    const text = message || `detached from ${this.label()}${reason === 'detached' ? ` (${this.detachKeyName})` : ''}`;
+    const text = message || `detached from ${this.label()}`;
     this.write('\r\n');
     process.stderr.write(`holdfast: ${text}\n`);
     this.resolveEnd({ data: { session: this.id, reason, exit: exit ?? null }, exitCode });

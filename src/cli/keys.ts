@@ -78,8 +78,3 @@ export function keyBytes(name: string): string {
 export const KEY_NAMES_HELP =
   'enter, tab, shift-tab, esc, space, backspace, delete, insert, up, down, left, right, home, end, pageup, pagedown, ' +
   'f1..f12, ctrl-a..ctrl-z, ctrl-@, ctrl-[, ctrl-\\, ctrl-], ctrl-^, ctrl-_, alt-<key>, or one literal character';
-
-/** Human name of a key's bytes, for messages such as "press ctrl-\ to detach". */
-export function describeKey(name: string): string {
-  return name.toLowerCase().replace(/^(?:c-|\^|ctrl\+)/, 'ctrl-');
-}

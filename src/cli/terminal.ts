@@ -76,3 +76,18 @@ export function findDetach(chunk: Buffer, sequences: Buffer[]): number {
   }
   return first;
 }
+
+const FULL_RESET = Buffer.from(`${ESC}c`);
+const CLEAR_SCROLLBACK = Buffer.from(`${ESC}[3J`);
+
+/**
+ * A snapshot starts with RIS and "erase scrollback", right for a fresh emulator but harsh on the
+ * user's own terminal: the first snapshot keeps the user's scrollback (snapshotPrefix has already
+ * reset the modes and cleared the screen); a resync still clears it, so history is not doubled.
+ */
+export function withoutFullReset(snapshot: Buffer, resync: boolean): Buffer {
+  let body = snapshot;
+  if (body.subarray(0, FULL_RESET.length).equals(FULL_RESET)) body = body.subarray(FULL_RESET.length);
+  if (!resync && body.subarray(0, CLEAR_SCROLLBACK.length).equals(CLEAR_SCROLLBACK)) body = body.subarray(CLEAR_SCROLLBACK.length);
+  return body;
+}

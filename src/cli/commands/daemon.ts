@@ -1,5 +1,4 @@
 // The daemon itself: serve (foreground, persistent), stop, version.
-import { runDaemon } from '../../daemon/daemon';
 import { HoldfastClient } from '../../protocol/client';
 import { PROTOCOL_VERSION } from '../../protocol/messages';
 import { VERSION } from '../../protocol/version';
@@ -46,6 +45,8 @@ export const serveCommand: Command = {
   details: ['Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.'],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
+    // Loaded only here: the daemon (and node-pty) would slow every other command's start.
+    const { runDaemon } = await import('../../daemon/daemon');
     const outcome = await runDaemon({ socket: ctx.socket, startMode: 'persistent', logEcho: (line) => void process.stderr.write(line) });
     if (outcome === 'taken') {
       const pid = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
