@@ -145,3 +145,20 @@ test('a custom detach key', async () => {
   assert.equal(rc, 0);
   assert.match(t.output, /detached from custom/);
 });
+
+test('attaching to a session that already exited shows its last screen and returns', async () => {
+  const id = (await box.ok(['new', '--', 'sh', '-c', 'echo last-words; exit 5'])).trim();
+  await box.ok(['wait', id, '--for', 'exit', '--timeout-ms', '10000']);
+  const t = new AttachTerminal([id, '--watch']);
+  const { rc } = await t.finished();
+  assert.equal(rc, 0);
+  assert.match(t.output, /last-words/);
+  assert.match(t.output, /holdfast: session sh-\d+ \([0-9a-f]+\) exited \(5\)/);
+});
+
+test('a shell inside a session cannot attach that session to itself', async () => {
+  const id = (await box.ok(['new', '--', 'sleep', '100'])).trim();
+  const { code, stderr } = await box.run(['attach', id], { env: { ...box.env, HOLDFAST_SESSION: id } });
+  assert.equal(code, 2);
+  assert.match(stderr, /to itself/);
+});

@@ -133,6 +133,18 @@ describe('with an on-demand daemon started by new', () => {
     assert.equal(JSON.parse(lateJson.stdout).met, false);
   });
 
+  test('read --scrollback adds the lines above the screen', async () => {
+    const id = (await box.ok(['new', '--rows', '10', '--', 'sh', '-c', 'seq 1 100; sleep 100'])).trim();
+    await box.ok(['wait', id, '--for', 'text:^100$', '--timeout-ms', '10000']);
+    const screen = (await box.ok(['read', id])).split('\n');
+    assert.equal(screen.length - 1, 10);
+    assert.ok(!screen.includes('60'));
+    const withHistory = JSON.parse(await box.ok(['read', id, '--scrollback', '50', '--json'])).lines as string[];
+    assert.ok(withHistory.includes('60') && withHistory.includes('100'), withHistory.join('|'));
+    assert.ok(!withHistory.includes('30'));
+    await box.ok(['rm', id]);
+  });
+
   test('resize', async () => {
     const resized = JSON.parse(await box.ok(['resize', shell, '--cols', '90', '--rows', '20', '--json']));
     assert.deepEqual([resized.cols, resized.rows], [90, 20]);

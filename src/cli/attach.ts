@@ -2,7 +2,7 @@
 // detach key, a takeover, the program's exit, or the daemon going away. The terminal is restored
 // on every one of those ways out (and on signals and crashes, through process 'exit').
 import { Attachment, HoldfastClient } from '../protocol/client';
-import { DaemonEvent, ExitStatus, Role } from '../protocol/messages';
+import { DaemonEvent, ExitStatus, Role, SessionInfo } from '../protocol/messages';
 import { boolOpt, expectPositionals, stringOpt } from './args';
 import { Command, CommandResult } from './command';
 import { connect } from './connect';
@@ -43,7 +43,8 @@ export const attachCommand: Command = {
     try {
       // The id (not the name the user typed) is what events carry.
       const { session } = await client.request('show', { session: ctx.args.positionals[0] });
-      return await new AttachSession(client, session.id, session.name, role, detachKey).run();
+      if (ctx.env.HOLDFAST_SESSION === session.id) throw usageError(`this shell runs inside session ${session.id}; attaching it to itself would loop`);
+      return await new AttachSession(client, session, role, detachKey).run();
     } finally {
       client.close();
     }
@@ -63,14 +64,21 @@ class AttachSession {
   private rejectEnd!: (err: Error) => void;
   private readonly cleanups: (() => void)[] = [];
 
+  private readonly id: string;
+  private readonly name: string;
+  /** Set when the program had already ended: show its last screen, then leave. */
+  private readonly exitedBefore: ExitStatus | null;
+
   constructor(
     private readonly client: HoldfastClient,
-    private readonly id: string,
-    private readonly name: string,
+    session: SessionInfo,
     private role: Role,
     detachKey: Buffer,
   ) {
     this.detachKeys = detachSequences(detachKey);
+    this.id = session.id;
+    this.name = session.name;
+    this.exitedBefore = session.state === 'exited' ? session.exit : null;
   }
 
   run(): Promise<CommandResult> {
@@ -161,6 +169,7 @@ class AttachSession {
     const body = withoutFullReset(bytes, resync);
     this.alt.feed(body);
     this.write(body);
+    if (this.exitedBefore) this.endExited(this.exitedBefore);
   }
 
   private onOutput(bytes: Buffer): void {
@@ -178,7 +187,7 @@ class AttachSession {
         this.role = event.role;
         return;
       case 'exit':
-        if (event.id === this.id) this.end('exited', `session ${this.label()} ${formatState({ state: 'exited', exit: event.exit })}`, ExitCode.Ok, event.exit);
+        if (event.id === this.id) this.endExited(event.exit);
         return;
       case 'removed':
         if (event.id === this.id) this.end('removed', `session ${this.label()} was removed`, ExitCode.Ok);
@@ -186,6 +195,10 @@ class AttachSession {
       default:
         return;
     }
+  }
+
+  private endExited(exit: ExitStatus): void {
+    this.end('exited', `session ${this.label()} ${formatState({ state: 'exited', exit })}`, ExitCode.Ok, exit);
   }
 
   private label(): string {
