@@ -23,13 +23,14 @@ export const newCommand: Command = {
   options: {
     name: { type: 'string', value: 'N', help: 'a name to refer to the session by' },
     cwd: { type: 'string', value: 'DIR', help: 'working directory (default: the current one)' },
-    cols: { type: 'string', value: 'C', help: 'columns (default: the daemon\'s, 80)' },
-    rows: { type: 'string', value: 'R', help: 'rows (default: the daemon\'s, 24)' },
+    cols: { type: 'string', value: 'C', help: 'columns (default 80)' },
+    rows: { type: 'string', value: 'R', help: 'rows (default 24)' },
     env: { type: 'string', multiple: true, value: 'K=V', help: 'set a variable in the session (repeatable)' },
     scrollback: { type: 'string', value: 'N', help: 'scrollback lines kept (default 10000)' },
   },
   details: [
     'Without a command the session runs your login shell. Put the command after `--` when it has options of its own: `holdfast new --name build -- make -j8`.',
+    'The session\'s environment is the daemon\'s plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and HOLDFAST_SESSION are set), not this shell\'s.',
     'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
   ],
   async run(ctx) {
