@@ -1,6 +1,12 @@
 // Entry point of `holdfast` (bundled to dist/cli.js; bin/holdfast requires it).
 import { runCli } from './run';
 
+// `holdfast read ID | head -1`: a reader that goes away is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 runCli(process.argv.slice(2)).then(
   (code) => exit(code),
   (err: unknown) => {

@@ -105,6 +105,7 @@ export const waitCommand: Command = {
     if (condition.kind !== 'exit' && result.session.state === 'exited') {
       return { data: result, note: `session ${result.session.id} ${formatState(result.session)} before ${describeCondition(condition)}`, exitCode: ExitCode.Failed };
     }
-    return { data: result, note: `timed out after ${timeoutMs ?? 0} ms waiting for ${describeCondition(condition)}`, exitCode: ExitCode.TimedOut };
+    const after = timeoutMs === undefined ? 'the daemon\'s longest wait' : `${timeoutMs} ms`;
+    return { data: result, note: `timed out after ${after} waiting for ${describeCondition(condition)}`, exitCode: ExitCode.TimedOut };
   },
 };
