@@ -60,15 +60,19 @@ export const BASE_SETTINGS: Record<string, unknown> = {
   'terminal.integrated.tabs.hideCondition': 'never',
   // DOM renderer: the terminal's text is in the page, readable by tests.
   'terminal.integrated.gpuAcceleration': 'off',
-  // VS Code's own terminal persistence would blur what Holdfast restores.
-  'terminal.integrated.enablePersistentSessions': false,
-  'terminal.integrated.hideOnStartup': 'never',
   'window.confirmBeforeClose': 'never',
   'window.restoreWindows': 'none',
 };
 
 // ---------------------------------------------------------------------------
 // Small utilities
+
+const TRACE = !!process.env.HOLDFAST_E2E_TRACE;
+const traceStart = Date.now();
+/** With HOLDFAST_E2E_TRACE=1, prints what the harness does, with seconds since it started. */
+export function trace(message: string): void {
+  if (TRACE) process.stderr.write(`[e2e ${((Date.now() - traceStart) / 1000).toFixed(1)}s] ${message}\n`);
+}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -125,6 +129,10 @@ export function freePort(): Promise<number> {
 
 export function makeTempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `holdfast-e2e-${prefix}-`));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function safeName(name: string): string {
@@ -590,6 +598,8 @@ export class CodeServer {
 export interface TerminalTab {
   name: string;
   active: boolean;
+  /** Shown with Holdfast's icon (codicon "pinned"); VS Code's own shells have another. Panel tabs only. */
+  holdfast?: boolean;
 }
 
 const WORKBENCH = '.monaco-workbench';
@@ -603,6 +613,7 @@ const QUICK_INPUT_BOX = '.quick-input-widget .quick-input-box input';
  */
 export class Workbench {
   folder: string | undefined;
+  private browserConfigHome: string | undefined;
 
   private constructor(
     readonly server: CodeServer,
@@ -620,19 +631,25 @@ export class Workbench {
   readonly consoleLines: string[] = [];
 
   static async launch(server: CodeServer, opts: { headless?: boolean } = {}): Promise<Workbench> {
+    // Chromium's crash handler outlives the browser; with its config dir in ours it can be found and ended.
+    const configHome = `${server.browserProfileDir}-config`;
     const context = await chromium.launchPersistentContext(server.browserProfileDir, {
       executablePath: CHROMIUM,
       headless: opts.headless ?? true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1400, height: 900 },
+      env: { ...process.env, XDG_CONFIG_HOME: configHome },
     });
     const page = context.pages()[0] ?? (await context.newPage());
-    return new Workbench(server, context, page, true);
+    const wb = new Workbench(server, context, page, true);
+    wb.browserConfigHome = configHome;
+    return wb;
   }
 
   /** A second window (page) in the same browser, on the same folder unless told otherwise. */
-  async newWindow(folder = this.folder): Promise<Workbench> {
+  async newWindow(folder = this.folder, opts: { viewport?: { width: number; height: number } } = {}): Promise<Workbench> {
     const page = await this.context.newPage();
+    if (opts.viewport) await page.setViewportSize(opts.viewport);
     const wb = new Workbench(this.server, this.context, page, false);
     if (folder) await wb.open(folder);
     return wb;
@@ -641,6 +658,7 @@ export class Workbench {
   /** Opens `folder` in this window and waits for the workbench to be usable. */
   async open(folder: string): Promise<void> {
     this.folder = folder;
+    trace(`open ${folder}`);
     await this.page.goto(this.server.folderUrl(folder), { waitUntil: 'domcontentloaded', timeout: 60_000 });
     await this.waitReady();
   }
@@ -658,6 +676,7 @@ export class Workbench {
         }),
       { timeout, message: 'the remote connection' },
     );
+    trace('workbench ready');
   }
 
   /** The next reload happens in this window; page.reload() for a plain browser reload. */
@@ -682,6 +701,7 @@ export class Workbench {
   /** Opens the command palette (F1), types `title`, picks the entry whose label is exactly `title`. */
   async runCommand(title: string, opts: { timeout?: number } = {}): Promise<void> {
     const timeout = opts.timeout ?? 30_000;
+    trace(`runCommand ${title}`);
     await waitFor(
       async () => {
         await this.closeQuickInput();
@@ -694,6 +714,7 @@ export class Workbench {
       },
       { timeout, interval: 500, message: `the command "${title}"` },
     );
+    trace(`ran ${title}`);
   }
 
   /** Clicks the quick pick row whose label is `label` (exactly, or matching a RegExp). */
@@ -784,15 +805,58 @@ export class Workbench {
         .map((entry) => ({
           name: (entry.querySelector('.monaco-icon-label .label-name')?.textContent ?? '').trim(),
           active: entry.classList.contains('is-active'),
+          holdfast: !!entry.querySelector('.codicon-pinned'),
         })),
     );
   }
 
+  private tabEntry(name: string) {
+    return this.page
+      .locator('.part.panel .terminal-tabs-entry')
+      .filter({ has: this.page.locator('.monaco-icon-label .label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`) }) })
+      .first();
+  }
+
+  /** Clicks a terminal tab in the panel's tab list, making it the active terminal. */
+  async clickTerminalTab(name: string): Promise<void> {
+    await this.tabEntry(name).click();
+    await waitFor(async () => (await this.terminalTabs()).find((t) => t.name === name)?.active, { timeout: 10_000, message: `tab "${name}" to be active` });
+  }
+
+  /** Closes a terminal tab with its trash icon ("Kill Terminal"), as a user does. */
+  async trashTerminalTab(name: string): Promise<void> {
+    const entry = this.tabEntry(name);
+    await entry.hover();
+    await entry.locator('.action-label.codicon-trashcan, .action-label.codicon-trash').first().click();
+  }
+
+  /**
+   * Waits until the panel's Holdfast tabs are exactly `expected` (names in order; `active` checked
+   * when given), and still are after `settleMs` (a late duplicate would show up by then).
+   * Returns every panel tab, Holdfast's and others.
+   */
+  async waitForHoldfastTabs(expected: { name: string; active?: boolean }[], opts: { timeout?: number; settleMs?: number } = {}): Promise<TerminalTab[]> {
+    const matches = (tabs: TerminalTab[]) => {
+      const mine = tabs.filter((t) => t.holdfast);
+      return mine.length === expected.length && expected.every((e, i) => mine[i].name === e.name && (e.active === undefined || mine[i].active === e.active));
+    };
+    let last: TerminalTab[] = [];
+    const check = async () => matches((last = await this.terminalTabs()));
+    try {
+      await waitFor(check, { timeout: opts.timeout ?? 30_000, message: 'the tabs' });
+      await sleep(opts.settleMs ?? 2_000);
+      if (!(await check())) throw new Error('changed again');
+    } catch {
+      throw new Error(`expected Holdfast tabs ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
+    }
+    return last;
+  }
+
   /** Editor tabs' labels (files and editor-area terminals), in order, and which is active. */
   async editorTabs(): Promise<TerminalTab[]> {
-    return this.page.$$eval('.editor-group-container .tabs-container .tab', (tabs) =>
+    return this.page.$$eval('.part.editor .editor-group-container .tab', (tabs) =>
       tabs.map((tab) => ({
-        name: (tab.querySelector('.label-name')?.textContent ?? tab.getAttribute('aria-label') ?? '').trim(),
+        name: (tab.getAttribute('aria-label') || tab.querySelector('.label-name')?.textContent || '').trim(),
         active: tab.classList.contains('active'),
       })),
     );
@@ -856,6 +920,17 @@ export class Workbench {
     );
   }
 
+  /** The CSS classes of the rendered text run holding `text` in the visible terminal (e.g. "xterm-fg-1" for red). */
+  async terminalTextClasses(text: string): Promise<string | undefined> {
+    const xterm = this.activeXterm();
+    if (!(await xterm.count())) return undefined;
+    return xterm.evaluate((el, wanted) => {
+      const spans = Array.from(el.querySelectorAll('.xterm-rows span'));
+      const hit = spans.find((s) => (s.textContent ?? '').replace(/\u00a0/g, ' ').includes(wanted));
+      return hit ? hit.className : undefined;
+    }, text);
+  }
+
   async waitForTerminalText(pattern: RegExp | string, timeout = 20_000): Promise<string> {
     return waitFor(
       async () => {
@@ -883,8 +958,13 @@ export class Workbench {
 
   /** Closes the window; the first window also closes the browser. */
   async close(): Promise<void> {
-    if (this.ownsContext) await this.context.close().catch(() => undefined);
-    else await this.closeWindow().catch(() => undefined);
+    if (this.ownsContext) {
+      await this.context.close().catch(() => undefined);
+      const marker = this.browserConfigHome;
+      if (marker) for (const p of allProcs()) if (p.cmdline.some((a) => a.includes(marker))) kill(p.pid, 'SIGKILL');
+    } else {
+      await this.closeWindow().catch(() => undefined);
+    }
   }
 }
 
@@ -931,4 +1011,139 @@ export async function withArtifacts<T>(
     if (err instanceof Error) err.message += `\n(artifacts: ${saved.join(', ')})`;
     throw err;
   }
+}
+
+// ---------------------------------------------------------------------------
+// HoldfastE2E: what every scenario file sets up (one isolation, one code-server, one browser)
+
+/**
+ * The shell Holdfast terminals run in the e2e: bash without rc files and without a history file.
+ * Its prompt ends in "# " or "$ " (VS Code's server resolves the login shell's environment, so
+ * a PS1 set here would be replaced).
+ */
+export const PROMPT_RE = /[#$] ?$/m;
+export const E2E_SETTINGS: Record<string, unknown> = {
+  'holdfast.shell.path': '/bin/bash',
+  'holdfast.shell.args': ['--norc', '--noprofile'],
+};
+
+export interface HoldfastE2EOptions {
+  name: string;
+  settings?: Record<string, unknown>;
+  extensionPath?: string | null;
+}
+
+/**
+ * One scenario file's world: a private daemon socket and state dir, a code-server with the
+ * extension under test, and a browser window. Tests use a workspace folder each
+ * (`workspace(name)`), so that their Holdfast tabs never meet.
+ */
+export class HoldfastE2E {
+  readonly iso: Isolation;
+  readonly server: CodeServer;
+  /** Every window opened so far (screenshots on failure). */
+  readonly windows: Workbench[] = [];
+  private main: Workbench | undefined;
+
+  private constructor(readonly opts: HoldfastE2EOptions) {
+    this.iso = new Isolation(opts.name);
+    this.server = new CodeServer({
+      name: opts.name,
+      env: { ...this.iso.env, HISTFILE: '/dev/null' },
+      settings: { ...E2E_SETTINGS, ...(opts.settings ?? {}) },
+      extensionPath: opts.extensionPath,
+    });
+  }
+
+  static async start(opts: HoldfastE2EOptions): Promise<HoldfastE2E> {
+    const e2e = new HoldfastE2E(opts);
+    await e2e.server.start();
+    await e2e.launchBrowser();
+    return e2e;
+  }
+
+  /** The first window of the current browser. */
+  get wb(): Workbench {
+    if (!this.main) throw new Error('no browser running');
+    return this.main;
+  }
+
+  async launchBrowser(): Promise<Workbench> {
+    this.main = await Workbench.launch(this.server);
+    this.windows.push(this.main);
+    return this.main;
+  }
+
+  /** Closes the browser (all its windows). */
+  async closeBrowser(): Promise<void> {
+    await this.main?.close();
+    this.main = undefined;
+  }
+
+  /** A second (third, ...) window in the same browser, on `folder` (default: the first window's). */
+  async newWindow(folder?: string, viewport?: { width: number; height: number }): Promise<Workbench> {
+    const wb = await this.wb.newWindow(folder ?? this.wb.folder, { viewport });
+    this.windows.push(wb);
+    return wb;
+  }
+
+  /** A fresh workspace folder for one test. */
+  workspace(name: string): string {
+    const dir = path.join(this.iso.dir, 'workspaces', safeName(name));
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  /** A scratch file path for this run (pid files and the like). */
+  file(name: string): string {
+    return path.join(this.iso.dir, safeName(name));
+  }
+
+  /**
+   * Runs a "Holdfast: New Terminal…" command in `wb` and returns the session it created, once
+   * its shell shows the prompt (in the daemon's screen and in the window).
+   */
+  async newTerminal(wb: Workbench = this.wb, command = 'Holdfast: New Terminal'): Promise<SessionView> {
+    const before = new Set(this.iso.sessions().map((s) => s.id));
+    await wb.runCommand(command);
+    const session = await waitFor(() => this.iso.sessions().find((s) => !before.has(s.id)), {
+      timeout: 30_000,
+      message: `a new session after "${command}"`,
+    });
+    trace(`new session ${session.id} pid ${session.pid}`);
+    await this.iso.waitForScreen(session.id, PROMPT_RE);
+    await wb.waitForTerminalText(PROMPT_RE);
+    trace(`session ${session.id} shows its prompt`);
+    return this.iso.session(session.id);
+  }
+
+  /** Types `echo $$ > FILE` into the window's visible terminal and returns the PID written. */
+  async shellPid(wb: Workbench, label: string): Promise<number> {
+    const file = this.file(`pid-${label}-${Date.now()}`);
+    await wb.typeInTerminal(`echo $$ > ${file}\n`);
+    const text = await waitFor(() => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() || undefined : undefined), {
+      timeout: 15_000,
+      message: `the shell to write its PID to ${file}`,
+    });
+    return Number(text);
+  }
+
+  /** Runs `body`, saving screenshots and logs under test-artifacts/NAME when it fails. */
+  run<T>(name: string, body: () => Promise<T>): Promise<T> {
+    return withArtifacts(name, { windows: () => this.windows, server: () => this.server, isolation: this.iso }, body);
+  }
+
+  /** Closes the browser, stops code-server and the daemon, removes the temp dirs. */
+  async dispose(): Promise<void> {
+    await this.closeBrowser().catch(() => undefined);
+    await this.server.dispose().catch(() => undefined);
+    await this.iso.dispose();
+  }
+}
+
+/** Processes whose command line mentions the daemon script and this socket. */
+export function daemonPids(iso: Isolation): number[] {
+  return allProcs()
+    .filter((p) => p.state !== 'Z' && p.cmdline.some((a) => a.endsWith('daemon.js')) && p.cmdline.includes(iso.socket))
+    .map((p) => p.pid);
 }

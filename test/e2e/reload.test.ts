@@ -1,0 +1,124 @@
+// E2E (issue 3, scenarios 1, 4 and 9): Holdfast terminals across "Developer: Reload Window".
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { HoldfastE2E, isAlive, PROMPT_RE, waitFor } from './harness';
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  e2e = await HoldfastE2E.start({ name: 'reload' });
+});
+
+after(async () => {
+  await e2e?.dispose();
+});
+
+test('a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works', { timeout: 240_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    await wb.open(e2e.workspace('reload-one'));
+    const session = await e2e.newTerminal();
+    const pid = await e2e.shellPid(wb, 'before');
+    assert.equal(pid, session.pid, 'the shell runs as the session process the daemon reports');
+
+    // Coloured output; the printed text ("COLOR-42") is not in the command line itself.
+    await wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
+    await e2e.iso.waitForScreen(session.id, 'COLOR-42');
+    await wb.waitForTerminalText('COLOR-42');
+    assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is rendered red');
+
+    await wb.reloadWindow();
+
+    // The same tab comes back, showing the old screen (from the daemon's snapshot).
+    const tabs = await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+    assert.deepEqual(tabs.filter((tab) => !tab.holdfast), [], 'no other terminal tab appeared (VS Code opens a default shell when it sees no terminal at startup)');
+    await wb.waitForTerminalText('COLOR-42');
+    assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is still red after the reload');
+
+    assert.ok(isAlive(pid), 'the shell process is still alive');
+    const again = await e2e.shellPid(wb, 'after');
+    assert.equal(again, pid, 'typing after the reload reaches the same shell process');
+    await wb.typeInTerminal('echo typed-$((6*7))\n');
+    await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
+    await wb.waitForTerminalText(/^typed-42$/m);
+
+    const sessions = e2e.iso.sessions();
+    assert.equal(sessions.length, 1, 'no new session was started by the reload');
+    assert.equal(sessions[0].pid, pid);
+    assert.equal(sessions[0].state, 'running');
+  });
+});
+
+test('three named terminals, the second active: Reload Window keeps order, names and the active tab, without duplicates', { timeout: 300_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    await wb.open(e2e.workspace('reload-three'));
+    const names = ['alpha', 'beta', 'gamma'];
+    const pids = new Map<string, number>();
+    for (const name of names) {
+      const session = await e2e.newTerminal();
+      await wb.runCommand('Holdfast: Rename Session');
+      await wb.answerInputBox(name);
+      await waitFor(() => e2e.iso.session(session.id).name === name, { timeout: 10_000, message: `session ${session.id} renamed to ${name}` });
+      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.name === name), { timeout: 10_000, message: `a tab named ${name}` });
+      pids.set(name, session.pid);
+    }
+    await wb.clickTerminalTab('beta');
+    await wb.typeInTerminal('echo i-am-beta\n');
+    const beta = e2e.iso.sessions().find((s) => s.name === 'beta')!;
+    await e2e.iso.waitForScreen(beta.id, /^i-am-beta$/m);
+    await wb.waitForHoldfastTabs(
+      [
+        { name: 'alpha', active: false },
+        { name: 'beta', active: true },
+        { name: 'gamma', active: false },
+      ],
+      { settleMs: 0 },
+    );
+
+    await wb.reloadWindow();
+
+    const tabs = await wb.waitForHoldfastTabs(
+      [
+        { name: 'alpha', active: false },
+        { name: 'beta', active: true },
+        { name: 'gamma', active: false },
+      ],
+      { settleMs: 3_000 },
+    );
+    await wb.waitForTerminalText(/^i-am-beta$/m);
+
+    const sessions = e2e.iso.sessions().filter((s) => names.includes(s.name));
+    assert.equal(sessions.length, 3, 'still three sessions');
+    for (const s of sessions) {
+      assert.equal(s.pid, pids.get(s.name), `${s.name} has the same PID`);
+      assert.equal(s.state, 'running');
+    }
+    // The visible terminal is beta's shell.
+    assert.equal(await e2e.shellPid(wb, 'beta-after'), pids.get('beta'));
+    assert.deepEqual(tabs.filter((tab) => !tab.holdfast), [], 'no other terminal tab appeared (VS Code opens a default shell when it sees no terminal at startup)');
+  });
+});
+
+test('after a reload, `code notes.txt` typed in a Holdfast terminal opens notes.txt in that window', { timeout: 240_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    const folder = e2e.workspace('reload-code');
+    fs.writeFileSync(path.join(folder, 'notes.txt'), 'holdfast notes\n');
+    await wb.open(folder);
+    const session = await e2e.newTerminal();
+    await wb.reloadWindow();
+    await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+    await wb.waitForTerminalText(PROMPT_RE);
+    await wb.typeInTerminal(`code notes.txt; echo code-exit-$?\n`);
+    await e2e.iso.waitForScreen(session.id, /^code-exit-\d+$/m);
+    const screen = e2e.iso.screen(session.id).join('\n');
+    assert.match(screen, /^code-exit-0$/m, `the code CLI succeeded; screen:\n${screen}`);
+    await waitFor(async () => (await wb.editorTabs()).find((tab) => tab.name === 'notes.txt'), {
+      timeout: 20_000,
+      message: 'an editor tab for notes.txt',
+    });
+  });
+});
