@@ -1,0 +1,394 @@
+// `npm run bench [-- --quick] [-- --json]`: Holdfast side by side with tmux and the kernel PTY (issue 5).
+// Prints one table: each row Holdfast's figure, the peers' figures from the same run, the ratio and
+// the target. Medians of several runs after a warm-up. Never fails on speed: exit 0 unless it
+// could not run at all.
+//
+// Other options:
+//   --only flood,echo,reattach,memory,idle,watchers   run some rows only
+//   --runs N                                           runs per measurement (after the warm-up)
+//   --profile DIR                                      run the daemons under node --cpu-prof into DIR
+//                                                      and summarize the profiles at the end
+//   --summarize FILE.cpuprofile...                     only summarize existing profiles
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startBenchDaemon } from './holdfast';
+import { formatProfile, summarizeProfile } from './profile';
+import {
+  Context,
+  echoHoldfast,
+  echoNodePty,
+  echoTmux,
+  floodHoldfast,
+  FloodRun,
+  floodKernel,
+  floodTmux,
+  Latency,
+  makeFiles,
+  memoryAndIdle,
+  MemoryResult,
+  reattachHoldfast,
+  reattachTmux,
+  Reattach,
+  scrollSessions,
+  tmuxScrollSessions,
+} from './rows';
+import { hasTmux, TmuxServer } from './tmux';
+import { log, machine, median, now, run, runCleanups, tempDir } from './util';
+
+const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers'] as const;
+type RowName = (typeof ROWS)[number];
+
+interface TableRow {
+  row: string;
+  metric: string;
+  holdfast: string;
+  tmux: string;
+  other: string;
+  ratio: string;
+  target: string;
+  met: boolean | null;
+}
+
+function ms(v: number | undefined): string {
+  if (v === undefined || Number.isNaN(v)) return '–';
+  if (v < 10) return `${v.toFixed(2)} ms`;
+  if (v < 100) return `${v.toFixed(1)} ms`;
+  return `${Math.round(v)} ms`;
+}
+
+function mb(kb: number | undefined): string {
+  if (kb === undefined || Number.isNaN(kb)) return '–';
+  const v = kb / 1024;
+  return v < 10 ? `${v.toFixed(2)} MB` : `${v.toFixed(1)} MB`;
+}
+
+function x(a: number, b: number | undefined): string {
+  if (b === undefined || !b || Number.isNaN(a) || Number.isNaN(b)) return '–';
+  return `${(a / b).toFixed(2)}×`;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean' },
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      runs: { type: 'string' },
+      profile: { type: 'string' },
+      summarize: { type: 'string', multiple: true },
+    },
+    allowPositionals: true,
+  });
+  if (values.summarize) {
+    for (const file of values.summarize) console.log(formatProfile(summarizeProfile(file)) + '\n');
+    return 0;
+  }
+  // `npm run bench --quick` (without `--`) reaches us as npm config in the environment.
+  const quick = !!values.quick || process.env.npm_config_quick === 'true';
+  const json = !!values.json || process.env.npm_config_json === 'true';
+  const only = new Set<RowName>((values.only ? values.only.split(',') : ROWS).map((s) => s.trim() as RowName));
+  for (const r of only) if (!ROWS.includes(r)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+  const runs = values.runs ? Number(values.runs) : quick ? 3 : 5;
+  const profileDir = values.profile ? path.resolve(values.profile) : undefined;
+  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+  const launch = { nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] };
+
+  const started = now();
+  const tmuxAvailable = hasTmux();
+  if (!tmuxAvailable) log('tmux is not installed: its columns stay empty (apt-get install tmux)');
+  const tmuxVersion = tmuxAvailable ? (await run('tmux', ['-V'])).stdout.trim() : undefined;
+  const dir = tempDir('hf-bench-files-');
+  log('writing the flood and scrollback files');
+  const loadAtStart = machine().load;
+  const files = makeFiles(dir, quick ? 1_000_000 : 3_000_000);
+  const daemon = await startBenchDaemon(launch);
+  const client = await daemon.connect('bench');
+  const ctx: Context = { quick, dir, ...files, daemon, client, launch, tmux: tmuxAvailable ? new TmuxServer(tempDir('hf-bench-tmux-')) : undefined };
+  // The tmux server starts with its first session; keep one so it lives between measurements.
+  if (ctx.tmux) await ctx.tmux.newSession('keep', 80, 24, 'exec sleep 1000000');
+
+  const table: TableRow[] = [];
+  const raw: Record<string, unknown> = {};
+  const floodMb = (files.floodBytes / 1e6).toFixed(1);
+
+  // 1. flood ---------------------------------------------------------------------------------
+  let floodZero: FloodRun[] = [];
+  if (only.has('flood')) {
+    log(`flood: ${floodMb} MB, warm-up + ${runs} runs each (Holdfast, tmux, script)`);
+    const hf: FloodRun[] = [];
+    const tm: FloodRun[] = [];
+    const kn: FloodRun[] = [];
+    for (let i = 0; i <= runs; i++) {
+      const a = await floodHoldfast(ctx);
+      const b = ctx.tmux ? await floodTmux(ctx) : undefined;
+      const c = await floodKernel(ctx);
+      if (i === 0) continue; // warm-up
+      hf.push(a);
+      if (b) tm.push(b);
+      kn.push(c);
+      log(`  run ${i}: holdfast ${ms(a.ms)} (daemon CPU ${ms(a.daemonCpuMs)}, ${a.bytes} bytes, ${a.resyncs} resyncs)  tmux ${ms(b?.ms)}  script ${ms(c.ms)}`);
+    }
+    floodZero = hf;
+    const h = median(hf.map((r) => r.ms));
+    const t = tm.length ? median(tm.map((r) => r.ms)) : undefined;
+    const k = median(kn.map((r) => r.ms));
+    raw.flood = { bytes: files.floodBytes, holdfast: hf, tmux: tm, kernel: kn, median: { holdfast: h, tmux: t, kernel: k } };
+    table.push({
+      row: '1 flood',
+      metric: `cat ${floodMb} MB at 120x40 → attached client, parsed`,
+      holdfast: ms(h),
+      tmux: ms(t),
+      other: `${ms(k)} (script)`,
+      ratio: `${x(h, t)} tmux, ${x(h, k)} kernel`,
+      target: '≤1.0× tmux, ≤1.3× kernel',
+      met: t === undefined ? null : h <= t && h <= 1.3 * k,
+    });
+  }
+
+  // 2. echo ----------------------------------------------------------------------------------
+  if (only.has('echo')) {
+    const count = 1000;
+    log(`echo: ${count} round trips each (after 100 warm-up), scrollback full`);
+    const hf = await echoHoldfast(ctx, count);
+    const np = await echoNodePty(ctx, count);
+    const tm = ctx.tmux ? await echoTmux(ctx, count) : undefined;
+    raw.echo = { holdfast: hf, nodePty: np, tmux: tm };
+    table.push({
+      row: '2 echo',
+      metric: 'keystroke echo, median (cat, raw, 10k scrollback)',
+      holdfast: ms(hf.median),
+      tmux: ms(tm?.median),
+      other: `${ms(np.median)} (node-pty)`,
+      ratio: `+${ms(hf.median - np.median)} over node-pty`,
+      target: '< +1 ms',
+      met: hf.median - np.median < 1,
+    });
+    table.push({
+      row: '2 echo',
+      metric: 'keystroke echo, p99',
+      holdfast: ms(hf.p99),
+      tmux: ms(tm?.p99),
+      other: `${ms(np.p99)} (node-pty)`,
+      ratio: `+${ms(hf.p99 - np.p99)} over node-pty`,
+      target: '< 5 ms',
+      met: hf.p99 < 5,
+    });
+  }
+
+  // 3. reattach ------------------------------------------------------------------------------
+  if (only.has('reattach')) {
+    const reRuns = quick ? 3 : 10;
+    log(`reattach: one session (10k lines at 200x50), warm-up + ${reRuns} runs`);
+    const [one] = await scrollSessions(ctx, 1);
+    const tmOne = ctx.tmux ? await tmuxScrollSessions(ctx, 1) : [];
+    const hf: Reattach[] = [];
+    const tm: Reattach[] = [];
+    for (let i = 0; i <= reRuns; i++) {
+      const a = await reattachHoldfast(ctx, [one]);
+      const b = ctx.tmux ? await reattachTmux(ctx, tmOne) : undefined;
+      if (i === 0) continue;
+      hf.push(a);
+      if (b) tm.push(b);
+    }
+    const multiRuns = quick ? 1 : 3;
+    log(`reattach: 20 sessions at once, ${multiRuns} runs`);
+    const twenty = await scrollSessions(ctx, 20);
+    const tmTwenty = ctx.tmux ? await tmuxScrollSessions(ctx, 20) : [];
+    const hf20: Reattach[] = [];
+    const tm20: Reattach[] = [];
+    for (let i = 1; i <= multiRuns; i++) {
+      const a = await reattachHoldfast(ctx, twenty);
+      const b = ctx.tmux ? await reattachTmux(ctx, tmTwenty) : undefined;
+      hf20.push(a);
+      if (b) tm20.push(b);
+      log(`  run ${i}: holdfast ${ms(a.fullMs)}  tmux ${ms(b?.visibleMs)}`);
+    }
+    for (const s of [one, ...twenty]) await client.request('kill', { session: s.id, signal: 'SIGKILL', graceMs: 0, remove: true }).catch(() => undefined);
+    for (const name of [...tmOne, ...tmTwenty]) await ctx.tmux?.killSession(name);
+    const m = (rs: Reattach[], k: keyof Reattach) => (rs.length ? median(rs.map((r) => r[k])) : undefined);
+    raw.reattach = { one: { holdfast: hf, tmux: tm }, twenty: { holdfast: hf20, tmux: tm20 } };
+    const visible = m(hf, 'visibleMs')!;
+    const full = m(hf, 'fullMs')!;
+    const all20 = m(hf20, 'fullMs')!;
+    table.push({
+      row: '3 reattach',
+      metric: '10k lines at 200x50: connect → visible screen',
+      holdfast: ms(visible),
+      tmux: ms(m(tm, 'visibleMs')),
+      other: `${(m(hf, 'snapshotBytes')! / 1e6).toFixed(2)} MB snapshot`,
+      ratio: `${x(visible, m(tm, 'visibleMs'))} tmux`,
+      target: '< 50 ms',
+      met: visible < 50,
+    });
+    table.push({
+      row: '3 reattach',
+      metric: '10k lines: connect → full scrollback (tmux: capture-pane)',
+      holdfast: ms(full),
+      tmux: ms(m(tm, 'fullMs')),
+      other: '',
+      ratio: `${x(full, m(tm, 'fullMs'))} tmux`,
+      target: '< 250 ms',
+      met: full < 250,
+    });
+    table.push({
+      row: '3 reattach',
+      metric: '20 sessions at once (one connection; tmux: 20 clients)',
+      holdfast: ms(all20),
+      tmux: ms(m(tm20, 'visibleMs')),
+      other: '',
+      ratio: `${x(all20, m(tm20, 'visibleMs'))} tmux`,
+      target: '< 1000 ms',
+      met: all20 < 1000,
+    });
+  }
+
+  // 6. watchers ------------------------------------------------------------------------------
+  if (only.has('watchers')) {
+    const wRuns = quick ? 1 : 3;
+    log(`watchers: flood with 0, 10, 50 watchers (one never reads), ${wRuns} runs each`);
+    if (floodZero.length === 0) await floodHoldfast(ctx); // warm-up
+    const results: Record<number, FloodRun[]> = { 0: [], 10: [], 50: [] };
+    for (let i = 0; i < wRuns; i++) {
+      for (const n of [0, 10, 50]) {
+        const r = await floodHoldfast(ctx, n);
+        results[n].push(r);
+        log(`  run ${i + 1}, ${n} watchers: ${ms(r.ms)} (daemon CPU ${ms(r.daemonCpuMs)})${n ? `, the slow watcher got ${r.slowWatcherBytes} bytes` : ''}`);
+      }
+    }
+    raw.watchers = results;
+    const zero = median(results[0].map((r) => r.ms));
+    for (const n of [10, 50]) {
+      const v = median(results[n].map((r) => r.ms));
+      table.push({
+        row: '6 watchers',
+        metric: `flood with ${n} watchers (one never reads)`,
+        holdfast: ms(v),
+        tmux: '',
+        other: `${ms(zero)} (0 watchers)`,
+        ratio: `${x(v, zero)} 0 watchers`,
+        target: '≈ 1.0× (≤1.1×)',
+        met: v <= 1.1 * zero,
+      });
+    }
+  }
+
+  await client.close();
+
+  // 4 + 5. memory and idle (a fresh daemon and tmux server) -------------------------------
+  if (only.has('memory') || only.has('idle')) {
+    const counts = only.has('memory') ? (quick ? [1, 20] : [1, 20, 100]) : [20];
+    const idleSeconds = quick ? 5 : 10;
+    const mem: MemoryResult = await memoryAndIdle(ctx, counts, idleSeconds, 20);
+    raw.memory = mem;
+    if (only.has('memory')) {
+      for (const p of mem.points) {
+        const hfPer = (p.holdfast.rssKb - mem.baseline.holdfast.rssKb) / p.sessions;
+        const tmPer = p.tmux && mem.baseline.tmux ? (p.tmux.rssKb - mem.baseline.tmux.rssKb) / p.sessions : undefined;
+        table.push({
+          row: '4 memory',
+          metric: `RSS per idle session, ${p.sessions} session${p.sessions > 1 ? 's' : ''} (daemon total)`,
+          holdfast: `${mb(hfPer)} (${mb(p.holdfast.rssKb)})`,
+          tmux: p.tmux ? `${mb(tmPer)} (${mb(p.tmux.rssKb)})` : '–',
+          other: '',
+          ratio: `${x(hfPer, tmPer)} tmux`,
+          target: '≤1.0× tmux',
+          met: tmPer === undefined ? null : hfPer <= tmPer,
+        });
+      }
+      const last = mem.points[mem.points.length - 1];
+      const hfPss = (last.holdfast.pssKb - mem.baseline.holdfast.pssKb) / last.sessions;
+      const tmPss = last.tmux && mem.baseline.tmux ? (last.tmux.pssKb - mem.baseline.tmux.pssKb) / last.sessions : undefined;
+      table.push({
+        row: '4 memory',
+        metric: `PSS per idle session, ${last.sessions} sessions (daemon total)`,
+        holdfast: `${mb(hfPss)} (${mb(last.holdfast.pssKb)})`,
+        tmux: last.tmux ? `${mb(tmPss)} (${mb(last.tmux.pssKb)})` : '–',
+        other: '',
+        ratio: `${x(hfPss, tmPss)} tmux`,
+        target: '≤1.0× tmux',
+        met: tmPss === undefined ? null : hfPss <= tmPss,
+      });
+    }
+    if (only.has('idle')) {
+      const { holdfastDetached: d, holdfastWatched: w, tmux: t } = mem.idle;
+      const per10 = (v: number, s: number) => (v * 10) / s;
+      table.push({
+        row: '5 idle',
+        metric: '20 idle sessions: CPU time per 10 s (detached / 20 watchers)',
+        holdfast: `${ms(per10(d.cpuMs, d.seconds))} / ${ms(per10(w.cpuMs, w.seconds))}`,
+        tmux: t ? ms(per10(t.cpuMs, t.seconds)) : '–',
+        other: '',
+        ratio: '',
+        target: '0',
+        met: d.cpuMs === 0 && w.cpuMs === 0,
+      });
+      table.push({
+        row: '5 idle',
+        metric: '20 idle sessions: wakeups/s, all threads [main thread] (detached / 20 watchers)',
+        holdfast: `${(d.wakeups / d.seconds).toFixed(1)} [${(d.mainWakeups / d.seconds).toFixed(1)}] / ${(w.wakeups / w.seconds).toFixed(1)} [${(w.mainWakeups / w.seconds).toFixed(1)}]`,
+        tmux: t ? (t.wakeups / t.seconds).toFixed(1) : '–',
+        other: '',
+        ratio: '',
+        target: '0',
+        met: d.wakeups === 0 && w.wakeups === 0,
+      });
+    }
+  }
+
+  const elapsed = (now() - started) / 1000;
+  const info = { ...machine(), loadAtStart, tmux: tmuxVersion, revision: await revision(), date: new Date().toISOString(), quick, runs, seconds: Math.round(elapsed) };
+  await runCleanups();
+
+  let profiles: string[] = [];
+  if (profileDir) profiles = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profileDir, f));
+
+  if (json) {
+    console.log(JSON.stringify({ machine: info, table, raw, profiles: profiles.map((p) => summarizeProfile(p)) }, null, 2));
+  } else {
+    console.log(formatTable(table));
+    console.log(`\n${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; load average ${info.loadAtStart} at start, ${info.load} at end; ${quick ? 'quick' : 'full'} run, ${Math.round(elapsed)} s, ${info.date}`);
+    for (const p of profiles) console.log('\n' + formatProfile(summarizeProfile(p)));
+  }
+  return 0;
+}
+
+/** The commit measured, and whether the daemon's sources differ from it (the bench builds the working tree). */
+async function revision(): Promise<string> {
+  const root = path.resolve(__dirname, '..');
+  try {
+    const head = (await run('git', ['-C', root, 'rev-parse', '--short', 'HEAD'])).stdout.trim();
+    const dirty = (await run('git', ['-C', root, 'status', '--porcelain', '--', 'src/daemon', 'src/protocol'])).stdout.trim();
+    return head ? `${head}${dirty ? ' + uncommitted daemon changes' : ''}` : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function formatTable(rows: TableRow[]): string {
+  const header = ['#', 'benchmark', 'Holdfast', 'tmux', 'other peer', 'ratio', 'target', 'met'];
+  const body = rows.map((r) => [r.row, r.metric, r.holdfast, r.tmux, r.other, r.ratio, r.target, r.met === null ? '–' : r.met ? 'yes' : 'NO']);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+let exiting = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (exiting) return;
+    exiting = true;
+    log(`${signal}: cleaning up`);
+    void runCleanups().then(() => process.exit(130));
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (err) => {
+    log(`could not run: ${(err as Error).stack ?? err}`);
+    await runCleanups();
+    process.exit(1);
+  },
+);
+

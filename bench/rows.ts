@@ -1,0 +1,384 @@
+// The six rows of issue 5. Each returns figures for Holdfast and its peers from the same run.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { HoldfastClient } from '../src/protocol/client';
+import type { SessionInfo } from '../src/protocol/messages';
+import { attachOwner, BenchDaemon, rawWatcher, removeSession, startBenchDaemon, waitIdle, DaemonLaunch } from './holdfast';
+import { ScriptPty, shellQuote, TmuxServer } from './tmux';
+import { log, markerText, median, now, percentile, printMarker, procCpu, procMemory, ProcMemory, sleep, tempDir, waitUntil } from './util';
+
+export interface Context {
+  quick: boolean;
+  dir: string;
+  /** `seq 1 N`: ~23 MB for 3,000,000 lines (the full run), ~7 MB for --quick. */
+  floodFile: string;
+  floodBytes: number;
+  /** 10,100 coloured lines of ~110 columns: a full 10,000-line scrollback. */
+  scrollFile: string;
+  scrollLines: number;
+  daemon: BenchDaemon;
+  client: HoldfastClient;
+  tmux?: TmuxServer;
+  launch: DaemonLaunch;
+}
+
+let serial = 0;
+const nextId = (): string => `${process.pid}x${++serial}`;
+
+export function makeFiles(dir: string, floodLines: number): { floodFile: string; floodBytes: number; scrollFile: string; scrollLines: number } {
+  const floodFile = path.join(dir, 'flood.txt');
+  const fd = fs.openSync(floodFile, 'w');
+  const seq = spawnSync('seq', ['1', String(floodLines)], { stdio: ['ignore', fd, 'inherit'] });
+  fs.closeSync(fd);
+  if (seq.status !== 0) throw new Error('seq failed');
+  const scrollLines = 10_100;
+  const words = 'the quick brown fox jumps over the lazy dog while holdfast keeps every line of its scrollback'.split(' ');
+  const out: string[] = [];
+  for (let i = 1; i <= scrollLines; i++) {
+    const text = Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' ');
+    out.push(`\x1b[3${i % 8}mL${String(i).padStart(6, '0')}\x1b[0m ${text} \x1b[1m${i % 97}\x1b[0m`);
+  }
+  const scrollFile = path.join(dir, 'scroll.txt');
+  fs.writeFileSync(scrollFile, out.join('\n') + '\n');
+  return { floodFile, floodBytes: fs.statSync(floodFile).size, scrollFile, scrollLines };
+}
+
+/** The text of the scroll file's last line as it appears on screen. */
+export function lastScrollLine(ctx: Context): string {
+  return `L${String(ctx.scrollLines).padStart(6, '0')}`;
+}
+
+// --- 1. flood ----------------------------------------------------------------------------
+
+export interface FloodRun {
+  ms: number;
+  /** CPU time the daemon used during the run (user + system, all threads). */
+  daemonCpuMs?: number;
+  bytes: number;
+  resyncs: number;
+  slowWatcherBytes?: number;
+}
+
+/** cat of the flood file in a session; done when the owner saw the end marker and the emulator parsed it all. */
+export async function floodHoldfast(ctx: Context, watchers = 0): Promise<FloodRun> {
+  const id = nextId();
+  const marker = `END${id}`;
+  const { session } = await ctx.client.request('create', {
+    name: `flood-${id}`,
+    argv: ['sh', '-c', `read _; cat ${shellQuote(ctx.floodFile)}; ${printMarker(marker)}`],
+    cwd: ctx.dir,
+    cols: 120,
+    rows: 40,
+  });
+  const owner = await attachOwner(ctx.client, session, 120, 40);
+  const others: Awaited<ReturnType<typeof rawWatcher>>[] = [];
+  for (let i = 0; i < watchers; i++) others.push(await rawWatcher(ctx.daemon.socket, session.id, i !== 0));
+  await sleep(100);
+  const cpu0 = procCpu(ctx.daemon.pid).cpuMs;
+  const t0 = now();
+  const seen = owner.expect(markerText(marker)).done;
+  const parsed = ctx.client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 300_000 }).then(() => now());
+  owner.attachment.write('\r');
+  const [tSeen, tParsed] = await Promise.all([seen, parsed]);
+  const result: FloodRun = { ms: Math.max(tSeen, tParsed) - t0, daemonCpuMs: procCpu(ctx.daemon.pid).cpuMs - cpu0, bytes: owner.received(), resyncs: owner.resyncs() };
+  if (watchers > 0) result.slowWatcherBytes = others[0].bytes();
+  for (const w of others) w.close();
+  await owner.attachment.detach();
+  await removeSession(ctx.client, session.id);
+  return result;
+}
+
+export async function floodTmux(ctx: Context): Promise<FloodRun> {
+  const tmux = ctx.tmux!;
+  const id = nextId();
+  const name = `flood-${id}`;
+  const marker = `END${id}`;
+  await tmux.newSession(name, 120, 40, `read _; cat ${shellQuote(ctx.floodFile)}; ${printMarker(marker)}; exec sleep 1000000`);
+  const client = tmux.attach(name, 120, 40);
+  await waitUntil(() => client.firstOutputAt > 0, 10_000, 'the tmux client to draw');
+  await sleep(200);
+  const seen = client.expect(markerText(marker));
+  const t0 = now();
+  client.write('\r');
+  const t = await seen;
+  const bytes = client.bytes;
+  await client.close();
+  await tmux.killSession(name);
+  return { ms: t - t0, bytes, resyncs: 0 };
+}
+
+export async function floodKernel(ctx: Context): Promise<FloodRun> {
+  const marker = `END${nextId()}`;
+  const p = new ScriptPty(`read _; cat ${shellQuote(ctx.floodFile)}; ${printMarker(marker)}`, 120, 40, 'script cat');
+  await sleep(200);
+  const seen = p.expect(markerText(marker));
+  const t0 = now();
+  p.write('\n');
+  const t = await seen;
+  const bytes = p.bytes;
+  await p.close();
+  return { ms: t - t0, bytes, resyncs: 0 };
+}
+
+// --- 2. echo latency ---------------------------------------------------------------------
+
+export interface Latency {
+  median: number;
+  p99: number;
+  samples: number;
+}
+
+function summarize(samples: number[]): Latency {
+  return { median: median(samples), p99: percentile(samples, 99), samples: samples.length };
+}
+
+const ECHO_PROGRAM = (marker: string) => `seq 1 12000; stty raw -echo; ${printMarker(marker)}; exec cat`;
+
+async function roundTrips(count: number, write: () => void, subscribe: (onChunk: (chunk: Buffer) => void) => void): Promise<number[]> {
+  let pending: ((t: number) => void) | undefined;
+  subscribe((chunk) => {
+    if (pending && chunk.includes(0x78 /* x */)) {
+      const resolve = pending;
+      pending = undefined;
+      resolve(now());
+    }
+  });
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const got = new Promise<number>((resolve, reject) => {
+      pending = resolve;
+      setTimeout(() => reject(new Error('no echo within 5 s')), 5000).unref();
+    });
+    const t0 = now();
+    write();
+    samples.push((await got) - t0);
+  }
+  return samples;
+}
+
+export async function echoHoldfast(ctx: Context, count: number): Promise<Latency> {
+  const id = nextId();
+  const marker = `READY${id}`;
+  const { session } = await ctx.client.request('create', { name: `echo-${id}`, argv: ['sh', '-c', ECHO_PROGRAM(marker)], cwd: ctx.dir, cols: 120, rows: 40, scrollback: 10_000 });
+  const { met } = await ctx.client.request('wait', { session: session.id, condition: { kind: 'text', pattern: markerText(marker) }, timeoutMs: 60_000 });
+  if (!met) throw new Error('the echo session did not get ready');
+  let onChunk: (chunk: Buffer) => void = () => undefined;
+  const attachment = await ctx.client.attach({ session: session.id, role: 'owner', cols: 120, rows: 40 }, { onSnapshot: () => undefined, onOutput: (b) => onChunk(b) });
+  await sleep(200);
+  const samples = await roundTrips(count, () => attachment.write('x'), (f) => (onChunk = f));
+  await attachment.detach();
+  await removeSession(ctx.client, session.id);
+  return summarize(samples);
+}
+
+export async function echoNodePty(ctx: Context, count: number): Promise<Latency> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pty = require('node-pty') as typeof import('node-pty');
+  const marker = `READY${nextId()}`;
+  const term = pty.spawn('sh', ['-c', ECHO_PROGRAM(marker)], { name: 'xterm-256color', cols: 120, rows: 40, cwd: ctx.dir, env: process.env as Record<string, string>, encoding: null } as import('node-pty').IPtyForkOptions);
+  let onChunk: (chunk: Buffer) => void = () => undefined;
+  let ready = false;
+  let seenText = '';
+  term.onData((d) => {
+    const chunk = d as unknown as Buffer;
+    if (!ready) {
+      seenText = (seenText + chunk.toString('latin1')).slice(-200);
+      if (seenText.includes(markerText(marker))) ready = true;
+      return;
+    }
+    onChunk(chunk);
+  });
+  await waitUntil(() => ready, 30_000, 'node-pty echo session');
+  await sleep(200);
+  const samples = await roundTrips(count, () => term.write('x'), (f) => (onChunk = f));
+  term.kill('SIGKILL');
+  return summarize(samples);
+}
+
+export async function echoTmux(ctx: Context, count: number): Promise<Latency> {
+  const tmux = ctx.tmux!;
+  const id = nextId();
+  const name = `echo-${id}`;
+  const marker = `READY${id}`;
+  await tmux.newSession(name, 120, 40, ECHO_PROGRAM(marker));
+  await waitUntil(async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(markerText(marker)), 30_000, 'tmux echo session');
+  const client = tmux.attach(name, 120, 40);
+  await waitUntil(() => client.firstOutputAt > 0, 10_000, 'the tmux client to draw');
+  await sleep(300);
+  let onChunk: (chunk: Buffer) => void = () => undefined;
+  client.child.stdout!.on('data', (d: Buffer) => onChunk(d));
+  const samples = await roundTrips(count, () => client.write('x'), (f) => (onChunk = f));
+  await client.close();
+  await tmux.killSession(name);
+  return summarize(samples);
+}
+
+// --- 3. reattach -------------------------------------------------------------------------
+
+/** Sessions at 200x50 holding the scroll file: 10,000 lines of scrollback plus the screen. */
+export async function scrollSessions(ctx: Context, count: number, cols = 200, rows = 50): Promise<SessionInfo[]> {
+  const sessions: SessionInfo[] = [];
+  for (let i = 0; i < count; i++) {
+    const { session } = await ctx.client.request('create', {
+      name: `scroll-${nextId()}`,
+      argv: ['sh', '-c', `cat ${shellQuote(ctx.scrollFile)}; exec sleep 1000000`],
+      cwd: ctx.dir,
+      cols,
+      rows,
+      scrollback: 10_000,
+    });
+    sessions.push(session);
+  }
+  for (const s of sessions) await waitIdle(ctx.client, s.id, 300);
+  return sessions;
+}
+
+export interface Reattach {
+  /** connect → the snapshot that carries the visible screen fully received */
+  visibleMs: number;
+  /** connect → the whole scrollback received */
+  fullMs: number;
+  snapshotBytes: number;
+}
+
+/** A fresh connection (as after a window reload) attaching watchers to `sessions`. */
+export async function reattachHoldfast(ctx: Context, sessions: SessionInfo[]): Promise<Reattach> {
+  const t0 = now();
+  const client = await ctx.daemon.connect('bench-reattach');
+  let bytes = 0;
+  let lastAt = 0;
+  await Promise.all(
+    sessions.map(
+      (s) =>
+        new Promise<void>((resolve, reject) => {
+          client
+            .attach(
+              { session: s.id, role: 'watcher' },
+              {
+                onSnapshot: (b) => {
+                  bytes += b.length;
+                  lastAt = now();
+                  resolve();
+                },
+                onOutput: () => undefined,
+              },
+            )
+            .catch(reject);
+        }),
+    ),
+  );
+  client.close();
+  // The daemon sends the screen as one snapshot frame (scrollback first, visible screen last), so
+  // the visible screen is complete only when the whole snapshot is.
+  return { visibleMs: lastAt - t0, fullMs: lastAt - t0, snapshotBytes: bytes };
+}
+
+export async function tmuxScrollSessions(ctx: Context, count: number, cols = 200, rows = 50, prefix = 'scroll'): Promise<string[]> {
+  const tmux = ctx.tmux!;
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}-${nextId()}`;
+    await tmux.newSession(name, cols, rows, `cat ${shellQuote(ctx.scrollFile)}; exec sleep 1000000`);
+    names.push(name);
+  }
+  // (tmux trims a full history by a tenth at a time, so history_size hovers around 9,000-10,000.)
+  const last = lastScrollLine(ctx);
+  for (const name of names) await waitUntil(async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(last), 60_000, `tmux ${name} to show the last line`, 50);
+  return names;
+}
+
+/** tmux attach (in a kernel PTY) until the last line of the screen is drawn; the history via capture-pane. */
+export async function reattachTmux(ctx: Context, names: string[], cols = 200, rows = 50): Promise<Reattach> {
+  const tmux = ctx.tmux!;
+  const t0 = now();
+  const clients = names.map((name) => tmux.attach(name, cols, rows));
+  const seen = await Promise.all(clients.map((c) => c.expect(lastScrollLine(ctx), 30_000)));
+  const visibleMs = Math.max(...seen) - t0;
+  let snapshotBytes = 0;
+  for (const c of clients) snapshotBytes += c.bytes;
+  await Promise.all(clients.map((c) => c.close()));
+  // tmux never sends its history to a client; the nearest equivalent is capture-pane of it all.
+  const t1 = now();
+  const captured = await Promise.all(names.map((name) => tmux.cmd('capture-pane', '-p', '-e', '-J', '-S', '-', '-E', '-', '-t', name)));
+  const fullMs = now() - t1;
+  if (!captured.every((c) => c.includes(lastScrollLine(ctx)))) throw new Error('tmux capture-pane missed the last line');
+  return { visibleMs, fullMs, snapshotBytes };
+}
+
+// --- 4 + 5. memory and idle cost --------------------------------------------------------
+
+export interface MemoryPoint {
+  sessions: number;
+  holdfast: ProcMemory;
+  tmux?: ProcMemory;
+}
+
+export interface IdleCost {
+  seconds: number;
+  cpuMs: number;
+  /** Voluntary context switches of all threads, and of the main (event loop) thread alone. */
+  wakeups: number;
+  mainWakeups: number;
+  threads: number;
+}
+
+export async function idleCost(pid: number, seconds: number): Promise<IdleCost> {
+  await sleep(1000);
+  const a = procCpu(pid);
+  await sleep(seconds * 1000);
+  const b = procCpu(pid);
+  return { seconds, cpuMs: b.cpuMs - a.cpuMs, wakeups: b.voluntary - a.voluntary, mainWakeups: b.mainVoluntary - a.mainVoluntary, threads: b.threads };
+}
+
+export interface MemoryResult {
+  baseline: { holdfast: ProcMemory; tmux?: ProcMemory };
+  points: MemoryPoint[];
+  idle: { holdfastDetached: IdleCost; holdfastWatched: IdleCost; tmux?: IdleCost };
+}
+
+/** A fresh daemon and a fresh tmux server, filled step by step to each count of idle sessions. */
+export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds: number, idleAt: number): Promise<MemoryResult> {
+  const daemon = await startBenchDaemon(ctx.launch);
+  const client = await daemon.connect('bench-memory');
+  const sub: Context = { ...ctx, daemon, client };
+  let tmux: TmuxServer | undefined;
+  if (ctx.tmux) {
+    tmux = new TmuxServer(tempDir('hf-bench-tmux-'));
+    await tmux.newSession('base', 120, 40, 'exec sleep 1000000');
+    await tmux.pid();
+  }
+  const tsub: Context = { ...ctx, tmux };
+  await sleep(1500);
+  const baseline = { holdfast: procMemory(daemon.pid), tmux: tmux?.memory() };
+  const points: MemoryPoint[] = [];
+  let made = 0;
+  let idle: MemoryResult['idle'] | undefined;
+  const sessions: SessionInfo[] = [];
+  for (const count of counts) {
+    log(`memory: filling ${count} sessions`);
+    sessions.push(...(await scrollSessions(sub, count - made, 120, 40)));
+    if (tmux) await tmuxScrollSessions(tsub, count - made, 120, 40, 'mem');
+    made = count;
+    await sleep(2000);
+    points.push({ sessions: count, holdfast: procMemory(daemon.pid), tmux: tmux?.memory() });
+    if (count === idleAt) {
+      log(`idle: ${idleSeconds} s with ${count} idle sessions, detached`);
+      const holdfastDetached = await idleCost(daemon.pid, idleSeconds);
+      log(`idle: ${idleSeconds} s with ${count} idle sessions, each with a watcher attached`);
+      const watcher = await daemon.connect('bench-idle-watcher');
+      for (const s of sessions) await watcher.attach({ session: s.id, role: 'watcher' }, { onSnapshot: () => undefined, onOutput: () => undefined });
+      const holdfastWatched = await idleCost(daemon.pid, idleSeconds);
+      watcher.close();
+      let tmuxIdle: IdleCost | undefined;
+      if (tmux) {
+        log(`idle: ${idleSeconds} s of the tmux server with ${count} idle sessions`);
+        tmuxIdle = await idleCost(await tmux.pid(), idleSeconds);
+      }
+      idle = { holdfastDetached, holdfastWatched, tmux: tmuxIdle };
+    }
+  }
+  await daemon.stop();
+  await tmux?.kill();
+  return { baseline, points, idle: idle! };
+}
