@@ -354,6 +354,8 @@ export interface CodeServerOptions {
   settings?: Record<string, unknown>;
   /** Label for the temp dir and logs. */
   name?: string;
+  /** Extra code-server arguments, e.g. ['--reconnection-grace-time', '5']. */
+  args?: string[];
 }
 
 export class CodeServer {
@@ -366,6 +368,7 @@ export class CodeServer {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private readonly env: Record<string, string | undefined>;
+  private readonly extraArgs: string[];
 
   constructor(opts: CodeServerOptions = {}) {
     if (!fs.existsSync(NODE24) || !fs.existsSync(CODE_SERVER_ENTRY)) {
@@ -380,6 +383,7 @@ export class CodeServer {
     fs.mkdirSync(this.extensionsDir, { recursive: true });
     this.writeSettings({ ...BASE_SETTINGS, ...(opts.settings ?? {}) });
     this.env = opts.env ?? {};
+    this.extraArgs = opts.args ?? [];
     const ext = opts.extensionPath === undefined ? REPO_ROOT : opts.extensionPath;
     if (ext) this.installExtension(ext);
   }
@@ -455,6 +459,7 @@ export class CodeServer {
       '--disable-update-check',
       '--disable-workspace-trust',
       '--disable-getting-started-override',
+      ...this.extraArgs,
     ];
     const env: NodeJS.ProcessEnv = { ...process.env };
     // Variables of an enclosing VS Code or of the test runner must not leak into this one.
@@ -1031,6 +1036,7 @@ export interface HoldfastE2EOptions {
   name: string;
   settings?: Record<string, unknown>;
   extensionPath?: string | null;
+  serverArgs?: string[];
 }
 
 /**
@@ -1052,6 +1058,7 @@ export class HoldfastE2E {
       env: { ...this.iso.env, HISTFILE: '/dev/null' },
       settings: { ...E2E_SETTINGS, ...(opts.settings ?? {}) },
       extensionPath: opts.extensionPath,
+      args: opts.serverArgs,
     });
   }
 

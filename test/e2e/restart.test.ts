@@ -1,0 +1,88 @@
+// E2E (issue 3, scenarios 2 and 6): a full editor quit, and closing the window, never end a
+// Holdfast session; after a restart the tab comes back attached to the same process.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { HoldfastE2E, isAlive, PROMPT_RE, sleep, waitFor } from './harness';
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  // A short reconnection grace: when its page is gone, the server ends the window's extension
+  // host after 5 s, as closing a desktop window does (the default keeps it 3 hours).
+  e2e = await HoldfastE2E.start({ name: 'restart', serverArgs: ['--reconnection-grace-time', '5'] });
+});
+
+after(async () => {
+  await e2e?.dispose();
+});
+
+test('a full editor quit (code-server process tree stopped, browser closed) and a start again: same PID, screen, typing', { timeout: 300_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const folder = e2e.workspace('restart-full');
+    await e2e.wb.open(folder);
+    const session = await e2e.newTerminal();
+    const pid = await e2e.shellPid(e2e.wb, 'before');
+    assert.equal(pid, session.pid);
+    await e2e.wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
+    await e2e.iso.waitForScreen(session.id, 'COLOR-42');
+
+    await e2e.closeBrowser();
+    await e2e.server.stop();
+    assert.equal(e2e.server.processes().length, 0, 'no code-server process left');
+    assert.ok(isAlive(pid), 'the shell outlived the editor');
+    const during = e2e.iso.session(session.id);
+    assert.equal(during.state, 'running');
+    assert.equal(during.pid, pid);
+
+    await e2e.server.start();
+    const wb = await e2e.launchBrowser();
+    await wb.open(folder);
+    const tabs = await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+    assert.deepEqual(tabs.filter((tab) => !tab.holdfast), [], 'no other terminal tab appeared');
+    await wb.waitForTerminalText('COLOR-42');
+    assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is still red');
+    assert.equal(await e2e.shellPid(wb, 'after'), pid, 'typing reaches the same shell');
+    await wb.typeInTerminal('echo typed-$((6*7))\n');
+    await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
+    assert.equal(e2e.iso.sessions().length, 1, 'no session was added');
+  });
+});
+
+test('closing the browser page, then stopping the editor, never kills a session', { timeout: 300_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const folder = e2e.workspace('restart-close');
+    const wb = e2e.wb;
+    await wb.open(folder);
+    const session = await e2e.newTerminal();
+    const pid = await e2e.shellPid(wb, 'before');
+    const hostsBefore = e2e.server.extensionHostPids();
+    assert.ok(hostsBefore.length > 0, 'an extension host runs');
+
+    // The user closes the window (the browser tab). After the grace period the server ends that
+    // window's extension host (its pseudoterminals get close() with reason Shutdown).
+    await wb.closeWindow();
+    await waitFor(() => hostsBefore.every((h) => !e2e.server.extensionHostPids().includes(h)), {
+      timeout: 60_000,
+      message: 'the closed window\'s extension host to end',
+    });
+    await sleep(1_000);
+    assert.ok(isAlive(pid), 'the shell is alive after the window closed');
+    let now = e2e.iso.session(session.id);
+    assert.equal(now.state, 'running');
+    assert.equal(now.pid, pid);
+
+    // Then the editor stops altogether.
+    await e2e.closeBrowser();
+    await e2e.server.stop();
+    assert.ok(isAlive(pid), 'the shell is alive after the editor stopped');
+    now = e2e.iso.session(session.id);
+    assert.equal(now.state, 'running');
+
+    await e2e.server.start();
+    const wb2 = await e2e.launchBrowser();
+    await wb2.open(folder);
+    await wb2.waitForHoldfastTabs([{ name: session.name, active: true }]);
+    await wb2.waitForTerminalText(PROMPT_RE);
+    assert.equal(await e2e.shellPid(wb2, 'after'), pid);
+  });
+});

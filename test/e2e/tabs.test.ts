@@ -1,0 +1,62 @@
+// E2E (issue 3, scenario 5): the trash icon kills a session; Detach keeps it running without a
+// tab (also across a reload); Attach to Session… brings it back; Kill Session ends it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { HoldfastE2E, isAlive, waitFor } from './harness';
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  e2e = await HoldfastE2E.start({ name: 'tabs' });
+});
+
+after(async () => {
+  await e2e?.dispose();
+});
+
+test('trash icon kills; Detach keeps the session; Attach brings it back; Kill Session ends it', { timeout: 360_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    await wb.open(e2e.workspace('tabs'));
+    const first = await e2e.newTerminal();
+    const second = await e2e.newTerminal();
+    await wb.waitForHoldfastTabs([{ name: first.name }, { name: second.name, active: true }], { settleMs: 0 });
+
+    // 1. The trash icon on the first tab: its session is killed and removed.
+    await wb.trashTerminalTab(first.name);
+    await waitFor(() => !e2e.iso.sessions().some((s) => s.id === first.id), { timeout: 20_000, message: `session ${first.id} to be removed` });
+    await waitFor(() => !isAlive(first.pid), { timeout: 10_000, message: `process ${first.pid} to end` });
+    await wb.waitForHoldfastTabs([{ name: second.name }], { settleMs: 0 });
+
+    // 2. Detach the second: no tab, the process keeps running.
+    await wb.clickTerminalTab(second.name);
+    await wb.typeInTerminal('echo before-detach\n');
+    await e2e.iso.waitForScreen(second.id, /^before-detach$/m);
+    await wb.runCommand('Holdfast: Detach Terminal');
+    await wb.waitForHoldfastTabs([], { settleMs: 1_000 });
+    let now = e2e.iso.session(second.id);
+    assert.equal(now.state, 'running', 'a detached session keeps running');
+    assert.equal(now.pid, second.pid);
+    assert.ok(isAlive(second.pid));
+
+    // A detached session stays detached across a reload.
+    await wb.reloadWindow();
+    await wb.waitForHoldfastTabs([], { settleMs: 5_000 });
+    assert.ok(isAlive(second.pid));
+
+    // 3. Attach to Session… brings it back, with its screen, attached to the same shell.
+    await wb.runCommand('Holdfast: Attach to Session…');
+    await wb.pickQuickItem(second.name);
+    await wb.waitForHoldfastTabs([{ name: second.name, active: true }]);
+    await wb.waitForTerminalText(/^before-detach$/m);
+    assert.equal(await e2e.shellPid(wb, 'attached'), second.pid, 'the attached tab types into the same shell');
+    now = e2e.iso.session(second.id);
+    assert.ok((now.clients?.owners ?? 0) >= 1, 'this window is its input owner');
+
+    // 4. Kill Session on the active tab.
+    await wb.runCommand('Holdfast: Kill Session');
+    await waitFor(() => !e2e.iso.sessions().some((s) => s.id === second.id), { timeout: 20_000, message: `session ${second.id} to be removed` });
+    await waitFor(() => !isAlive(second.pid), { timeout: 10_000, message: `process ${second.pid} to end` });
+    await wb.waitForHoldfastTabs([], { settleMs: 1_000 });
+  });
+});

@@ -1,0 +1,55 @@
+// E2E (issue 3, scenario 8): a second window on the same workspace shows the session as a
+// watcher (and says so), does not change its size, and takes input over when the user types.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { HoldfastE2E, sleep, waitFor } from './harness';
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  e2e = await HoldfastE2E.start({ name: 'windows' });
+});
+
+after(async () => {
+  await e2e?.dispose();
+});
+
+test('a second window watches without resizing; typing there takes input over', { timeout: 300_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const folder = e2e.workspace('windows');
+    const wb1 = e2e.wb;
+    await wb1.open(folder);
+    const session = await e2e.newTerminal(wb1);
+    await wb1.typeInTerminal('echo from-window-1\n');
+    await e2e.iso.waitForScreen(session.id, /^from-window-1$/m);
+    const size = e2e.iso.session(session.id);
+
+    // A smaller second window on the same folder.
+    const wb2 = await e2e.newWindow(folder, { width: 1000, height: 640 });
+    await wb2.waitForHoldfastTabs([{ name: session.name }]);
+    await wb2.showTerminalPanel();
+    await wb2.clickTerminalTab(session.name);
+    await wb2.waitForTerminalText(/^from-window-1$/m);
+    await wb2.waitForTerminalText(/watching/i);
+    await waitFor(() => (e2e.iso.session(session.id).clients?.watchers ?? 0) >= 1, { timeout: 15_000, message: 'a watcher client' });
+    await sleep(2_000);
+    let now = e2e.iso.session(session.id);
+    assert.equal(now.clients?.owners, 1, 'window 1 keeps input');
+    assert.deepEqual([now.cols, now.rows], [size.cols, size.rows], 'the watching window did not resize the session');
+
+    // Typing in window 2 takes input over; window 1 is told.
+    await wb2.typeInTerminal('echo from-window-2\n');
+    await e2e.iso.waitForScreen(session.id, /^from-window-2$/m);
+    await wb1.waitForTerminalText(/input moved/i);
+    now = await waitFor(
+      () => {
+        const s = e2e.iso.session(session.id);
+        return s.cols !== size.cols || s.rows !== size.rows ? s : undefined;
+      },
+      { timeout: 15_000, message: 'the session to take the new owner\'s size' },
+    );
+    assert.equal(now.clients?.owners, 1, 'exactly one input owner');
+    assert.ok(now.cols < size.cols || now.rows < size.rows, `the smaller window's size (${now.cols}x${now.rows}, was ${size.cols}x${size.rows})`);
+    assert.equal(await e2e.shellPid(wb2, 'window-2'), session.pid);
+  });
+});
