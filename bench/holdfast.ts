@@ -24,8 +24,26 @@ export interface DaemonLaunch {
   nodeArgs?: string[];
 }
 
+let pinnedScript: string | undefined;
+
+/**
+ * The daemon the bench runs: a copy of dist/daemon.js taken when the bench starts, so a rebuild
+ * during a long run (npm test builds too) cannot mix two versions of the daemon in one table.
+ */
 export function daemonScript(): string {
-  return path.join(__dirname, 'daemon.js');
+  if (pinnedScript) return pinnedScript;
+  const dir = tempDir('hf-bench-dist-');
+  for (const file of ['daemon.js', 'daemon.js.map']) {
+    if (fs.existsSync(path.join(__dirname, file))) fs.copyFileSync(path.join(__dirname, file), path.join(dir, file));
+  }
+  pinnedScript = path.join(dir, 'daemon.js');
+  return pinnedScript;
+}
+
+/** node_modules for the pinned copy (node-pty is not bundled). */
+function nodePath(): string {
+  const own = path.resolve(__dirname, '..', 'node_modules');
+  return [own, process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
 }
 
 export async function startBenchDaemon(launch: DaemonLaunch = {}): Promise<BenchDaemon> {
@@ -38,6 +56,7 @@ export async function startBenchDaemon(launch: DaemonLaunch = {}): Promise<Bench
   };
   const socket = path.join(dir, 'run', 'holdfast', 'holdfast.sock');
   env.HOLDFAST_SOCKET = socket;
+  env.NODE_PATH = nodePath();
   fs.mkdirSync(path.join(dir, 'run'), { mode: 0o700 });
   const args = [...(launch.nodeArgs ?? []), daemonScript(), 'run', '--persistent', '--socket', socket, '--ready-fd', '3', '--log', path.join(dir, 'daemon.log')];
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: daemonEnv(env), cwd: '/' });

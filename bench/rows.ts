@@ -99,13 +99,16 @@ export async function floodTmux(ctx: Context): Promise<FloodRun> {
   await waitUntil(() => client.firstOutputAt > 0, 10_000, 'the tmux client to draw');
   await sleep(200);
   const seen = client.expect(markerText(marker));
+  const serverPid = await tmux.pid();
+  const cpu0 = procCpu(serverPid).cpuMs;
   const t0 = now();
   client.write('\r');
   const t = await seen;
+  const daemonCpuMs = procCpu(serverPid).cpuMs - cpu0;
   const bytes = client.bytes;
   await client.close();
   await tmux.killSession(name);
-  return { ms: t - t0, bytes, resyncs: 0 };
+  return { ms: t - t0, daemonCpuMs, bytes, resyncs: 0 };
 }
 
 export async function floodKernel(ctx: Context): Promise<FloodRun> {
