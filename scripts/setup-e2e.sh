@@ -26,7 +26,7 @@ export DEBIAN_FRONTEND=noninteractive
 # 1. Debian packages, only those missing.
 missing=()
 for pkg in chromium libkrb5-dev; do
-  if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
+  if [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]; then
     missing+=("$pkg")
   fi
 done

@@ -2,7 +2,7 @@
 // the Holdfast tab is back, attached to the same process, once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive } from './harness';
+import { HoldfastE2E, isAlive, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -27,6 +27,8 @@ test('extension host killed with SIGKILL: same PID, screen, typing, no duplicate
     const host = await e2e.server.waitForExtensionHost(killed);
     assert.ok(!killed.includes(host));
     assert.ok(isAlive(pid), 'the shell outlived the extension host');
+    // The new extension host re-attaches (the killed one's connection closed with it).
+    await waitFor(() => (e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, { timeout: 45_000, message: 'the session to have an input owner again' });
 
     const tabs = await wb.waitForHoldfastTabs([{ name: session.name }], { timeout: 45_000, settleMs: 3_000 });
     assert.deepEqual(tabs.filter((tab) => !tab.holdfast), [], 'no other terminal tab appeared');

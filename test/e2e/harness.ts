@@ -705,17 +705,23 @@ export class Workbench {
 
   /** Opens the command palette (F1), types `title`, picks the entry whose label is exactly `title`. */
   async runCommand(title: string, opts: { timeout?: number } = {}): Promise<void> {
-    const timeout = opts.timeout ?? 30_000;
+    const timeout = opts.timeout ?? 60_000;
     trace(`runCommand ${title}`);
+    let attempt = 0;
     await waitFor(
       async () => {
-        await this.closeQuickInput();
-        await this.page.locator(WORKBENCH).first().focus().catch(() => undefined);
-        await this.page.keyboard.press('F1');
-        await this.page.waitForSelector(QUICK_INPUT_BOX, { state: 'visible', timeout: 5_000 });
-        await this.page.fill(QUICK_INPUT_BOX, `>${title}`);
-        // The list filters as typed; a contributed command may appear only once registered.
-        return waitFor(() => this.clickQuickPickRow(title), { timeout: 5_000, message: `"${title}" in the command palette` });
+        attempt++;
+        try {
+          await this.closeQuickInput();
+          await this.page.keyboard.press('F1');
+          await this.page.waitForSelector(QUICK_INPUT_BOX, { state: 'visible', timeout: 10_000 });
+          await this.page.fill(QUICK_INPUT_BOX, `>${title}`);
+          // The list filters as typed; a contributed command may appear only once registered.
+          return await waitFor(() => this.clickQuickPickRow(title), { timeout: 10_000, message: `"${title}" in the command palette` });
+        } catch (err) {
+          trace(`runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}`);
+          throw err;
+        }
       },
       { timeout, interval: 500, message: `the command "${title}"` },
     );
