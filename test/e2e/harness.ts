@@ -1038,6 +1038,14 @@ export const E2E_SETTINGS: Record<string, unknown> = {
   'holdfast.shell.args': ['--norc', '--noprofile'],
 };
 
+/** Panel tabs that are not Holdfast's (e.g. a default shell VS Code opened by itself at startup). */
+export function otherTabs(tabs: TerminalTab[]): TerminalTab[] {
+  return tabs.filter((tab) => !tab.holdfast);
+}
+
+export const NO_OTHER_TABS =
+  'no terminal tab besides the restored Holdfast ones (VS Code opens its default shell when it finds no terminal at startup, before Holdfast restores its tabs)';
+
 export interface HoldfastE2EOptions {
   name: string;
   settings?: Record<string, unknown>;

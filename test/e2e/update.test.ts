@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { daemonPids, HoldfastE2E, isAlive, readProc, REPO_ROOT, waitFor } from './harness';
+import { daemonPids, HoldfastE2E, isAlive, readProc, REPO_ROOT, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 let copy: string;
@@ -65,6 +65,7 @@ test('update: a higher version installed + reload keeps sessions alive and attac
     assert.match(readProc(daemon)!.cmdline.join(' '), new RegExp(`/daemon/${oldVersion.replace(/\./g, '\\.')}-`), 'still from the old copy');
     assert.equal(await e2e.shellPid(wb, 'after'), pid, 'the tab is attached to the same shell');
     assert.ok((e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, 'the tab is the input owner');
+    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
 
     // Restart Daemon asks first, naming what dies; Cancel keeps everything.
     await wb.runCommand('Holdfast: Restart Daemon');
