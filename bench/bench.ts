@@ -33,10 +33,11 @@ import {
   scrollSessions,
   tmuxScrollSessions,
 } from './rows';
+import { micro } from './micro';
 import { hasTmux, TmuxServer } from './tmux';
 import { log, machine, median, now, onCleanup, run, runCleanups, tempDir } from './util';
 
-const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers'] as const;
+const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts'] as const;
 type RowName = (typeof ROWS)[number];
 
 interface TableRow {
@@ -77,9 +78,17 @@ async function main(): Promise<number> {
       runs: { type: 'string' },
       profile: { type: 'string' },
       summarize: { type: 'string', multiple: true },
+      table: { type: 'string' },
     },
     allowPositionals: true,
   });
+  if (values.table) {
+    // Re-print the table of a saved --json run.
+    const saved = JSON.parse(fs.readFileSync(values.table, 'utf8')) as { machine: MachineInfo; table: TableRow[] };
+    console.log(formatTable(saved.table));
+    console.log(`\n${footer(saved.machine)}`);
+    return 0;
+  }
   if (values.summarize) {
     for (const file of values.summarize) console.log(formatProfile(summarizeProfile(file)) + '\n');
     return 0;
@@ -125,6 +134,8 @@ async function main(): Promise<number> {
 
   // 1. flood ---------------------------------------------------------------------------------
   let floodZero: FloodRun[] = [];
+  let kernelFloodMs: number | undefined;
+  let tmuxPerSessionKb: number | undefined;
   if (only.has('flood')) {
     log(`flood: ${floodMb} MB, warm-up + ${runs} runs each (Holdfast, tmux, script)`);
     const hf: FloodRun[] = [];
@@ -144,6 +155,7 @@ async function main(): Promise<number> {
     const h = median(hf.map((r) => r.ms));
     const t = tm.length ? median(tm.map((r) => r.ms)) : undefined;
     const k = median(kn.map((r) => r.ms));
+    kernelFloodMs = k;
     raw.flood = { bytes: files.floodBytes, holdfast: hf, tmux: tm, kernel: kn, median: { holdfast: h, tmux: t, kernel: k } };
     table.push({
       row: '1 flood',
@@ -322,6 +334,7 @@ async function main(): Promise<number> {
         });
       }
       const last = mem.points[mem.points.length - 1];
+      if (last.tmux && mem.baseline.tmux) tmuxPerSessionKb = (last.tmux.rssKb - mem.baseline.tmux.rssKb) / last.sessions;
       const hfPss = (last.holdfast.pssKb - mem.baseline.holdfast.pssKb) / last.sessions;
       const tmPss = last.tmux && mem.baseline.tmux ? (last.tmux.pssKb - mem.baseline.tmux.pssKb) / last.sessions : undefined;
       table.push({
@@ -361,8 +374,55 @@ async function main(): Promise<number> {
     }
   }
 
+  // 7. the parts alone (in this process) ----------------------------------------------------
+  if (only.has('parts')) {
+    log('parts: emulator parse, snapshot, hibernate/restore, in-process');
+    const p = await micro(files.floodFile, files.scrollFile, quick ? 1 : 3);
+    raw.parts = p;
+    table.push({
+      row: '7 parts',
+      metric: `emulator parse alone, ${floodMb} MB at 120x40, in-process: wall [CPU]`,
+      holdfast: `${ms(p.parse.ms)} [${ms(p.parse.cpuMs)}, ${p.parse.cpuMbPerS.toFixed(1)} MB/s of CPU]`,
+      tmux: '',
+      other: kernelFloodMs === undefined ? '' : `${ms(kernelFloodMs)} (script)`,
+      ratio: kernelFloodMs === undefined ? '' : `${x(p.parse.ms, kernelFloodMs)} kernel`,
+      target: '(evidence)',
+      met: null,
+    });
+    table.push({
+      row: '7 parts',
+      metric: 'snapshot of 10k lines at 200x50: full / visible screen only, wall [CPU]',
+      holdfast: `${ms(p.snapshot.full.ms)} [${ms(p.snapshot.full.cpuMs)}] / ${ms(p.snapshot.visible.ms)} [${ms(p.snapshot.visible.cpuMs)}]`,
+      tmux: '',
+      other: `${(p.snapshot.fullBytes / 1e6).toFixed(2)} MB / ${(p.snapshot.visibleBytes / 1e3).toFixed(1)} kB`,
+      ratio: '',
+      target: '(evidence)',
+      met: null,
+    });
+    table.push({
+      row: '7 parts',
+      metric: 'one session with 10k lines at 120x40: hibernated (its snapshot) / live (JS heap + buffers)',
+      holdfast: `${mb(p.memory.hibernatedKbPerSession)} / ${mb(p.memory.liveKbPerSession)}`,
+      tmux: tmuxPerSessionKb === undefined ? '' : mb(tmuxPerSessionKb),
+      other: '',
+      ratio: tmuxPerSessionKb === undefined ? '' : `${x(p.memory.hibernatedKbPerSession, tmuxPerSessionKb)} tmux hibernated`,
+      target: '(evidence)',
+      met: null,
+    });
+    table.push({
+      row: '7 parts',
+      metric: 'restore a hibernated session (parse its snapshot, 200x50): wall [CPU]',
+      holdfast: `${ms(p.restore.ms)} [${ms(p.restore.cpuMs)}]`,
+      tmux: '',
+      other: '',
+      ratio: '',
+      target: '(evidence)',
+      met: null,
+    });
+  }
+
   const elapsed = (now() - started) / 1000;
-  const info = { ...machine(), loadAtStart, tmux: tmuxVersion, revision: await revision(), date: new Date().toISOString(), quick, runs, seconds: Math.round(elapsed) };
+  const info: MachineInfo = { ...machine(), loadAtStart, tmux: tmuxVersion, revision: await revision(), date: new Date().toISOString(), quick, runs, seconds: Math.round(elapsed) };
   await runCleanups();
 
 
@@ -370,10 +430,16 @@ async function main(): Promise<number> {
     console.log(JSON.stringify({ machine: info, table, raw, profiles }, null, 2));
   } else {
     console.log(formatTable(table));
-    console.log(`\n${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; load average ${info.loadAtStart} at start, ${info.load} at end; ${quick ? 'quick' : 'full'} run, ${Math.round(elapsed)} s, ${info.date}`);
+    console.log(`\n${footer(info)}`);
     for (const p of profiles) console.log('\n' + formatProfile(p));
   }
   return 0;
+}
+
+type MachineInfo = ReturnType<typeof machine> & { loadAtStart: string; tmux?: string; revision: string; date: string; quick: boolean; runs: number; seconds: number };
+
+function footer(info: MachineInfo): string {
+  return `${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; load average ${info.loadAtStart} at start, ${info.load} at end; ${info.quick ? 'quick' : 'full'} run, ${info.seconds} s, ${info.date}`;
 }
 
 /** The commit measured, and whether the daemon's sources differ from it (the bench builds the working tree). */

@@ -327,7 +327,9 @@ export interface IdleCost {
 }
 
 export async function idleCost(pid: number, seconds: number): Promise<IdleCost> {
-  await sleep(1000);
+  // Let what the filling left behind settle first (V8's memory reducer and GC tasks run a few
+  // seconds after a burst of allocation); an idle daemon is measured, not one cooling down.
+  await sleep(5000);
   const a = procCpu(pid);
   await sleep(seconds * 1000);
   const b = procCpu(pid);
