@@ -8,5 +8,7 @@ rm -rf out && npx tsc -p .
 node --test --test-concurrency=2 --test-timeout=120000 out/test/*.test.js
 if compgen -G "out/test/e2e/*.test.js" >/dev/null; then
   bash scripts/setup-e2e.sh
-  node --test --test-concurrency=1 --test-timeout=600000 out/test/e2e/*.test.js
+  # One file at a time (each runs its own code-server + Chromium); screenshots and logs of
+  # failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step with its time.
+  HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node --test --test-concurrency=1 --test-timeout=600000 out/test/e2e/*.test.js
 fi

@@ -477,7 +477,21 @@ export class CodeServer {
     const child = spawn(NODE24, args, { env, cwd: this.dir, stdio: ['ignore', log, log], detached: true });
     fs.closeSync(log);
     this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // Never leave an editor behind, even when a test process ends without its after() hooks.
+    const killOnExit = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    };
+    process.once('exit', killOnExit);
+    this.exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        process.removeListener('exit', killOnExit);
+        resolve();
+      }),
+    );
     try {
       await waitFor(
         async () => {
@@ -719,7 +733,10 @@ export class Workbench {
           // The list filters as typed; a contributed command may appear only once registered.
           return await waitFor(() => this.clickQuickPickRow(title), { timeout: 10_000, message: `"${title}" in the command palette` });
         } catch (err) {
-          trace(`runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}`);
+          const rows = await this.page
+            .$$eval(`${QUICK_INPUT} .quick-input-list .monaco-list-row .label-name`, (els) => els.map((e) => (e.textContent ?? '').trim()))
+            .catch(() => []);
+          trace(`runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}; rows: ${JSON.stringify(rows.slice(0, 5))}`);
           throw err;
         }
       },
@@ -995,14 +1012,15 @@ export async function withArtifacts<T>(
     return await body();
   } catch (err) {
     const saved: string[] = [];
+    const base = safeName(name).slice(0, 100);
     let i = 0;
     for (const wb of parts.windows()) {
       i++;
       try {
-        if (!wb.page.isClosed()) saved.push(await wb.screenshot(`${name}-window${i}`));
+        if (!wb.page.isClosed()) saved.push(await wb.screenshot(`${base}-window${i}`));
         if (wb.consoleLines.length) {
           fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
-          fs.writeFileSync(path.join(ARTIFACTS_DIR, `${safeName(name)}-window${i}-console.txt`), wb.consoleLines.join('\n'));
+          fs.writeFileSync(path.join(ARTIFACTS_DIR, `${base}-window${i}-console.txt`), wb.consoleLines.join('\n'));
         }
       } catch {
         /* best effort */

@@ -60,3 +60,24 @@ test('trash icon kills; Detach keeps the session; Attach brings it back; Kill Se
     await wb.waitForHoldfastTabs([], { settleMs: 1_000 });
   });
 });
+
+test('a terminal in the editor area comes back in the editor area after a reload', { timeout: 240_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    await wb.open(e2e.workspace('editor-area'));
+    const session = await e2e.newTerminal(wb, 'Holdfast: New Terminal in Editor Area');
+    const isMine = (tab: { name: string }) => tab.name === session.name || tab.name.startsWith(`${session.name},`) || tab.name.startsWith(`${session.name} `);
+    await waitFor(async () => (await wb.editorTabs()).find(isMine), { timeout: 15_000, message: `an editor tab for ${session.name}` });
+    await wb.typeInTerminal('echo in-the-editor\n');
+    await e2e.iso.waitForScreen(session.id, /^in-the-editor$/m);
+
+    await wb.reloadWindow();
+    const tab = await waitFor(async () => (await wb.editorTabs()).find(isMine), { timeout: 30_000, message: `the editor tab for ${session.name} after the reload` });
+    assert.ok(tab.active, 'it is the active editor');
+    await waitFor(() => (e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, { timeout: 30_000, message: 'the tab to attach' });
+    await wb.waitForHoldfastTabs([], { settleMs: 2_000 }); // not in the panel as well
+    assert.equal((await wb.editorTabs()).filter(isMine).length, 1, 'one editor tab for it');
+    await wb.waitForTerminalText(/^in-the-editor$/m);
+    assert.equal(await e2e.shellPid(wb, 'editor-after'), session.pid);
+  });
+});

@@ -65,7 +65,6 @@ test('update: a higher version installed + reload keeps sessions alive and attac
     assert.match(readProc(daemon)!.cmdline.join(' '), new RegExp(`/daemon/${oldVersion.replace(/\./g, '\\.')}-`), 'still from the old copy');
     assert.equal(await e2e.shellPid(wb, 'after'), pid, 'the tab is attached to the same shell');
     assert.ok((e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, 'the tab is the input owner');
-    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
 
     // Restart Daemon asks first, naming what dies; Cancel keeps everything.
     await wb.runCommand('Holdfast: Restart Daemon');
@@ -83,5 +82,6 @@ test('update: a higher version installed + reload keeps sessions alive and attac
     await waitFor(() => !isAlive(daemon) && !isAlive(pid), { timeout: 20_000, message: 'the old daemon and its session to end' });
     const fresh = await waitFor(() => daemonPids(e2e.iso)[0], { timeout: 20_000, message: 'a new daemon' });
     assert.match(readProc(fresh)!.cmdline.join(' '), new RegExp(`/daemon/${newVersion.replace(/\./g, '\\.')}-`), 'the new daemon runs from the new copy');
+    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
   });
 });
