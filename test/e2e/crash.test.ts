@@ -17,7 +17,7 @@ after(async () => {
 test('extension host killed with SIGKILL: same PID, screen, typing, no duplicate tab', { timeout: 240_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
-    await wb.open(e2e.workspace('crash'));
+    await e2e.open(e2e.workspace('crash'));
     const session = await e2e.newTerminal();
     const pid = await e2e.shellPid(wb, 'before');
     await wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);

@@ -1126,6 +1126,20 @@ export class HoldfastE2E {
     return wb;
   }
 
+  /**
+   * Opens `folder` in `wb` and waits until Holdfast is active and connected to its daemon (its
+   * status bar item shows the pinned icon and the session count).
+   */
+  async open(folder: string, wb: Workbench = this.wb): Promise<void> {
+    await wb.open(folder);
+    await this.waitForHoldfast(wb);
+  }
+
+  async waitForHoldfast(wb: Workbench = this.wb, timeout = 60_000): Promise<void> {
+    await wb.page.waitForSelector('.part.statusbar .statusbar-item .codicon-pinned', { state: 'visible', timeout });
+    trace('Holdfast is connected (status bar)');
+  }
+
   /** A fresh workspace folder for one test. */
   workspace(name: string): string {
     const dir = path.join(this.iso.dir, 'workspaces', safeName(name));

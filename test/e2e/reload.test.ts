@@ -18,7 +18,7 @@ after(async () => {
 test('a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works', { timeout: 240_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
-    await wb.open(e2e.workspace('reload-one'));
+    await e2e.open(e2e.workspace('reload-one'));
     const session = await e2e.newTerminal();
     const pid = await e2e.shellPid(wb, 'before');
     assert.equal(pid, session.pid, 'the shell runs as the session process the daemon reports');
@@ -54,7 +54,7 @@ test('a Holdfast terminal survives Reload Window: same PID, its coloured text, t
 test('three named terminals, the second active: Reload Window keeps order, names and the active tab, without duplicates', { timeout: 300_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
-    await wb.open(e2e.workspace('reload-three'));
+    await e2e.open(e2e.workspace('reload-three'));
     const names = ['alpha', 'beta', 'gamma'];
     const pids = new Map<string, number>();
     for (const name of names) {
@@ -107,7 +107,7 @@ test('after a reload, `code notes.txt` typed in a Holdfast terminal opens notes.
     const wb = e2e.wb;
     const folder = e2e.workspace('reload-code');
     fs.writeFileSync(path.join(folder, 'notes.txt'), 'holdfast notes\n');
-    await wb.open(folder);
+    await e2e.open(folder);
     const session = await e2e.newTerminal();
     await wb.reloadWindow();
     await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);

@@ -19,7 +19,7 @@ after(async () => {
 test('a full editor quit (code-server process tree stopped, browser closed) and a start again: same PID, screen, typing', { timeout: 300_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const folder = e2e.workspace('restart-full');
-    await e2e.wb.open(folder);
+    await e2e.open(folder);
     const session = await e2e.newTerminal();
     const pid = await e2e.shellPid(e2e.wb, 'before');
     assert.equal(pid, session.pid);
@@ -36,7 +36,7 @@ test('a full editor quit (code-server process tree stopped, browser closed) and 
 
     await e2e.server.start();
     const wb = await e2e.launchBrowser();
-    await wb.open(folder);
+    await e2e.open(folder);
     await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
     await wb.waitForTerminalText('COLOR-42');
     assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is still red');
@@ -52,7 +52,7 @@ test('closing the browser page, then stopping the editor, never kills a session'
   await e2e.run(t.name, async () => {
     const folder = e2e.workspace('restart-close');
     const wb = e2e.wb;
-    await wb.open(folder);
+    await e2e.open(folder);
     const session = await e2e.newTerminal();
     const pid = await e2e.shellPid(wb, 'before');
     const hostsBefore = e2e.server.extensionHostPids();
@@ -80,7 +80,7 @@ test('closing the browser page, then stopping the editor, never kills a session'
 
     await e2e.server.start();
     const wb2 = await e2e.launchBrowser();
-    await wb2.open(folder);
+    await e2e.open(folder);
     await wb2.waitForHoldfastTabs([{ name: session.name, active: true }]);
     await wb2.waitForTerminalText(PROMPT_RE);
     assert.equal(await e2e.shellPid(wb2, 'after'), pid);

@@ -17,7 +17,7 @@ after(async () => {
 test('trash icon kills; Detach keeps the session; Attach brings it back; Kill Session ends it', { timeout: 360_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
-    await wb.open(e2e.workspace('tabs'));
+    await e2e.open(e2e.workspace('tabs'));
     const first = await e2e.newTerminal();
     const second = await e2e.newTerminal();
     await wb.waitForHoldfastTabs([{ name: first.name }, { name: second.name, active: true }], { settleMs: 0 });
@@ -64,7 +64,7 @@ test('trash icon kills; Detach keeps the session; Attach brings it back; Kill Se
 test('a terminal in the editor area comes back in the editor area after a reload', { timeout: 240_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
-    await wb.open(e2e.workspace('editor-area'));
+    await e2e.open(e2e.workspace('editor-area'));
     const session = await e2e.newTerminal(wb, 'Holdfast: New Terminal in Editor Area');
     const isMine = (tab: { name: string }) => tab.name === session.name || tab.name.startsWith(`${session.name},`) || tab.name.startsWith(`${session.name} `);
     await waitFor(async () => (await wb.editorTabs()).find(isMine), { timeout: 15_000, message: `an editor tab for ${session.name}` });

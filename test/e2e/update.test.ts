@@ -35,7 +35,7 @@ after(async () => {
 test('update: a higher version installed + reload keeps sessions alive and attached to the old daemon; Restart Daemon asks first', { timeout: 360_000 }, async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
-    await wb.open(e2e.workspace('update'));
+    await e2e.open(e2e.workspace('update'));
     const session = await e2e.newTerminal();
     const pid = await e2e.shellPid(wb, 'before');
     await wb.typeInTerminal('echo before-update\n');

@@ -18,7 +18,7 @@ test('a second window watches without resizing; typing there takes input over', 
   await e2e.run(t.name, async () => {
     const folder = e2e.workspace('windows');
     const wb1 = e2e.wb;
-    await wb1.open(folder);
+    await e2e.open(folder);
     const session = await e2e.newTerminal(wb1);
     await wb1.typeInTerminal('echo from-window-1\n');
     await e2e.iso.waitForScreen(session.id, /^from-window-1$/m);
