@@ -12,6 +12,7 @@ import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/ex
 import { formatChecks, runChecks } from '../src/extension/doctor';
 import { defaultSessionName, nextOrder, planRestore, readLayout, withLayout, workspaceKey } from '../src/extension/layout';
 import { exitNotice, noticeLine } from '../src/extension/notices';
+import { processAgeSeconds } from '../src/extension/processAge';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';
 
 function session(id: string, metadata: Record<string, unknown>, extra: Partial<SessionInfo> = {}): SessionInfo {
@@ -204,8 +205,13 @@ test('remote CLI: found under appRoot/bin/remote-cli, `code` preferred', () => {
   assert.equal(findRemoteCli(app), undefined);
   const dir = path.join(app, 'bin', 'remote-cli');
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'code-server'), '');
-  assert.deepEqual(findRemoteCli(app), { dir, script: path.join(dir, 'code-server') });
+  // code-server's layout: per-platform scripts and a link.
+  fs.writeFileSync(path.join(dir, 'code-darwin.sh'), '');
+  fs.writeFileSync(path.join(dir, 'code.cmd'), '');
+  assert.equal(findRemoteCli(app), undefined);
+  fs.writeFileSync(path.join(dir, `code-${process.platform}.sh`), '');
+  fs.symlinkSync(`code-${process.platform}.sh`, path.join(dir, 'code-server'));
+  assert.deepEqual(findRemoteCli(app), { dir, script: path.join(dir, `code-${process.platform}.sh`) });
   fs.writeFileSync(path.join(dir, 'code'), '');
   assert.deepEqual(findRemoteCli(app), { dir, script: path.join(dir, 'code') });
 });
@@ -241,4 +247,19 @@ test('status checks without a daemon say so and how to fix it', async () => {
   const lines = formatChecks(checks);
   assert.ok(lines.some((l) => l.startsWith('✗ daemon: no daemon listens on')));
   assert.ok(lines.some((l) => l.includes('systemd')));
+});
+
+test('process age from /proc: parses names with spaces and parentheses', () => {
+  const root = tmpdir();
+  fs.mkdirSync(path.join(root, '42'));
+  // pid (comm) state ppid ... field 22 = starttime (ticks since boot)
+  const fields = ['S', ...Array.from({ length: 18 }, (_, i) => String(i)), '50000', '0'];
+  fs.writeFileSync(path.join(root, '42', 'stat'), `42 (my (odd) name) ${fields.join(' ')}\n`);
+  fs.writeFileSync(path.join(root, 'uptime'), '520.25 1000.00\n');
+  assert.equal(processAgeSeconds(42, root), 20.25);
+  assert.equal(processAgeSeconds(43, root), undefined);
+  if (process.platform === 'linux') {
+    const own = processAgeSeconds(process.pid);
+    assert.ok(own !== undefined && own >= 0 && own < 3600, `own age ${own}`);
+  }
 });

@@ -66,7 +66,9 @@ export function findRemoteCli(appRoot: string): { dir: string; script: string } 
   } catch {
     return undefined;
   }
-  const script = names.includes('code') ? 'code' : names.sort()[0];
+  // VS Code Server ships `code`; code-server ships `code-<platform>.sh` (and a `code-server` link to it).
+  const preferred = ['code', `code-${process.platform}.sh`, 'code-server'];
+  const script = preferred.find((n) => names.includes(n)) ?? names.filter((n) => !/-(darwin|linux|win32)\.sh$/.test(n)).sort()[0];
   return script ? { dir, script: path.join(dir, script) } : undefined;
 }
 

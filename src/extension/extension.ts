@@ -13,6 +13,7 @@ import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
+import { StartupTerminalSweep } from './startupTerminal';
 import { StatusBar } from './statusBar';
 import { systemdScopePrefix, systemdScopeWorks } from './systemdScope';
 import { TabManager } from './tabs';
@@ -113,7 +114,14 @@ export function activate(context: vscode.ExtensionContext): void {
     store.add(d);
 
   // Adopt the running daemon (or start one), then bring back this workspace's tabs.
-  void tabs.restore().catch((err) => tabs.reportError('Holdfast could not start its terminal daemon', err));
+  const startupSweep = store.add(new StartupTerminalSweep((t) => tabs.tabOf(t) !== undefined, log));
+  void tabs
+    .restore()
+    .then((restored) => startupSweep.sweep(restored))
+    .catch((err) => {
+      startupSweep.dispose();
+      tabs.reportError('Holdfast could not start its terminal daemon', err);
+    });
 }
 
 /** Only detaches: closing our connection ends our channels; every session keeps running. */

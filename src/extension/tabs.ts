@@ -36,7 +36,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   private frozen = false;
   /** Restored sessions not yet given a tab (a startup default-profile terminal takes the first). */
   private restoreQueue: RestoreItem[] = [];
-  private restoring: Promise<void> | undefined;
+  private restoring: Promise<number> | undefined;
   private planReady: Promise<void> | undefined;
 
   constructor(private readonly options: TabsOptions) {
@@ -170,13 +170,13 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   // ---- restore ----
 
-  /** Re-creates a tab for every session of this workspace that has none here. Runs once at a time. */
-  restore(): Promise<void> {
+  /** Re-creates a tab for every session of this workspace that has none here; resolves how many. Runs once at a time. */
+  restore(): Promise<number> {
     this.restoring ??= this.doRestore().finally(() => (this.restoring = undefined));
     return this.restoring;
   }
 
-  private async doRestore(): Promise<void> {
+  private async doRestore(): Promise<number> {
     let markPlanReady!: () => void;
     this.planReady = new Promise((resolve) => (markPlanReady = resolve));
     try {
@@ -184,7 +184,8 @@ export class TabManager implements TabHost, vscode.Disposable {
       const sessions = await this.options.sessions.refresh(client);
       this.pruneCliHooks(sessions);
       const plan = planRestore(sessions, this.workspace, new Set(this.bySession.keys()));
-      this.restoreQueue = plan.items;
+      const count = plan.items.length;
+      this.restoreQueue = [...plan.items];
       markPlanReady();
       // Let a waiting profile request (VS Code's startup terminal) take its tab first.
       await new Promise((resolve) => setTimeout(resolve, 0));
@@ -197,7 +198,8 @@ export class TabManager implements TabHost, vscode.Disposable {
       }
       if (plan.activeId) active ??= this.terminals.get(this.bySession.get(plan.activeId)!);
       active?.show(true);
-      if (plan.items.length > 0) this.options.log.info(`restored ${plan.items.length} tab(s) for ${this.workspace}`);
+      if (count > 0) this.options.log.info(`restored ${count} tab(s) for ${this.workspace}`);
+      return count;
     } finally {
       markPlanReady();
       this.planReady = undefined;
