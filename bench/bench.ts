@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { daemonScript, startBenchDaemon } from './holdfast';
-import { formatProfile, ProfileSummary, summarizeProfile } from './profile';
+import { formatProfile, profileSpan, ProfileSummary, summarizeProfile } from './profile';
 import {
   Context,
   echoHoldfast,
@@ -35,7 +35,7 @@ import {
 } from './rows';
 import { micro } from './micro';
 import { hasTmux, TmuxServer } from './tmux';
-import { log, machine, median, now, onCleanup, run, runCleanups, tempDir } from './util';
+import { log, machine, median, now, onCleanup, phase, phases, run, runCleanups, tempDir } from './util';
 
 const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts'] as const;
 type RowName = (typeof ROWS)[number];
@@ -110,10 +110,16 @@ async function main(): Promise<number> {
   let profiles: ProfileSummary[] = [];
   onCleanup(() => {
     if (!profileDir) return;
-    profiles = fs
-      .readdirSync(profileDir)
-      .filter((f) => f.endsWith('.cpuprofile'))
-      .map((f) => summarizeProfile(path.join(profileDir, f)));
+    for (const f of fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'))) {
+      const file = path.join(profileDir, f);
+      profiles.push(summarizeProfile(file));
+      // The same profile cut to each phase of the run that it covers (e.g. only the floods).
+      const span = profileSpan(file);
+      for (const name of new Set(phases.map((p) => p.name))) {
+        const windows = phases.filter((p) => p.name === name && p.endUs >= span.startUs && p.startUs <= span.endUs);
+        if (windows.length) profiles.push(summarizeProfile(file, 25, windows, name));
+      }
+    }
   });
   const tmuxAvailable = hasTmux();
   if (!tmuxAvailable) log('tmux is not installed: its columns stay empty (apt-get install tmux)');
@@ -142,7 +148,7 @@ async function main(): Promise<number> {
     const tm: FloodRun[] = [];
     const kn: FloodRun[] = [];
     for (let i = 0; i <= runs; i++) {
-      const a = await floodHoldfast(ctx);
+      const a = await phase('flood', () => floodHoldfast(ctx));
       const b = ctx.tmux ? await floodTmux(ctx) : undefined;
       const c = await floodKernel(ctx);
       if (i === 0) continue; // warm-up
@@ -221,7 +227,7 @@ async function main(): Promise<number> {
     const hf: Reattach[] = [];
     const tm: Reattach[] = [];
     for (let i = 0; i <= reRuns; i++) {
-      const a = await reattachHoldfast(ctx, [one]);
+      const a = await phase('reattach one session', () => reattachHoldfast(ctx, [one]));
       const b = ctx.tmux ? await reattachTmux(ctx, tmOne) : undefined;
       if (i === 0) continue;
       hf.push(a);
@@ -234,7 +240,7 @@ async function main(): Promise<number> {
     const hf20: Reattach[] = [];
     const tm20: Reattach[] = [];
     for (let i = 1; i <= multiRuns; i++) {
-      const a = await reattachHoldfast(ctx, twenty);
+      const a = await phase('reattach 20 sessions', () => reattachHoldfast(ctx, twenty));
       const b = ctx.tmux ? await reattachTmux(ctx, tmTwenty) : undefined;
       hf20.push(a);
       if (b) tm20.push(b);
@@ -288,7 +294,7 @@ async function main(): Promise<number> {
     const results: Record<number, FloodRun[]> = { 0: [], 1: [], 10: [], 50: [] };
     for (let i = 0; i < wRuns; i++) {
       for (const n of [0, 1, 10, 50]) {
-        const r = await floodHoldfast(ctx, n);
+        const r = await phase(`flood with ${n} watchers`, () => floodHoldfast(ctx, n));
         results[n].push(r);
         log(`  run ${i + 1}, ${n} watchers: ${ms(r.ms)} (daemon CPU ${ms(r.daemonCpuMs)})${n ? `, the slow watcher got ${r.slowWatcherBytes} bytes` : ''}`);
       }

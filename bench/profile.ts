@@ -143,11 +143,18 @@ export interface ProfileSummary {
   files: ProfileEntry[];
 }
 
-export function summarizeProfile(file: string, top = 25): ProfileSummary {
+/**
+ * `windows`: only samples inside these stretches count (µs of the monotonic clock, which is the
+ * clock of a profile's timestamps); the summary is then named after `label`.
+ */
+export function summarizeProfile(file: string, top = 25, windows?: { startUs: number; endUs: number }[], label?: string): ProfileSummary {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
+  let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    if (windows && !windows.some((w) => t >= w.startUs && t <= w.endUs)) continue;
     const dt = profile.timeDeltas[i + 1] ?? 0; // the delta after a sample is the time it stood for
     selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + dt);
   }
@@ -186,7 +193,13 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
       .sort((a, b) => b.selfMs - a.selfMs)
       .slice(0, top)
       .map((e) => ({ ...e, selfMs: Math.round(e.selfMs), percent: Math.round((1000 * e.selfMs) / busyMs) / 10 }));
-  return { file, totalMs: Math.round(total / 1000), idleMs: Math.round(idle / 1000), busyMs: Math.round(busyMs), functions: finish(functions), files: finish(files) };
+  return { file: label ? `${path.basename(file)} [${label}]` : file, totalMs: Math.round(total / 1000), idleMs: Math.round(idle / 1000), busyMs: Math.round(busyMs), functions: finish(functions), files: finish(files) };
+}
+
+/** The stretch of time a profile covers (µs of the monotonic clock). */
+export function profileSpan(file: string): { startUs: number; endUs: number } {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  return { startUs: profile.startTime, endUs: profile.endTime };
 }
 
 export function formatProfile(summary: ProfileSummary): string {
