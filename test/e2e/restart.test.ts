@@ -2,7 +2,7 @@
 // Holdfast session; after a restart the tab comes back attached to the same process.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, PROMPT_RE, sleep, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
+import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, sleep, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -77,13 +77,7 @@ test('closing the browser page, then stopping the editor, never kills a session'
     assert.ok(isAlive(pid), 'the shell is alive after the editor stopped');
     now = e2e.iso.session(session.id);
     assert.equal(now.state, 'running');
-
-    await e2e.server.start();
-    const wb2 = await e2e.launchBrowser();
-    await e2e.open(folder);
-    await wb2.waitForHoldfastTabs([{ name: session.name, active: true }]);
-    await wb2.waitForTerminalText(PROMPT_RE);
-    assert.equal(await e2e.shellPid(wb2, 'after'), pid);
-    assert.deepEqual(otherTabs(await wb2.terminalTabs()), [], NO_OTHER_TABS);
+    assert.equal(now.pid, pid);
+    // Coming back after a restart is the previous test's subject.
   });
 });
