@@ -492,17 +492,21 @@ export class CodeServer {
         resolve();
       }),
     );
+    let outcome: 'up' | 'exited';
     try {
-      await waitFor(
+      outcome = await waitFor(
         async () => {
-          if (!this.running) throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}); see ${this.logFile}`);
+          if (!this.running) return 'exited' as const;
           const res = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(2_000) });
-          return res.ok;
+          return res.ok ? ('up' as const) : undefined;
         },
         { timeout: 60_000, interval: 250, message: `code-server on port ${this.port}` },
       );
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- ${this.logFile} (tail) ---\n${this.logTail()}`);
+    }
+    if (outcome === 'exited') {
+      throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) before answering\n--- ${this.logFile} (tail) ---\n${this.logTail()}`);
     }
   }
 
