@@ -66,7 +66,7 @@ export class Daemon implements RequestHandler {
     readonly options: DaemonOptions,
     readonly log: Log,
   ) {
-    this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...options.limits }));
+    this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...options.limits }, (line) => log.write(line)));
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.

@@ -1,6 +1,5 @@
 // The session's headless terminal: parses everything the program writes, knows the exact screen,
 // tracks how far parsing has got, and answers terminal queries when no input owner is attached.
-import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { Emitter, IDisposable } from '../protocol/disposable';
@@ -18,7 +17,6 @@ const QUERY_COLOURS: Record<number, string> = { 10: 'rgb:d4d4/d4d4/d4d4', 11: 'r
 
 export class Emulator implements IDisposable {
   readonly terminal: Terminal;
-  private readonly serializer = new SerializeAddon();
   private readonly disposables: IDisposable[] = [];
   private writtenBytes = 0;
   private parsedBytes = 0;
@@ -38,6 +36,9 @@ export class Emulator implements IDisposable {
   readonly onBell = this.onBellEmitter.event;
   private readonly onCwdEmitter = new Emitter<string>();
   readonly onCwd = this.onCwdEmitter.event;
+  private readonly onErrorEmitter = new Emitter<Error>();
+  /** The emulator threw while parsing (an xterm.js bug); the chunk's rest is dropped, parsing goes on. */
+  readonly onError = this.onErrorEmitter.event;
 
   constructor(options: EmulatorOptions) {
     this.terminal = new Terminal({
@@ -48,9 +49,9 @@ export class Emulator implements IDisposable {
       // Size reports (CSI 18 t / 19 t) are answered by the emulator itself once allowed.
       windowOptions: { getWinSizeChars: true, getScreenSizeChars: true },
     });
-    this.terminal.loadAddon(this.serializer);
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
+    this.containParseErrors();
     const parser = this.terminal.parser;
     this.disposables.push(
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
@@ -78,6 +79,24 @@ export class Emulator implements IDisposable {
         return true;
       }),
     );
+  }
+
+  /**
+   * An exception inside xterm.js's parser (the fidelity fuzz found one in erase-in-display) escapes
+   * from its write loop, which then never calls the chunk's callback or parses another byte:
+   * the session would be wedged. Catching it around the parse of one chunk keeps the loop going.
+   */
+  private containParseErrors(): void {
+    const writeBuffer = (this.terminal as unknown as { _core: { _writeBuffer: { _action: (data: unknown, promiseResult: boolean) => unknown } } })._core._writeBuffer;
+    const parse = writeBuffer._action;
+    writeBuffer._action = (data, promiseResult) => {
+      try {
+        return parse(data, promiseResult);
+      } catch (err) {
+        this.onErrorEmitter.fire(err as Error);
+        return undefined;
+      }
+    };
   }
 
   private reply(data: string): void {
@@ -116,7 +135,7 @@ export class Emulator implements IDisposable {
 
   /** Only valid when called from an onParsed listener or with an empty backlog. */
   snapshot(scrollback?: number): string {
-    return renderSnapshot(this.terminal, this.serializer, this.titleText, scrollback);
+    return renderSnapshot(this.terminal, this.titleText, scrollback);
   }
 
   /** Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen. */
@@ -140,6 +159,7 @@ export class Emulator implements IDisposable {
     this.onTitleEmitter.dispose();
     this.onBellEmitter.dispose();
     this.onCwdEmitter.dispose();
+    this.onErrorEmitter.dispose();
     this.terminal.dispose();
   }
 }

@@ -26,6 +26,7 @@ export interface SessionOptions extends PtyOptions {
   name: string;
   scrollback: number;
   metadata: Record<string, unknown>;
+  onEmulatorError?: (err: Error) => void;
 }
 
 interface Waiter {
@@ -85,6 +86,7 @@ export class Session implements IDisposable {
     this.disposables.add(this.emulator.onParsed(() => this.onChunkParsed()));
     this.disposables.add(this.emulator.onReply((reply) => this.pty.write(reply)));
     this.disposables.add(this.emulator.onTitle(() => this.changed()));
+    this.disposables.add(this.emulator.onError((err) => options.onEmulatorError?.(err)));
     this.disposables.add(this.emulator.onCwd((cwd) => {
       this.reportedCwd = cwd;
       this.changed();

@@ -67,6 +67,7 @@ export class SessionRegistry implements IDisposable {
   constructor(
     private readonly socket: string,
     readonly limits: RegistryLimits,
+    private readonly log: (line: string) => void = () => undefined,
   ) {}
 
   get size(): number {
@@ -100,6 +101,7 @@ export class SessionRegistry implements IDisposable {
         rows: validSize(params.rows, 24, 'rows'),
         scrollback,
         metadata: params.metadata ?? {},
+        onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
       });
     } catch (err) {
       if (err instanceof DaemonError) throw err;

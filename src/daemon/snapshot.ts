@@ -1,38 +1,21 @@
-// Renders the emulator's state as VT bytes that rebuild it in a fresh (or reset) terminal.
-// @xterm/addon-serialize gives text, colours, alternate screen and cursor position; the rest
-// (modes, mouse encoding, hidden cursor, scroll region, title, the current pen) comes from the
-// emulator's state, some of it internal (see FACTS.md).
-import type { SerializeAddon } from '@xterm/addon-serialize';
+// Renders the emulator's state as VT bytes that rebuild it in a fresh (or reset) terminal:
+// the buffers cell for cell (screenSerializer.ts), then what lives in the emulator's state, some of
+// it internal (see FACTS.md): scroll region, cursor (including a pending wrap), modes, mouse
+// encoding, cursor style and visibility, the pen the program writes with, and the title.
 import type { Terminal } from '@xterm/headless';
+import { serializeBuffers, sgrFor } from './screenSerializer';
 
 /** Full reset, then clear the scrollback: the receiver may be showing an older screen. */
 export const SNAPSHOT_PREFIX = '\x1bc\x1b[3J';
 
-interface AttributeData {
-  isBold(): number;
-  isDim(): number;
-  isItalic(): number;
-  isUnderline(): number;
-  isBlink(): number;
-  isInverse(): number;
-  isInvisible(): number;
-  isStrikethrough(): number;
-  isOverline(): number;
-  isFgRGB(): boolean;
-  isBgRGB(): boolean;
-  isFgPalette(): boolean;
-  isBgPalette(): boolean;
-  getFgColor(): number;
-  getBgColor(): number;
-  getUnderlineStyle?(): number;
-}
+type PenCell = Parameters<typeof sgrFor>[0];
 
-/** The internals we read; all of them exist in @xterm/headless 6 (checked in FACTS.md and tests). */
+/** The internals we read; all of them exist in @xterm/headless 6 (checked by the fidelity fuzz). */
 interface CoreInternals {
   coreService: { isCursorHidden: boolean; decPrivateModes: { cursorStyle?: string; cursorBlink?: boolean } };
   coreMouseService: { activeEncoding: string };
   buffer: { scrollTop: number; scrollBottom: number; x: number; y: number };
-  _inputHandler: { _curAttrData: AttributeData };
+  _inputHandler: { _curAttrData: PenCell };
 }
 
 function core(terminal: Terminal): CoreInternals {
@@ -43,23 +26,26 @@ const MOUSE_TRACKING: Record<string, string> = { x10: '\x1b[?9h', vt200: '\x1b[?
 const MOUSE_ENCODING: Record<string, string> = { SGR: '\x1b[?1006h', SGR_PIXELS: '\x1b[?1016h' };
 const CURSOR_STYLE: Record<string, number> = { block: 2, underline: 4, bar: 6 };
 
-export function renderSnapshot(terminal: Terminal, serializer: SerializeAddon, title: string, scrollback?: number): string {
+export function renderSnapshot(terminal: Terminal, title: string, scrollback?: number): string {
   const internals = core(terminal);
   const modes = terminal.modes;
   const buffer = internals.buffer;
-  let out = SNAPSHOT_PREFIX;
-  out += serializer.serialize({ excludeModes: true, ...(scrollback === undefined ? {} : { scrollback }) });
+  let out = SNAPSHOT_PREFIX + serializeBuffers(terminal, scrollback);
 
   if (title) out += `\x1b]2;${title.replace(/[\x00-\x1f\x7f]/g, '')}\x07`;
 
-  const cursorRow = buffer.y;
-  const cursorCol = Math.min(buffer.x, terminal.cols - 1);
-  // DECSTBM and DECOM both home the cursor, so the cursor is placed again after them.
+  // DECSTBM and DECOM both home the cursor, so the cursor is placed after them.
   if (buffer.scrollTop !== 0 || buffer.scrollBottom !== terminal.rows - 1) {
     out += `\x1b[${buffer.scrollTop + 1};${buffer.scrollBottom + 1}r`;
   }
-  if (modes.originMode) out += `\x1b[?6h\x1b[${cursorRow - buffer.scrollTop + 1};${cursorCol + 1}H`;
-  else out += `\x1b[${cursorRow + 1};${cursorCol + 1}H`;
+  const outsideRegion = buffer.y < buffer.scrollTop || buffer.y > buffer.scrollBottom;
+  if (modes.originMode && outsideRegion) {
+    // Only a restored cursor (DECRC) sits outside an origin-mode region: place it, save it, restore it.
+    out += `${pendingWrapOrCursor(terminal, buffer.y, buffer.x, buffer.y)}\x1b7\x1b[?6h\x1b8`;
+  } else {
+    if (modes.originMode) out += '\x1b[?6h';
+    out += pendingWrapOrCursor(terminal, modes.originMode ? buffer.y - buffer.scrollTop : buffer.y, buffer.x, buffer.y);
+  }
 
   if (modes.applicationCursorKeysMode) out += '\x1b[?1h';
   if (modes.applicationKeypadMode) out += '\x1b=';
@@ -73,35 +59,27 @@ export function renderSnapshot(terminal: Terminal, serializer: SerializeAddon, t
   const { cursorStyle, cursorBlink } = internals.coreService.decPrivateModes;
   if (cursorStyle && CURSOR_STYLE[cursorStyle] !== undefined) out += `\x1b[${CURSOR_STYLE[cursorStyle] - (cursorBlink ? 1 : 0)} q`;
   if (internals.coreService.isCursorHidden) out += '\x1b[?25l';
-  out += penSgr(internals._inputHandler._curAttrData);
+  out += sgrFor(internals._inputHandler._curAttrData);
   if (modes.synchronizedOutputMode) out += '\x1b[?2026h';
   return out;
 }
 
-/** The SGR sequence that sets the pen the program is currently writing with. */
-export function penSgr(attr: AttributeData): string {
-  const params: string[] = ['0'];
-  if (attr.isBold()) params.push('1');
-  if (attr.isDim()) params.push('2');
-  if (attr.isItalic()) params.push('3');
-  if (attr.isUnderline()) {
-    const style = attr.getUnderlineStyle?.() ?? 1;
-    params.push(style > 1 ? `4:${style}` : '4');
-  }
-  if (attr.isBlink()) params.push('5');
-  if (attr.isInverse()) params.push('7');
-  if (attr.isInvisible()) params.push('8');
-  if (attr.isStrikethrough()) params.push('9');
-  if (attr.isOverline()) params.push('53');
-  params.push(...colour(attr.isFgRGB(), attr.isFgPalette(), attr.getFgColor(), 30, 90, 38));
-  params.push(...colour(attr.isBgRGB(), attr.isBgPalette(), attr.getBgColor(), 40, 100, 48));
-  return `\x1b[${params.join(';')}m`;
+/**
+ * Places the cursor. After a character is written in the last column the cursor waits past it
+ * (x == cols) so that the next character wraps; no cursor movement reaches that state, so the
+ * last character is written again, with its own attributes.
+ */
+function pendingWrapOrCursor(terminal: Terminal, row: number, x: number, y: number): string {
+  if (x < terminal.cols) return `\x1b[${row + 1};${x + 1}H`;
+  const active = terminal.buffer.active;
+  const line = active.getLine(active.baseY + y);
+  const cell = active.getNullCell() as PenCell & { getChars(): string; getWidth(): number };
+  let col = terminal.cols - 1;
+  line?.getCell(col, cell);
+  if (cell.getWidth() === 0 && col > 0) line?.getCell(--col, cell);
+  // An empty last cell (scrolled or erased since) is drawn the same as a space.
+  const chars = cell.getChars() || ' ';
+  // With wraparound off the cursor stays in the last column, so the rewrite must not wrap either.
+  return `\x1b[${row + 1};${col + 1}H${sgrFor(cell)}${chars}`;
 }
 
-function colour(rgb: boolean, palette: boolean, value: number, base: number, brightBase: number, extended: number): string[] {
-  if (rgb) return [`${extended};2;${(value >> 16) & 0xff};${(value >> 8) & 0xff};${value & 0xff}`];
-  if (!palette) return [];
-  if (value < 8) return [String(base + value)];
-  if (value < 16) return [String(brightBase + value - 8)];
-  return [`${extended};5;${value}`];
-}

@@ -1,0 +1,55 @@
+// The emulator and the output cutter, without a PTY.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Emulator } from '../src/daemon/emulator';
+import { SequenceBoundary } from '../src/daemon/sequenceBoundary';
+
+function written(emulator: Emulator, data: string): Promise<void> {
+  return new Promise((resolve) => emulator.terminal.write(data, resolve));
+}
+
+test('regression: an exception inside xterm.js (erase-in-display after a wrap in an origin-mode region) does not wedge parsing', async () => {
+  const emulator = new Emulator({ cols: 32, rows: 18, scrollback: 100 });
+  const errors: Error[] = [];
+  emulator.onError((err) => errors.push(err));
+  await written(emulator, '\x1b[6;18r\x1b[?6h\x1b[13;25H\x1b[?2026hｗｉｄｅ\x1b[?2026l\x1b[1J');
+  await written(emulator, '\x1b[?6l\x1b[r\x1b[Hstill parsing');
+  assert.equal(errors.length, 1, 'the xterm.js bug no longer throws: this containment can be revisited');
+  assert.equal(emulator.lines()[0].trimEnd(), 'still parsing');
+  assert.equal(emulator.backlog, 0);
+  emulator.dispose();
+});
+
+test('output is cut only between complete sequences and characters', () => {
+  const cutter = new SequenceBoundary();
+  const pieces: string[] = [];
+  const feed = (bytes: Buffer) => {
+    const piece = cutter.cut(bytes);
+    if (piece) pieces.push(piece.toString('latin1'));
+  };
+  const stream = Buffer.from('plain \x1b[31mred\x1b[0m \x1b]0;a title\x07 \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ 漢字😀 \x1b(B\x1bPq#0;1\x1b\\ end', 'utf8');
+  // Every split point: whatever the reads were, each piece ends on a boundary and nothing is lost.
+  for (let split = 1; split < stream.length; split++) {
+    pieces.length = 0;
+    feed(stream.subarray(0, split));
+    feed(stream.subarray(split));
+    assert.equal(Buffer.from(pieces.join(''), 'latin1').toString('utf8'), stream.toString('utf8'), `split at ${split}`);
+    for (const piece of pieces.slice(0, -1)) {
+      const probe = new SequenceBoundary();
+      assert.equal(probe.cut(Buffer.from(piece, 'latin1'))?.length, Buffer.byteLength(piece, 'latin1'), `piece ${JSON.stringify(piece)} ends inside a sequence (split ${split})`);
+    }
+  }
+  // One byte at a time.
+  pieces.length = 0;
+  for (const byte of stream) feed(Buffer.from([byte]));
+  assert.equal(Buffer.from(pieces.join(''), 'latin1').toString('utf8'), stream.toString('utf8'));
+  assert.equal(cutter.flush(), null);
+});
+
+test('an incomplete tail is held, then released by flush when the program ends', () => {
+  const cutter = new SequenceBoundary();
+  assert.equal(cutter.cut(Buffer.from('abc\x1b[3'))?.toString(), 'abc');
+  assert.equal(cutter.flush()?.toString(), '\x1b[3');
+  assert.equal(cutter.cut(Buffer.from([0xe6, 0xbc])), null);
+  assert.deepEqual([...cutter.cut(Buffer.from([0xa2, 0x41]))!], [0xe6, 0xbc, 0xa2, 0x41]);
+});
