@@ -1,7 +1,7 @@
 // One connection to the daemon per window: adopt the running daemon, or start one on demand from
 // the versioned copy; notice when it goes away and reconnect if it is still there.
 // Pure Node (no vscode import): the extension wires its events to the UI.
-import { HoldfastClient, NoDaemonError } from '../protocol/client';
+import { HoldfastClient, NoDaemonError, openSocket } from '../protocol/client';
 import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
 import { connectOrStart } from '../protocol/launch';
 import { VERSION } from '../protocol/version';
@@ -22,6 +22,10 @@ export interface DaemonConnectionOptions {
   wrapper(): Promise<string[] | undefined>;
   /** Extra daemon arguments (e.g. --scrollback N). */
   args?(): string[];
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Retry delays after the connection drops: a daemon that is still there answers at once. */
@@ -92,8 +96,17 @@ export class DaemonConnection implements IDisposable {
       else client.onClose(() => resolve());
     });
     await client.request('stop', {}).catch(() => undefined);
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 5000))]);
+    await Promise.race([closed, delay(5000)]);
     client.close();
+    // The daemon closes its connections before it has let go of the socket: wait until the
+    // socket refuses, so the next start does not meet a daemon that is still stopping.
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await delay(100)) {
+      try {
+        (await openSocket(this.options.socket, 1000)).destroy();
+      } catch (err) {
+        if (err instanceof NoDaemonError) return;
+      }
+    }
   }
 
   private async open(start: boolean): Promise<HoldfastClient> {

@@ -189,12 +189,16 @@ export class TabManager implements TabHost, vscode.Disposable {
       markPlanReady();
       // Let a waiting profile request (VS Code's startup terminal) take its tab first.
       await new Promise((resolve) => setTimeout(resolve, 0));
+      const stale = staleTabs();
       let active: vscode.Terminal | undefined;
       for (const item of this.restoreQueue.splice(0)) {
         if (this.bySession.has(item.session.id)) continue;
         const tab = this.existingTab(item.session);
         const terminal = vscode.window.createTerminal({ name: item.session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(item.location, true) });
         if (item.session.id === plan.activeId) active = terminal;
+        // After an extension host crash the old tab stays, dead (its pseudoterminal died with the host): ours replaces it.
+        const index = stale.findIndex((t) => t.name === item.session.name);
+        if (index >= 0) stale.splice(index, 1)[0].dispose();
       }
       if (plan.activeId) active ??= this.terminals.get(this.bySession.get(plan.activeId)!);
       active?.show(true);
@@ -336,6 +340,19 @@ export class TabManager implements TabHost, vscode.Disposable {
     this.freeze();
     this.store.dispose();
   }
+}
+
+/**
+ * Tabs a crashed extension host left behind: a new host sees them as terminals with only a name
+ * (no command, no pseudoterminal of its own), opened before it started.
+ */
+function staleTabs(): vscode.Terminal[] {
+  return vscode.window.terminals.filter((t) => {
+    if (t.exitStatus !== undefined) return false;
+    // Seen in VS Code 1.139: {name, shellPath, shellArgs, cwd, env, hideFromUser, titleTemplate}, all but the name undefined.
+    const options = t.creationOptions as Record<string, unknown>;
+    return typeof options.name === 'string' && Object.entries(options).every(([key, value]) => key === 'name' || value === undefined);
+  });
 }
 
 function toLocation(location: TabLocation, preserveFocus: boolean): vscode.TerminalLocation | vscode.TerminalEditorLocationOptions {
