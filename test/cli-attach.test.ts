@@ -11,6 +11,9 @@ before(() => {
 });
 after(() => box.cleanup());
 
+/** Generous: under a loaded CI machine each step (a node start, a fork) can take seconds. */
+const STEP_TIMEOUT_MS = 30_000;
+
 /** A terminal running `holdfast attach ...`, then printing its exit code and `stty -a`. */
 class AttachTerminal {
   readonly term: pty.IPty;
@@ -24,12 +27,18 @@ class AttachTerminal {
 
   async expect(pattern: RegExp | string, what: string, from = 0): Promise<void> {
     const found = () => (typeof pattern === 'string' ? this.output.includes(pattern, from) : pattern.test(this.output.slice(from)));
-    await waitFor(found, 10_000, `${what}; the terminal showed: ${JSON.stringify(this.output.slice(-600))}`);
+    await waitFor(found, STEP_TIMEOUT_MS, `${what}; the terminal showed: ${JSON.stringify(this.output.slice(-600))}`);
   }
 
   /** Waits for the attach to end and returns its exit code and what came after. */
   async finished(): Promise<{ rc: number; after: string }> {
-    await this.expect('[end]', 'attach to end');
+    try {
+      await this.expect('[end]', 'attach to end');
+    } catch (err) {
+      const sessions = await box.run(['list', '--json']);
+      const log = await import('node:fs').then((fs) => fs.readFileSync(`${box.env.XDG_STATE_HOME}/holdfast/daemon.log`, 'utf8').split('\n').slice(-15).join('\n')).catch(() => '');
+      throw new Error(`${(err as Error).message}\nsessions: ${sessions.stdout}\ndaemon log:\n${log}`);
+    }
     const rc = Number(/\[rc=(\d+)\]/.exec(this.output)![1]);
     return { rc, after: this.output.slice(this.output.lastIndexOf('[rc=')) };
   }
@@ -52,7 +61,7 @@ test('attach as owner: snapshot, typing, our size, SIGWINCH, ctrl-\\ detaches an
   await waitFor(async () => {
     const s = await show('owned');
     return s.cols === 100 && s.rows === 30 && s.clients.owners === 1;
-  }, 10_000, 'the owner to give the session its size');
+  }, STEP_TIMEOUT_MS, 'the owner to give the session its size');
 
   const mark = t.output.length;
   t.term.write('echo typed-$((40+2))\r');
@@ -63,7 +72,7 @@ test('attach as owner: snapshot, typing, our size, SIGWINCH, ctrl-\\ detaches an
   await waitFor(async () => {
     const s = await show('owned');
     return s.cols === 110 && s.rows === 33;
-  }, 10_000, 'SIGWINCH to resize the session');
+  }, STEP_TIMEOUT_MS, 'SIGWINCH to resize the session');
 
   t.term.write('\x1c');
   const { rc, after } = await t.finished();
@@ -77,12 +86,22 @@ test('attach as owner: snapshot, typing, our size, SIGWINCH, ctrl-\\ detaches an
   assert.deepEqual([s.cols, s.rows], [110, 33], 'the owner\'s size stays after it leaves');
 });
 
+test('keys typed while attach is still starting are not lost', async () => {
+  await box.ok(['new', '--name', 'eager', '--env', 'PS1=eager$ ', '--', 'bash', '--norc', '--noprofile']);
+  await box.ok(['wait', 'eager', '--for', 'text:eager\\$', '--timeout-ms', '10000']);
+  const t = new AttachTerminal(['eager']);
+  t.term.write('echo early-$((1+1))\r');
+  await box.ok(['wait', 'eager', '--for', 'text:^early-2$', '--timeout-ms', String(STEP_TIMEOUT_MS)]);
+  t.term.write('\x1c');
+  assert.equal((await t.finished()).rc, 0);
+});
+
 test('attach --watch never types and never resizes; it sees the stream and detaches', async () => {
   await box.ok(['new', '--name', 'watched', '--cols', '80', '--rows', '24', '--env', 'PS1=watched$ ', '--', 'bash', '--norc', '--noprofile']);
   await box.ok(['wait', 'watched', '--for', 'text:watched\\$', '--timeout-ms', '10000']);
   const t = new AttachTerminal(['watched', '--watch'], 120, 40);
   await t.expect('watched$', 'the snapshot');
-  await waitFor(async () => (await show('watched')).clients.watchers === 1, 10_000, 'the watcher to attach');
+  await waitFor(async () => (await show('watched')).clients.watchers === 1, STEP_TIMEOUT_MS, 'the watcher to attach');
 
   t.term.write('echo from-watcher\r');
   t.term.resize(130, 45);
@@ -104,7 +123,7 @@ test('a new owner takes input over: the previous attach says so and exits', asyn
   await box.ok(['new', '--name', 'contested', '--env', 'PS1=contested$ ', '--', 'bash', '--norc', '--noprofile']);
   const first = new AttachTerminal(['contested']);
   await first.expect('contested$', 'the first snapshot');
-  await waitFor(async () => (await show('contested')).clients.owners === 1, 10_000, 'the first owner');
+  await waitFor(async () => (await show('contested')).clients.owners === 1, STEP_TIMEOUT_MS, 'the first owner');
   const second = new AttachTerminal(['contested'], 90, 25);
   await second.expect('contested$', 'the second snapshot');
   const { rc, after } = await first.finished();

@@ -57,7 +57,10 @@ class AttachSession {
   private readonly alt = new AltScreenTracker();
   private readonly detachKeys: Buffer[];
   private attachment: Attachment | undefined;
+  /** Keys typed before the first snapshot: the daemon makes us owner only then, so they wait. */
+  private earlyInput: Buffer[] | undefined = [];
   private rawMode = false;
+  private snapshotSeen = false;
   private restored = true;
   private ended = false;
   private resolveEnd!: (result: CommandResult) => void;
@@ -102,6 +105,7 @@ class AttachSession {
         (attachment) => {
           this.attachment = attachment;
           if (this.ended) void attachment.detach();
+          else this.flushEarlyInput();
         },
         (err: Error) => this.fail(err),
       );
@@ -158,7 +162,10 @@ class AttachSession {
   private onInput(chunk: Buffer): void {
     const at = findDetach(chunk, this.detachKeys);
     const keys = at < 0 ? chunk : chunk.subarray(0, at);
-    if (this.role === 'owner' && keys.length > 0) this.attachment?.write(keys);
+    if (this.role === 'owner' && keys.length > 0) {
+      if (this.earlyInput) this.earlyInput.push(Buffer.from(keys));
+      else this.attachment?.write(keys);
+    }
     if (at >= 0) this.end('detached', '', ExitCode.Ok);
   }
 
@@ -169,7 +176,16 @@ class AttachSession {
     const body = withoutFullReset(bytes, resync);
     this.alt.feed(body);
     this.write(body);
+    this.snapshotSeen = true;
+    this.flushEarlyInput();
     if (this.exitedBefore) this.endExited(this.exitedBefore);
+  }
+
+  private flushEarlyInput(): void {
+    if (!this.earlyInput || !this.attachment || !this.snapshotSeen) return;
+    const keys = Buffer.concat(this.earlyInput);
+    this.earlyInput = undefined;
+    if (keys.length > 0 && this.role === 'owner') this.attachment.write(keys);
   }
 
   private onOutput(bytes: Buffer): void {
