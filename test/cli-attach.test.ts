@@ -128,7 +128,7 @@ test('a new owner takes input over: the previous attach says so and exits', asyn
   await second.expect('contested$', 'the second snapshot');
   const { rc, after } = await first.finished();
   assert.equal(rc, 0);
-  assert.match(first.output, /holdfast: input was taken over by another client/);
+  assert.match(first.output, /holdfast: input was taken over \(another client attached as input owner\); detached from contested/);
   assertCookedTerminal(after);
   const mark = second.output.length;
   second.term.write('echo second-owner\r');

@@ -38,6 +38,16 @@ describe('without a daemon', () => {
     }
   });
 
+  test('usage errors exit 2 with one line, and new starts no daemon for them', async () => {
+    for (const args of [['bogus'], ['read'], ['new', '--cols', 'x'], ['new', '--cwd', '/no/such/dir'], ['new', '--env', 'novalue'], ['wait', 'x', '--for', 'soon'], ['send', 'x', '--key', 'hyper']]) {
+      const { code, stdout, stderr } = await box.run(args);
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+      assert.ok(isOneErrorLine(stderr), stderr);
+      assert.equal(stdout, '');
+    }
+    assert.equal((await box.run(['list'])).code, 6, 'no daemon was started');
+  });
+
   test('--socket wins over HOLDFAST_SOCKET', async () => {
     const other = `${box.dir}/other.sock`;
     const { code, stderr } = await box.run(['list', '--socket', other]);

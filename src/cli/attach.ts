@@ -198,7 +198,7 @@ class AttachSession {
     switch (event.type) {
       case 'role':
         if (event.role === 'watcher' && this.role === 'owner') {
-          this.end('taken', `input was taken over by another client${event.reason ? ` (${event.reason})` : ''}`, ExitCode.Ok);
+          this.end('taken', `input was taken over (${event.reason || 'another client claimed it'}); detached from ${this.label()}`, ExitCode.Ok);
         }
         this.role = event.role;
         return;

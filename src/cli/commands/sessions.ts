@@ -1,4 +1,5 @@
 // Session lifecycle: new, list, show, resize, kill, rm.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { connectOrStart } from '../../protocol/launch';
@@ -44,6 +45,8 @@ export const newCommand: Command = {
       scrollback: intOpt(args, 'scrollback', 0),
       argv: argv.length > 0 ? argv : undefined,
     };
+    // Checked here too, so a typo does not start a daemon only to be refused by it.
+    if (!fs.statSync(params.cwd!, { throwIfNoEntry: false })?.isDirectory()) throw usageError(`no such directory: ${params.cwd}`);
     const env = parseEnvPairs(listOpt(args, 'env'));
     if (Object.keys(env).length > 0) params.env = env;
     const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
