@@ -181,3 +181,14 @@ test('a shell inside a session cannot attach that session to itself', async () =
   assert.equal(code, 2);
   assert.match(stderr, /to itself/);
 });
+
+test('holdfast stop while attached: attach says so, exits 0 and restores the terminal', async () => {
+  await box.ok(['new', '--name', 'last', '--', 'sh', '-c', 'echo last-ready; sleep 100']);
+  const t = new AttachTerminal(['last']);
+  await t.expect('last-ready', 'the snapshot');
+  await box.ok(['stop']);
+  const { rc, after } = await t.finished();
+  assert.equal(rc, 0);
+  assert.match(t.output, /holdfast: the daemon is stopping/);
+  assertCookedTerminal(after);
+});
