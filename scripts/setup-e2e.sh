@@ -67,6 +67,9 @@ if ! cs_ok; then
   printf '{"name":"holdfast-e2e-code-server","private":true}\n' >"$CS_DIR/package.json"
   (
     cd "$CS_DIR"
+    # Under `npm test` the outer npm's npm_* variables (its user agent names Node 20, which
+    # code-server's postinstall reads) would override the inner npm's own: drop them all.
+    for var in $(compgen -e | grep -i '^npm_'); do unset "$var"; done
     export PATH="$NODE_PKG/bin:$PATH"
     export npm_config_nodedir="$NODE_PKG"
     unset npm_config_prefix
