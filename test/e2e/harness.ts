@@ -973,6 +973,19 @@ export class Workbench {
     );
   }
 
+  /** The text the panel's Output view shows now (its visible lines). */
+  async outputText(): Promise<string> {
+    return this.page
+      .$$eval('.part.panel .output-view .view-lines .view-line, .part.panel .monaco-editor .view-lines .view-line', (lines) =>
+        lines
+          .map((line) => ({ top: parseFloat((line as HTMLElement).style.top || '0'), text: (line.textContent ?? '').replace(/\u00a0/g, ' ') }))
+          .sort((a, b) => a.top - b.top)
+          .map((l) => l.text)
+          .join('\n'),
+      )
+      .catch(() => '');
+  }
+
   // ---- artifacts and lifetime
 
   /** Saves a screenshot as test-artifacts/NAME.png and returns its path. */

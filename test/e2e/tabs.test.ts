@@ -2,7 +2,7 @@
 // tab (also across a reload); Attach to Session… brings it back; Kill Session ends it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, waitFor } from './harness';
+import { daemonPids, HoldfastE2E, isAlive, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -79,5 +79,23 @@ test('a terminal in the editor area comes back in the editor area after a reload
     assert.equal((await wb.editorTabs()).filter(isMine).length, 1, 'one editor tab for it');
     await wb.waitForTerminalText(/^in-the-editor$/m);
     assert.equal(await e2e.shellPid(wb, 'editor-after'), session.pid);
+  });
+});
+
+test('Show Daemon Status writes the checks, for this daemon, to the Holdfast log', { timeout: 180_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    assert.ok(daemonPids(e2e.iso).length > 0, 'a daemon runs (the previous tests started one)');
+    await wb.runCommand('Holdfast: Show Daemon Status');
+    // The Output view shows the report's last lines; wrapped lines are joined back.
+    const logLine = `daemon log: ${e2e.iso.stateHome}`;
+    const text = await waitFor(
+      async () => {
+        const out = (await wb.outputText()).replace(/\n/g, '');
+        return out.includes(logLine) ? out : undefined;
+      },
+      { timeout: 20_000, message: `"${logLine}" in the Output view` },
+    );
+    assert.match(text, /daemon runtime: .*node/i, `the report names the daemon's runtime:\n${text}`);
   });
 });
