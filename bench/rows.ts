@@ -148,19 +148,39 @@ async function roundTrips(count: number, write: () => void, subscribe: (onChunk:
     }
   });
   const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
+  const warmUp = 100;
+  for (let i = 0; i < warmUp + count; i++) {
     const got = new Promise<number>((resolve, reject) => {
       pending = resolve;
       setTimeout(() => reject(new Error('no echo within 5 s')), 5000).unref();
     });
     const t0 = now();
     write();
-    samples.push((await got) - t0);
+    const t = (await got) - t0;
+    if (i >= warmUp) samples.push(t);
   }
   return samples;
 }
 
-export async function echoHoldfast(ctx: Context, count: number): Promise<Latency> {
+/** A program that floods its terminal until killed (nobody attached: the server alone parses it). */
+const BUSY_PROGRAM = (file: string) => `while :; do cat ${shellQuote(file)}; done`;
+
+/** `busy`: another session floods meanwhile (detached), so the server parses while it echoes. */
+export async function echoHoldfast(ctx: Context, count: number, busy = false): Promise<Latency> {
+  let busyId: string | undefined;
+  if (busy) {
+    const { session } = await ctx.client.request('create', { name: `busy-${nextId()}`, argv: ['sh', '-c', BUSY_PROGRAM(ctx.floodFile)], cwd: ctx.dir, cols: 120, rows: 40 });
+    busyId = session.id;
+    await sleep(500);
+  }
+  try {
+    return await echoHoldfastSession(ctx, count);
+  } finally {
+    if (busyId) await removeSession(ctx.client, busyId);
+  }
+}
+
+async function echoHoldfastSession(ctx: Context, count: number): Promise<Latency> {
   const id = nextId();
   const marker = `READY${id}`;
   const { session } = await ctx.client.request('create', { name: `echo-${id}`, argv: ['sh', '-c', ECHO_PROGRAM(marker)], cwd: ctx.dir, cols: 120, rows: 40, scrollback: 10_000 });
@@ -199,7 +219,21 @@ export async function echoNodePty(ctx: Context, count: number): Promise<Latency>
   return summarize(samples);
 }
 
-export async function echoTmux(ctx: Context, count: number): Promise<Latency> {
+export async function echoTmux(ctx: Context, count: number, busy = false): Promise<Latency> {
+  const tmux = ctx.tmux!;
+  const busyName = busy ? `busy-${nextId()}` : undefined;
+  if (busyName) {
+    await tmux.newSession(busyName, 120, 40, BUSY_PROGRAM(ctx.floodFile));
+    await sleep(500);
+  }
+  try {
+    return await echoTmuxSession(ctx, count);
+  } finally {
+    if (busyName) await tmux.killSession(busyName);
+  }
+}
+
+async function echoTmuxSession(ctx: Context, count: number): Promise<Latency> {
   const tmux = ctx.tmux!;
   const id = nextId();
   const name = `echo-${id}`;
@@ -326,10 +360,10 @@ export interface IdleCost {
   threads: number;
 }
 
-export async function idleCost(pid: number, seconds: number): Promise<IdleCost> {
-  // Let what the filling left behind settle first (V8's memory reducer and GC tasks run a few
-  // seconds after a burst of allocation); an idle daemon is measured, not one cooling down.
-  await sleep(5000);
+export async function idleCost(pid: number, seconds: number, settleSeconds: number): Promise<IdleCost> {
+  // Let what the filling left behind settle first (GC tasks run a few seconds after a burst of
+  // allocation); an idle daemon is measured, not one cooling down.
+  await sleep(settleSeconds * 1000);
   const a = procCpu(pid);
   await sleep(seconds * 1000);
   const b = procCpu(pid);
@@ -343,7 +377,7 @@ export interface MemoryResult {
 }
 
 /** A fresh daemon and a fresh tmux server, filled step by step to each count of idle sessions. */
-export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds: number, idleAt: number): Promise<MemoryResult> {
+export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds: number, idleAt: number, settleSeconds: number): Promise<MemoryResult> {
   const daemon = await startBenchDaemon(ctx.launch);
   const client = await daemon.connect('bench-memory');
   const sub: Context = { ...ctx, daemon, client };
@@ -369,16 +403,16 @@ export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds:
     points.push({ sessions: count, holdfast: procMemory(daemon.pid), tmux: tmux?.memory() });
     if (count === idleAt) {
       log(`idle: ${idleSeconds} s with ${count} idle sessions, detached`);
-      const holdfastDetached = await idleCost(daemon.pid, idleSeconds);
+      const holdfastDetached = await idleCost(daemon.pid, idleSeconds, settleSeconds);
       log(`idle: ${idleSeconds} s with ${count} idle sessions, each with a watcher attached`);
       const watcher = await daemon.connect('bench-idle-watcher');
       for (const s of sessions) await watcher.attach({ session: s.id, role: 'watcher' }, { onSnapshot: () => undefined, onOutput: () => undefined });
-      const holdfastWatched = await idleCost(daemon.pid, idleSeconds);
+      const holdfastWatched = await idleCost(daemon.pid, idleSeconds, settleSeconds);
       watcher.close();
       let tmuxIdle: IdleCost | undefined;
       if (tmux) {
         log(`idle: ${idleSeconds} s of the tmux server with ${count} idle sessions`);
-        tmuxIdle = await idleCost(await tmux.pid(), idleSeconds);
+        tmuxIdle = await idleCost(await tmux.pid(), idleSeconds, settleSeconds);
       }
       idle = { holdfastDetached, holdfastWatched, tmux: tmuxIdle };
     }
