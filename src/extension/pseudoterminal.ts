@@ -52,6 +52,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private size: Size | undefined;
   private sizeWait: IDisposable | undefined;
   private beforeOpen: string[] = []; // VS Code drops what a pseudoterminal writes before open()
+  private pendingWrite = '';
+  private flushHandle: NodeJS.Immediate | undefined;
   private afterSnapshot: string[] = []; // notices wait for the snapshot, which starts with a reset
   private snapshotSeen = false;
   private decoder = new TextDecoder('utf-8');
@@ -140,6 +142,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   close(): void {
     this.closed = true;
     this.sizeWait?.dispose();
+    if (this.flushHandle) clearImmediate(this.flushHandle);
     const attachment = this.attachment;
     this.attachment = undefined;
     void attachment?.detach();
@@ -360,9 +363,21 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     this.emit(noticeLine(text));
   }
 
+  /** Output arrives in many small frames; the tab gets what one turn of the event loop brought, at once. */
   private emit(text: string): void {
     if (!text || this.closed) return;
-    if (this.opened) this.writeEmitter.fire(text);
-    else this.beforeOpen.push(text);
+    if (!this.opened) {
+      this.beforeOpen.push(text);
+      return;
+    }
+    this.pendingWrite += text;
+    this.flushHandle ??= setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushHandle = undefined;
+    const text = this.pendingWrite;
+    this.pendingWrite = '';
+    if (text && !this.closed) this.writeEmitter.fire(text);
   }
 }
