@@ -181,15 +181,20 @@ export class Endpoint implements IDisposable {
     return true;
   }
 
-  /** Notices when the canonical path stops leading here; inotify, so no periodic wakeups. */
+  /**
+   * Notices when the canonical path stops leading here; inotify, so no periodic wakeups. Only in a
+   * private directory: in a shared one (a --socket under /tmp) every other file would wake us.
+   */
   private watch(): void {
+    const dir = path.dirname(this.socketPath);
+    if (((fs.statSync(dir).mode ?? 0) & 0o077) !== 0) return;
     let watcher: fs.FSWatcher;
     try {
-      watcher = fs.watch(path.dirname(this.socketPath), { persistent: false }, (_event, file) => {
+      watcher = fs.watch(dir, { persistent: false }, (_event, file) => {
         if (file === null || file === path.basename(this.socketPath)) this.check();
       });
     } catch (err) {
-      this.log(`cannot watch ${path.dirname(this.socketPath)}: ${(err as Error).message}`);
+      this.log(`cannot watch ${dir}: ${(err as Error).message}`);
       return;
     }
     watcher.on('error', () => undefined);
