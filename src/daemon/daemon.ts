@@ -20,6 +20,7 @@ import { ClientConnection, RequestHandler } from './connection';
 import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { isSignalName } from './ptyProcess';
+import { Recovery } from './recovery';
 import { DaemonError, DEFAULT_LIMITS, RegistryLimits, SessionRegistry } from './sessionRegistry';
 
 export enum DaemonTiming {
@@ -56,6 +57,7 @@ export class Daemon implements RequestHandler {
   private readonly disposables = new DisposableStore();
   private readonly connections = new Set<ClientConnection>();
   private readonly registry: SessionRegistry;
+  private readonly recovery: Recovery;
   private endpoint!: Endpoint;
   private nextConnectionId = 1;
   private stopping: Promise<void> | undefined;
@@ -68,6 +70,7 @@ export class Daemon implements RequestHandler {
   ) {
     this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...options.limits }, (line) => log.write(line)));
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
+    this.recovery = this.disposables.add(new Recovery(this.registry, options.socket, this.startedAt, (line) => log.write(line), (event) => this.route(event)));
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.
       this.disposables.add(this.registry.onEmpty(() => setImmediate(() => void this.stop('the last session was removed'))));
@@ -118,6 +121,7 @@ export class Daemon implements RequestHandler {
   }
 
   private route(event: DaemonEvent): void {
+    this.recovery.noteEvent(event);
     const sessionId = event.type === 'session' ? event.session.id : 'id' in event ? event.id : undefined;
     for (const connection of this.connections) {
       if (connection.subscribedToAll) connection.sendEvent(event);
@@ -209,6 +213,7 @@ export class Daemon implements RequestHandler {
         setImmediate(() => void this.stop(`asked by a client (${connection.clientName})`));
         return {};
       default:
+        if (this.recovery.handles(method)) return this.recovery.handle(method, params);
         throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
     }
   }
@@ -266,6 +271,7 @@ export class Daemon implements RequestHandler {
     clearTimeout(this.unusedTimer);
     this.stopping = (async () => {
       for (const connection of this.connections) connection.sendEvent({ type: 'stopping' });
+      await this.recovery.beforeStop();
       await Promise.all(this.registry.list().map((s) => s.kill('SIGHUP', DaemonTiming.StopGraceMs).catch(() => undefined)));
       await Promise.all([...this.connections].map((connection) => connection.close()));
       this.disposables.dispose();

@@ -21,12 +21,17 @@ export enum SessionTiming {
 const BACKLOG_PAUSE = 4 * 1024 * 1024;
 const BACKLOG_RESUME = 1024 * 1024;
 
+/** What a session needs of its program: a PtyProcess, or an ArchivedProcess (no program, see recovery). */
+export type ProgramProcess = Pick<PtyProcess, 'pid' | 'onData' | 'onExit' | 'write' | 'resize' | 'pause' | 'resume' | 'signalGroup' | 'groupAlive' | 'dispose'>;
+
 export interface SessionOptions extends PtyOptions {
   id: string;
   name: string;
   scrollback: number;
   metadata: Record<string, unknown>;
   onEmulatorError?: (err: Error) => void;
+  /** Instead of spawning argv on a PTY. */
+  process?: ProgramProcess;
 }
 
 interface Waiter {
@@ -42,7 +47,7 @@ export class Session implements IDisposable {
   readonly argv: string[];
   readonly createdAt = Date.now();
   readonly roles = new ClientRoles();
-  private readonly pty: PtyProcess;
+  private readonly pty: ProgramProcess;
   private readonly emulator: Emulator;
   private readonly boundary = new SequenceBoundary();
   private readonly disposables = new DisposableStore();
@@ -78,7 +83,7 @@ export class Session implements IDisposable {
     this.startCwd = options.cwd;
     this.lastOutput = this.createdAt;
     this.emulator = this.disposables.add(new Emulator({ cols: options.cols, rows: options.rows, scrollback: options.scrollback }));
-    this.pty = this.disposables.add(new PtyProcess(options));
+    this.pty = this.disposables.add(options.process ?? new PtyProcess(options));
     let markExited: () => void;
     this.exited = new Promise((resolve) => (markExited = resolve));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
@@ -300,6 +305,11 @@ export class Session implements IDisposable {
   setMetadata(metadata: Record<string, unknown>): void {
     this.metadata = metadata;
     this.changed();
+  }
+
+  /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
+  snapshotText(scrollback?: number): string {
+    return this.emulator.snapshot(scrollback);
   }
 
   screen(scrollback = 0): { lines: string[]; cursor: { x: number; y: number } } {

@@ -112,6 +112,25 @@ export class SessionRegistry implements IDisposable {
     return session;
   }
 
+  /** A session built by the caller (an archived one, see recovery.ts) under a fresh id. */
+  add(make: (id: string) => Session): Session {
+    if (this.sessions.size >= this.limits.maxSessions) throw new DaemonError(ErrorCode.Limit, `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`);
+    const session = make(this.newId());
+    this.sessions.set(session.id, session);
+    session.onEvent((event) => this.onEventEmitter.fire(event));
+    return session;
+  }
+
+  /** Puts `replacement` in `old`'s place in the list and removes `old` (an exited session) without emptying the daemon. */
+  replace(old: Session, replacement: Session): void {
+    if (!this.sessions.has(old.id) || !this.sessions.has(replacement.id)) return;
+    const entries = [...this.sessions.values()].filter((s) => s !== replacement).map((s) => (s === old ? replacement : s));
+    this.sessions.clear();
+    for (const s of entries) this.sessions.set(s.id, s);
+    this.onEventEmitter.fire({ type: 'removed', id: old.id });
+    old.dispose();
+  }
+
   /** By exact id, else by unique name. */
   get(ref: string): Session {
     if (typeof ref !== 'string' || ref === '') throw new DaemonError(ErrorCode.BadRequest, 'a session id or name is required');

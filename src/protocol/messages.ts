@@ -1,4 +1,5 @@
 // Control messages (JSON). See docs/protocol.md.
+import type { RecoveryMethods } from './recovery';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -11,6 +12,7 @@ export enum Capability {
   Wait = 'wait',
   Subscribe = 'subscribe', // session events without attaching
   Stop = 'stop',
+  Recovery = 'recovery', // checkpoints, recovery.*, config.*, relaunch, resume
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -83,7 +85,7 @@ export interface AttachParams {
 export type WaitCondition = { kind: 'exit' } | { kind: 'idle'; ms: number } | { kind: 'text'; pattern: string; flags?: string };
 
 /** Method → [params, result]. */
-export interface Methods {
+export interface Methods extends RecoveryMethods {
   list: [Record<string, never>, { sessions: SessionInfo[] }];
   show: [{ session: string }, { session: SessionInfo }];
   create: [CreateParams, { session: SessionInfo }];

@@ -1,0 +1,37 @@
+// The "program" of an archived session (restored from a checkpoint): there is none. It hands the
+// session the saved screen as if it were output, then reports the exit; writes and signals go nowhere.
+import { Emitter } from '../protocol/disposable';
+import type { ExitInfo } from './ptyProcess';
+import type { ProgramProcess } from './session';
+
+export class ArchivedProcess implements ProgramProcess {
+  readonly pid = 0;
+  readonly groupAlive = false;
+  private readonly onDataEmitter = new Emitter<Buffer>();
+  readonly onData = this.onDataEmitter.event;
+  private readonly onExitEmitter = new Emitter<ExitInfo>();
+  readonly onExit = this.onExitEmitter.event;
+  private readonly timer: NodeJS.Timeout;
+
+  /** Fires after the current turn, once the session listens. */
+  constructor(screen: string | undefined, exit: ExitInfo) {
+    this.timer = setTimeout(() => {
+      if (screen) this.onDataEmitter.fire(Buffer.from(screen, 'utf8'));
+      this.onExitEmitter.fire(exit);
+    }, 0);
+  }
+
+  write(): void {}
+  resize(): void {}
+  pause(): void {}
+  resume(): void {}
+  signalGroup(): boolean {
+    return false;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.onDataEmitter.dispose();
+    this.onExitEmitter.dispose();
+  }
+}

@@ -1,0 +1,352 @@
+// Checkpoints: the daemon's own record of its sessions, so a reboot or a crash loses no layout,
+// names, directories, agent ids and (when allowed) screens. One file per daemon run,
+// $XDG_STATE_HOME/holdfast/recovery/checkpoint-ID.json (0600, in a 0700 directory), rewritten in
+// place atomically (temp file, fsync, rename, fsync of the directory): a reader, or the next
+// daemon after a crash, sees the previous version or the new one, never a torn file.
+//
+// When: ~250 ms after a session is created, removed, renamed, resized, re-tagged or exits; every
+// `intervalSeconds` while screens change (screenText on); and on stop, before the sessions are
+// killed. Nothing changed, no timer: an idle daemon never wakes up for this.
+// Retention: the last `keep` runs' files, none older than a week; each at most maxBytes (scrollback
+// is trimmed until it fits). A run whose last session is gone deletes its file rather than keep
+// an empty record that would push an older, useful one out.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { DaemonEvent } from '../protocol/messages';
+import { ensurePrivateDir, stateDir } from '../protocol/paths';
+import { CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, RecoveryConfig, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
+import type { Session } from './session';
+
+export enum CheckpointTiming {
+  /** A structural change (create, remove, rename, exit, ...) is written this long after it. */
+  DebounceMs = 250,
+  MaxAgeMs = 7 * 24 * 60 * 60 * 1000,
+}
+
+/** Scrollback saved with a screen, before trimming to fit the size limit. */
+const MAX_SAVED_SCROLLBACK = 10_000;
+const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
+const TEMP_PREFIX = '.tmp-';
+
+export function recoveryDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(stateDir(env), 'recovery');
+}
+
+export function checkpointFile(dir: string, id: string): string {
+  return path.join(dir, `checkpoint-${id}.json`);
+}
+
+/** 20261201T212724Z-4242: when the daemon started and its pid. */
+export function runId(startedAt: number, pid: number): string {
+  return `${new Date(startedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${pid}`;
+}
+
+/** Parses and checks a checkpoint; throws a one-line reason when it is not one. */
+export function parseCheckpoint(text: string): CheckpointFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`not valid JSON (${text.length === 0 ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`);
+  }
+  const c = data as CheckpointFile;
+  if (!c || typeof c !== 'object') throw new Error('not a JSON object');
+  if (c.version !== CHECKPOINT_VERSION) throw new Error(`unknown version ${String(c.version)}`);
+  if (typeof c.id !== 'string' || typeof c.writtenAt !== 'number' || !Array.isArray(c.sessions)) throw new Error('missing id, writtenAt or sessions');
+  for (const s of c.sessions) {
+    if (!s || typeof s.id !== 'string' || typeof s.name !== 'string' || typeof s.cwd !== 'string') throw new Error('a session without id, name or cwd');
+    if (!s.metadata || typeof s.metadata !== 'object') s.metadata = {};
+  }
+  return c;
+}
+
+export function summarize(c: CheckpointFile, file: string, bytes: number, currentId: string): CheckpointSummary {
+  return {
+    id: c.id,
+    file,
+    bytes,
+    writtenAt: c.writtenAt,
+    daemonPid: c.daemonPid,
+    socket: c.socket,
+    current: c.id === currentId,
+    sessions: c.sessions.length,
+    running: c.sessions.filter((s) => s.running).length,
+    screens: c.sessions.some((s) => typeof s.screen === 'string'),
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface CheckpointerOptions {
+  dir: string;
+  startedAt: number;
+  socket: string;
+  config: () => RecoveryConfig;
+  sessions: () => Session[];
+  log: (line: string) => void;
+}
+
+export class Checkpointer {
+  readonly id: string;
+  readonly file: string;
+  private timer: NodeJS.Timeout | undefined;
+  private timerDue = 0;
+  /** A structural change not written yet. */
+  private dirty = false;
+  /** When the last write collected the sessions: output after it is not in the file. */
+  private collectedAt = 0;
+  private writing: Promise<CheckpointSummary | undefined> | undefined;
+  private wroteFile = false;
+  private closed = false;
+  private dirReady = false;
+  private readonly active = new Set<string>();
+
+  constructor(private readonly options: CheckpointerOptions) {
+    this.id = runId(options.startedAt, process.pid);
+    this.file = checkpointFile(options.dir, this.id);
+  }
+
+  /** Every event the daemon routes passes here. */
+  note(event: DaemonEvent): void {
+    if (this.closed || !this.options.config().enabled) return;
+    switch (event.type) {
+      case 'session':
+      case 'removed':
+      case 'exit':
+        if (event.type !== 'session') this.active.delete(event.id);
+        this.dirty = true;
+        this.schedule(CheckpointTiming.DebounceMs);
+        break;
+      case 'activity':
+      case 'idle':
+        if (event.type === 'activity') this.active.add(event.id);
+        else this.active.delete(event.id);
+        if (this.options.config().screenText) this.scheduleInterval();
+        break;
+    }
+  }
+
+  /** The config changed: write what the new config says soon. */
+  configChanged(): void {
+    if (this.closed) return;
+    if (!this.options.config().enabled) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    this.dirty = true;
+    this.schedule(CheckpointTiming.DebounceMs);
+  }
+
+  private intervalMs(): number {
+    return this.options.config().intervalSeconds * 1000;
+  }
+
+  private scheduleInterval(): void {
+    this.schedule(Math.max(CheckpointTiming.DebounceMs, this.collectedAt + this.intervalMs() - Date.now()));
+  }
+
+  /** One timer: an earlier due time wins, a later one never postpones a pending write. */
+  private schedule(delayMs: number): void {
+    const due = Date.now() + delayMs;
+    if (this.timer && this.timerDue <= due) return;
+    clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.tick();
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.closed) return;
+    const screens = this.options.config().screenText;
+    const screenChanged = screens && this.options.sessions().some((s) => s.lastOutputAt >= this.collectedAt);
+    if (this.dirty || screenChanged) await this.write().catch(() => undefined);
+    // Screens are changing: look again after an interval; otherwise no timer at all.
+    if (screens && this.active.size > 0 && !this.closed) this.scheduleInterval();
+  }
+
+  /** Writes now; one write at a time (a request during a write writes again after it). */
+  write(): Promise<CheckpointSummary | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    if (this.writing) return this.writing.catch(() => undefined).then(() => this.write());
+    const writing = this.writeOnce().finally(() => {
+      if (this.writing === writing) this.writing = undefined;
+    });
+    this.writing = writing;
+    return writing;
+  }
+
+  /** The last write, before the sessions are killed: their state is what the crash would have left. */
+  async final(): Promise<void> {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.closed = true;
+    if (this.options.config().enabled) {
+      await this.writing?.catch(() => undefined);
+      await this.writeOnce().catch(() => undefined);
+    }
+  }
+
+  dispose(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private async writeOnce(): Promise<CheckpointSummary | undefined> {
+    const config = this.options.config();
+    this.dirty = false;
+    this.collectedAt = Date.now();
+    const sessions = this.options.sessions();
+    if (sessions.length === 0) {
+      if (this.wroteFile) {
+        await fs.promises.rm(this.file, { force: true });
+        this.wroteFile = false;
+      }
+      return undefined;
+    }
+    try {
+      this.prepareDir();
+      const data = this.serialize(sessions, config);
+      const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}`);
+      const handle = await fs.promises.open(temp, 'w', 0o600);
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.promises.rename(temp, this.file);
+      const dir = await fs.promises.open(this.options.dir, 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+      this.wroteFile = true;
+      await this.prune(config.keep);
+      return summarize(parseCheckpoint(data.toString('utf8')), this.file, data.length, this.id);
+    } catch (err) {
+      this.options.log(`checkpoint not written: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  private prepareDir(): void {
+    if (this.dirReady) return;
+    ensurePrivateDir(this.options.dir, true);
+    // Temp files of daemons that died while writing.
+    for (const name of fs.readdirSync(this.options.dir)) {
+      if (!name.startsWith(TEMP_PREFIX)) continue;
+      const pid = Number(name.slice(TEMP_PREFIX.length).split('-')[0]);
+      if (pid !== process.pid && !isAlive(pid)) fs.rmSync(path.join(this.options.dir, name), { force: true });
+    }
+    this.dirReady = true;
+  }
+
+  /** The JSON, with scrollback trimmed (halved, then screens dropped, largest first) until it fits. */
+  private serialize(sessions: Session[], config: RecoveryConfig): Buffer {
+    const base = sessions.map((s): SavedSession => {
+      const info = s.info();
+      const saved: SavedSession = {
+        id: s.id,
+        name: info.name,
+        cwd: info.cwd,
+        cols: info.cols,
+        rows: info.rows,
+        title: info.title,
+        createdAt: info.createdAt,
+        running: s.isRunning,
+        exit: info.exit,
+        metadata: info.metadata,
+      };
+      if (config.argv && info.argv.length > 0) saved.argv = info.argv;
+      return saved;
+    });
+    const file = (withScreens: SavedSession[]): Buffer =>
+      Buffer.from(JSON.stringify({ version: CHECKPOINT_VERSION, id: this.id, writtenAt: Date.now(), daemonPid: process.pid, daemonStartedAt: this.options.startedAt, socket: this.options.socket, sessions: withScreens } satisfies CheckpointFile), 'utf8');
+    if (!config.screenText) {
+      const data = file(base);
+      if (data.length > config.maxBytes) throw new Error(`${data.length} bytes without screens, over the ${config.maxBytes}-byte limit`);
+      return data;
+    }
+    let scrollback = MAX_SAVED_SCROLLBACK;
+    for (;;) {
+      const withScreens: SavedSession[] = base.map((saved, i) => ({ ...saved, screen: sessions[i].snapshotText(scrollback) }));
+      const data = file(withScreens);
+      if (data.length <= config.maxBytes) return data;
+      if (scrollback > 0) {
+        scrollback = Math.floor(scrollback / 2);
+        continue;
+      }
+      // Even the visible screens do not fit: drop the largest ones until the rest does.
+      const order = withScreens.map((s, i) => i).sort((a, b) => withScreens[b].screen!.length - withScreens[a].screen!.length);
+      for (const i of order) {
+        delete withScreens[i].screen;
+        const smaller = file(withScreens);
+        if (smaller.length <= config.maxBytes) {
+          this.options.log(`checkpoint: screens dropped to fit ${config.maxBytes} bytes`);
+          return smaller;
+        }
+      }
+      throw new Error(`over the ${config.maxBytes}-byte limit even without screens`);
+    }
+  }
+
+  /** Keeps this run's file and the newest others up to `keep`; nothing older than a week. */
+  private async prune(keep: number): Promise<void> {
+    const now = Date.now();
+    const files = listCheckpointFiles(this.options.dir)
+      .filter((f) => f.path !== this.file)
+      .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const [i, f] of files.entries()) {
+      if (i + 1 < keep && now - f.mtimeMs <= CheckpointTiming.MaxAgeMs) continue;
+      await fs.promises.rm(f.path, { force: true });
+    }
+  }
+}
+
+export function listCheckpointFiles(dir: string): { id: string; path: string; mtimeMs: number; size: number }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: { id: string; path: string; mtimeMs: number; size: number }[] = [];
+  for (const name of names) {
+    const match = FILE_PATTERN.exec(name);
+    if (!match) continue;
+    const file = path.join(dir, name);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size });
+  }
+  return out;
+}
+
+/** Every readable checkpoint, newest first; the rest reported as skipped. */
+export function readCheckpoints(dir: string, currentId: string): { checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[]; skipped: SkippedCheckpoint[] } {
+  const checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[] = [];
+  const skipped: SkippedCheckpoint[] = [];
+  for (const f of listCheckpointFiles(dir)) {
+    try {
+      const text = fs.readFileSync(f.path, 'utf8');
+      const data = parseCheckpoint(text);
+      if (data.id !== f.id) throw new Error(`holds checkpoint ${data.id}, not ${f.id}`);
+      checkpoints.push({ summary: summarize(data, f.path, Buffer.byteLength(text), currentId), data });
+    } catch (err) {
+      skipped.push({ file: f.path, error: (err as Error).message });
+    }
+  }
+  checkpoints.sort((a, b) => b.summary.writtenAt - a.summary.writtenAt);
+  return { checkpoints, skipped };
+}

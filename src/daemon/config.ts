@@ -1,0 +1,139 @@
+// The daemon's config: $XDG_CONFIG_HOME/holdfast/config.json, e.g. {"recovery": {"screenText": true}}.
+// Read at start (a bad file is logged and the defaults used), changed by `config.set` (which writes
+// the file), re-read by `config.reload` (a bad file is refused and the current config kept).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ErrorCode } from '../protocol/messages';
+import { DaemonConfig, RecoveryConfig } from '../protocol/recovery';
+import { DaemonError } from './sessionRegistry';
+
+export const MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024;
+
+export const DEFAULT_CONFIG: DaemonConfig = {
+  recovery: { enabled: true, intervalSeconds: 30, screenText: false, argv: false, keep: 3, maxBytes: MAX_CHECKPOINT_BYTES },
+};
+
+type Check = (value: unknown) => string | undefined;
+const bool: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
+const number = (min: number, max: number, integer: boolean): Check => (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v)) ? undefined : `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
+
+const RECOVERY_KEYS: Record<keyof RecoveryConfig, Check> = {
+  enabled: bool,
+  // Fractions of a second are for tests.
+  intervalSeconds: number(0.01, 86_400, false),
+  screenText: bool,
+  argv: bool,
+  keep: number(1, 100, true),
+  maxBytes: number(4096, MAX_CHECKPOINT_BYTES, true),
+};
+
+export const CONFIG_KEYS = Object.keys(RECOVERY_KEYS).map((k) => `recovery.${k}`);
+
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+  return path.join(base, 'holdfast', 'config.json');
+}
+
+function splitKey(key: unknown): keyof RecoveryConfig {
+  const match = typeof key === 'string' ? /^recovery\.(\w+)$/.exec(key) : null;
+  if (!match || !(match[1] in RECOVERY_KEYS)) throw new DaemonError(ErrorCode.BadRequest, `unknown config key "${String(key)}" (keys: ${CONFIG_KEYS.join(', ')})`);
+  return match[1] as keyof RecoveryConfig;
+}
+
+/** The file's values over the defaults; throws on anything invalid. Unknown keys are kept in the file and ignored. */
+function parse(text: string, file: string): DaemonConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new DaemonError(ErrorCode.BadRequest, `${file}: not valid JSON: ${(err as Error).message}`);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new DaemonError(ErrorCode.BadRequest, `${file}: must hold a JSON object`);
+  const recovery = { ...DEFAULT_CONFIG.recovery };
+  const section = (raw as Record<string, unknown>).recovery;
+  if (section !== undefined) {
+    if (!section || typeof section !== 'object' || Array.isArray(section)) throw new DaemonError(ErrorCode.BadRequest, `${file}: "recovery" must be an object`);
+    for (const [key, value] of Object.entries(section)) {
+      if (!(key in RECOVERY_KEYS)) continue;
+      const problem = RECOVERY_KEYS[key as keyof RecoveryConfig](value);
+      if (problem) throw new DaemonError(ErrorCode.BadRequest, `${file}: recovery.${key} ${problem}`);
+      (recovery as Record<string, unknown>)[key] = value;
+    }
+  }
+  return { recovery };
+}
+
+export class ConfigStore {
+  private current: DaemonConfig = DEFAULT_CONFIG;
+  private readonly listeners: ((config: DaemonConfig) => void)[] = [];
+
+  constructor(
+    readonly file: string,
+    log: (line: string) => void,
+  ) {
+    try {
+      this.current = this.read();
+    } catch (err) {
+      log(`config: ${(err as Error).message}; using the defaults`);
+    }
+  }
+
+  get config(): DaemonConfig {
+    return this.current;
+  }
+
+  onChange(listener: (config: DaemonConfig) => void): void {
+    this.listeners.push(listener);
+  }
+
+  get(key?: string): unknown {
+    return key === undefined ? this.current : this.current.recovery[splitKey(key)];
+  }
+
+  /** Validates, writes the file (keeping whatever else it holds), applies. */
+  set(key: string, value: unknown): void {
+    const name = splitKey(key);
+    const problem = RECOVERY_KEYS[name](value);
+    if (problem) throw new DaemonError(ErrorCode.BadRequest, `${key} ${problem}`);
+    let raw: Record<string, unknown> = {};
+    const text = this.readText();
+    if (text !== undefined) {
+      parse(text, this.file);
+      raw = JSON.parse(text) as Record<string, unknown>;
+    }
+    const section = (raw.recovery && typeof raw.recovery === 'object' ? raw.recovery : {}) as Record<string, unknown>;
+    raw.recovery = { ...section, [name]: value };
+    const next = parse(JSON.stringify(raw), this.file);
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(raw, null, 2) + '\n', { mode: 0o600 });
+    fs.renameSync(temp, this.file);
+    this.apply(next);
+  }
+
+  /** Re-reads the file; an invalid one is refused and the current config stays. */
+  reload(): void {
+    this.apply(this.read());
+  }
+
+  private readText(): string | undefined {
+    try {
+      return fs.readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new DaemonError(ErrorCode.BadRequest, `cannot read ${this.file}: ${(err as Error).message}`);
+    }
+  }
+
+  private read(): DaemonConfig {
+    const text = this.readText();
+    return text === undefined ? DEFAULT_CONFIG : parse(text, this.file);
+  }
+
+  private apply(next: DaemonConfig): void {
+    this.current = next;
+    for (const listener of this.listeners) listener(next);
+  }
+}

@@ -1,0 +1,212 @@
+// The recovery requests (recovery.*, config.*, relaunch, resume) and the checkpointer's hook points.
+// Nothing is restored or re-run on its own: restore brings sessions back archived (exited, fresh
+// ids, the saved screen, no process); relaunch and resume start a new run in an archive's place.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { IDisposable } from '../protocol/disposable';
+import { DaemonEvent, ErrorCode } from '../protocol/messages';
+import { AgentMetadata, ArchivedFrom, CheckpointFile, InspectedSession, SavedSession } from '../protocol/recovery';
+import { ArchivedProcess } from './archivedProcess';
+import { Checkpointer, readCheckpoints, recoveryDir } from './checkpoint';
+import { ConfigStore, configPath } from './config';
+import { Session } from './session';
+import { DaemonError, SessionRegistry } from './sessionRegistry';
+
+const METHODS = new Set(['recovery.list', 'recovery.inspect', 'recovery.restore', 'recovery.forget', 'recovery.checkpoint', 'config.get', 'config.set', 'config.reload', 'relaunch', 'resume']);
+
+function archivedFrom(session: Session): ArchivedFrom | undefined {
+  const value = session.metadata.archivedFrom;
+  return value && typeof value === 'object' ? (value as ArchivedFrom) : undefined;
+}
+
+function agentOf(metadata: Record<string, unknown>): AgentMetadata | undefined {
+  const agent = metadata.agent;
+  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
+}
+
+/** The resume command line, or why there is none. */
+export function resumeArgv(metadata: Record<string, unknown>): string[] | string {
+  const agent = agentOf(metadata);
+  if (!agent) return 'it is not an agent session (no metadata.agent)';
+  if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
+  if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
+  return agent.resumeArgv.map((a) => a.split('{id}').join(agent.sessionId!));
+}
+
+export class Recovery implements IDisposable {
+  readonly config: ConfigStore;
+  readonly checkpoints: Checkpointer;
+  private readonly dir = recoveryDir();
+
+  constructor(
+    private readonly registry: SessionRegistry,
+    socket: string,
+    startedAt: number,
+    private readonly log: (line: string) => void,
+    /** Tells clients about a session this module created. */
+    private readonly announce: (event: DaemonEvent) => void,
+  ) {
+    this.config = new ConfigStore(configPath(), log);
+    this.checkpoints = new Checkpointer({ dir: this.dir, startedAt, socket, config: () => this.config.config.recovery, sessions: () => registry.list(), log });
+    this.config.onChange(() => this.checkpoints.configChanged());
+  }
+
+  handles(method: string): boolean {
+    return METHODS.has(method);
+  }
+
+  /** Every routed event: the checkpointer decides what is worth a write. */
+  noteEvent(event: DaemonEvent): void {
+    this.checkpoints.note(event);
+  }
+
+  /** On stop, before any session is killed. */
+  beforeStop(): Promise<void> {
+    return this.checkpoints.final();
+  }
+
+  async handle(method: string, params: Record<string, unknown>): Promise<unknown> {
+    switch (method) {
+      case 'recovery.list': {
+        const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
+        for (const s of skipped) this.log(`recovery: skipped ${s.file}: ${s.error}`);
+        return { checkpoints: checkpoints.map((c) => c.summary), skipped };
+      }
+      case 'recovery.inspect': {
+        const { summary, data } = this.find(params.id);
+        return { checkpoint: summary, sessions: data.sessions.map((s) => this.inspect(s)) };
+      }
+      case 'recovery.restore':
+        return { sessions: await this.restore(this.find(params.id).data) };
+      case 'recovery.forget': {
+        const { summary } = this.find(params.id);
+        fs.rmSync(summary.file, { force: true });
+        this.log(`recovery: checkpoint ${summary.id} forgotten`);
+        return { forgotten: summary.id };
+      }
+      case 'recovery.checkpoint': {
+        if (!this.config.config.recovery.enabled) throw new DaemonError(ErrorCode.BadRequest, 'recovery is off (turn it on: holdfast config set recovery.enabled true)');
+        if (this.registry.size === 0) throw new DaemonError(ErrorCode.BadRequest, 'there are no sessions to checkpoint');
+        const summary = await this.checkpoints.write().catch((err: Error) => {
+          throw new DaemonError(ErrorCode.Internal, `checkpoint not written: ${err.message}`);
+        });
+        if (!summary) throw new DaemonError(ErrorCode.Internal, 'checkpoint not written');
+        return { checkpoint: summary };
+      }
+      case 'config.get': {
+        const value = params.key === undefined ? undefined : this.config.get(String(params.key));
+        return { config: this.config.config, file: this.config.file, ...(params.key === undefined ? {} : { value }) };
+      }
+      case 'config.set':
+        if (typeof params.key !== 'string') throw new DaemonError(ErrorCode.BadRequest, 'key must be a string');
+        this.config.set(params.key, params.value);
+        this.log(`config: ${params.key} set to ${JSON.stringify(params.value)}`);
+        return { config: this.config.config, file: this.config.file };
+      case 'config.reload':
+        this.config.reload();
+        this.log('config: reloaded');
+        return { config: this.config.config, file: this.config.file };
+      case 'relaunch': {
+        const session = this.registry.get(params.session as string);
+        if (params.argv !== undefined && (!Array.isArray(params.argv) || params.argv.length === 0 || !params.argv.every((a) => typeof a === 'string'))) {
+          throw new DaemonError(ErrorCode.BadRequest, 'argv must be a non-empty list of strings');
+        }
+        return this.relaunch(session, params.argv as string[] | undefined);
+      }
+      case 'resume': {
+        const session = this.registry.get(params.session as string);
+        const from = archivedFrom(session);
+        if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
+        if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
+        const argv = resumeArgv(session.metadata);
+        if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
+        return { ...(await this.relaunch(session, argv)), argv };
+      }
+      default:
+        throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
+    }
+  }
+
+  private find(id: unknown): { summary: ReturnType<typeof readCheckpoints>['checkpoints'][number]['summary']; data: CheckpointFile } {
+    if (typeof id !== 'string' || !id) throw new DaemonError(ErrorCode.BadRequest, 'a checkpoint id is required');
+    const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
+    const found = checkpoints.find((c) => c.summary.id === id);
+    if (found) return found;
+    const bad = skipped.find((s) => s.file.endsWith(`checkpoint-${id}.json`));
+    if (bad) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${id} cannot be read: ${bad.error}`);
+    throw new DaemonError(ErrorCode.NoSession, `no checkpoint "${id}" (see holdfast recovery list)`);
+  }
+
+  private inspect(saved: SavedSession): InspectedSession {
+    const { screen, ...rest } = saved;
+    const running = saved.running || (saved.metadata.archivedFrom as ArchivedFrom | undefined)?.running === true;
+    return { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && typeof resumeArgv(saved.metadata) !== 'string' };
+  }
+
+  /** Archived sessions in the checkpoint's order; answered once each shows its saved screen. */
+  private async restore(checkpoint: CheckpointFile): Promise<ReturnType<Session['info']>[]> {
+    if (checkpoint.id === this.checkpoints.id) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} is this daemon's own`);
+    const sessions: Session[] = [];
+    for (const saved of checkpoint.sessions) {
+      const previous = saved.metadata.archivedFrom as ArchivedFrom | undefined;
+      const from: ArchivedFrom = {
+        checkpoint: checkpoint.id,
+        id: saved.id,
+        // An archive that was never relaunched keeps the running state of its own original.
+        running: saved.running || previous?.running === true,
+        exit: saved.running ? null : (saved.exit ?? null),
+        writtenAt: checkpoint.writtenAt,
+      };
+      const exit = saved.exit && !saved.running ? { code: saved.exit.code, signal: saved.exit.signal } : { code: null, signal: null };
+      const session = this.registry.add(
+        (id) =>
+          new Session({
+            id,
+            name: saved.name,
+            argv: saved.argv ?? [],
+            cwd: saved.cwd,
+            env: {},
+            cols: clampSize(saved.cols, 80),
+            rows: clampSize(saved.rows, 24),
+            scrollback: this.registry.limits.defaultScrollback,
+            metadata: { ...saved.metadata, archivedFrom: from },
+            process: new ArchivedProcess(typeof saved.screen === 'string' ? saved.screen : undefined, exit),
+            onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.message}`),
+          }),
+      );
+      sessions.push(session);
+    }
+    await Promise.all(sessions.map((s) => s.hasExited));
+    this.log(`recovery: restored checkpoint ${checkpoint.id}: ${sessions.map((s) => s.id).join(' ') || 'no sessions'}`);
+    for (const s of sessions) this.announce({ type: 'session', session: s.info() });
+    return sessions.map((s) => s.info());
+  }
+
+  /** A new run in an exited session's place: same name, cwd, size, metadata (less archivedFrom), position. */
+  private async relaunch(old: Session, argv: string[] | undefined): Promise<{ session: ReturnType<Session['info']>; replaced: string }> {
+    if (old.isRunning) throw new DaemonError(ErrorCode.BadRequest, `session ${old.id} is still running; only an exited or archived session can be relaunched`);
+    const info = old.info();
+    const { archivedFrom: _dropped, ...metadata } = old.metadata;
+    const cwd = fs.statSync(info.cwd, { throwIfNoEntry: false })?.isDirectory() ? info.cwd : os.homedir();
+    const session = this.registry.create({
+      name: info.name,
+      argv: argv ?? (info.argv.length > 0 ? info.argv : undefined),
+      cwd,
+      cols: info.cols,
+      rows: info.rows,
+      metadata,
+    });
+    this.registry.replace(old, session);
+    this.log(`session ${session.id} "${session.name}" started in ${old.id}'s place: pid ${session.pid}`);
+    this.announce({ type: 'session', session: session.info() });
+    return { session: session.info(), replaced: old.id };
+  }
+
+  dispose(): void {
+    this.checkpoints.dispose();
+  }
+}
+
+function clampSize(value: unknown, fallback: number): number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10_000 ? (value as number) : fallback;
+}

@@ -1,0 +1,111 @@
+// Checkpoints, archived sessions and the daemon's config: the shapes shared by daemon and clients.
+import type { ExitStatus, SessionInfo } from './messages';
+
+export const CHECKPOINT_VERSION = 1;
+
+/** One session as a checkpoint records it. */
+export interface SavedSession {
+  id: string;
+  name: string;
+  cwd: string;
+  cols: number;
+  rows: number;
+  title: string;
+  createdAt: number;
+  /** The program was running when the checkpoint was written (only those can be resumed). */
+  running: boolean;
+  exit: ExitStatus | null;
+  /** The extension's workspace/tab layout, the agent profile and agent session id, ... */
+  metadata: Record<string, unknown>;
+  /** Only when `recovery.argv` is on: a command line can hold secrets. */
+  argv?: string[];
+  /** Only when `recovery.screenText` is on: VT bytes rebuilding the screen and (bounded) scrollback. */
+  screen?: string;
+}
+
+/** The file `$XDG_STATE_HOME/holdfast/recovery/checkpoint-ID.json`, one per daemon run, rewritten in place. */
+export interface CheckpointFile {
+  version: number;
+  id: string;
+  writtenAt: number;
+  daemonPid: number;
+  daemonStartedAt: number;
+  socket: string;
+  sessions: SavedSession[];
+}
+
+export interface CheckpointSummary {
+  id: string;
+  file: string;
+  bytes: number;
+  writtenAt: number;
+  daemonPid: number;
+  socket: string;
+  /** Written by the daemon answering (its own, live record). */
+  current: boolean;
+  sessions: number;
+  /** Sessions whose program was running when it was written. */
+  running: number;
+  screens: boolean;
+}
+
+/** A checkpoint file that could not be read or parsed: reported, never fatal. */
+export interface SkippedCheckpoint {
+  file: string;
+  error: string;
+}
+
+/** A saved session as `recovery inspect` shows it: no screen text, whether it can be resumed. */
+export interface InspectedSession extends Omit<SavedSession, 'screen'> {
+  screenBytes: number;
+  /** Was running, and its metadata has `agent: {resumeArgv, sessionId}`. */
+  resumable: boolean;
+}
+
+/** What an archived session's metadata carries besides the saved metadata. */
+export interface ArchivedFrom {
+  checkpoint: string;
+  /** The session's id in the checkpoint's daemon. */
+  id: string;
+  /** Running when the checkpoint was written: offered for resume. */
+  running: boolean;
+  exit: ExitStatus | null;
+  writtenAt: number;
+}
+
+/** `metadata.agent` of an agent session: how to resume it. */
+export interface AgentMetadata {
+  profile?: string;
+  sessionId?: string;
+  /** argv with "{id}" where the agent session id goes, e.g. ["claude", "--resume", "{id}"]. */
+  resumeArgv?: string[];
+}
+
+export interface RecoveryConfig {
+  enabled: boolean;
+  intervalSeconds: number;
+  screenText: boolean;
+  argv: boolean;
+  keep: number;
+  /** Largest checkpoint file; scrollback is trimmed to fit (at most 16 MiB). */
+  maxBytes: number;
+}
+
+export interface DaemonConfig {
+  recovery: RecoveryConfig;
+}
+
+export interface RecoveryMethods {
+  'recovery.list': [Record<string, never>, { checkpoints: CheckpointSummary[]; skipped: SkippedCheckpoint[] }];
+  'recovery.inspect': [{ id: string }, { checkpoint: CheckpointSummary; sessions: InspectedSession[] }];
+  'recovery.restore': [{ id: string }, { sessions: SessionInfo[] }];
+  'recovery.forget': [{ id: string }, { forgotten: string }];
+  'recovery.checkpoint': [Record<string, never>, { checkpoint: CheckpointSummary }];
+  'config.get': [{ key?: string }, { config: DaemonConfig; file: string; value?: unknown }];
+  'config.set': [{ key: string; value: unknown }, { config: DaemonConfig; file: string }];
+  'config.reload': [Record<string, never>, { config: DaemonConfig; file: string }];
+  /** A new process in an exited (e.g. archived) session's place: same name, cwd, size, metadata, position. */
+  relaunch: [{ session: string; argv?: string[] }, { session: SessionInfo; replaced: string }];
+  /** Relaunch with `metadata.agent.resumeArgv`, "{id}" replaced by the recorded agent session id. */
+  resume: [{ session: string }, { session: SessionInfo; replaced: string; argv: string[] }];
+}
