@@ -4,6 +4,7 @@ import { Command } from '../command';
 import { doctorCommand } from '../doctor';
 import { serveCommand, stopCommand, versionCommand } from './daemon';
 import { readCommand, sendCommand, waitCommand } from './io';
+import { configCommand, recoveryCommand, relaunchCommand, resumeCommand } from './recovery';
 import { killCommand, listCommand, newCommand, resizeCommand, rmCommand, showCommand } from './sessions';
 
 export const COMMANDS: Command[] = [
@@ -17,6 +18,10 @@ export const COMMANDS: Command[] = [
   resizeCommand,
   killCommand,
   rmCommand,
+  relaunchCommand,
+  resumeCommand,
+  recoveryCommand,
+  configCommand,
   serveCommand,
   stopCommand,
   doctorCommand,
