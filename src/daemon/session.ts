@@ -56,6 +56,7 @@ export class Session implements IDisposable {
   private readonly awaitingSnapshot = new Set<Subscriber>();
   private snapshotDeadline = 0;
   private snapshotTimer: NodeJS.Timeout | undefined;
+  private snapshotCache: { key: string; bytes: Buffer } | undefined;
   private ptyPaused = false;
   private cols: number;
   private rows: number;
@@ -276,7 +277,7 @@ export class Session implements IDisposable {
     }
     clearTimeout(this.snapshotTimer);
     this.snapshotTimer = undefined;
-    const snapshot = Buffer.from(this.emulator.snapshot(), 'utf8');
+    const snapshot = this.currentSnapshot();
     const waiting = [...this.awaitingSnapshot];
     this.awaitingSnapshot.clear();
     for (const subscriber of waiting) {
@@ -284,6 +285,16 @@ export class Session implements IDisposable {
       for (const chunk of this.inflight) subscriber.sendOutput(chunk);
       subscriber.phase = 'live';
     }
+  }
+
+  /**
+   * The snapshot of the screen as it is now. Serializing a full scrollback costs ~100 ms of CPU,
+   * and a window reload re-attaches sessions that have not changed: reuse the last one then.
+   */
+  private currentSnapshot(): Buffer {
+    const key = `${this.emulator.parsed}:${this.cols}x${this.rows}`;
+    if (this.snapshotCache?.key !== key) this.snapshotCache = { key, bytes: Buffer.from(this.emulator.snapshot(), 'utf8') };
+    return this.snapshotCache.bytes;
   }
 
   // --- control -----------------------------------------------------------------------------
