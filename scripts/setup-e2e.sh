@@ -73,7 +73,10 @@ if ! cs_ok; then
     export PATH="$NODE_PKG/bin:$PATH"
     export npm_config_nodedir="$NODE_PKG"
     unset npm_config_prefix
-    npm install --no-audit --no-fund --loglevel=error --nodedir="$NODE_PKG" \
+    # A parent that blocks SIGCHLD (seen here: the blocked mask is inherited) makes the native
+    # builds' `make -j` fail with "wait: No child processes"; unblock it for the install.
+    python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD]); os.execvp(sys.argv[1], sys.argv[1:])' \
+      npm install --no-audit --no-fund --loglevel=error --nodedir="$NODE_PKG" \
       "code-server@$CODE_SERVER_VERSION" </dev/null
   )
   [ -x "$CS_BIN" ] || { log "code-server install did not produce $CS_BIN"; exit 1; }
