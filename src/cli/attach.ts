@@ -171,7 +171,7 @@ class AttachSession {
 
   private onSnapshot(bytes: Buffer, resync: boolean): void {
     if (this.ended) return;
-    this.write(snapshotPrefix(this.alt.active));
+    if (this.stdout.isTTY) this.write(snapshotPrefix(this.alt.active));
     this.alt.active = false;
     const body = withoutFullReset(bytes, resync);
     this.alt.feed(body);
@@ -240,7 +240,8 @@ class AttachSession {
       }
       this.rawMode = false;
     }
-    this.write(restoreSequence(this.alt.active));
+    // Only a terminal needs putting back; a file or pipe (`attach --watch > log`) gets no resets.
+    if (this.stdout.isTTY) this.write(restoreSequence(this.alt.active));
   }
 
   /** The attach itself was refused (e.g. the session went away): main reports it like any error. */
@@ -260,7 +261,7 @@ class AttachSession {
     this.restoreTerminal();
     // The program's last line may have no newline: start ours on a fresh line.
     const text = message || `detached from ${this.label()}`;
-    this.write('\r\n');
+    if (this.stdout.isTTY) this.write('\r\n');
     process.stderr.write(`holdfast: ${text}\n`);
     this.resolveEnd({ data: { session: this.id, reason, exit: exit ?? null }, exitCode });
   }
