@@ -105,6 +105,7 @@ async function main(): Promise<number> {
 
   const started = now();
   daemonScript(); // pin this build of the daemon for the whole run
+  const measured = await revision(); // what that build was made from (sources may change during the run)
   // Profiles are written when the daemons exit (at cleanup) and read before the pinned copy (and
   // its source map) is removed: this step runs after every later cleanup step.
   let profiles: ProfileSummary[] = [];
@@ -441,7 +442,7 @@ async function main(): Promise<number> {
   }
 
   const elapsed = (now() - started) / 1000;
-  const info: MachineInfo = { ...machine(), loadAtStart, tmux: tmuxVersion, revision: await revision(), date: new Date().toISOString(), quick, runs, seconds: Math.round(elapsed) };
+  const info: MachineInfo = { ...machine(), loadAtStart, tmux: tmuxVersion, revision: measured, date: new Date().toISOString(), quick, runs, seconds: Math.round(elapsed) };
   await runCleanups();
 
 
@@ -461,13 +462,20 @@ function footer(info: MachineInfo): string {
   return `${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; load average ${info.loadAtStart} at start, ${info.load} at end; ${info.quick ? 'quick' : 'full'} run, ${info.seconds} s, ${info.date}`;
 }
 
-/** The commit measured, and whether the daemon's sources differ from it (the bench builds the working tree). */
+/**
+ * The commit measured, and which daemon sources differ from it (npm run bench builds the working
+ * tree). Read when the daemon build is pinned; dist/daemon.js is assumed to be built from the
+ * sources as they are then (npm run bench builds right before).
+ */
 async function revision(): Promise<string> {
   const root = path.resolve(__dirname, '..');
   try {
     const head = (await run('git', ['-C', root, 'rev-parse', '--short', 'HEAD'])).stdout.trim();
-    const dirty = (await run('git', ['-C', root, 'status', '--porcelain', '--', 'src/daemon', 'src/protocol'])).stdout.trim();
-    return head ? `${head}${dirty ? ' + uncommitted daemon changes' : ''}` : 'unknown';
+    const dirty = (await run('git', ['-C', root, 'status', '--porcelain', '--', 'src/daemon', 'src/protocol'])).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => path.basename(line.slice(3)));
+    return head ? `${head}${dirty.length ? ` + uncommitted changes to ${dirty.join(', ')}` : ''}` : 'unknown';
   } catch {
     return 'unknown';
   }
