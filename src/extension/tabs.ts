@@ -5,7 +5,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { RequestError } from '../protocol/client';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore, timeout } from '../protocol/disposable';
 import { CreateParams, ErrorCode, SessionInfo } from '../protocol/messages';
 import { hookPath, newHookId, pointHook, pruneHooks, removeHook } from './codeCli';
 import { DaemonConnection } from './daemonConnection';
@@ -28,6 +28,26 @@ export interface TabsOptions {
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');
 
+/** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
+const STARTUP_PROFILE_MS = 5000;
+
+/** A tab that closes as soon as it opens (writes nothing, starts nothing). */
+class ClosingTab implements vscode.Pseudoterminal {
+  private readonly closeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidWrite = new vscode.EventEmitter<string>().event;
+  readonly onDidClose = this.closeEmitter.event;
+  open(): void {
+    setTimeout(() => {
+      this.closeEmitter.fire();
+      this.closeEmitter.dispose();
+    }, 0);
+  }
+  close(): void {
+    this.closeEmitter.dispose();
+  }
+  handleInput(): void {}
+}
+
 export class TabManager implements TabHost, vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly bySession = new Map<string, SessionTab>();
@@ -38,6 +58,8 @@ export class TabManager implements TabHost, vscode.Disposable {
   private restoreQueue: RestoreItem[] = [];
   private restoring: Promise<number> | undefined;
   private planReady: Promise<void> | undefined;
+  /** When the last restore that brought tabs back finished (0: none did). */
+  private restoredAt = 0;
 
   constructor(private readonly options: TabsOptions) {
     this.store.add(vscode.window.onDidOpenTerminal((t) => this.track(t)));
@@ -105,7 +127,22 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   /** For the "Holdfast" terminal profile. At startup it takes the first session waiting to be restored instead of starting a new one. */
   async provideProfile(): Promise<vscode.TerminalProfile> {
+    try {
+      return await this.profile();
+    } catch (err) {
+      this.reportError('Holdfast could not start a terminal', err);
+      throw err;
+    }
+  }
+
+  private async profile(): Promise<vscode.TerminalProfile> {
     if (this.planReady) await this.planReady;
+    // VS Code asks for its startup terminal (the default profile is Holdfast) when it saw an empty
+    // panel, i.e. just before our restored tabs arrived: that tab would be a duplicate, so it closes at once.
+    if (this.restoredAt && Date.now() - this.restoredAt < STARTUP_PROFILE_MS) {
+      this.options.log.info(`VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: closing it`);
+      return new vscode.TerminalProfile({ name: 'holdfast', pty: new ClosingTab(), iconPath: TAB_ICON });
+    }
     const index = this.restoreQueue.findIndex((item) => item.location === 'panel');
     if (index >= 0) {
       const [item] = this.restoreQueue.splice(index, 1);
@@ -202,7 +239,10 @@ export class TabManager implements TabHost, vscode.Disposable {
       }
       if (plan.activeId) active ??= this.terminals.get(this.bySession.get(plan.activeId)!);
       active?.show(true);
-      if (count > 0) this.options.log.info(`restored ${count} tab(s) for ${this.workspace}`);
+      if (count > 0) {
+        this.restoredAt = Date.now();
+        this.options.log.info(`restored ${count} tab(s) for ${this.workspace}`);
+      }
       return count;
     } finally {
       markPlanReady();
@@ -229,6 +269,10 @@ export class TabManager implements TabHost, vscode.Disposable {
   private track(terminal: vscode.Terminal): void {
     const tab = this.tabOf(terminal);
     if (tab) this.terminals.set(tab, terminal);
+    // A pseudoterminal closing itself during startup may go unheard: close its terminal too.
+    if ((terminal.creationOptions as vscode.ExtensionTerminalOptions).pty instanceof ClosingTab) {
+      this.store.add(timeout(200, () => terminal.exitStatus === undefined && terminal.dispose()));
+    }
   }
 
   private async onClosed(terminal: vscode.Terminal): Promise<void> {
