@@ -98,6 +98,12 @@ async function checkpointWhere(dir: string, check: (c: CheckpointFile) => boolea
   return found!;
 }
 
+function runIdOf(dir: string): string {
+  const files = checkpointFiles(dir);
+  assert.equal(files.length, 1);
+  return readCheckpoint(files[0]).id;
+}
+
 function validCheckpoint(id: string, sessions: Partial<CheckpointFile['sessions'][number]>[] = []): string {
   const full = sessions.map((s, i) => ({ id: `0000000${i}`, name: `s${i}`, cwd: '/', cols: 80, rows: 24, title: '', createdAt: 1, running: true, exit: null, metadata: {}, ...s }));
   return JSON.stringify({ version: 1, id, writtenAt: Date.now(), daemonPid: 1, daemonStartedAt: 1, socket: '/nowhere', sessions: full });
@@ -243,13 +249,15 @@ test('retention: count, age and size; a corrupt checkpoint is reported and skipp
 
     // Size: scrollback is trimmed until the file fits, the screen itself stays.
     await d.client.request('config.set', { key: 'recovery.screenText', value: true });
-    await d.client.request('config.set', { key: 'recovery.maxBytes', value: 20_000 });
-    const { session } = await d.client.request('create', { argv: ['sh', '-c', 'seq 1 10000; echo the-last-line; exec sleep 1000'], cwd: h.dir });
+    await d.client.request('config.set', { key: 'recovery.maxBytes', value: 8000 });
+    const { session } = await d.client.request('create', { argv: ['sh', '-c', 'seq 1 3000 | sed "s/$/ padding-padding-padding/"; echo the-last-line; exec sleep 1000'], cwd: h.dir });
     await d.client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'the-last-line' }, timeoutMs: 5000 });
     const { checkpoint } = await d.client.request('recovery.checkpoint', {});
-    assert.ok(checkpoint.bytes <= 20_000, `${checkpoint.bytes} bytes`);
+    assert.ok(checkpoint.bytes <= 8000, `${checkpoint.bytes} bytes`);
     const saved = readCheckpoint(checkpoint.file).sessions.find((s) => s.id === session.id)!;
     assert.match(saved.screen!, /the-last-line/);
+    assert.match(saved.screen!, /2990 padding/);
+    assert.doesNotMatch(saved.screen!, /\b1000 padding/, 'the scrollback was not trimmed');
   } finally {
     await h.stop(d);
   }
@@ -270,6 +278,11 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
   await a.client.request('wait', { session: shell.id, condition: { kind: 'text', pattern: 'hello from' }, timeoutMs: 5000 });
   await checkpointWhere(h.recovery, (c) => c.sessions.length === 3 && c.sessions.every((s) => /hello|agent argv|all done/.test(s.screen ?? '')), 'a checkpoint with the three screens');
   await h.crash(a);
+
+  // After the crash, before any daemon runs: the CLI reads the checkpoints itself.
+  const offline = await h.cli(['recovery', 'inspect', `${runIdOf(h.recovery)}`, '--json']);
+  assert.equal(offline.code, 0, offline.stderr);
+  assert.deepEqual(JSON.parse(offline.stdout).sessions.map((s: { name: string; resumable: boolean }) => [s.name, s.resumable]), [['shell', false], ['bot', true], ['finished', false]]);
 
   const b = await h.start();
   try {
@@ -336,8 +349,13 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
 
 test('CLI: recovery, config, relaunch; errors are one line with the usual exit codes', async () => {
   const h = home();
-  const none = await h.cli(['recovery', 'list']);
-  assert.equal(none.code, 6);
+  // Without a daemon, list and inspect read the files; everything else needs one.
+  const none = await h.cli(['recovery', 'list', '--json']);
+  assert.equal(none.code, 0, none.stderr);
+  assert.deepEqual(JSON.parse(none.stdout), { checkpoints: [], skipped: [] });
+  assert.equal((await h.cli(['recovery', 'inspect', 'nope'])).code, 4);
+  assert.equal((await h.cli(['config', 'get'])).code, 6);
+  assert.equal((await h.cli(['recovery', 'checkpoint'])).code, 6);
   const d = await h.start();
   try {
     const { session } = await d.client.request('create', { name: 'job', argv: ['sh', '-c', 'echo one'], cwd: h.dir });
@@ -372,4 +390,23 @@ test('CLI: recovery, config, relaunch; errors are one line with the usual exit c
   } finally {
     await h.stop(d);
   }
+});
+
+test('CLI: restore with no daemon running starts an on-demand one; a run that ends empty leaves no checkpoint', async () => {
+  const h = home();
+  const d = await h.start();
+  await d.client.request('create', { name: 'kept', argv: ['sleep', '1000'], cwd: h.dir });
+  await checkpointWhere(h.recovery, (c) => c.sessions.length === 1, 'a checkpoint');
+  await h.stop(d);
+  const id = runIdOf(h.recovery);
+  const restored = await h.cli(['recovery', 'restore', id, '--json']);
+  assert.equal(restored.code, 0, restored.stderr);
+  const [archived] = JSON.parse(restored.stdout).sessions;
+  assert.deepEqual([archived.name, archived.state], ['kept', 'exited']);
+  const version = JSON.parse((await h.cli(['version', '--json'])).stdout);
+  assert.equal(version.daemon.startMode, 'on-demand');
+  await waitFor(() => checkpointFiles(h.recovery).length === 2, 5000, "the new daemon's checkpoint");
+  assert.equal((await h.cli(['rm', 'kept'])).code, 0);
+  await waitFor(() => !isAlive(version.daemon.pid), 10_000, 'the on-demand daemon to exit');
+  assert.deepEqual(checkpointFiles(h.recovery).map((f) => readCheckpoint(f).id), [id]);
 });

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
 import { ensurePrivateDir, stateDir } from '../protocol/paths';
-import { CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, RecoveryConfig, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
+import { AgentMetadata, ArchivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, RecoveryConfig, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
 import type { Session } from './session';
 
 export enum CheckpointTiming {
@@ -23,8 +23,11 @@ export enum CheckpointTiming {
   MaxAgeMs = 7 * 24 * 60 * 60 * 1000,
 }
 
-/** Scrollback saved with a screen, before trimming to fit the size limit. */
-const MAX_SAVED_SCROLLBACK = 10_000;
+/**
+ * Scrollback saved with a screen, before trimming to fit the size limit. Serializing costs CPU on
+ * the daemon's only thread (~10 ms per 1,000 lines), so it is bounded, and done one session a turn.
+ */
+const MAX_SAVED_SCROLLBACK = 2000;
 const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
 const TEMP_PREFIX = '.tmp-';
 
@@ -216,7 +219,7 @@ export class Checkpointer {
     }
     try {
       this.prepareDir();
-      const data = this.serialize(sessions, config);
+      const data = await this.serialize(sessions, config);
       const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}`);
       const handle = await fs.promises.open(temp, 'w', 0o600);
       try {
@@ -254,7 +257,7 @@ export class Checkpointer {
   }
 
   /** The JSON, with scrollback trimmed (halved, then screens dropped, largest first) until it fits. */
-  private serialize(sessions: Session[], config: RecoveryConfig): Buffer {
+  private async serialize(sessions: Session[], config: RecoveryConfig): Promise<Buffer> {
     const base = sessions.map((s): SavedSession => {
       const info = s.info();
       const saved: SavedSession = {
@@ -281,7 +284,12 @@ export class Checkpointer {
     }
     let scrollback = MAX_SAVED_SCROLLBACK;
     for (;;) {
-      const withScreens: SavedSession[] = base.map((saved, i) => ({ ...saved, screen: sessions[i].snapshotText(scrollback) }));
+      const withScreens: SavedSession[] = [];
+      for (const [i, saved] of base.entries()) {
+        // The daemon serves its sessions between two screens, not only after all of them.
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        withScreens.push({ ...saved, screen: screenOf(sessions[i], scrollback) });
+      }
       const data = file(withScreens);
       if (data.length <= config.maxBytes) return data;
       if (scrollback > 0) {
@@ -289,7 +297,7 @@ export class Checkpointer {
         continue;
       }
       // Even the visible screens do not fit: drop the largest ones until the rest does.
-      const order = withScreens.map((s, i) => i).sort((a, b) => withScreens[b].screen!.length - withScreens[a].screen!.length);
+      const order = withScreens.map((s, i) => i).sort((a, b) => (withScreens[b].screen?.length ?? 0) - (withScreens[a].screen?.length ?? 0));
       for (const i of order) {
         delete withScreens[i].screen;
         const smaller = file(withScreens);
@@ -312,6 +320,15 @@ export class Checkpointer {
       if (i + 1 < keep && now - f.mtimeMs <= CheckpointTiming.MaxAgeMs) continue;
       await fs.promises.rm(f.path, { force: true });
     }
+  }
+}
+
+/** A session removed while a checkpoint is being serialized has no emulator left: no screen. */
+function screenOf(session: Session, scrollback: number): string | undefined {
+  try {
+    return session.snapshotText(scrollback);
+  } catch {
+    return undefined;
   }
 }
 
@@ -349,4 +366,26 @@ export function readCheckpoints(dir: string, currentId: string): { checkpoints: 
   }
   checkpoints.sort((a, b) => b.summary.writtenAt - a.summary.writtenAt);
   return { checkpoints, skipped };
+}
+
+function agentOf(metadata: Record<string, unknown>): AgentMetadata | undefined {
+  const agent = metadata.agent;
+  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
+}
+
+/** The resume command line, or why there is none. */
+export function resumeArgv(metadata: Record<string, unknown>): string[] | string {
+  const agent = agentOf(metadata);
+  if (!agent) return 'it is not an agent session (no metadata.agent)';
+  if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
+  if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
+  return agent.resumeArgv.map((a) => a.split('{id}').join(agent.sessionId!));
+}
+
+/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered. */
+export function inspectSaved(saved: SavedSession): InspectedSession {
+  const { screen, ...rest } = saved;
+  // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
+  const running = saved.running || (saved.metadata.archivedFrom as ArchivedFrom | undefined)?.running === true;
+  return { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && typeof resumeArgv(saved.metadata) !== 'string' };
 }

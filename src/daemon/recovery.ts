@@ -5,9 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { IDisposable } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode } from '../protocol/messages';
-import { AgentMetadata, ArchivedFrom, CheckpointFile, InspectedSession, SavedSession } from '../protocol/recovery';
+import { ArchivedFrom, CheckpointFile } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
-import { Checkpointer, readCheckpoints, recoveryDir } from './checkpoint';
+import { Checkpointer, inspectSaved, readCheckpoints, recoveryDir, resumeArgv } from './checkpoint';
 import { ConfigStore, configPath } from './config';
 import { Session } from './session';
 import { DaemonError, SessionRegistry } from './sessionRegistry';
@@ -17,20 +17,6 @@ const METHODS = new Set(['recovery.list', 'recovery.inspect', 'recovery.restore'
 function archivedFrom(session: Session): ArchivedFrom | undefined {
   const value = session.metadata.archivedFrom;
   return value && typeof value === 'object' ? (value as ArchivedFrom) : undefined;
-}
-
-function agentOf(metadata: Record<string, unknown>): AgentMetadata | undefined {
-  const agent = metadata.agent;
-  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
-}
-
-/** The resume command line, or why there is none. */
-export function resumeArgv(metadata: Record<string, unknown>): string[] | string {
-  const agent = agentOf(metadata);
-  if (!agent) return 'it is not an agent session (no metadata.agent)';
-  if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
-  if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
-  return agent.resumeArgv.map((a) => a.split('{id}').join(agent.sessionId!));
 }
 
 export class Recovery implements IDisposable {
@@ -74,7 +60,7 @@ export class Recovery implements IDisposable {
       }
       case 'recovery.inspect': {
         const { summary, data } = this.find(params.id);
-        return { checkpoint: summary, sessions: data.sessions.map((s) => this.inspect(s)) };
+        return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
       }
       case 'recovery.restore':
         return { sessions: await this.restore(this.find(params.id).data) };
@@ -135,12 +121,6 @@ export class Recovery implements IDisposable {
     const bad = skipped.find((s) => s.file.endsWith(`checkpoint-${id}.json`));
     if (bad) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${id} cannot be read: ${bad.error}`);
     throw new DaemonError(ErrorCode.NoSession, `no checkpoint "${id}" (see holdfast recovery list)`);
-  }
-
-  private inspect(saved: SavedSession): InspectedSession {
-    const { screen, ...rest } = saved;
-    const running = saved.running || (saved.metadata.archivedFrom as ArchivedFrom | undefined)?.running === true;
-    return { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && typeof resumeArgv(saved.metadata) !== 'string' };
   }
 
   /** Archived sessions in the checkpoint's order; answered once each shows its saved screen. */

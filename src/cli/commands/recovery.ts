@@ -1,12 +1,16 @@
 // Recovery: checkpoints (recovery list|inspect|restore|forget|checkpoint), the daemon's config
 // (config get|set|reload), and a new run in an archived session's place (relaunch, resume).
+import { inspectSaved, readCheckpoints, recoveryDir } from '../../daemon/checkpoint';
+import { HoldfastClient, NoDaemonError } from '../../protocol/client';
+import { connectOrStart } from '../../protocol/launch';
 import type { SessionInfo } from '../../protocol/messages';
 import type { CheckpointSummary, InspectedSession } from '../../protocol/recovery';
 import { expectPositionals } from '../args';
-import { Command, Context } from '../command';
-import { withClient } from '../connect';
-import { usageError } from '../errors';
+import { Command, CommandResult, Context } from '../command';
+import { connectOptions, withClient } from '../connect';
+import { CliError, ExitCode, usageError } from '../errors';
 import { formatAge, formatState, formatTime, shellQuote, table, tildify } from '../output';
+import { daemonScriptPath } from './sessions';
 
 function verb(ctx: Context, verbs: string[]): string {
   const name = ctx.args.positionals[0];
@@ -34,6 +38,26 @@ function inspectedTable(sessions: InspectedSession[]): string {
 
 const NEW_RUN = 'a new run, not a continuation: the old process ended with its daemon';
 
+function listResult(result: { checkpoints: CheckpointSummary[]; skipped: { file: string; error: string }[] }): CommandResult {
+  const note = result.skipped.length > 0 ? result.skipped.map((s) => `skipped ${s.file}: ${s.error}`).join('; ') : undefined;
+  return { data: result, text: checkpointTable(result.checkpoints), note };
+}
+
+function inspectResult(result: { checkpoint: CheckpointSummary; sessions: InspectedSession[] }): CommandResult {
+  const c = result.checkpoint;
+  const head = `checkpoint ${c.id}, written ${formatTime(c.writtenAt)} by daemon ${c.daemonPid}${c.current ? ' (this daemon)' : ''}, ${c.sessions} sessions\n`;
+  return { data: result, text: head + inspectedTable(result.sessions) };
+}
+
+/** list and inspect work without a daemon (after a reboot): they read the files themselves. */
+function withoutDaemon(ctx: Context, name: string, id: string | undefined): CommandResult {
+  const { checkpoints, skipped } = readCheckpoints(recoveryDir(ctx.env), '');
+  if (name === 'list') return listResult({ checkpoints: checkpoints.map((c) => c.summary), skipped });
+  const found = checkpoints.find((c) => c.summary.id === id);
+  if (!found) throw new CliError(ExitCode.NoSession, 'no-session', `no checkpoint "${id}" (see holdfast recovery list)`);
+  return inspectResult({ checkpoint: found.summary, sessions: found.data.sessions.map(inspectSaved) });
+}
+
 export const recoveryCommand: Command = {
   name: 'recovery',
   summary: 'checkpoints of the daemon\'s sessions: list, inspect ID, restore ID, forget ID, checkpoint',
@@ -49,19 +73,20 @@ export const recoveryCommand: Command = {
     const needsId = name === 'inspect' || name === 'restore' || name === 'forget';
     expectPositionals(ctx.args, needsId ? 2 : 1, needsId ? 2 : 1, needsId ? 'checkpoint ID' : '');
     const id = ctx.args.positionals[1];
-    return withClient(ctx, async (client) => {
+    let client: HoldfastClient;
+    try {
+      // Restore creates sessions, so like `new` it starts an on-demand daemon when none listens.
+      client = name === 'restore' ? await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env }) : await HoldfastClient.connect(connectOptions(ctx.socket));
+    } catch (err) {
+      if (err instanceof NoDaemonError && (name === 'list' || name === 'inspect')) return withoutDaemon(ctx, name, id);
+      throw err;
+    }
+    return withClosed(client, async () => {
       switch (name) {
-        case 'list': {
-          const result = await client.request('recovery.list', {});
-          const note = result.skipped.length > 0 ? result.skipped.map((s) => `skipped ${s.file}: ${s.error}`).join('; ') : undefined;
-          return { data: result, text: checkpointTable(result.checkpoints), note };
-        }
-        case 'inspect': {
-          const result = await client.request('recovery.inspect', { id });
-          const c = result.checkpoint;
-          const head = `checkpoint ${c.id}, written ${formatTime(c.writtenAt)} by daemon ${c.daemonPid}${c.current ? ' (this daemon)' : ''}, ${c.sessions} sessions\n`;
-          return { data: result, text: head + inspectedTable(result.sessions) };
-        }
+        case 'list':
+          return listResult(await client.request('recovery.list', {}));
+        case 'inspect':
+          return inspectResult(await client.request('recovery.inspect', { id }));
         case 'restore': {
           const result = await client.request('recovery.restore', { id });
           const text = result.sessions.map((s) => `${s.id} ${s.name} (archived)`).join('\n');
@@ -79,6 +104,14 @@ export const recoveryCommand: Command = {
     });
   },
 };
+
+async function withClosed<T>(client: HoldfastClient, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } finally {
+    client.close();
+  }
+}
 
 /** true, false, numbers and JSON as such; anything else as a string. */
 export function parseConfigValue(raw: string): unknown {
