@@ -51,10 +51,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: NodeJS.Pro
     const topic = name === 'help' ? args.find((a) => !a.startsWith('-')) : undefined;
     const command = topic ? findCommand(topic) : undefined;
     if (topic && !command) return fail(io, json, usageError(`unknown command "${topic}" (see \`holdfast help\`)`));
-    if (name === undefined && !wantsHelp) {
-      io.stderr(overviewHelp());
-      return ExitCode.Usage;
-    }
+    if (name === undefined && !wantsHelp) return fail(io, json, usageError('missing command (see `holdfast help`)'));
     return printHelp(io, json, command ? commandHelp(command) : overviewHelp());
   }
 
