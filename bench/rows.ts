@@ -259,7 +259,8 @@ export async function scrollSessions(ctx: Context, count: number, cols = 200, ro
   for (let i = 0; i < count; i++) {
     const { session } = await ctx.client.request('create', {
       name: `scroll-${nextId()}`,
-      argv: ['sh', '-c', `cat ${shellQuote(ctx.scrollFile)}; exec sleep 1000000`],
+      // `cat` on the terminal: idle, and Enter (echoed) makes the screen change on demand.
+      argv: ['sh', '-c', `cat ${shellQuote(ctx.scrollFile)}; exec cat`],
       cwd: ctx.dir,
       cols,
       rows,
@@ -269,6 +270,12 @@ export async function scrollSessions(ctx: Context, count: number, cols = 200, ro
   }
   for (const s of sessions) await waitIdle(ctx.client, s.id, 300);
   return sessions;
+}
+
+/** Makes each session print (its terminal echoes an Enter) and waits until that is parsed. */
+export async function touchSessions(ctx: Context, sessions: SessionInfo[]): Promise<void> {
+  for (const s of sessions) await ctx.client.request('send', { session: s.id, data: '\r' });
+  for (const s of sessions) await waitIdle(ctx.client, s.id, 100);
 }
 
 export interface Reattach {
