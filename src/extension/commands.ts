@@ -20,30 +20,31 @@ export interface CommandContext {
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   const { tabs } = ctx;
-  const run = (id: string, fn: (...args: any[]) => Promise<unknown>) =>
+  // Every command reports its own failure in one message ("Holdfast: New Terminal failed: why").
+  const run = (id: string, title: string, fn: (...args: any[]) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
         return await fn(...args);
       } catch (err) {
-        tabs.reportError(`Holdfast: ${id.replace('holdfast.', '')} failed`, err);
+        tabs.reportError(`Holdfast: ${title} failed`, err);
         return undefined;
       }
     });
 
   return [
     // Optional argument {name}: used by scripts and tests; the palette passes none.
-    run('holdfast.newTerminal', (opts?: { name?: string }) => tabs.newTerminal('panel', opts?.name)),
-    run('holdfast.newTerminalInEditor', (opts?: { name?: string }) => tabs.newTerminal('editor', opts?.name)),
-    run('holdfast.attachSession', () => attachSession(ctx)),
-    run('holdfast.detachTerminal', async () => {
+    run('holdfast.newTerminal', 'New Terminal', (opts?: { name?: string }) => tabs.newTerminal('panel', opts?.name)),
+    run('holdfast.newTerminalInEditor', 'New Terminal in Editor Area', (opts?: { name?: string }) => tabs.newTerminal('editor', opts?.name)),
+    run('holdfast.attachSession', 'Attach to Session', () => attachSession(ctx)),
+    run('holdfast.detachTerminal', 'Detach Terminal', async () => {
       const tab = await targetTab(ctx, 'Detach which Holdfast terminal?');
       if (tab) await tabs.detach(tab);
     }),
-    run('holdfast.renameSession', () => renameSession(ctx)),
-    run('holdfast.killSession', () => killSession(ctx)),
-    run('holdfast.showStatus', () => showStatus(ctx)),
-    run('holdfast.restartDaemon', () => restartDaemon(ctx)),
-    run('holdfast.openLog', () => openLog(ctx)),
+    run('holdfast.renameSession', 'Rename Session', () => renameSession(ctx)),
+    run('holdfast.killSession', 'Kill Session', () => killSession(ctx)),
+    run('holdfast.showStatus', 'Show Daemon Status', () => showStatus(ctx)),
+    run('holdfast.restartDaemon', 'Restart Daemon', () => restartDaemon(ctx)),
+    run('holdfast.openLog', 'Open Log', () => openLog(ctx)),
   ];
 }
 

@@ -192,7 +192,7 @@ export class TabManager implements TabHost, vscode.Disposable {
     const hookId = this.options.windowCliHook ? newHookId() : undefined;
     const socket = this.connection.socket;
     if (hookId) pointHook(hookPath(socket, hookId), this.options.windowCliHook!);
-    const layout: TabLayout = { workspace: this.workspace, order: nextOrder(sessions, this.workspace), location, activeAt: Date.now(), cliHook: hookId };
+    const layout: TabLayout = { workspace: this.workspace, order: nextOrder(sessions, this.workspace), location, cliHook: hookId };
     return {
       name,
       argv: [shell.path, ...shell.args],
@@ -339,6 +339,9 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   sessionKnown(tab: SessionTab, session: SessionInfo): void {
     this.bySession.set(session.id, tab);
+    // The tab became active before its session existed, so the layout tracker could not record it.
+    const terminal = this.terminals.get(tab);
+    if (terminal && terminal === vscode.window.activeTerminal && !this.frozen) void this.updateLayout(session.id, { activeAt: Date.now() }).catch(() => undefined);
     if (tab.killWhenCreated) void this.killSession(session.id).catch((err) => this.options.log.warn(`killing ${session.id}: ${err}`));
   }
 
