@@ -7,7 +7,7 @@ import { parseWaitCondition, sendPayload } from '../src/cli/commands/io';
 import { parseSignal } from '../src/cli/commands/sessions';
 import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
-import { formatAge, formatState, shellQuote, table } from '../src/cli/output';
+import { formatAge, formatState, printable, shellQuote, table } from '../src/cli/output';
 import { hoistGlobals, runCli } from '../src/cli/run';
 import { AltScreenTracker, detachSequences, findDetach, restoreSequence, TERMINAL_RESET, withoutFullReset } from '../src/cli/terminal';
 
@@ -172,6 +172,7 @@ test('human output: states, ages, tables, quoting', () => {
   assert.equal(formatAge(0, 3_600_000), '1h');
   assert.equal(table(['A', 'B'], [['long-cell', 'x']]), 'A          B\nlong-cell  x\n');
   assert.equal(shellQuote('plain-word'), 'plain-word');
+  assert.equal(printable('title\x1b]0;evil\x07'), 'title?]0;evil?');
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
 });
 

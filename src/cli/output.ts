@@ -36,6 +36,11 @@ export function tildify(dir: string, home = os.homedir()): string {
   return home && (dir === home || dir.startsWith(home + '/')) ? '~' + dir.slice(home.length) : dir;
 }
 
+/** Titles and names come from programs: never let their control characters reach the terminal. */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+}
+
 /** Columns padded to their widest cell; the last column is not padded. */
 export function table(header: string[], rows: string[][]): string {
   const all = [header, ...rows];
@@ -47,14 +52,14 @@ export function sessionTable(sessions: SessionInfo[], now = Date.now()): string 
   if (sessions.length === 0) return '';
   const rows = sessions.map((s) => [
     s.id,
-    s.name,
+    printable(s.name),
     String(s.pid),
     formatState(s),
     `${s.cols}x${s.rows}`,
     `${s.clients.owners}+${s.clients.watchers}`,
     formatAge(s.createdAt, now),
-    tildify(s.cwd),
-    s.title,
+    printable(tildify(s.cwd)),
+    printable(s.title),
   ]);
   return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'TITLE'], rows);
 }
@@ -78,7 +83,7 @@ export function sessionDetails(s: SessionInfo): string {
   if (s.lastOutputAt) lines.push(['last output', formatTime(s.lastOutputAt)]);
   if (s.metadata && Object.keys(s.metadata).length > 0) lines.push(['metadata', JSON.stringify(s.metadata)]);
   const width = Math.max(...lines.map(([k]) => k.length)) + 1;
-  return lines.map(([k, v]) => `${(k + ':').padEnd(width)} ${v}`.trimEnd()).join('\n') + '\n';
+  return lines.map(([k, v]) => `${(k + ':').padEnd(width)} ${printable(v)}`.trimEnd()).join('\n') + '\n';
 }
 
 export function shellQuote(word: string): string {
