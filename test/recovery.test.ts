@@ -301,6 +301,7 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
 
     const { sessions } = await client.request('recovery.restore', { id: offered.id });
     assert.deepEqual(sessions.map((s) => s.name), ['shell', 'bot', 'finished']);
+    await assert.rejects(client.request('recovery.restore', { id: offered.id }), /already restored/);
     for (const s of sessions) {
       assert.equal(s.state, 'exited');
       assert.ok(![shell.id, bot.id, finished.id].includes(s.id), 'an archived session reused an old id');

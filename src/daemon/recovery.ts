@@ -23,6 +23,8 @@ export class Recovery implements IDisposable {
   readonly config: ConfigStore;
   readonly checkpoints: Checkpointer;
   private readonly dir = recoveryDir();
+  /** Checkpoints this daemon restored: a second restore would duplicate every session. */
+  private readonly restored = new Set<string>();
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -126,6 +128,8 @@ export class Recovery implements IDisposable {
   /** Archived sessions in the checkpoint's order; answered once each shows its saved screen. */
   private async restore(checkpoint: CheckpointFile): Promise<ReturnType<Session['info']>[]> {
     if (checkpoint.id === this.checkpoints.id) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} is this daemon's own`);
+    if (this.restored.has(checkpoint.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} was already restored by this daemon`);
+    this.restored.add(checkpoint.id);
     const sessions: Session[] = [];
     for (const saved of checkpoint.sessions) {
       const previous = saved.metadata.archivedFrom as ArchivedFrom | undefined;
