@@ -95,6 +95,10 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
   store.add(new LayoutTracker(tabs, sessions, log));
+  // Menus on a terminal show Holdfast's entries only for Holdfast tabs.
+  const setActiveContext = (t: vscode.Terminal | undefined) => void vscode.commands.executeCommand('setContext', 'holdfast.activeTerminalIsHoldfast', tabs.tabOf(t) !== undefined);
+  store.add(vscode.window.onDidChangeActiveTerminal(setActiveContext));
+  setActiveContext(vscode.window.activeTerminal);
   store.add(new StatusBar(connection, sessions));
   store.add(vscode.window.registerTerminalProfileProvider('holdfast.terminal', { provideTerminalProfile: () => tabs.provideProfile() }));
   for (const d of registerCommands({
