@@ -206,3 +206,35 @@ test('a first snapshot keeps the user\'s scrollback; a resync clears it', () => 
   assert.equal(withoutFullReset(snapshot, true).toString(), '\x1b[3Jline\r\n');
   assert.equal(withoutFullReset(Buffer.from('plain'), false).toString(), 'plain');
 });
+
+test('doctor: socket directory and token file permissions, each failure with a fix', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { checkSocketDir, checkTokenFile, checkLogDir } = await import('../src/cli/doctor');
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-doctor-'));
+  try {
+    const dir = path.join(base, 'holdfast');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const socket = path.join(dir, 'holdfast.sock');
+    assert.equal(checkSocketDir(socket, {}).ok, true);
+    fs.chmodSync(dir, 0o755);
+    const open = checkSocketDir(socket, {});
+    assert.equal(open.ok, false);
+    assert.equal(open.fix, `chmod 700 ${dir}`);
+    assert.equal(checkSocketDir(path.join(base, 'missing', 'x.sock'), {}).ok, false);
+
+    assert.equal(checkTokenFile(socket).ok, false, 'no token file');
+    fs.writeFileSync(`${socket}.token`, 'secret', { mode: 0o644 });
+    fs.chmodSync(`${socket}.token`, 0o644);
+    const readable = checkTokenFile(socket);
+    assert.equal(readable.ok, false);
+    assert.equal(readable.fix, `chmod 600 ${socket}.token`);
+    fs.chmodSync(`${socket}.token`, 0o600);
+    assert.equal(checkTokenFile(socket).ok, true);
+
+    assert.equal(checkLogDir(path.join(base, 'state', 'holdfast', 'daemon.log')).ok, true, 'a log dir that can be created');
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});
