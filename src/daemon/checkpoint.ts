@@ -219,7 +219,7 @@ export class Checkpointer {
     }
     try {
       this.prepareDir();
-      const data = await this.serialize(sessions, config);
+      const { data, checkpoint } = await this.serialize(sessions, config);
       const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}`);
       const handle = await fs.promises.open(temp, 'w', 0o600);
       try {
@@ -237,7 +237,7 @@ export class Checkpointer {
       }
       this.wroteFile = true;
       await this.prune(config.keep);
-      return summarize(parseCheckpoint(data.toString('utf8')), this.file, data.length, this.id);
+      return summarize(checkpoint, this.file, data.length, this.id);
     } catch (err) {
       this.options.log(`checkpoint not written: ${(err as Error).message}`);
       throw err;
@@ -257,7 +257,7 @@ export class Checkpointer {
   }
 
   /** The JSON, with scrollback trimmed (halved, then screens dropped, largest first) until it fits. */
-  private async serialize(sessions: Session[], config: RecoveryConfig): Promise<Buffer> {
+  private async serialize(sessions: Session[], config: RecoveryConfig): Promise<{ data: Buffer; checkpoint: CheckpointFile }> {
     const base = sessions.map((s): SavedSession => {
       const info = s.info();
       const saved: SavedSession = {
@@ -275,12 +275,14 @@ export class Checkpointer {
       if (config.argv && info.argv.length > 0) saved.argv = info.argv;
       return saved;
     });
-    const file = (withScreens: SavedSession[]): Buffer =>
-      Buffer.from(JSON.stringify({ version: CHECKPOINT_VERSION, id: this.id, writtenAt: Date.now(), daemonPid: process.pid, daemonStartedAt: this.options.startedAt, socket: this.options.socket, sessions: withScreens } satisfies CheckpointFile), 'utf8');
+    const file = (withScreens: SavedSession[]) => {
+      const checkpoint: CheckpointFile = { version: CHECKPOINT_VERSION, id: this.id, writtenAt: Date.now(), daemonPid: process.pid, daemonStartedAt: this.options.startedAt, socket: this.options.socket, sessions: withScreens };
+      return { data: Buffer.from(JSON.stringify(checkpoint), 'utf8'), checkpoint };
+    };
     if (!config.screenText) {
-      const data = file(base);
-      if (data.length > config.maxBytes) throw new Error(`${data.length} bytes without screens, over the ${config.maxBytes}-byte limit`);
-      return data;
+      const plain = file(base);
+      if (plain.data.length > config.maxBytes) throw new Error(`${plain.data.length} bytes without screens, over the ${config.maxBytes}-byte limit`);
+      return plain;
     }
     let scrollback = MAX_SAVED_SCROLLBACK;
     for (;;) {
@@ -290,8 +292,8 @@ export class Checkpointer {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
         withScreens.push({ ...saved, screen: screenOf(sessions[i], scrollback) });
       }
-      const data = file(withScreens);
-      if (data.length <= config.maxBytes) return data;
+      const full = file(withScreens);
+      if (full.data.length <= config.maxBytes) return full;
       if (scrollback > 0) {
         scrollback = Math.floor(scrollback / 2);
         continue;
@@ -301,7 +303,7 @@ export class Checkpointer {
       for (const i of order) {
         delete withScreens[i].screen;
         const smaller = file(withScreens);
-        if (smaller.length <= config.maxBytes) {
+        if (smaller.data.length <= config.maxBytes) {
           this.options.log(`checkpoint: screens dropped to fit ${config.maxBytes} bytes`);
           return smaller;
         }
