@@ -107,3 +107,13 @@ test('terminal queries are answered by the daemon only while no input owner is a
   // With an owner attached (this test client never answers), nobody answers.
   assert.equal(await askQuery('\\033[c', true), '');
 });
+
+test('regression: a wait for text is answered (not met) when the program exits without printing it', async () => {
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'echo something else; sleep 0.3'] });
+  const started = Date.now();
+  const { met } = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'never printed' } });
+  assert.equal(met, false);
+  assert.ok(Date.now() - started < 10_000);
+  await client.request('remove', { session: session.id });
+});

@@ -59,9 +59,12 @@ test('the last output of a program that exits right after writing is never lost'
   const expectedBytes = fs.statSync(file).size + lines.length + 1; // onlcr: \n -> \r\n
   const client = await daemon.connect();
   for (let run = 0; run < 3; run++) {
-    const { session } = await client.request('create', { argv: ['sh', '-c', `sleep 0.3; cat ${file}`], cols: 120, rows: 30, scrollback: 100 });
+    // The program waits for a line (not echoed), so the watcher is live before the first byte.
+    const { session } = await client.request('create', { argv: ['sh', '-c', `stty -echo; read go; cat ${file}`], cols: 120, rows: 30, scrollback: 100 });
     const replay = new ReplayTerminal(120, 30, 100);
     await client.attach({ session: session.id, role: 'watcher' }, replay);
+    await waitFor(() => replay.snapshots === 1, 10_000, 'the snapshot');
+    await client.request('send', { session: session.id, data: '\r' });
     const { met } = await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 60_000 });
     assert.ok(met);
     await waitFor(() => replay.outputBytes >= expectedBytes, 5000, 'all output at the watcher').catch(() => undefined);

@@ -213,6 +213,8 @@ export class Session implements IDisposable {
     this.fire({ type: 'exit', id: this.id, exit: this.exitStatus });
     this.changed();
     this.checkWaiters();
+    // The screen cannot change any more: text that is not there now never will be.
+    for (const waiter of [...this.waiters]) if (waiter.condition.kind === 'text') waiter.resolve(false);
     this.markExited!();
   }
 
