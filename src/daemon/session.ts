@@ -85,10 +85,9 @@ export class Session implements IDisposable {
     this.lastOutput = this.createdAt;
     this.emulator = this.disposables.add(new Emulator({ cols: options.cols, rows: options.rows, scrollback: options.scrollback }));
     this.pty = this.disposables.add(options.process ?? new PtyProcess(options));
-    let markExited: () => void;
-    this.exited = new Promise((resolve) => (markExited = resolve));
+    this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
-    this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info, markExited)));
+    this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info)));
     this.disposables.add(this.emulator.onParsed(() => this.onChunkParsed()));
     this.disposables.add(this.emulator.onReply((reply) => this.pty.write(reply)));
     this.disposables.add(this.emulator.onTitle(() => this.changed()));
@@ -195,13 +194,12 @@ export class Session implements IDisposable {
   // --- exit --------------------------------------------------------------------------------
 
   private pendingExit: { code: number | null; signal: string | null } | undefined;
-  private markExited: (() => void) | undefined;
+  private markExited!: () => void;
 
-  private onProgramExit(info: { code: number | null; signal: string | null }, markExited: () => void): void {
+  private onProgramExit(info: { code: number | null; signal: string | null }): void {
     const rest = this.boundary.flush();
     if (rest) this.deliver(rest);
     this.pendingExit = info;
-    this.markExited = markExited;
     // Report the exit only once every byte is parsed, so a reader right after sees the last screen.
     if (this.emulator.backlog === 0) this.finishExit();
   }
@@ -215,7 +213,7 @@ export class Session implements IDisposable {
     this.checkWaiters();
     // The screen cannot change any more: text that is not there now never will be.
     for (const waiter of [...this.waiters]) if (waiter.condition.kind === 'text') waiter.resolve(false);
-    this.markExited!();
+    this.markExited();
   }
 
   // --- clients -----------------------------------------------------------------------------
