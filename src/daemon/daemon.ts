@@ -21,7 +21,7 @@ import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { isSignalName } from './ptyProcess';
 import { Recovery } from './recovery';
-import { DaemonError, DEFAULT_LIMITS, RegistryLimits, SessionRegistry } from './sessionRegistry';
+import { DaemonError, DEFAULT_LIMITS, RegistryLimits, SessionRegistry, terminalSize } from './sessionRegistry';
 
 export enum DaemonTiming {
   /** How long stop waits after SIGHUP before SIGKILL. */
@@ -45,11 +45,6 @@ export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' 
 function object(params: unknown): Record<string, unknown> {
   if (!params || typeof params !== 'object' || Array.isArray(params)) throw new DaemonError(ErrorCode.BadRequest, 'params must be an object');
   return params as Record<string, unknown>;
-}
-
-function positiveInt(value: unknown, what: string): number {
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 10_000) throw new DaemonError(ErrorCode.BadRequest, `${what} must be an integer from 1 to 10000`);
-  return value as number;
 }
 
 export class Daemon implements RequestHandler {
@@ -154,13 +149,13 @@ export class Daemon implements RequestHandler {
       case 'claim': {
         const channel = connection.channels.get(params.channel as number);
         if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${String(params.channel)} is not attached`);
-        const size = params.cols === undefined ? undefined : { cols: positiveInt(params.cols, 'cols'), rows: positiveInt(params.rows, 'rows') };
+        const size = params.cols === undefined ? undefined : { cols: terminalSize(params.cols, 'cols'), rows: terminalSize(params.rows, 'rows') };
         channel.session.claim(channel, size);
         return { session: channel.session.info() };
       }
       case 'resize': {
         const session = this.registry.get(params.session as string);
-        session.resize(positiveInt(params.cols, 'cols'), positiveInt(params.rows, 'rows'));
+        session.resize(terminalSize(params.cols, 'cols'), terminalSize(params.rows, 'rows'));
         return { session: session.info() };
       }
       case 'send': {
@@ -221,7 +216,7 @@ export class Daemon implements RequestHandler {
   private attach(connection: ClientConnection, params: AttachParams): unknown {
     const session = this.registry.get(params.session);
     if (params.role !== 'owner' && params.role !== 'watcher') throw new DaemonError(ErrorCode.BadRequest, 'role must be "owner" or "watcher"');
-    const size = params.role === 'owner' && params.cols !== undefined ? { cols: positiveInt(params.cols, 'cols'), rows: positiveInt(params.rows, 'rows') } : undefined;
+    const size = params.role === 'owner' && params.cols !== undefined ? { cols: terminalSize(params.cols, 'cols'), rows: terminalSize(params.rows, 'rows') } : undefined;
     const channel = connection.addChannel(params.channel, session, params.role);
     // The answer goes out first; the snapshot (and then the stream) follows it.
     setImmediate(() => {

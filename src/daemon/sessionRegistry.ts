@@ -50,8 +50,8 @@ export function loginShell(): string {
   return '/bin/sh';
 }
 
-function validSize(value: unknown, fallback: number, what: string): number {
-  if (value === undefined) return fallback;
+/** A terminal dimension from a client: an integer from 1 to 10000. */
+export function terminalSize(value: unknown, what: string): number {
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 10_000) throw new DaemonError(ErrorCode.BadRequest, `${what} must be an integer from 1 to 10000`);
   return value as number;
 }
@@ -97,8 +97,8 @@ export class SessionRegistry implements IDisposable {
         argv,
         cwd,
         env: sessionEnvironment(process.env, params.env, this.socket, id),
-        cols: validSize(params.cols, 80, 'cols'),
-        rows: validSize(params.rows, 24, 'rows'),
+        cols: params.cols === undefined ? 80 : terminalSize(params.cols, 'cols'),
+        rows: params.rows === undefined ? 24 : terminalSize(params.rows, 'rows'),
         scrollback,
         metadata: params.metadata ?? {},
         onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
