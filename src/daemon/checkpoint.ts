@@ -380,6 +380,8 @@ export function resumeArgv(metadata: Record<string, unknown>): string[] | string
   const agent = agentOf(metadata);
   if (!agent) return 'it is not an agent session (no metadata.agent)';
   if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
+  // Some agents resume "the latest conversation here" (codex resume --last): no id needed.
+  if (!agent.resumeArgv.some((a) => a.includes('{id}'))) return [...agent.resumeArgv];
   if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
   return agent.resumeArgv.map((a) => a.split('{id}').join(agent.sessionId!));
 }

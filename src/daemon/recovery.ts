@@ -99,7 +99,7 @@ export class Recovery implements IDisposable {
         if (params.argv !== undefined && (!Array.isArray(params.argv) || params.argv.length === 0 || !params.argv.every((a) => typeof a === 'string'))) {
           throw new DaemonError(ErrorCode.BadRequest, 'argv must be a non-empty list of strings');
         }
-        return this.relaunch(session, params.argv as string[] | undefined);
+        return this.relaunch(session, params.argv as string[] | undefined, envParam(params.env));
       }
       case 'resume': {
         const session = this.registry.get(params.session as string);
@@ -108,7 +108,7 @@ export class Recovery implements IDisposable {
         if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
         const argv = resumeArgv(session.metadata);
         if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
-        return { ...(await this.relaunch(session, argv)), argv };
+        return { ...(await this.relaunch(session, argv, envParam(params.env))), argv };
       }
       default:
         throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
@@ -130,6 +130,11 @@ export class Recovery implements IDisposable {
     if (checkpoint.id === this.checkpoints.id) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} is this daemon's own`);
     if (this.restored.has(checkpoint.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} was already restored by this daemon`);
     this.restored.add(checkpoint.id);
+    // Its archives of an older checkpoint come back with it: that one restored again would duplicate them.
+    for (const saved of checkpoint.sessions) {
+      const previous = (saved.metadata.archivedFrom as ArchivedFrom | undefined)?.checkpoint;
+      if (typeof previous === 'string') this.restored.add(previous);
+    }
     const sessions: Session[] = [];
     for (const saved of checkpoint.sessions) {
       const previous = saved.metadata.archivedFrom as ArchivedFrom | undefined;
@@ -167,7 +172,7 @@ export class Recovery implements IDisposable {
   }
 
   /** A new run in an exited session's place: same name, cwd, size, metadata (less archivedFrom), position. */
-  private async relaunch(old: Session, argv: string[] | undefined): Promise<{ session: ReturnType<Session['info']>; replaced: string }> {
+  private async relaunch(old: Session, argv: string[] | undefined, env: Record<string, string> | undefined): Promise<{ session: ReturnType<Session['info']>; replaced: string }> {
     if (old.isRunning) throw new DaemonError(ErrorCode.BadRequest, `session ${old.id} is still running; only an exited or archived session can be relaunched`);
     const info = old.info();
     const { archivedFrom: _dropped, ...metadata } = old.metadata;
@@ -176,6 +181,7 @@ export class Recovery implements IDisposable {
       name: info.name,
       argv: argv ?? (info.argv.length > 0 ? info.argv : undefined),
       cwd,
+      env,
       cols: info.cols,
       rows: info.rows,
       metadata,
@@ -189,6 +195,15 @@ export class Recovery implements IDisposable {
   dispose(): void {
     this.checkpoints.dispose();
   }
+}
+
+/** A client's environment for the new run (the editor's PATH with `holdfast` on it); absent: the daemon's. */
+function envParam(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
+    throw new DaemonError(ErrorCode.BadRequest, 'env must be an object of strings');
+  }
+  return value as Record<string, string>;
 }
 
 function clampSize(value: unknown, fallback: number): number {

@@ -5,7 +5,9 @@ import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
 import { defaultLogPath } from '../protocol/paths';
 import { formatChecks, runChecks } from './doctor';
-import { nextOrder, readLayout, TabLocation } from './layout';
+import { agentLaunch, findExecutable, missingAgentMessage, readAgentProfiles } from './agents';
+import { archivedFrom, archiveAction } from './archives';
+import { defaultSessionName, nextOrder, readLayout, TabLocation } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';
@@ -40,8 +42,16 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const tab = await targetTab(ctx, 'Detach which Holdfast terminal?');
       if (tab) await tabs.detach(tab);
     }),
-    run('holdfast.renameSession', 'Rename Session', () => renameSession(ctx)),
-    run('holdfast.killSession', 'Kill Session', () => killSession(ctx)),
+    // The sidebar passes a session id to these; the palette passes none (they act on the active tab or ask).
+    run('holdfast.renameSession', 'Rename Session', (id?: string) => renameSession(ctx, sessionArg(id))),
+    run('holdfast.killSession', 'Kill Session', (id?: string) => killSession(ctx, sessionArg(id))),
+    run('holdfast.newAgent', 'New Agent', (opts?: { profile?: string }) => newAgent(ctx, opts?.profile)),
+    run('holdfast.focusSession', 'Focus Session', (id?: string) => focusSession(ctx, sessionArg(id), 'panel')),
+    run('holdfast.openSessionInEditor', 'Open Session in Editor Area', (id?: string) => focusSession(ctx, sessionArg(id), 'editor')),
+    run('holdfast.removeSession', 'Remove Session', (id?: string) => removeSession(ctx, sessionArg(id))),
+    run('holdfast.resumeSession', 'Resume Session', (id?: string) => startArchive(ctx, sessionArg(id), 'resume')),
+    run('holdfast.relaunchSession', 'Relaunch Session', (id?: string) => startArchive(ctx, sessionArg(id), 'relaunch')),
+    run('holdfast.resumeAllAgents', 'Resume All Agents', () => resumeAllAgents(ctx)),
     run('holdfast.showStatus', 'Show Daemon Status', () => showStatus(ctx)),
     run('holdfast.restartDaemon', 'Restart Daemon', () => restartDaemon(ctx)),
     run('holdfast.openLog', 'Open Log', () => openLog(ctx)),
@@ -99,18 +109,40 @@ async function attachSession(ctx: CommandContext): Promise<void> {
   ctx.tabs.showSession(session, location);
 }
 
-async function renameSession(ctx: CommandContext): Promise<void> {
-  const tab = await targetTab(ctx, 'Rename which Holdfast terminal?');
-  const id = tab?.sessionId;
-  if (!tab || !id) return;
-  const name = await vscode.window.showInputBox({ prompt: 'New name for the Holdfast session', value: tab.session?.name ?? '', validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty') });
+/** A command argument meant as a session id (a menu may pass other things). */
+function sessionArg(value: unknown): string | undefined {
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/** The session by id, fresh from the daemon. */
+async function sessionById(ctx: CommandContext, id: string): Promise<SessionInfo> {
+  const client = await ctx.tabs.connection.get();
+  return (await client.request('show', { session: id })).session;
+}
+
+async function renameSession(ctx: CommandContext, sessionId?: string): Promise<void> {
+  const tab = sessionId ? ctx.tabs.tabForSession(sessionId) : await targetTab(ctx, 'Rename which Holdfast terminal?');
+  const id = sessionId ?? tab?.sessionId;
+  if (!id) return;
+  const current = tab?.session?.name ?? (await sessionById(ctx, id)).name;
+  const name = await vscode.window.showInputBox({ prompt: 'New name for the Holdfast session', value: current, validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty') });
   if (!name?.trim()) return;
   const client = await ctx.tabs.connection.get();
   await client.request('update', { session: id, name: name.trim() });
-  tab.rename(name.trim());
+  tab?.rename(name.trim());
 }
 
-async function killSession(ctx: CommandContext): Promise<void> {
+async function killSession(ctx: CommandContext, sessionId?: string): Promise<void> {
+  if (sessionId) {
+    // From the sidebar: one click away from ending a process, so it asks.
+    const session = await sessionById(ctx, sessionId);
+    if (session.state === 'running') {
+      const choice = await vscode.window.showWarningMessage(`Kill the Holdfast session "${session.name}"? Its process (pid ${session.pid}) ends.`, { modal: true }, 'Kill');
+      if (choice !== 'Kill') return;
+    }
+    await ctx.tabs.killSession(sessionId);
+    return;
+  }
   let id = ctx.tabs.activeTab()?.sessionId;
   if (!id) {
     const client = await ctx.tabs.connection.get();
@@ -171,4 +203,109 @@ async function openLog(ctx: CommandContext): Promise<void> {
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(logFile));
   await vscode.window.showTextDocument(doc, { preview: false });
+}
+
+async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
+  const { profiles, errors } = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));
+  for (const error of errors) ctx.log.warn(error);
+  let profile = profileId ? profiles.find((p) => p.id === profileId) : undefined;
+  if (profileId && !profile) throw new Error(`no agent profile "${profileId}" (known: ${profiles.map((p) => p.id).join(', ')}; add one in the setting holdfast.agents)`);
+  if (!profile) {
+    const EDIT = '$(settings-gear) Edit agent profiles…';
+    const pick = await vscode.window.showQuickPick(
+      [...profiles.map((p) => ({ label: `$(${p.icon}) ${p.name}`, description: p.argv.join(' '), profile: p })), { label: EDIT, description: 'holdfast.agents', profile: undefined }],
+      { placeHolder: 'Start which agent? It runs in a Holdfast session and can be resumed after a reboot.' },
+    );
+    if (!pick) return;
+    if (!pick.profile) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
+      return;
+    }
+    profile = pick.profile;
+  }
+  const start = ctx.tabs.sessionStart();
+  if (!findExecutable(profile.argv[0], start.env.PATH, start.cwd)) {
+    const choice = await vscode.window.showErrorMessage(missingAgentMessage(profile), 'Open Settings');
+    if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
+    return;
+  }
+  const launch = agentLaunch(profile);
+  const client = await ctx.tabs.connection.get();
+  const name = defaultSessionName(await ctx.sessions.refresh(client), profile.id);
+  await ctx.tabs.newTerminal('panel', name, { argv: launch.argv, metadata: { agent: launch.agent }, icon: profile.icon });
+}
+
+/** Shows a session here and gives this window its input: its tab, or a new tab attached to it. */
+async function focusSession(ctx: CommandContext, id: string | undefined, location: TabLocation): Promise<void> {
+  if (!id) return attachSession(ctx);
+  const tab = ctx.tabs.tabForSession(id);
+  const terminal = tab && ctx.tabs.terminalOf(tab);
+  if (tab && terminal) {
+    terminal.show();
+    if (location === 'editor' && readLayout(tab.session?.metadata).location !== 'editor') {
+      await vscode.commands.executeCommand('workbench.action.terminal.moveToEditor');
+      await ctx.tabs.updateLayout(id, { location: 'editor' });
+    }
+    await tab.takeInput();
+    return;
+  }
+  const client = await ctx.tabs.connection.get();
+  const sessions = await ctx.sessions.refresh(client);
+  await ctx.tabs.updateLayout(id, { detached: undefined, workspace: ctx.tabs.workspace, order: nextOrder(sessions, ctx.tabs.workspace), activeAt: Date.now(), location });
+  ctx.tabs.showSession(await sessionById(ctx, id), location);
+}
+
+async function removeSession(ctx: CommandContext, id: string | undefined): Promise<void> {
+  if (!id) return killSession(ctx);
+  const session = await sessionById(ctx, id);
+  if (session.state === 'running') throw new Error(`"${session.name}" is still running; use Kill Session to end it`);
+  await ctx.tabs.killSession(id);
+}
+
+/** Resume / Relaunch: the given archive, the active tab's, or one the user picks. */
+async function startArchive(ctx: CommandContext, id: string | undefined, how: 'resume' | 'relaunch'): Promise<void> {
+  if (!id) {
+    const activeSession = ctx.tabs.activeTab()?.session;
+    if (activeSession && archiveAction(activeSession)) id = activeSession.id;
+  }
+  if (!id) {
+    const client = await ctx.tabs.connection.get();
+    const candidates = (await ctx.sessions.refresh(client)).filter((s) => archiveAction(s) === how || (how === 'relaunch' && s.state === 'exited'));
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(`Holdfast: there is no archived session to ${how}.`);
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(
+      candidates.map((session) => ({ label: session.name, ...describe(session, ctx.tabs.workspace), session })),
+      { placeHolder: how === 'resume' ? 'Resume which agent conversation?' : 'Relaunch which session?' },
+    );
+    id = pick?.session.id;
+    if (!id) return;
+  }
+  const session = await sessionById(ctx, id);
+  if (how === 'resume' && archiveAction(session) !== 'resume') {
+    throw new Error(`"${session.name}" cannot be resumed: ${archivedFrom(session) ? 'it is not an agent that was running when its daemon ended' : 'it is not archived'}; use Relaunch Session for a new run`);
+  }
+  await ctx.tabs.startAgain(id, how);
+}
+
+async function resumeAllAgents(ctx: CommandContext): Promise<void> {
+  const client = await ctx.tabs.connection.get();
+  // This workspace's (another workspace's agents come back in their own window), in tab order,
+  // one at a time so each lands in its own tab.
+  const agents = (await ctx.sessions.refresh(client)).filter((s) => archiveAction(s) === 'resume' && readLayout(s.metadata).workspace === ctx.tabs.workspace);
+  if (agents.length === 0) {
+    void vscode.window.showInformationMessage('Holdfast: this workspace has no archived agent to resume.');
+    return;
+  }
+  agents.sort((a, b) => (readLayout(a.metadata).order ?? 0) - (readLayout(b.metadata).order ?? 0));
+  const failed: string[] = [];
+  for (const session of agents) {
+    try {
+      await ctx.tabs.startAgain(session.id, 'resume');
+    } catch (err) {
+      failed.push(`${session.name}: ${(err as Error).message}`);
+    }
+  }
+  if (failed.length > 0) throw new Error(`${failed.length} of ${agents.length} not resumed (${failed.join('; ')})`);
 }

@@ -11,6 +11,7 @@ import { DaemonConnection } from './daemonConnection';
 import { DaemonInstall, ensureDaemonInstall, pruneDaemonInstalls } from './daemonInstall';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
+import { RecoverySettingsMirror } from './recoverySettings';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
 import { StartupTerminalSweep } from './startupTerminal';
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): void {
   store.add(vscode.window.onDidChangeActiveTerminal(setActiveContext));
   setActiveContext(vscode.window.activeTerminal);
   store.add(new StatusBar(connection, sessions));
+  store.add(new RecoverySettingsMirror(connection, log));
   store.add(vscode.window.registerTerminalProfileProvider('holdfast.terminal', { provideTerminalProfile: () => tabs.provideProfile() }));
   for (const d of registerCommands({
     tabs,

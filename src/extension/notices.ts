@@ -12,6 +12,16 @@ export function exitNotice(exit: ExitStatus | null): string {
   return `process exited with code ${exit.code ?? 'unknown'}; close this tab to remove the session`;
 }
 
+/** The first line of an archived tab: why nothing runs, and how to start it again. */
+export function archivedNotice(action: 'resume' | 'relaunch', writtenAt: number): string {
+  const when = new Date(writtenAt).toLocaleString();
+  const how =
+    action === 'resume'
+      ? 'Resume the conversation: "Holdfast: Resume Session" or Resume in the Holdfast sidebar'
+      : 'Start it again here: "Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar';
+  return `archived: this process ended with its daemon (reboot or crash); screen as saved ${when}. ${how} (a new run, not the old process).`;
+}
+
 export const NOTICE = {
   watching: 'watching: another window has input for this session; type here to take it over',
   inputMoved: 'input moved to another window; type to take it back',

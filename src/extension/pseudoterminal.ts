@@ -7,7 +7,8 @@ import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
 import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
 import { CreateParams, DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
 import { DaemonConnection } from './daemonConnection';
-import { exitNotice, failureNotice, NOTICE, noticeLine } from './notices';
+import { archivedFrom, archiveAction } from './archives';
+import { archivedNotice, exitNotice, failureNotice, NOTICE, noticeLine } from './notices';
 
 /** What a tab shows: a session to create when the tab opens, or one that exists. */
 export type TabTarget = { kind: 'new'; name: string; prepare(size: Size | undefined): Promise<CreateParams> } | { kind: 'existing'; session: SessionInfo };
@@ -74,6 +75,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private lost = false;
   /** The user closed the tab before its new session existed: kill it as soon as it does. */
   killWhenCreated = false;
+  /** A new run is taking this archived session's place: its removal does not close the tab. */
+  private replacing = false;
 
   constructor(
     private readonly host: TabHost,
@@ -188,6 +191,31 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     return this.claiming;
   }
 
+  /** An archived session is about to be resumed or relaunched (see replaceSession). */
+  expectReplacement(): void {
+    this.replacing = true;
+  }
+
+  replacementFailed(): void {
+    this.replacing = false;
+  }
+
+  /** The new run that took this tab's archived session's place: show it here, with input. */
+  async replaceSession(session: SessionInfo, note: string): Promise<void> {
+    const old = this.attachment;
+    this.attachment = undefined;
+    void old?.detach().catch(() => undefined);
+    this.info = session;
+    this.exited = false;
+    this.gone = false;
+    this.lost = false;
+    this.replacing = false;
+    this.nameEmitter.fire(session.name);
+    if (this.closed) return;
+    const client = await this.host.connection.get();
+    await this.attach(client, 'owner', note);
+  }
+
   rename(name: string): void {
     if (this.info) this.info = { ...this.info, name };
     this.nameEmitter.fire(name);
@@ -236,7 +264,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     }
   }
 
-  private async attach(client: HoldfastClient, role: Role): Promise<void> {
+  private async attach(client: HoldfastClient, role: Role, notice?: string): Promise<void> {
     const id = this.info!.id;
     this.attaching = true;
     this.snapshotSeen = false;
@@ -258,7 +286,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       this.attachment = attachment;
       this.role = role;
       this.update(attachment.session);
-      if (attachment.session.state === 'exited' && !this.exited) {
+      const archived = archiveAction(attachment.session);
+      if (archived) {
+        this.exited = true;
+        this.printAfterSnapshot(archivedNotice(archived, archivedFrom(attachment.session)!.writtenAt));
+      } else if (attachment.session.state === 'exited' && !this.exited) {
         this.exited = true;
         this.printAfterSnapshot(exitNotice(attachment.session.exit));
       }
@@ -273,6 +305,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
           attachment.resize(this.size.cols, this.size.rows).catch(() => undefined);
         }
       }
+      if (notice) this.printAfterSnapshot(notice);
     } finally {
       this.attaching = false;
     }
@@ -327,7 +360,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         else if (this.role === 'watcher') this.fitToSession();
         return;
       case 'removed':
-        if (event.id !== id) return;
+        if (event.id !== id || this.replacing) return;
         this.host.sessionRemoved(this);
         this.closeTab('removed');
         return;

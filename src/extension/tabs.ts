@@ -11,6 +11,8 @@ import { hookPath, newHookId, pointHook, pruneHooks, removeHook } from './codeCl
 import { DaemonConnection } from './daemonConnection';
 import { defaultSessionName, nextOrder, planRestore, readLayout, RestoreItem, TabLayout, TabLocation, withLayout } from './layout';
 import { SessionTab, Size, TabHost, TabTarget } from './pseudoterminal';
+import { agentOf } from './agents';
+import { restoreArchives } from './archives';
 import { buildSessionEnv } from './sessionEnv';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
@@ -27,6 +29,18 @@ export interface TabsOptions {
 }
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');
+
+/** What a new session runs instead of the shell (an agent), and what it records about it. */
+export interface Launch {
+  argv: string[];
+  metadata: Record<string, unknown>;
+  icon?: string;
+}
+
+function tabIcon(session: SessionInfo | undefined, launch?: Launch): vscode.ThemeIcon {
+  const icon = launch?.icon ?? agentOf(session?.metadata)?.icon;
+  return typeof icon === 'string' && icon ? new vscode.ThemeIcon(icon) : TAB_ICON;
+}
 
 /** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
 const STARTUP_PROFILE_MS = 5000;
@@ -118,9 +132,9 @@ export class TabManager implements TabHost, vscode.Disposable {
   // ---- new tabs ----
 
   /** Opens a tab with a new session. */
-  async newTerminal(location: TabLocation, name?: string): Promise<vscode.Terminal> {
-    const tab = new SessionTab(this, await this.newTarget(location, name));
-    const terminal = vscode.window.createTerminal({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON, location: toLocation(location, false) });
+  async newTerminal(location: TabLocation, name?: string, launch?: Launch): Promise<vscode.Terminal> {
+    const tab = new SessionTab(this, await this.newTarget(location, name, launch));
+    const terminal = vscode.window.createTerminal({ name: tab.pendingName, pty: tab, iconPath: tabIcon(undefined, launch), location: toLocation(location, false) });
     terminal.show();
     return terminal;
   }
@@ -147,7 +161,7 @@ export class TabManager implements TabHost, vscode.Disposable {
     if (index >= 0) {
       const [item] = this.restoreQueue.splice(index, 1);
       const tab = this.existingTab(item.session);
-      return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: TAB_ICON });
+      return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: tabIcon(item.session) });
     }
     const tab = new SessionTab(this, await this.newTarget('panel'));
     return new vscode.TerminalProfile({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON });
@@ -162,7 +176,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       return terminal;
     }
     const tab = this.existingTab(session);
-    const terminal = vscode.window.createTerminal({ name: session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(location, preserveFocus) });
+    const terminal = vscode.window.createTerminal({ name: session.name, pty: tab, iconPath: tabIcon(session), location: toLocation(location, preserveFocus) });
     terminal.show(preserveFocus);
     return terminal;
   }
@@ -173,19 +187,27 @@ export class TabManager implements TabHost, vscode.Disposable {
     return tab;
   }
 
-  private async newTarget(location: TabLocation, name?: string): Promise<TabTarget & { kind: 'new' }> {
+  private async newTarget(location: TabLocation, name?: string, launch?: Launch): Promise<TabTarget & { kind: 'new' }> {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
     const sessionName = name?.trim() || defaultSessionName(sessions);
     const target = {
       kind: 'new' as const,
       name: sessionName,
-      prepare: async (size: Size | undefined): Promise<CreateParams> => this.createParams(sessionName, location, size),
+      prepare: async (size: Size | undefined): Promise<CreateParams> => this.createParams(sessionName, location, size, launch),
     };
     return target;
   }
 
-  private async createParams(name: string, location: TabLocation, size: Size | undefined): Promise<CreateParams> {
+  /** Where new sessions start, and the environment they get (PATH with `holdfast` and `code`). */
+  sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> } {
+    return {
+      cwd: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : os.homedir(),
+      env: buildSessionEnv(process.env, { pathPrepend: this.options.sessionPath(), cliHook, termProgramVersion: vscode.version }),
+    };
+  }
+
+  private async createParams(name: string, location: TabLocation, size: Size | undefined, launch?: Launch): Promise<CreateParams> {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
     const shell = settings.shell();
@@ -195,13 +217,12 @@ export class TabManager implements TabHost, vscode.Disposable {
     const layout: TabLayout = { workspace: this.workspace, order: nextOrder(sessions, this.workspace), location, cliHook: hookId };
     return {
       name,
-      argv: [shell.path, ...shell.args],
-      cwd: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : os.homedir(),
-      env: buildSessionEnv(process.env, { pathPrepend: this.options.sessionPath(), cliHook: hookId ? hookPath(socket, hookId) : undefined, termProgramVersion: vscode.version }),
+      argv: launch?.argv ?? [shell.path, ...shell.args],
+      ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined),
       cols: size?.cols,
       rows: size?.rows,
       scrollback: settings.scrollback(),
-      metadata: withLayout({}, layout as Record<string, unknown>),
+      metadata: withLayout(launch?.metadata ?? {}, layout as Record<string, unknown>),
     };
   }
 
@@ -218,7 +239,13 @@ export class TabManager implements TabHost, vscode.Disposable {
     this.planReady = new Promise((resolve) => (markPlanReady = resolve));
     try {
       const client = await this.connection.get();
-      const sessions = await this.options.sessions.refresh(client);
+      let sessions = await this.options.sessions.refresh(client);
+      // After a reboot or a daemon crash: this workspace's tabs come back archived.
+      const archived = await restoreArchives(client, this.workspace, sessions, (line) => this.options.log.info(line)).catch((err: Error) => {
+        this.options.log.warn(`restoring archived sessions: ${err.message}`);
+        return 0;
+      });
+      if (archived > 0) sessions = await this.options.sessions.refresh(client);
       this.pruneCliHooks(sessions);
       const plan = planRestore(sessions, this.workspace, new Set(this.bySession.keys()));
       const count = plan.items.length;
@@ -231,7 +258,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       for (const item of this.restoreQueue.splice(0)) {
         if (this.bySession.has(item.session.id)) continue;
         const tab = this.existingTab(item.session);
-        const terminal = vscode.window.createTerminal({ name: item.session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(item.location, true) });
+        const terminal = vscode.window.createTerminal({ name: item.session.name, pty: tab, iconPath: tabIcon(item.session), location: toLocation(item.location, true) });
         if (item.session.id === plan.activeId) active = terminal;
         // After an extension host crash the old tab stays, dead (its pseudoterminal died with the host): ours replaces it.
         const index = stale.findIndex((t) => t.name === item.session.name);
@@ -319,6 +346,41 @@ export class TabManager implements TabHost, vscode.Disposable {
       if (err.code !== ErrorCode.Exited) throw err;
       await client.request('remove', { session: id });
     }
+  }
+
+  /**
+   * Starts an archived (or exited) session again in its own tab, which stays where it is: `resume`
+   * continues an agent's conversation, `relaunch` runs the command again. A new run, not the old process.
+   */
+  async startAgain(id: string, how: 'resume' | 'relaunch'): Promise<SessionInfo> {
+    const tab = this.bySession.get(id);
+    tab?.expectReplacement();
+    const client = await this.connection.get();
+    const { env } = this.sessionStart();
+    let session: SessionInfo;
+    let note: string;
+    try {
+      if (how === 'resume') {
+        const result = await client.request('resume', { session: id, env });
+        session = result.session;
+        note = `resumed: ${result.argv.join(' ')} (a new run of the agent; the conversation continues)`;
+      } else {
+        session = (await client.request('relaunch', { session: id, env })).session;
+        note = `relaunched: ${session.argv.join(' ')} (a new run, not the old process)`;
+      }
+    } catch (err) {
+      tab?.replacementFailed();
+      throw err;
+    }
+    if (tab && !tab.isClosed) {
+      if (this.bySession.get(id) === tab) this.bySession.delete(id);
+      this.bySession.set(session.id, tab);
+      await tab.replaceSession(session, note);
+      this.terminals.get(tab)?.show();
+    } else {
+      this.showSession(session, readLayout(session.metadata).location ?? 'panel');
+    }
+    return session;
   }
 
   /** Hides a tab and keeps its session running (it comes back through Attach to Session…). */

@@ -105,7 +105,7 @@ export interface RecoveryMethods {
   'config.set': [{ key: string; value: unknown }, { config: DaemonConfig; file: string }];
   'config.reload': [Record<string, never>, { config: DaemonConfig; file: string }];
   /** A new process in an exited (e.g. archived) session's place: same name, cwd, size, metadata, position. */
-  relaunch: [{ session: string; argv?: string[] }, { session: SessionInfo; replaced: string }];
+  relaunch: [{ session: string; argv?: string[]; env?: Record<string, string> }, { session: SessionInfo; replaced: string }];
   /** Relaunch with `metadata.agent.resumeArgv`, "{id}" replaced by the recorded agent session id. */
-  resume: [{ session: string }, { session: SessionInfo; replaced: string; argv: string[] }];
+  resume: [{ session: string; env?: Record<string, string> }, { session: SessionInfo; replaced: string; argv: string[] }];
 }

@@ -1,0 +1,51 @@
+// After a reboot or a daemon crash: bring this workspace's sessions back as archived tabs (their
+// saved screens, no process) from the previous daemon's checkpoint. Nothing is re-run here; an
+// archive starts again only when the user asks (Resume / Relaunch). Pure Node (no vscode import).
+import { HoldfastClient, RequestError } from '../protocol/client';
+import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
+import type { ArchivedFrom } from '../protocol/recovery';
+import { agentOf } from './agents';
+import { readLayout } from './layout';
+
+export function archivedFrom(session: SessionInfo | undefined): ArchivedFrom | undefined {
+  const from = session?.metadata.archivedFrom;
+  return from && typeof from === 'object' && !Array.isArray(from) ? (from as ArchivedFrom) : undefined;
+}
+
+/** How an archive starts again: an agent that was running resumes its conversation; the rest relaunch. */
+export function archiveAction(session: SessionInfo): 'resume' | 'relaunch' | undefined {
+  const from = archivedFrom(session);
+  if (!from || session.state !== 'exited') return undefined;
+  const agent = agentOf(session.metadata);
+  // An agent that had already finished before the crash is not resumed (its conversation ended).
+  return agent && from.running && Array.isArray(agent.resumeArgv) && agent.resumeArgv.length > 0 ? 'resume' : 'relaunch';
+}
+
+/**
+ * Restores the previous daemon's checkpoint when this workspace has no sessions in the daemon and
+ * that checkpoint has some. Only the newest earlier checkpoint is considered: an older one was
+ * either superseded by it or deliberately emptied. Resolves how many sessions of `workspace` came back.
+ */
+export async function restoreArchives(client: HoldfastClient, workspace: string, sessions: readonly SessionInfo[], log: (line: string) => void): Promise<number> {
+  if (!client.supports(Capability.Recovery)) return 0;
+  if (sessions.some((s) => readLayout(s.metadata).workspace === workspace)) return 0;
+  const { checkpoints } = await client.request('recovery.list', {});
+  const previous = checkpoints.filter((c) => !c.current).sort((a, b) => b.writtenAt - a.writtenAt)[0];
+  if (!previous || previous.sessions === 0) return 0;
+  if (sessions.some((s) => archivedFrom(s)?.checkpoint === previous.id)) return 0; // another window restored it
+  const inspected = await client.request('recovery.inspect', { id: previous.id });
+  if (!inspected.sessions.some((s) => readLayout(s.metadata).workspace === workspace)) return 0;
+  try {
+    const restored = await client.request('recovery.restore', { id: previous.id });
+    const mine = restored.sessions.filter((s) => readLayout(s.metadata).workspace === workspace).length;
+    log(`restored checkpoint ${previous.id} (written ${new Date(previous.writtenAt).toISOString()}): ${restored.sessions.length} archived session(s), ${mine} of this workspace`);
+    return mine;
+  } catch (err) {
+    // Another window restored it a moment ago: its archives are in the daemon now.
+    if (err instanceof RequestError && err.code === ErrorCode.BadRequest) {
+      log(`checkpoint ${previous.id} not restored: ${err.message}`);
+      return 0;
+    }
+    throw err;
+  }
+}
