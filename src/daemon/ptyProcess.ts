@@ -37,6 +37,8 @@ interface NodePtyInternals {
 export class PtyProcess implements IDisposable {
   private readonly term: pty.IPty;
   private exitInfo: ExitInfo | undefined;
+  /** The leader is reaped and its group was seen empty: from then on its pid may be someone else's. */
+  private groupGone = false;
   private readonly disposables: IDisposable[] = [];
   private readonly onDataEmitter = new Emitter<Buffer>();
   readonly onData = this.onDataEmitter.event;
@@ -58,6 +60,7 @@ export class PtyProcess implements IDisposable {
       this.term.onData((data) => this.onDataEmitter.fire(data as unknown as Buffer)),
       this.term.onExit(({ exitCode, signal }) => {
         this.exitInfo = signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null };
+        this.membersAfterExit(); // most programs leave nothing behind: settle it before the pid can be reused
         this.onExitEmitter.fire(this.exitInfo);
       }),
     );
@@ -125,7 +128,7 @@ export class PtyProcess implements IDisposable {
    * the leader is unreaped or members of the group are still alive, so a recycled pid is never hit.
    */
   signalGroup(signal: NodeJS.Signals): boolean {
-    if (this.exitInfo && groupMembers(this.pid).length === 0) return false;
+    if (this.exitInfo && this.membersAfterExit().length === 0) return false;
     try {
       process.kill(-this.pid, signal);
       return true;
@@ -136,7 +139,19 @@ export class PtyProcess implements IDisposable {
 
   /** True while the leader runs or anything in its process group is alive (zombies count as gone). */
   get groupAlive(): boolean {
-    return !this.exitInfo || groupMembers(this.pid).length > 0;
+    return !this.exitInfo || this.membersAfterExit().length > 0;
+  }
+
+  /**
+   * The group's live members once the leader is reaped. The kernel reuses a pid only when nothing
+   * holds it, not even as a process group id: once the group is seen empty, or a process has the
+   * leader's pid again, a group with that id belongs to someone else, for good.
+   */
+  private membersAfterExit(): number[] {
+    if (this.groupGone) return [];
+    const members = groupMembers(this.pid);
+    if (members.length === 0 || fs.existsSync(`/proc/${this.pid}`)) this.groupGone = true;
+    return this.groupGone ? [] : members;
   }
 
   dispose(): void {

@@ -1,0 +1,127 @@
+// Helpers for the reliability suite (test/reliability-*.test.ts): figures for docs/reliability.md,
+// daemon memory from /proc, raw protocol connections, process checks.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { encodeJson, Frame, FrameDecoder, FrameKind } from '../../src/protocol/frame';
+import { PROTOCOL_VERSION } from '../../src/protocol/messages';
+import { tokenPathFor } from '../../src/protocol/paths';
+
+/** Longer soak variants run with HOLDFAST_SOAK=1; CI runs the short ones. */
+export const SOAK = process.env.HOLDFAST_SOAK === '1';
+
+export interface Figure {
+  item: string;
+  name: string;
+  value: number | string;
+  unit?: string;
+  /** What the test asserts about it, e.g. "< 400 MiB". */
+  bound?: string;
+}
+
+/** Records a measured figure: printed, and appended to $HOLDFAST_RELIABILITY_REPORT (JSON lines) for the report. */
+export function record(figure: Figure): void {
+  const line = JSON.stringify({ ...figure, soak: SOAK, at: new Date().toISOString() });
+  process.stdout.write(`# figure ${line}\n`);
+  const file = process.env.HOLDFAST_RELIABILITY_REPORT;
+  if (file) fs.appendFileSync(file, line + '\n');
+}
+
+/** Resident memory of a process in MiB (VmRSS), or 0 when it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; keeps the peak. */
+export class RssSampler {
+  peak = 0;
+  samples = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pid: number,
+    everyMs = 100,
+  ) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  sample(): number {
+    const now = rssMiB(this.pid);
+    this.samples++;
+    if (now > this.peak) this.peak = now;
+    return now;
+  }
+
+  stop(): number {
+    clearInterval(this.timer);
+    this.sample();
+    return this.peak;
+  }
+}
+
+export function daemonToken(socket: string): string {
+  return fs.readFileSync(tokenPathFor(socket), 'utf8').trim();
+}
+
+export function helloFrame(socket: string, token: string | undefined = daemonToken(socket), client = 'raw'): Buffer {
+  return encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client, version: 'test', ...(token === undefined ? {} : { token }), capabilities: [] });
+}
+
+/** A raw socket to the daemon that records the frames it gets back and when it closed. */
+export class RawConnection {
+  readonly socket: net.Socket;
+  readonly frames: Frame[] = [];
+  readonly closed: Promise<number>;
+  private readonly decoder = new FrameDecoder(Number.MAX_SAFE_INTEGER);
+  /** Keep only this many frames (fuzzers get answers they do not need). */
+  keep = Infinity;
+  received = 0;
+
+  constructor(socketPath: string) {
+    this.socket = net.createConnection(socketPath);
+    this.socket.on('error', () => undefined);
+    this.socket.on('data', (chunk: Buffer) => {
+      this.received += chunk.length;
+      for (const frame of this.decoder.push(chunk)) if (this.frames.length < this.keep) this.frames.push({ kind: frame.kind, payload: Buffer.from(frame.payload) });
+    });
+    this.closed = new Promise((resolve) => this.socket.once('close', () => resolve(Date.now())));
+  }
+
+  connected(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.socket.once('connect', resolve);
+      this.socket.once('error', reject);
+    });
+  }
+
+  errorFrame(): { code: string; message: string } | undefined {
+    const frame = this.frames.find((f) => f.kind === FrameKind.Error);
+    return frame ? (JSON.parse(frame.payload.toString('utf8')) as { code: string; message: string }) : undefined;
+  }
+
+  kinds(): number[] {
+    return this.frames.map((f) => f.kind);
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
+
+export function daemonLog(env: NodeJS.ProcessEnv): string {
+  try {
+    return fs.readFileSync(path.join(env.XDG_STATE_HOME!, 'holdfast', 'daemon.log'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
