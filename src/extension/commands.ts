@@ -232,7 +232,7 @@ async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> 
   const launch = agentLaunch(profile);
   const client = await ctx.tabs.connection.get();
   const name = defaultSessionName(await ctx.sessions.refresh(client), profile.id);
-  await ctx.tabs.newTerminal('panel', name, { argv: launch.argv, metadata: { agent: launch.agent }, icon: profile.icon });
+  await ctx.tabs.newTerminal('panel', name, { argv: launch.argv, metadata: { agent: launch.agent } });
 }
 
 /** Shows a session here and gives this window its input: its tab, or a new tab attached to it. */

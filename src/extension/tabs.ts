@@ -11,7 +11,6 @@ import { hookPath, newHookId, pointHook, pruneHooks, removeHook } from './codeCl
 import { DaemonConnection } from './daemonConnection';
 import { defaultSessionName, nextOrder, planRestore, readLayout, RestoreItem, TabLayout, TabLocation, withLayout } from './layout';
 import { SessionTab, Size, TabHost, TabTarget } from './pseudoterminal';
-import { agentOf } from './agents';
 import { restoreArchives } from './archives';
 import { buildSessionEnv } from './sessionEnv';
 import { SessionList } from './sessionList';
@@ -34,12 +33,6 @@ export const TAB_ICON = new vscode.ThemeIcon('pinned');
 export interface Launch {
   argv: string[];
   metadata: Record<string, unknown>;
-  icon?: string;
-}
-
-function tabIcon(session: SessionInfo | undefined, launch?: Launch): vscode.ThemeIcon {
-  const icon = launch?.icon ?? agentOf(session?.metadata)?.icon;
-  return typeof icon === 'string' && icon ? new vscode.ThemeIcon(icon) : TAB_ICON;
 }
 
 /** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
@@ -134,7 +127,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   /** Opens a tab with a new session. */
   async newTerminal(location: TabLocation, name?: string, launch?: Launch): Promise<vscode.Terminal> {
     const tab = new SessionTab(this, await this.newTarget(location, name, launch));
-    const terminal = vscode.window.createTerminal({ name: tab.pendingName, pty: tab, iconPath: tabIcon(undefined, launch), location: toLocation(location, false) });
+    const terminal = vscode.window.createTerminal({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON, location: toLocation(location, false) });
     terminal.show();
     return terminal;
   }
@@ -161,7 +154,7 @@ export class TabManager implements TabHost, vscode.Disposable {
     if (index >= 0) {
       const [item] = this.restoreQueue.splice(index, 1);
       const tab = this.existingTab(item.session);
-      return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: tabIcon(item.session) });
+      return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: TAB_ICON });
     }
     const tab = new SessionTab(this, await this.newTarget('panel'));
     return new vscode.TerminalProfile({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON });
@@ -176,7 +169,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       return terminal;
     }
     const tab = this.existingTab(session);
-    const terminal = vscode.window.createTerminal({ name: session.name, pty: tab, iconPath: tabIcon(session), location: toLocation(location, preserveFocus) });
+    const terminal = vscode.window.createTerminal({ name: session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(location, preserveFocus) });
     terminal.show(preserveFocus);
     return terminal;
   }
@@ -258,7 +251,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       for (const item of this.restoreQueue.splice(0)) {
         if (this.bySession.has(item.session.id)) continue;
         const tab = this.existingTab(item.session);
-        const terminal = vscode.window.createTerminal({ name: item.session.name, pty: tab, iconPath: tabIcon(item.session), location: toLocation(item.location, true) });
+        const terminal = vscode.window.createTerminal({ name: item.session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(item.location, true) });
         if (item.session.id === plan.activeId) active = terminal;
         // After an extension host crash the old tab stays, dead (its pseudoterminal died with the host): ours replaces it.
         const index = stale.findIndex((t) => t.name === item.session.name);

@@ -1,0 +1,132 @@
+// E2E (issues 4 and 6): "Holdfast: New Agent…" starts a Claude Code stand-in with a generated
+// --session-id; a missing agent binary is named; then a simulated reboot (the daemon and every
+// session SIGKILLed) and a reload bring both tabs back archived, in order, with their saved
+// screens, and Resume runs the stand-in with --resume <the recorded id> in the same tab.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { daemonPids, HoldfastE2E, isAlive, makeTempDir, SessionView, waitFor } from './harness';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Behaves like an agent: says how it was started, rings the bell when it waits for a line, works on each line. */
+const STAND_IN = `#!/usr/bin/env bash
+printf '\\033[1;35mclaude stand-in\\033[0m\\n'
+printf 'arg: %s\\n' "$@"
+while true; do
+  printf '\\a> '
+  IFS= read -r line || exit 0
+  [ "$line" = "/exit" ] && exit 0
+  printf 'working on: %s\\n' "$line"
+done
+`;
+
+const binDir = makeTempDir('agents-bin');
+const CLAUDE = path.join(binDir, 'claude');
+fs.writeFileSync(CLAUDE, STAND_IN, { mode: 0o755 });
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  e2e = await HoldfastE2E.start({
+    name: 'agents',
+    // Screens are saved only when the user allows it; the setting is applied to the daemon.
+    // The stand-in replaces the built-in Claude Code profile's binary (the server's login shell
+    // resets PATH, so a PATH entry would not reach the extension host).
+    settings: {
+      'holdfast.recovery.screenText': true,
+      'holdfast.agents': [{ id: 'claude', name: 'Claude Code', argv: [CLAUDE, '--session-id', '{id}'], resumeArgv: [CLAUDE, '--resume', '{id}'] }],
+    },
+  });
+});
+
+after(async () => {
+  await e2e?.dispose();
+  fs.rmSync(binDir, { recursive: true, force: true });
+});
+
+function agentMeta(session: SessionView): { profile?: string; sessionId?: string; resumeArgv?: string[] } {
+  return (session.metadata?.agent ?? {}) as { profile?: string; sessionId?: string; resumeArgv?: string[] };
+}
+
+test('New Agent starts the Claude Code stand-in with a generated --session-id; a missing binary is named', { timeout: 240_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    await e2e.open(e2e.workspace('agents'));
+
+    await wb.runCommand('Holdfast: New Agent…');
+    await wb.pickQuickItem(/Claude Code/);
+    const agent = await waitFor(() => e2e.iso.sessions().find((s) => agentMeta(s).profile === 'claude'), { timeout: 30_000, message: 'the agent session' });
+    const id = agentMeta(agent).sessionId!;
+    assert.match(id, UUID_RE, 'a UUID was generated and recorded');
+    assert.deepEqual(agent.argv, [CLAUDE, '--session-id', id]);
+    assert.deepEqual(agentMeta(agent).resumeArgv, [CLAUDE, '--resume', '{id}']);
+    assert.equal(agent.name, 'claude 1');
+    await e2e.iso.waitForScreen(agent.id, `arg: --session-id\narg: ${id}`);
+    await wb.waitForTerminalText(`arg: ${id}`);
+    await wb.typeInTerminal('fix the tests\n');
+    await e2e.iso.waitForScreen(agent.id, 'working on: fix the tests');
+
+    // Codex is not installed here: a clear message, and no dead tab.
+    await wb.runCommand('Holdfast: New Agent…');
+    await wb.pickQuickItem(/Codex CLI/);
+    const message = await waitFor(async () => (await wb.notifications()).find((n) => n.includes('`codex`')), { timeout: 15_000, message: 'the missing-binary message' });
+    assert.match(message, /not on PATH/);
+    assert.match(message, /holdfast\.agents/);
+    assert.equal(e2e.iso.sessions().length, 1, 'no session was started for the missing agent');
+  });
+});
+
+test('reboot (daemon and sessions SIGKILLed) → reload → archived tabs in order with saved screens → Resume runs --resume <id> in place', { timeout: 300_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    if (wb.folder !== e2e.workspace('agents')) await e2e.open(e2e.workspace('agents'));
+    const agent = e2e.iso.sessions().find((s) => agentMeta(s).profile === 'claude');
+    assert.ok(agent, 'the agent of the first test is running');
+    const agentId = agentMeta(agent).sessionId!;
+    const shell = await e2e.newTerminal();
+    await wb.typeInTerminal(`printf '\\033[32m%s-%s\\033[0m\\n' SHELL SAVED\n`);
+    await e2e.iso.waitForScreen(shell.id, 'SHELL-SAVED');
+    assert.equal(e2e.iso.cliJson<{ value: unknown }>(['config', 'get', 'recovery.screenText']).value, true, 'the VS Code setting reached the daemon');
+    // The daemon writes checkpoints on its own (on changes and every intervalSeconds); this one is now.
+    e2e.iso.cliJson(['recovery', 'checkpoint']);
+
+    // A reboot: the daemon and every session process die at once, nobody writes anything more.
+    const victims = [...daemonPids(e2e.iso), agent.pid, shell.pid];
+    for (const pid of victims) process.kill(pid, 'SIGKILL');
+    await waitFor(() => victims.every((pid) => !isAlive(pid)), { timeout: 10_000, message: 'the daemon and its sessions to die' });
+
+    await wb.reloadWindow();
+    await e2e.waitForHoldfast(wb);
+    const tabs = await wb.waitForHoldfastTabs([{ name: agent.name }, { name: shell.name }], { timeout: 60_000, settleMs: 2_000 });
+    assert.deepEqual(tabs.map((tab) => tab.name).slice(-2), [agent.name, shell.name], 'in their order');
+
+    const archived = e2e.iso.sessions();
+    assert.deepEqual(archived.map((s) => [s.name, s.state]).sort(), [[agent.name, 'exited'], [shell.name, 'exited']]);
+    for (const s of archived) assert.ok(s.metadata?.archivedFrom, `${s.name} is archived`);
+    const archivedAgent = archived.find((s) => s.name === agent.name)!;
+    assert.equal(agentMeta(archivedAgent).sessionId, agentId, 'the agent session id survived the reboot');
+
+    await wb.clickTerminalTab(shell.name);
+    await wb.waitForTerminalText('SHELL-SAVED');
+    await wb.waitForTerminalText(/archived: this process ended with its daemon/);
+    await wb.clickTerminalTab(agent.name);
+    await wb.waitForTerminalText('working on: fix the tests');
+    await wb.waitForTerminalText(/Resume the conversation/);
+
+    await wb.runCommand('Holdfast: Resume Session');
+    const resumed = await waitFor(() => e2e.iso.sessions().find((s) => s.name === agent.name && s.state === 'running'), { timeout: 30_000, message: 'the resumed agent' });
+    assert.deepEqual(resumed.argv, [CLAUDE, '--resume', agentId]);
+    assert.equal(resumed.metadata?.archivedFrom, undefined, 'a new run, no longer archived');
+    await e2e.iso.waitForScreen(resumed.id, `arg: --resume\narg: ${agentId}`);
+    await wb.waitForTerminalText('arg: --resume');
+    // Same tab, same place: no tab was added or moved, and it takes input.
+    const after = await wb.terminalTabs();
+    assert.deepEqual(after.map((tab) => tab.name).slice(-2), [agent.name, shell.name]);
+    assert.equal(after.filter((tab) => tab.name === agent.name).length, 1);
+    await wb.typeInTerminal('carry on\n');
+    await e2e.iso.waitForScreen(resumed.id, 'working on: carry on');
+    assert.equal(e2e.iso.sessions().length, 2, 'the archive was replaced, not duplicated');
+  });
+});
