@@ -414,3 +414,43 @@ test('CLI: restore with no daemon running starts an on-demand one; a run that en
   await waitFor(() => !isAlive(version.daemon.pid), 10_000, 'the on-demand daemon to exit');
   assert.deepEqual(checkpointFiles(h.recovery).map((f) => readCheckpoint(f).id), [id]);
 });
+
+test('a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; resume without an id; relaunch takes the client\'s env', async () => {
+  const h = home();
+  const agent = path.join(h.dir, 'latest-agent.sh');
+  fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $* mark=$HOLDFAST_TEST_MARK"\nexec sleep 1000\n', { mode: 0o755 });
+  // Like Codex: no id is known, the resume command continues "the latest conversation here".
+  const latestAgent = { agent: { profile: 'latest', resumeArgv: [agent, 'resume', '--last'] } };
+
+  const a = await h.start();
+  const { session: bot } = await a.client.request('create', { name: 'bot', argv: [agent], cwd: h.dir, metadata: latestAgent });
+  await a.client.request('wait', { session: bot.id, condition: { kind: 'text', pattern: 'agent argv' }, timeoutMs: 5000 });
+  await checkpointWhere(h.recovery, (c) => c.daemonPid === a.pid && c.sessions.length === 1, "the first daemon's checkpoint");
+  await h.crash(a);
+  const first = runIdOf(h.recovery);
+
+  const b = await h.start();
+  const restoredOnce = (await b.client.request('recovery.restore', { id: first })).sessions;
+  assert.equal(restoredOnce.length, 1);
+  await checkpointWhere(h.recovery, (c) => c.daemonPid === b.pid && c.sessions.length === 1, "the second daemon's checkpoint (the archive, not yet resumed)");
+  await h.crash(b);
+
+  const c = await h.start();
+  try {
+    const { checkpoints } = await c.client.request('recovery.list', {});
+    const newest = checkpoints.filter((cp) => !cp.current).sort((x, y) => y.writtenAt - x.writtenAt)[0];
+    assert.equal(newest.daemonPid, b.pid);
+    const { sessions } = await c.client.request('recovery.restore', { id: newest.id });
+    assert.deepEqual(sessions.map((s) => s.name), ['bot']);
+    // The first checkpoint's session came back with the second: restoring it too would show it twice.
+    await assert.rejects(c.client.request('recovery.restore', { id: first }), /already restored/);
+    assert.equal((await c.client.request('list', {})).sessions.length, 1);
+
+    const resumed = await c.client.request('resume', { session: sessions[0].id, env: { HOLDFAST_TEST_MARK: 'from-the-editor' } });
+    assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
+    await c.client.request('wait', { session: resumed.session.id, condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' }, timeoutMs: 5000 });
+    await assert.rejects(c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }), /env must be an object of strings/);
+  } finally {
+    await h.stop(c);
+  }
+});
