@@ -1,6 +1,7 @@
 // Bundles the daemon, the CLI and the extension with esbuild. node-pty stays external (native).
+// The sessions webview (sidebar, wall of screens) is browser code: its own bundle and styles in dist/webview.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const entries = {
   daemon: 'src/daemon/main.ts',
@@ -24,5 +25,20 @@ const common = {
 const builds = Object.entries(entries)
   .filter(([, file]) => existsSync(file))
   .map(([name, file]) => esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js` }));
+builds.push(
+  esbuild.build({
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    sourcemap: true,
+    logLevel: 'warning',
+    entryPoints: ['src/extension/webview/main.ts'],
+    outfile: 'dist/webview/sessions.js',
+  }),
+);
+mkdirSync('dist/webview', { recursive: true });
+copyFileSync('node_modules/@xterm/xterm/css/xterm.css', 'dist/webview/xterm.css');
+copyFileSync('src/extension/webview/sessions.css', 'dist/webview/sessions.css');
 await Promise.all(builds);
 if (watch) console.log('watch mode is not supported; rerun npm run build');

@@ -13,6 +13,7 @@ import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
 import { RecoverySettingsMirror } from './recoverySettings';
 import { SessionList } from './sessionList';
+import { registerSidebar } from './sidebar';
 import { settings } from './settings';
 import { StartupTerminalSweep } from './startupTerminal';
 import { StatusBar } from './statusBar';
@@ -118,6 +119,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   }))
     store.add(d);
+
+  // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
+  store.add(registerSidebar(context, { connection, sessions, workspace, log }));
 
   // Adopt the running daemon (or start one), then bring back this workspace's tabs.
   const startupSweep = store.add(new StartupTerminalSweep((t) => tabs.tabOf(t) !== undefined, log));

@@ -1,0 +1,322 @@
+// What the sidebar and the wall of screens share on the extension host side:
+//  - SessionFeed: one per window; the daemon's pushed events → session states → the card model.
+//  - PreviewHost: one per webview; a watcher attachment for each preview the webview shows
+//    (snapshot, then the stream), forwarded with postMessage. Watchers never write and never
+//    resize: a preview follows the session's size, never the other way round.
+//  - sessionsHtml: the webview page (strict CSP with a nonce; resources through asWebviewUri).
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { Attachment, HoldfastClient } from '../protocol/client';
+import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
+import { DaemonEvent } from '../protocol/messages';
+import { DaemonConnection } from './daemonConnection';
+import { SessionList } from './sessionList';
+import { buildModel, SessionStateTracker, SidebarModel } from './sessionState';
+import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
+
+/** Model changes closer together than this are sent once. */
+const MODEL_DEBOUNCE_MS = 80;
+/** Output is batched into one message per preview this often. */
+const OUTPUT_FLUSH_MS = 40;
+/** A preview that fell this far behind is resynced with a fresh snapshot instead. */
+const MAX_PENDING_CHARS = 1 << 20;
+
+const COMMANDS: ReadonlySet<WebviewCommand> = new Set<WebviewCommand>([
+  'focusSession',
+  'openSessionInEditor',
+  'renameSession',
+  'killSession',
+  'removeSession',
+  'resumeSession',
+  'relaunchSession',
+  'newTerminal',
+  'newAgent',
+  'showAllSessions',
+]);
+
+export interface PreviewDeps {
+  connection: DaemonConnection;
+  sessions: SessionList;
+  workspace: string;
+  log: vscode.LogOutputChannel;
+}
+
+/** The card model of every session, kept current from the daemon's events (no polling). */
+export class SessionFeed implements IDisposable {
+  private readonly store = new DisposableStore();
+  private clientStore = new DisposableStore();
+  private readonly tracker = new SessionStateTracker();
+  private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
+  /** Fires (debounced) when the model may have changed. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private pending: IDisposable | undefined;
+  private hasArchivedAgents: boolean | undefined;
+
+  constructor(private readonly deps: PreviewDeps) {
+    this.store.add(deps.sessions.onDidChange(() => this.changed()));
+    this.store.add(deps.connection.onDidChangeState(() => this.changed()));
+    this.store.add(deps.connection.onDidConnect((client) => this.follow(client)));
+    const client = deps.connection.client;
+    if (client) this.follow(client);
+    this.store.add({ dispose: () => this.clientStore.dispose() });
+    this.store.add({ dispose: () => this.pending?.dispose() });
+    this.updateContext(this.model());
+  }
+
+  model(): SidebarModel {
+    const connected = this.deps.connection.state.kind === 'connected';
+    return buildModel(this.deps.sessions.all, this.tracker, this.deps.workspace, Date.now(), connected);
+  }
+
+  private follow(client: HoldfastClient): void {
+    this.clientStore.dispose();
+    this.clientStore = new DisposableStore();
+    this.tracker.reset([], Date.now());
+    this.clientStore.add(client.onEvent((event: DaemonEvent) => {
+      if (this.tracker.apply(event, Date.now())) this.changed();
+    }));
+    this.changed();
+  }
+
+  private changed(): void {
+    if (this.pending) return;
+    this.pending = timeout(MODEL_DEBOUNCE_MS, () => {
+      this.pending = undefined;
+      const model = this.model();
+      this.updateContext(model);
+      this.onDidChangeEmitter.fire();
+    });
+  }
+
+  private updateContext(model: SidebarModel): void {
+    if (this.hasArchivedAgents === model.hasArchivedAgents) return;
+    this.hasArchivedAgents = model.hasArchivedAgents;
+    void vscode.commands.executeCommand('setContext', 'holdfast.hasArchivedAgents', model.hasArchivedAgents);
+  }
+
+  dispose(): void {
+    this.store.dispose();
+  }
+}
+
+/** One watched preview: its attachment and the output not yet posted. */
+interface Watch {
+  id: string;
+  attachment?: Attachment;
+  decoder: TextDecoder;
+  pending: string;
+  flush?: IDisposable;
+  cols: number;
+  rows: number;
+}
+
+/** Serves one webview: the model, and a watcher stream per preview it asks for while it is visible. */
+export class PreviewHost implements IDisposable {
+  private readonly store = new DisposableStore();
+  /** Previews the webview shows (asked with 'watch'). */
+  private readonly wanted = new Set<string>();
+  private readonly watches = new Map<string, Watch>();
+  private visible = true;
+  private ready = false;
+
+  constructor(
+    private readonly webview: vscode.Webview,
+    private readonly feed: SessionFeed,
+    private readonly deps: PreviewDeps,
+  ) {
+    this.store.add(webview.onDidReceiveMessage((message: FromWebview) => this.onMessage(message)));
+    this.store.add(feed.onDidChange(() => this.onModel()));
+    // A new connection (reconnect, new daemon): the old channels are gone; watch again.
+    this.store.add(deps.connection.onDidConnect(() => this.rewatchAll()));
+    this.store.add(deps.connection.onDidLose(() => this.dropAll()));
+    this.store.add({ dispose: () => this.dropAll() });
+  }
+
+  /** A hidden view streams nothing; shown again, every preview resyncs from a fresh snapshot. */
+  setVisible(visible: boolean): void {
+    if (visible === this.visible) return;
+    this.visible = visible;
+    if (visible) {
+      this.post({ type: 'model', model: this.feed.model() });
+      this.rewatchAll();
+    } else this.dropAll();
+  }
+
+  /** Sessions with a live watcher stream (for the log and tests of this class). */
+  get streaming(): string[] {
+    return [...this.watches.keys()];
+  }
+
+  private onMessage(message: FromWebview): void {
+    switch (message?.type) {
+      case 'ready':
+        // A (re)loaded page: it has no previews yet.
+        this.ready = true;
+        this.wanted.clear();
+        this.dropAll();
+        this.post({ type: 'model', model: this.feed.model() });
+        return;
+      case 'watch':
+        if (typeof message.id !== 'string') return;
+        this.wanted.add(message.id);
+        if (this.visible) void this.watch(message.id);
+        return;
+      case 'unwatch':
+        this.wanted.delete(message.id);
+        this.drop(message.id);
+        return;
+      case 'run':
+        if (!COMMANDS.has(message.command)) return;
+        this.run(message.command, message.id);
+        return;
+    }
+  }
+
+  private run(command: WebviewCommand, id: string | undefined): void {
+    const args = typeof id === 'string' ? [id] : [];
+    vscode.commands.executeCommand(`holdfast.${command}`, ...args).then(undefined, (err: unknown) => {
+      const detail = err instanceof Error ? err.message : String(err);
+      this.deps.log.error(`sidebar: holdfast.${command} failed: ${detail}`);
+      void vscode.window.showErrorMessage(`Holdfast: ${detail}`);
+    });
+  }
+
+  private onModel(): void {
+    if (!this.ready || !this.visible) return;
+    const model = this.feed.model();
+    this.post({ type: 'model', model });
+    // Removed sessions: their streams end.
+    const ids = new Set([...model.here, ...model.others].map((c) => c.id));
+    for (const id of [...this.wanted]) {
+      if (!ids.has(id)) {
+        this.wanted.delete(id);
+        this.drop(id);
+      }
+    }
+  }
+
+  private async watch(id: string): Promise<void> {
+    if (this.watches.has(id)) return;
+    const client = this.deps.connection.client;
+    if (!client || client.isClosed) return; // watched again when the connection is back
+    const info = this.deps.sessions.get(id);
+    const watch: Watch = { id, decoder: new TextDecoder('utf-8'), pending: '', cols: info?.cols ?? 80, rows: info?.rows ?? 24 };
+    this.watches.set(id, watch);
+    try {
+      const attachment = await client.attach(
+        { session: id, role: 'watcher' },
+        {
+          onSnapshot: (bytes) => {
+            if (this.watches.get(id) !== watch) return;
+            watch.flush?.dispose();
+            watch.flush = undefined;
+            watch.pending = '';
+            watch.decoder = new TextDecoder('utf-8');
+            this.post({ type: 'snapshot', id, data: watch.decoder.decode(bytes, { stream: true }), cols: watch.cols, rows: watch.rows });
+          },
+          onOutput: (bytes) => this.queue(watch, bytes),
+          onEvent: (event) => {
+            if (event.type !== 'session' || event.session.id !== id || this.watches.get(id) !== watch) return;
+            if (event.session.cols === watch.cols && event.session.rows === watch.rows) return;
+            // Output before the resize was laid out for the old size: it goes first.
+            this.flush(watch);
+            watch.cols = event.session.cols;
+            watch.rows = event.session.rows;
+            this.post({ type: 'resize', id, cols: watch.cols, rows: watch.rows });
+          },
+        },
+      );
+      if (this.watches.get(id) !== watch) {
+        attachment.dispose(); // unwatched while attaching
+        return;
+      }
+      watch.attachment = attachment;
+      if (attachment.session.cols !== watch.cols || attachment.session.rows !== watch.rows) {
+        this.flush(watch);
+        watch.cols = attachment.session.cols;
+        watch.rows = attachment.session.rows;
+        this.post({ type: 'resize', id, cols: watch.cols, rows: watch.rows });
+      }
+    } catch (err) {
+      if (this.watches.get(id) === watch) this.watches.delete(id);
+      this.deps.log.warn(`sidebar: watching ${id}: ${(err as Error).message}`);
+    }
+  }
+
+  private queue(watch: Watch, bytes: Buffer): void {
+    if (this.watches.get(watch.id) !== watch) return;
+    watch.pending += watch.decoder.decode(bytes, { stream: true });
+    if (watch.pending.length > MAX_PENDING_CHARS) {
+      // The webview is far behind (a flood): a fresh snapshot is cheaper than the backlog.
+      this.drop(watch.id);
+      if (this.wanted.has(watch.id) && this.visible) void this.watch(watch.id);
+      return;
+    }
+    watch.flush ??= timeout(OUTPUT_FLUSH_MS, () => this.flush(watch));
+  }
+
+  private flush(watch: Watch): void {
+    watch.flush?.dispose();
+    watch.flush = undefined;
+    if (!watch.pending) return;
+    const data = watch.pending;
+    watch.pending = '';
+    this.post({ type: 'output', id: watch.id, data });
+  }
+
+  private drop(id: string): void {
+    const watch = this.watches.get(id);
+    if (!watch) return;
+    this.watches.delete(id);
+    watch.flush?.dispose();
+    watch.attachment?.dispose();
+  }
+
+  private dropAll(): void {
+    for (const id of [...this.watches.keys()]) this.drop(id);
+  }
+
+  private rewatchAll(): void {
+    this.dropAll();
+    if (!this.visible) return;
+    for (const id of this.wanted) void this.watch(id);
+  }
+
+  private post(message: ToWebview): void {
+    void this.webview.postMessage(message).then(undefined, () => undefined);
+  }
+
+  dispose(): void {
+    this.store.dispose();
+  }
+}
+
+/** The page of the sidebar and of the wall: the same script and styles, `mode` picks the layout. */
+export function sessionsHtml(webview: vscode.Webview, extensionUri: vscode.Uri, mode: 'sidebar' | 'wall'): string {
+  const nonce = randomBytes(16).toString('base64');
+  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', name)).toString();
+  const csp = [
+    "default-src 'none'",
+    `img-src ${webview.cspSource} data:`,
+    `font-src ${webview.cspSource}`,
+    // 'unsafe-inline' for styles only: xterm.js's DOM renderer writes <style> elements and inline
+    // style attributes (cell widths, colours). Scripts need the nonce.
+    `style-src ${webview.cspSource} 'unsafe-inline'`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${asset('xterm.css')}">
+<link rel="stylesheet" href="${asset('sessions.css')}">
+<title>Holdfast Sessions</title>
+</head>
+<body data-mode="${mode}">
+<div id="root" role="list" aria-label="Holdfast sessions"></div>
+<script nonce="${nonce}" src="${asset('sessions.js')}"></script>
+</body>
+</html>`;
+}

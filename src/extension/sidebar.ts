@@ -1,0 +1,43 @@
+// The "Sessions" view in Holdfast's activity-bar container: a card per session with a live
+// preview (see previewHost.ts and webview/main.ts). Also registers the wall of screens.
+import * as vscode from 'vscode';
+import { DisposableStore } from '../protocol/disposable';
+import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
+import { registerWall } from './wall';
+
+export const SESSIONS_VIEW = 'holdfast.sessions';
+
+class SessionsViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private readonly store = new DisposableStore();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly feed: SessionFeed,
+    private readonly deps: PreviewDeps,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    const viewStore = this.store.add(new DisposableStore());
+    view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] };
+    const host = viewStore.add(new PreviewHost(view.webview, this.feed, this.deps));
+    host.setVisible(view.visible);
+    // Hidden (collapsed, another container shown): no streams; shown again: fresh snapshots.
+    viewStore.add(view.onDidChangeVisibility(() => host.setVisible(view.visible)));
+    viewStore.add(view.onDidDispose(() => this.store.delete(viewStore)));
+    view.webview.html = sessionsHtml(view.webview, this.extensionUri, 'sidebar');
+  }
+
+  dispose(): void {
+    this.store.dispose();
+  }
+}
+
+/** The sidebar view, the wall of screens and their shared session feed. */
+export function registerSidebar(context: vscode.ExtensionContext, deps: PreviewDeps): vscode.Disposable {
+  const store = new DisposableStore();
+  const feed = store.add(new SessionFeed(deps));
+  const provider = store.add(new SessionsViewProvider(context.extensionUri, feed, deps));
+  store.add(vscode.window.registerWebviewViewProvider(SESSIONS_VIEW, provider));
+  store.add(registerWall(context.extensionUri, feed, deps));
+  return store;
+}

@@ -1,0 +1,185 @@
+// E2E (issue 4): the Sessions sidebar and the wall of screens in a real VS Code. Two sessions
+// show their screens in the sidebar's previews (xterm.js DOM text), a session's state changes
+// live (running → idle → exited), the previews are watchers (opening the sidebar or the wall
+// changes no session's size), a hidden sidebar streams nothing and resyncs when shown, and a
+// tile of the wall focuses its session.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { HoldfastE2E, SessionView, trace, waitFor } from './harness';
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  e2e = await HoldfastE2E.start({ name: 'sidebar' });
+});
+
+after(async () => {
+  await e2e?.dispose();
+});
+
+function sizes(): Map<string, string> {
+  return new Map(e2e.iso.sessions().map((s) => [s.id, `${s.cols}x${s.rows}`]));
+}
+
+test('sidebar: live previews as watchers, live states, hidden = no stream; the wall focuses a session', { timeout: 240_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    await e2e.open(e2e.workspace('sidebar'));
+
+    // Session 1: a Holdfast tab (this workspace). Session 2: made with the CLI (no workspace: "other"),
+    // a script that prints, waits for "go", prints for a while, goes quiet, then exits 3 on a line.
+    const shell = await e2e.newTerminal();
+    await wb.typeInTerminal("printf '\\033[32malpha-%s\\033[0m\\n' screen\n");
+    await e2e.iso.waitForScreen(shell.id, /^alpha-screen$/m);
+    const script = 'echo worker-ready; read go; for i in 1 2 3 4 5 6; do echo "working $i"; sleep 0.3; done; echo quiet-now; read line; echo "bye $line"; exit 3';
+    const made = e2e.iso.cli(['new', '--name', 'worker', '--cols', '100', '--rows', '30', '--json', '--', '/bin/sh', '-c', script]);
+    assert.equal(made.code, 0, made.stderr);
+    const created = JSON.parse(made.stdout) as { session?: SessionView } & SessionView;
+    const worker = created.session ?? created;
+    await e2e.iso.waitForScreen(worker.id, /^worker-ready$/m);
+    const before = sizes();
+    assert.equal(before.get(worker.id), '100x30');
+
+    // Open the sidebar: both cards, each preview showing its session's screen.
+    await openSidebar();
+    const sidebar = new SessionsWebview('sidebar');
+    await sidebar.waitForText(shell.id, 'alpha-screen');
+    await sidebar.waitForText(worker.id, 'worker-ready');
+    assert.deepEqual(await sidebar.cardOrder(), [shell.id, worker.id], 'this workspace first, then the others');
+    assert.equal(await sidebar.previewSize(worker.id), '100x30', 'the preview takes the session size');
+    await waitFor(() => [shell.id, worker.id].every((id) => (e2e.iso.session(id).clients?.watchers ?? 0) >= 1), { timeout: 15_000, message: 'a watcher on each session' });
+    assert.deepEqual(sizes(), before, 'opening the sidebar changes no session size');
+    assert.equal(e2e.iso.session(shell.id).clients?.owners, 1, 'the tab is still the only input owner');
+    await wb.screenshot('sidebar-two-sessions');
+
+    // States, pushed by the daemon: idle now; "go" → running; quiet → idle; a line → exited 3.
+    await sidebar.waitForPhase(worker.id, 'idle');
+    e2e.iso.cliJson(['send', worker.id, '--text', 'go', '--enter']);
+    await sidebar.waitForPhase(worker.id, 'running');
+    await sidebar.waitForText(worker.id, 'working 3');
+    const firstTick = await sidebar.elapsed(worker.id);
+    await waitFor(async () => (await sidebar.elapsed(worker.id)) !== firstTick, { timeout: 5_000, message: 'the elapsed time to tick' });
+    await sidebar.waitForText(worker.id, 'quiet-now');
+    await sidebar.waitForPhase(worker.id, 'idle');
+
+    // Hidden (another view container shown): no watcher streams; shown again: a fresh snapshot.
+    await wb.page.keyboard.press('Control+Shift+E'); // Explorer
+    await waitFor(() => [shell.id, worker.id].every((id) => (e2e.iso.session(id).clients?.watchers ?? 0) === 0), { timeout: 15_000, message: 'no watchers while the sidebar is hidden' });
+    e2e.iso.cliJson(['send', shell.id, '--text', 'echo while-hidden', '--enter']);
+    await e2e.iso.waitForScreen(shell.id, /^while-hidden$/m);
+    await openSidebar();
+    const shown = new SessionsWebview('sidebar');
+    await shown.waitForText(shell.id, 'while-hidden');
+    await waitFor(() => (e2e.iso.session(shell.id).clients?.watchers ?? 0) >= 1, { timeout: 15_000, message: 'the watcher back' });
+
+    e2e.iso.cliJson(['send', worker.id, '--text', 'done', '--enter']);
+    await shown.waitForPhase(worker.id, 'exited');
+    assert.equal(await shown.stateText(worker.id), 'Exited with code 3');
+    await shown.waitForText(worker.id, 'bye done');
+    assert.deepEqual(await shown.actions(worker.id), ['focusSession', 'renameSession', 'removeSession'], 'an exited card offers remove, not kill');
+
+    // The wall: every session as a tile; a click on one focuses it (here: opens a tab for the CLI's session).
+    await wb.runCommand('Holdfast: Show All Sessions');
+    const wall = new SessionsWebview('wall');
+    await wall.waitForText(shell.id, 'while-hidden');
+    await wall.waitForText(worker.id, 'bye done');
+    await wb.screenshot('sidebar-wall');
+    assert.deepEqual(sizes(), before, 'the wall changes no session size either');
+    await wall.click(worker.id);
+    await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === 'worker' && tab.active), { timeout: 20_000, message: "an active tab for the wall's clicked session" });
+  });
+});
+
+async function openSidebar(): Promise<void> {
+  const page = e2e.wb.page;
+  const icon = page.locator('.part.activitybar .action-item a.action-label[aria-label^="Holdfast"]').first();
+  await icon.click({ timeout: 15_000 });
+  await page.waitForSelector('.part.sidebar .pane-header[aria-label^="Sessions"], .part.sidebar .title-label h2[title^="Holdfast"], .part.sidebar .composite.title', { timeout: 15_000 });
+  trace('sidebar open');
+}
+
+/** The sessions webview's page (inside VS Code's nested webview iframes), found by its mode. */
+class SessionsWebview {
+  constructor(private readonly mode: 'sidebar' | 'wall') {}
+
+  private async frame() {
+    return waitFor(
+      async () => {
+        for (const frame of e2e.wb.page.frames()) {
+          const mode = await frame.evaluate(() => document.body?.dataset.mode).catch(() => undefined);
+          if (mode === this.mode && !frame.isDetached()) return frame;
+        }
+        return undefined;
+      },
+      { timeout: 20_000, message: `the ${this.mode} webview` },
+    );
+  }
+
+  /** Runs `fn` on the session's card in the webview (undefined when there is none). */
+  private async card<T>(id: string, fn: (card: HTMLElement) => T): Promise<T | undefined> {
+    const frame = await this.frame();
+    // An expression, not a function built in the page: the webview's CSP forbids eval there.
+    const selector = JSON.stringify(`.card[data-session-id="${id}"]`);
+    return frame.evaluate(`(() => { const card = document.querySelector(${selector}); return card ? (${fn.toString()})(card) : undefined; })()`) as Promise<T | undefined>;
+  }
+
+  /** The preview's rows as rendered by xterm.js's DOM renderer. */
+  async previewText(id: string): Promise<string> {
+    return (
+      (await this.card(id, (card) =>
+        Array.from(card.querySelectorAll('.preview .xterm-rows > div'))
+          .map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd())
+          .join('\n'),
+      )) ?? ''
+    );
+  }
+
+  async waitForText(id: string, text: string, timeout = 20_000): Promise<string> {
+    return waitFor(
+      async () => {
+        const shown = await this.previewText(id);
+        return shown.includes(text) ? shown : undefined;
+      },
+      { timeout, message: `the ${this.mode} preview of ${id} to show "${text}"` },
+    );
+  }
+
+  async phase(id: string): Promise<string | undefined> {
+    return this.card(id, (card) => card.dataset.phase);
+  }
+
+  async waitForPhase(id: string, phase: string, timeout = 20_000): Promise<void> {
+    await waitFor(async () => (await this.phase(id)) === phase, { timeout, message: `the ${this.mode} card of ${id} to say ${phase}` });
+    trace(`${id} is ${phase}`);
+  }
+
+  async stateText(id: string): Promise<string | undefined> {
+    return this.card(id, (card) => card.querySelector('.state-label')?.textContent ?? undefined);
+  }
+
+  async elapsed(id: string): Promise<string | undefined> {
+    return this.card(id, (card) => card.querySelector('.elapsed')?.textContent ?? undefined);
+  }
+
+  async actions(id: string): Promise<string[] | undefined> {
+    return this.card(id, (card) => Array.from(card.querySelectorAll('.actions button')).map((b) => (b.className.match(/action-(\w+)/) ?? [])[1]));
+  }
+
+  /** The preview terminal's size (its xterm's cols x rows). */
+  async previewSize(id: string): Promise<string | undefined> {
+    return this.card(id, (card) => {
+      const preview = card.querySelector<HTMLElement>('.preview');
+      return preview?.dataset.cols ? `${preview.dataset.cols}x${preview.dataset.rows}` : undefined;
+    });
+  }
+
+  async cardOrder(): Promise<string[]> {
+    const frame = await this.frame();
+    return frame.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('.card')).map((c) => c.dataset.sessionId ?? ''));
+  }
+
+  async click(id: string): Promise<void> {
+    const frame = await this.frame();
+    await frame.locator(`.card[data-session-id="${id}"] .card-head .name`).click();
+  }
+}
