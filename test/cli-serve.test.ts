@@ -40,7 +40,7 @@ describe('with a persistent daemon (serve)', () => {
     const report = JSON.parse(stdout);
     assert.equal(code, 0, stdout);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c: { name: string }) => c.name), ['socket directory', 'token file', 'daemon', 'node-pty', 'log directory']);
+    assert.deepEqual(report.checks.map((c: { name: string }) => c.name), ['socket directory', 'token file', 'daemon', 'node-pty', 'log directory', 'checkpoints']);
     assert.match(report.checks[2].detail, new RegExp(`pid ${serve.pid}.*persistent`));
     const plain = await box.run(['doctor']);
     assert.equal(plain.code, 0);

@@ -238,3 +238,28 @@ test('doctor: socket directory and token file permissions, each failure with a f
     fs.rmSync(base, { recursive: true, force: true });
   }
 });
+
+test('doctor: the checkpoint directory must be private; unreadable checkpoints are a warning', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { checkCheckpoints } = await import('../src/cli/doctor');
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-doctor-'));
+  try {
+    const env = { XDG_STATE_HOME: base };
+    const dir = path.join(base, 'holdfast', 'recovery');
+    assert.match(checkCheckpoints(env).detail, /none written yet/);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o755);
+    const open = checkCheckpoints(env);
+    assert.equal(open.ok, false);
+    assert.equal(open.fix, `chmod 700 ${dir}, or move it away`);
+    fs.chmodSync(dir, 0o700);
+    fs.writeFileSync(path.join(dir, 'checkpoint-torn.json'), '{"version": 1, "id": "torn", "sess', { mode: 0o600 });
+    const torn = checkCheckpoints(env);
+    assert.equal(torn.ok, true, 'a torn file is skipped, not fatal');
+    assert.match(torn.warning ?? '', /1 unreadable and skipped: checkpoint-torn\.json/);
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { readCheckpoints, recoveryDir } from '../daemon/checkpoint';
 import { HoldfastClient, NoDaemonError } from '../protocol/client';
 import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
 import { defaultLogPath, defaultSocketPath, tokenPathFor } from '../protocol/paths';
@@ -142,6 +143,26 @@ export function checkLogDir(logFile: string): Check {
   return { name, ok: true, detail: probe === dir ? `${dir} is writable` : `${dir} will be created (under ${probe})` };
 }
 
+/** Checkpoints a reboot would leave: a private directory, every file readable (a bad one is skipped, never fatal). */
+export function checkCheckpoints(env: NodeJS.ProcessEnv): Check {
+  const name = 'checkpoints';
+  const dir = recoveryDir(env);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return { name, ok: true, detail: `${dir} (none written yet)` };
+  }
+  if (!st.isDirectory() || st.uid !== uid() || (st.mode & 0o077) !== 0) {
+    return { name, ok: false, detail: `${dir} must be a directory of yours with mode 700 (it is ${st.isDirectory() ? `mode ${mode(st)}, uid ${st.uid}` : 'not a directory'})`, fix: `chmod 700 ${dir}, or move it away` };
+  }
+  const { checkpoints, skipped } = readCheckpoints(dir, '');
+  const newest = checkpoints[0];
+  const detail = `${dir}: ${checkpoints.length} readable${newest ? `, newest written ${new Date(newest.summary.writtenAt).toISOString()} with ${newest.summary.sessions} session(s)` : ''}`;
+  if (skipped.length > 0) return { name, ok: true, detail, warning: `${skipped.length} unreadable and skipped: ${skipped.map((f) => `${path.basename(f.file)} (${f.error})`).join('; ')}; delete them` };
+  return { name, ok: true, detail };
+}
+
 export async function runChecks(socketPath: string, env: NodeJS.ProcessEnv, distDir: string): Promise<Check[]> {
   const daemon = await checkDaemon(socketPath);
   return [
@@ -150,12 +171,13 @@ export async function runChecks(socketPath: string, env: NodeJS.ProcessEnv, dist
     daemon.check,
     await checkNodePty(distDir),
     checkLogDir(daemon.status?.logFile ?? defaultLogPath(env)),
+    checkCheckpoints(env),
   ];
 }
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check the socket directory, token, daemon, node-pty and log directory; exit 1 if any check fails',
+  summary: 'check the socket directory, token, daemon, node-pty, log directory and checkpoints; exit 1 if any check fails',
   usage: 'doctor',
   options: {},
   details: ['Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.'],

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HoldfastClient } from '../protocol/client';
-import { DaemonStatus } from '../protocol/messages';
+import { Capability, DaemonStatus } from '../protocol/messages';
 import { defaultLogPath, tokenPathFor } from '../protocol/paths';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail' | 'info';
@@ -45,6 +45,7 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
       const up = Math.round((Date.now() - status.startedAt) / 1000);
       checks.push({ level: 'ok', name: 'daemon', detail: `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)` });
       checks.push({ level: 'info', name: 'daemon runtime', detail: `${status.execPath} (Node ${status.nodeVersion}); capabilities: ${hello.capabilities.join(', ') || 'none'}` });
+      if (input.client.supports(Capability.Recovery)) checks.push(await checkpointCheck(input.client));
       if (status.version !== input.extensionVersion) {
         checks.push({ level: 'info', name: 'daemon version', detail: `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep running; "Holdfast: Restart Daemon" switches (it ends every session)` });
       }
@@ -73,6 +74,24 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
     checks.push({ level: 'warn', name: '`code` in sessions', detail: 'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): `code FILE` in a Holdfast terminal opens where the editor decides' });
   }
   return checks;
+}
+
+/** What a reboot would leave: the daemon's checkpoints, and any it cannot read. */
+async function checkpointCheck(client: HoldfastClient): Promise<Check> {
+  try {
+    const [{ checkpoints, skipped }, { config }] = await Promise.all([client.request('recovery.list', {}), client.request('config.get', {})]);
+    const recovery = config.recovery;
+    if (skipped.length > 0) {
+      return { level: 'warn', name: 'checkpoints', detail: `${skipped.length} unreadable: ${skipped.map((s) => `${s.file} (${s.error})`).join('; ')}`, fix: 'they are skipped; delete them, or `holdfast recovery forget ID`' };
+    }
+    const own = checkpoints.find((c) => c.current);
+    const earlier = checkpoints.filter((c) => !c.current).length;
+    const what = `${recovery.enabled ? 'on' : 'OFF'}, screens ${recovery.screenText ? 'saved' : 'not saved'}, every ${recovery.intervalSeconds}s while screens change`;
+    const detail = `${what}; ${own ? `this daemon's written ${Math.round((Date.now() - own.writtenAt) / 1000)}s ago (${own.sessions} session(s))` : 'none written by this daemon yet'}; ${earlier} from earlier daemons (\`holdfast recovery list\`)`;
+    return recovery.enabled ? { level: 'ok', name: 'checkpoints', detail } : { level: 'warn', name: 'checkpoints', detail, fix: 'a reboot would lose layout and agent ids: `holdfast config set recovery.enabled true`' };
+  } catch (err) {
+    return { level: 'warn', name: 'checkpoints', detail: `cannot list them: ${(err as Error).message}` };
+  }
 }
 
 function socketDirCheck(socket: string): Check {
