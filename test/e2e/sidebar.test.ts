@@ -5,7 +5,7 @@
 // tile of the wall focuses its session.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, SessionView, trace, waitFor } from './harness';
+import { HoldfastE2E, openSidebar, SessionsWebview, SessionView, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -41,8 +41,8 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     assert.equal(before.get(worker.id), '100x30');
 
     // Open the sidebar: both cards, each preview showing its session's screen.
-    await openSidebar();
-    const sidebar = new SessionsWebview('sidebar');
+    await openSidebar(wb);
+    const sidebar = new SessionsWebview(wb, 'sidebar');
     await sidebar.waitForText(shell.id, 'alpha-screen');
     await sidebar.waitForText(worker.id, 'worker-ready');
     assert.deepEqual(await sidebar.cardOrder(), [shell.id, worker.id], 'this workspace first, then the others');
@@ -67,8 +67,8 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     await waitFor(() => [shell.id, worker.id].every((id) => (e2e.iso.session(id).clients?.watchers ?? 0) === 0), { timeout: 15_000, message: 'no watchers while the sidebar is hidden' });
     e2e.iso.cliJson(['send', shell.id, '--text', 'echo while-hidden', '--enter']);
     await e2e.iso.waitForScreen(shell.id, /^while-hidden$/m);
-    await openSidebar();
-    const shown = new SessionsWebview('sidebar');
+    await openSidebar(wb);
+    const shown = new SessionsWebview(wb, 'sidebar');
     await shown.waitForText(shell.id, 'while-hidden');
     await waitFor(() => (e2e.iso.session(shell.id).clients?.watchers ?? 0) >= 1, { timeout: 15_000, message: 'the watcher back' });
 
@@ -80,7 +80,7 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
 
     // The wall: every session as a tile; a click on one focuses it (here: opens a tab for the CLI's session).
     await wb.runCommand('Holdfast: Show All Sessions');
-    const wall = new SessionsWebview('wall');
+    const wall = new SessionsWebview(wb, 'wall');
     await wall.waitForText(shell.id, 'while-hidden');
     await wall.waitForText(worker.id, 'bye done');
     await wb.screenshot('sidebar-wall');
@@ -89,97 +89,3 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === 'worker' && tab.active), { timeout: 20_000, message: "an active tab for the wall's clicked session" });
   });
 });
-
-async function openSidebar(): Promise<void> {
-  const page = e2e.wb.page;
-  const icon = page.locator('.part.activitybar .action-item a.action-label[aria-label^="Holdfast"]').first();
-  await icon.click({ timeout: 15_000 });
-  await page.waitForSelector('.part.sidebar .pane-header[aria-label^="Sessions"], .part.sidebar .title-label h2[title^="Holdfast"], .part.sidebar .composite.title', { timeout: 15_000 });
-  trace('sidebar open');
-}
-
-/** The sessions webview's page (inside VS Code's nested webview iframes), found by its mode. */
-class SessionsWebview {
-  constructor(private readonly mode: 'sidebar' | 'wall') {}
-
-  private async frame() {
-    return waitFor(
-      async () => {
-        for (const frame of e2e.wb.page.frames()) {
-          const mode = await frame.evaluate(() => document.body?.dataset.mode).catch(() => undefined);
-          if (mode === this.mode && !frame.isDetached()) return frame;
-        }
-        return undefined;
-      },
-      { timeout: 20_000, message: `the ${this.mode} webview` },
-    );
-  }
-
-  /** Runs `fn` on the session's card in the webview (undefined when there is none). */
-  private async card<T>(id: string, fn: (card: HTMLElement) => T): Promise<T | undefined> {
-    const frame = await this.frame();
-    // An expression, not a function built in the page: the webview's CSP forbids eval there.
-    const selector = JSON.stringify(`.card[data-session-id="${id}"]`);
-    return frame.evaluate(`(() => { const card = document.querySelector(${selector}); return card ? (${fn.toString()})(card) : undefined; })()`) as Promise<T | undefined>;
-  }
-
-  /** The preview's rows as rendered by xterm.js's DOM renderer. */
-  async previewText(id: string): Promise<string> {
-    return (
-      (await this.card(id, (card) =>
-        Array.from(card.querySelectorAll('.preview .xterm-rows > div'))
-          .map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd())
-          .join('\n'),
-      )) ?? ''
-    );
-  }
-
-  async waitForText(id: string, text: string, timeout = 20_000): Promise<string> {
-    return waitFor(
-      async () => {
-        const shown = await this.previewText(id);
-        return shown.includes(text) ? shown : undefined;
-      },
-      { timeout, message: `the ${this.mode} preview of ${id} to show "${text}"` },
-    );
-  }
-
-  async phase(id: string): Promise<string | undefined> {
-    return this.card(id, (card) => card.dataset.phase);
-  }
-
-  async waitForPhase(id: string, phase: string, timeout = 20_000): Promise<void> {
-    await waitFor(async () => (await this.phase(id)) === phase, { timeout, message: `the ${this.mode} card of ${id} to say ${phase}` });
-    trace(`${id} is ${phase}`);
-  }
-
-  async stateText(id: string): Promise<string | undefined> {
-    return this.card(id, (card) => card.querySelector('.state-label')?.textContent ?? undefined);
-  }
-
-  async elapsed(id: string): Promise<string | undefined> {
-    return this.card(id, (card) => card.querySelector('.elapsed')?.textContent ?? undefined);
-  }
-
-  async actions(id: string): Promise<string[] | undefined> {
-    return this.card(id, (card) => Array.from(card.querySelectorAll('.actions button')).map((b) => (b.className.match(/action-(\w+)/) ?? [])[1]));
-  }
-
-  /** The preview terminal's size (its xterm's cols x rows). */
-  async previewSize(id: string): Promise<string | undefined> {
-    return this.card(id, (card) => {
-      const preview = card.querySelector<HTMLElement>('.preview');
-      return preview?.dataset.cols ? `${preview.dataset.cols}x${preview.dataset.rows}` : undefined;
-    });
-  }
-
-  async cardOrder(): Promise<string[]> {
-    const frame = await this.frame();
-    return frame.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('.card')).map((c) => c.dataset.sessionId ?? ''));
-  }
-
-  async click(id: string): Promise<void> {
-    const frame = await this.frame();
-    await frame.locator(`.card[data-session-id="${id}"] .card-head .name`).click();
-  }
-}
