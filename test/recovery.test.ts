@@ -396,7 +396,7 @@ test('CLI: recovery, config, relaunch; errors are one line with the usual exit c
   }
 });
 
-test('CLI: restore with no daemon running starts an on-demand one; a run that ends empty leaves no checkpoint', async () => {
+test('CLI: restore with no daemon running starts an on-demand one; the restored checkpoint is superseded, so a run that ends empty leaves nothing to offer again', async () => {
   const h = home();
   const d = await h.start();
   await d.client.request('create', { name: 'kept', argv: ['sleep', '1000'], cwd: h.dir });
@@ -409,10 +409,15 @@ test('CLI: restore with no daemon running starts an on-demand one; a run that en
   assert.deepEqual([archived.name, archived.state], ['kept', 'exited']);
   const version = JSON.parse((await h.cli(['version', '--json'])).stdout);
   assert.equal(version.daemon.startMode, 'on-demand');
-  await waitFor(() => checkpointFiles(h.recovery).length === 2, 5000, "the new daemon's checkpoint");
+  // The new daemon's checkpoint holds the archive; the restored file is gone (regression: it was
+  // offered, and restored, a second time after the new daemon ended empty).
+  const [own] = checkpointFiles(h.recovery).map(readCheckpoint);
+  assert.equal(checkpointFiles(h.recovery).length, 1);
+  assert.notEqual(own.id, id);
+  assert.equal((own.sessions[0].metadata.archivedFrom as { checkpoint: string }).checkpoint, id);
   assert.equal((await h.cli(['rm', 'kept'])).code, 0);
   await waitFor(() => !isAlive(version.daemon.pid), 10_000, 'the on-demand daemon to exit');
-  assert.deepEqual(checkpointFiles(h.recovery).map((f) => readCheckpoint(f).id), [id]);
+  assert.deepEqual(checkpointFiles(h.recovery), [], 'nothing is offered again');
 });
 
 test('a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; resume without an id; relaunch takes the client\'s env', async () => {

@@ -64,8 +64,13 @@ export class Recovery implements IDisposable {
         const { summary, data } = this.find(params.id);
         return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
       }
-      case 'recovery.restore':
-        return { sessions: await this.restore(this.find(params.id).data) };
+      case 'recovery.restore': {
+        if (typeof params.id === 'string' && this.restored.has(params.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${params.id} was already restored by this daemon`);
+        const { summary, data } = this.find(params.id);
+        const sessions = await this.restore(data);
+        await this.supersede(summary.file, data.id);
+        return { sessions };
+      }
       case 'recovery.forget': {
         const { summary } = this.find(params.id);
         fs.rmSync(summary.file, { force: true });
@@ -169,6 +174,18 @@ export class Recovery implements IDisposable {
     this.log(`recovery: restored checkpoint ${checkpoint.id}: ${sessions.map((s) => s.id).join(' ') || 'no sessions'}`);
     for (const s of sessions) this.announce({ type: 'session', session: s.info() });
     return sessions.map((s) => s.info());
+  }
+
+  /**
+   * Once this daemon's own checkpoint holds the archives, the restored file is superseded: kept,
+   * it would be offered again after this daemon ends with no sessions (its own file is then deleted).
+   */
+  private async supersede(file: string, id: string): Promise<void> {
+    if (!this.config.config.recovery.enabled) return;
+    const own = await this.checkpoints.write().catch((err: Error) => this.log(`recovery: checkpoint after restoring ${id} not written: ${err.message}`));
+    if (!own) return;
+    fs.rmSync(file, { force: true });
+    this.log(`recovery: checkpoint ${id} is superseded by ${own.id} (which holds its archives): removed`);
   }
 
   /** A new run in an exited session's place: same name, cwd, size, metadata (less archivedFrom), position. */
