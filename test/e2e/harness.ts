@@ -1318,4 +1318,18 @@ export class SessionsWebview {
     const frame = await this.frame();
     await frame.locator(`.card[data-session-id="${id}"] .card-head .name`).click();
   }
+
+  /** Focuses the session's card (its tab stop) and presses `key` (Playwright name). */
+  async pressOnCard(id: string, key: string): Promise<void> {
+    const frame = await this.frame();
+    const card = frame.locator(`.card[data-session-id="${id}"]`);
+    await card.focus();
+    await card.press(key);
+  }
+
+  /** Collapses or expands the "Other Workspaces" section. */
+  async toggleOthers(): Promise<void> {
+    const frame = await this.frame();
+    await frame.locator('.section-heading.collapsible').click();
+  }
 }

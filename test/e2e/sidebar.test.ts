@@ -72,20 +72,31 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     await shown.waitForText(shell.id, 'while-hidden');
     await waitFor(() => (e2e.iso.session(shell.id).clients?.watchers ?? 0) >= 1, { timeout: 15_000, message: 'the watcher back' });
 
+    // Off screen (the collapsed "Other Workspaces" section): that preview stops; expanded, it resyncs.
+    await waitFor(() => (e2e.iso.session(worker.id).clients?.watchers ?? 0) >= 1, { timeout: 15_000, message: "the worker's watcher back" });
+    await shown.toggleOthers();
+    await waitFor(() => (e2e.iso.session(worker.id).clients?.watchers ?? 0) === 0, { timeout: 15_000, message: 'no watcher for an off-screen preview' });
+    assert.equal(e2e.iso.session(shell.id).clients?.watchers, 1, 'the visible preview keeps streaming');
     e2e.iso.cliJson(['send', worker.id, '--text', 'done', '--enter']);
-    await shown.waitForPhase(worker.id, 'exited');
-    assert.equal(await shown.stateText(worker.id), 'Exited with code 3');
+    await shown.waitForPhase(worker.id, 'exited'); // the card's state still follows the daemon's events
+    await shown.toggleOthers();
     await shown.waitForText(worker.id, 'bye done');
+    assert.equal(await shown.stateText(worker.id), 'Exited with code 3');
     assert.deepEqual(await shown.actions(worker.id), ['focusSession', 'renameSession', 'removeSession'], 'an exited card offers remove, not kill');
 
-    // The wall: every session as a tile; a click on one focuses it (here: opens a tab for the CLI's session).
+    // Keyboard: Enter on a card focuses its session (the CLI's session has no tab: one opens).
+    await shown.pressOnCard(worker.id, 'Enter');
+    await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === 'worker' && tab.active), { timeout: 20_000, message: 'an active tab for the session whose card got Enter' });
+
+    // The wall: every session as a tile; a click on one focuses it.
+    const withTabs = sizes(); // the new tab is the worker's input owner: it may have sized it
     await wb.runCommand('Holdfast: Show All Sessions');
     const wall = new SessionsWebview(wb, 'wall');
     await wall.waitForText(shell.id, 'while-hidden');
     await wall.waitForText(worker.id, 'bye done');
     await wb.screenshot('sidebar-wall');
-    assert.deepEqual(sizes(), before, 'the wall changes no session size either');
-    await wall.click(worker.id);
-    await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === 'worker' && tab.active), { timeout: 20_000, message: "an active tab for the wall's clicked session" });
+    assert.deepEqual(sizes(), withTabs, 'the wall changes no session size either');
+    await wall.click(shell.id);
+    await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === shell.name && tab.active), { timeout: 20_000, message: "the clicked tile's tab to be active" });
   });
 });
