@@ -62,6 +62,11 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     await sidebar.waitForText(worker.id, 'quiet-now');
     await sidebar.waitForPhase(worker.id, 'idle');
 
+    // The session is resized (by the CLI, an owner's right): the preview follows.
+    e2e.iso.cliJson(['resize', worker.id, '--cols', '90', '--rows', '20']);
+    await waitFor(async () => (await sidebar.previewSize(worker.id)) === '90x20', { timeout: 15_000, message: 'the preview to take the new size' });
+    assert.equal(sizes().get(worker.id), '90x20');
+
     // Hidden (another view container shown): no watcher streams; shown again: a fresh snapshot.
     await wb.page.keyboard.press('Control+Shift+E'); // Explorer
     await waitFor(() => [shell.id, worker.id].every((id) => (e2e.iso.session(id).clients?.watchers ?? 0) === 0), { timeout: 15_000, message: 'no watchers while the sidebar is hidden' });

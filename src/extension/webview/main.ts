@@ -251,7 +251,6 @@ function createView(card: Card): CardView {
 }
 
 function updateView(view: CardView, card: Card): void {
-  const previous = view.card;
   view.card = card;
   view.root.dataset.phase = card.phase;
   view.name.textContent = card.name;
@@ -273,7 +272,6 @@ function updateView(view: CardView, card: Card): void {
     view.actionKey = key;
     view.actions.replaceChildren(...card.actions.map((action) => actionButton(view, action)));
   }
-  if (previous.cols !== card.cols || previous.rows !== card.rows) view.preview?.resize(card.cols, card.rows);
   tickOne(view, Date.now() + clockOffset);
 }
 
