@@ -14,6 +14,13 @@ export enum ConnectionLimits {
   HandshakeTimeoutMs = 5000,
   /** Bytes queued in the socket beyond which output for this client is dropped until it drains. */
   MaxQueuedBytes = 8 * 1024 * 1024,
+  /**
+   * Bytes queued for a client that does not read its responses, snapshots and events (output stops
+   * at MaxQueuedBytes): past this it is dropped, so it cannot make the daemon hold unbounded memory.
+   */
+  MaxQueuedControlBytes = 256 * 1024 * 1024,
+  /** The largest hello: a client cannot make the daemon buffer a 32 MiB frame before it is authenticated. */
+  MaxHelloBytes = 64 * 1024,
   MaxChannels = 1024,
 }
 
@@ -94,6 +101,9 @@ export class ClientConnection implements IDisposable {
           clearTimeout(handshakeTimer);
         } else this.onFrame(frame.kind, frame.payload);
       }
+      if (!this.ready && this.decoder.pendingBytes > ConnectionLimits.MaxHelloBytes) {
+        throw new DaemonError(ErrorCode.Protocol, `the hello must be at most ${ConnectionLimits.MaxHelloBytes} bytes`);
+      }
     } catch (err) {
       if (err instanceof FrameError) this.fail(ErrorCode.Protocol, err.message);
       else if (err instanceof DaemonError) this.fail(err.code, err.message);
@@ -173,6 +183,7 @@ export class ClientConnection implements IDisposable {
     this.socket.write(bytes);
     this.socket.uncork();
     if (!this.behind && this.socket.writableLength > ConnectionLimits.MaxQueuedBytes) this.behind = true;
+    this.checkQueue();
   }
 
   sendEvent(event: DaemonEvent): void {
@@ -180,7 +191,17 @@ export class ClientConnection implements IDisposable {
   }
 
   private send(frame: Buffer): void {
-    if (!this.closed) this.socket.write(frame);
+    if (this.closed) return;
+    this.socket.write(frame);
+    this.checkQueue();
+  }
+
+  private checkQueue(): void {
+    const queued = this.socket.writableLength;
+    if (queued > ConnectionLimits.MaxQueuedControlBytes) {
+      this.fail(ErrorCode.Limit, `${queued} bytes are queued for this client, over the ${ConnectionLimits.MaxQueuedControlBytes}-byte limit: it does not read what it asked for`);
+      this.socket.destroy(); // the error frame would wait behind the queue: free it now
+    }
   }
 
   private onDrain(): void {

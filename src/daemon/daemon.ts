@@ -21,7 +21,7 @@ import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { isSignalName } from './ptyProcess';
 import { Recovery } from './recovery';
-import { DaemonError, DEFAULT_LIMITS, RegistryLimits, SessionRegistry, terminalSize } from './sessionRegistry';
+import { DaemonError, DEFAULT_LIMITS, limitsFromEnv, RegistryLimits, SessionRegistry, terminalSize } from './sessionRegistry';
 
 export enum DaemonTiming {
   /** How long stop waits after SIGHUP before SIGKILL. */
@@ -63,7 +63,7 @@ export class Daemon implements RequestHandler {
     readonly options: DaemonOptions,
     readonly log: Log,
   ) {
-    this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...options.limits }, (line) => log.write(line)));
+    this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...limitsFromEnv(process.env), ...options.limits }, (line) => log.write(line)));
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
     this.recovery = this.disposables.add(new Recovery(this.registry, options.socket, this.startedAt, (line) => log.write(line), (event) => this.route(event)));
     if (options.startMode === 'on-demand') {

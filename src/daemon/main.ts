@@ -1,8 +1,9 @@
 // Daemon entry: `daemon.js run [--on-demand | --persistent] [--socket PATH] [--ready-fd N] [--log FILE]
-// [--scrollback N] [--max-sessions N]`. Started detached by `holdfast new` or the extension.
+// [--scrollback N] [--max-sessions N]` (or HOLDFAST_MAX_SESSIONS). Started detached by `holdfast new` or the extension.
 import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
 import { runDaemon, writeReadiness } from './daemon';
+import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -24,9 +25,9 @@ async function main(): Promise<number> {
   const readyFd = values['ready-fd'] === undefined ? undefined : Number(values['ready-fd']);
   const socket = resolveSocketPath(values.socket);
   const limits: Record<string, number> = {};
-  if (values.scrollback !== undefined) limits.defaultScrollback = Number(values.scrollback);
-  if (values['max-sessions'] !== undefined) limits.maxSessions = Number(values['max-sessions']);
   try {
+    if (values.scrollback !== undefined) limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);
+    if (values['max-sessions'] !== undefined) limits.maxSessions = parseLimit(values['max-sessions'], '--max-sessions', 1, 100_000);
     const result = await runDaemon({
       socket,
       startMode: values.persistent ? 'persistent' : 'on-demand',

@@ -21,6 +21,19 @@ export interface RegistryLimits {
 
 export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: 200_000 };
 
+/** A limit from the daemon's command line or environment: an integer in range, else a clear error (NaN turned a limit off). */
+export function parseLimit(value: string, what: string, min: number, max: number): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new Error(`${what} must be an integer from ${min} to ${max}, not "${value}"`);
+  return n;
+}
+
+/** Limits set in the environment of the daemon (any launcher: CLI, extension, serve): HOLDFAST_MAX_SESSIONS. */
+export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<RegistryLimits> {
+  const max = env.HOLDFAST_MAX_SESSIONS;
+  return max === undefined || max === '' ? {} : { maxSessions: parseLimit(max, 'HOLDFAST_MAX_SESSIONS', 1, 100_000) };
+}
+
 /** Variables of the daemon's own launch that must never reach a session. */
 const NEVER_INHERITED = /^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$/;
 /** Never taken from anyone, not even a client's explicit environment. */

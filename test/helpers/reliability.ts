@@ -69,8 +69,9 @@ export function daemonToken(socket: string): string {
   return fs.readFileSync(tokenPathFor(socket), 'utf8').trim();
 }
 
-export function helloFrame(socket: string, token: string | undefined = daemonToken(socket), client = 'raw'): Buffer {
-  return encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client, version: 'test', ...(token === undefined ? {} : { token }), capabilities: [] });
+/** A client hello; `token: null` leaves the token out. */
+export function helloFrame(socket: string, token: string | null = daemonToken(socket), client = 'raw'): Buffer {
+  return encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client, version: 'test', ...(token === null ? {} : { token }), capabilities: [] });
 }
 
 /** A raw socket to the daemon that records the frames it gets back and when it closed. */
@@ -98,6 +99,13 @@ export class RawConnection {
       this.socket.once('connect', resolve);
       this.socket.once('error', reject);
     });
+  }
+
+  /** Resolves when the daemon closed the connection; rejects after `timeoutMs`. */
+  closedWithin(timeoutMs: number, what: string): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: the daemon did not close the connection within ${timeoutMs} ms`)), timeoutMs)));
+    return Promise.race([this.closed, timeout]).finally(() => clearTimeout(timer));
   }
 
   errorFrame(): { code: string; message: string } | undefined {
