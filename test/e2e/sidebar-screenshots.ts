@@ -85,6 +85,7 @@ async function main(): Promise<void> {
       ['Default Light Modern', 'Light Modern', 'sidebar-light.png', 'vscode-light'],
     ] as const) {
       await wb.runCommand('Preferences: Color Theme');
+      await wb.page.fill('.quick-input-widget .quick-input-box input', label); // filter: the list shows only its first rows
       await wb.pickQuickItem(label); // the picker's label of the theme id "Default … Modern"
       await wb.closeQuickInput();
       const frame = await sidebar.frame();

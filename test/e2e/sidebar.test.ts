@@ -1,11 +1,12 @@
-// E2E (issue 4): the Sessions sidebar and the wall of screens in a real VS Code. Two sessions
-// show their screens in the sidebar's previews (xterm.js DOM text), a session's state changes
-// live (running → idle → exited), the previews are watchers (opening the sidebar or the wall
-// changes no session's size), a hidden sidebar streams nothing and resyncs when shown, and a
-// tile of the wall focuses its session.
+// E2E (issue 4): the Sessions sidebar and the wall of screens in a real VS Code. The empty state
+// starts a terminal; two sessions show their screens in the sidebar's previews (xterm.js DOM
+// text); a session's state changes live (running → idle → exited); the previews are watchers
+// (opening the sidebar or the wall changes no session's size; a resized session resizes its
+// preview); a hidden sidebar or a collapsed section streams nothing and resyncs when shown; Enter
+// on a card and a click on a wall tile focus their session.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, openSidebar, SessionsWebview, SessionView, waitFor } from './harness';
+import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, SessionView, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -26,9 +27,21 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     const wb = e2e.wb;
     await e2e.open(e2e.workspace('sidebar'));
 
-    // Session 1: a Holdfast tab (this workspace). Session 2: made with the CLI (no workspace: "other"),
-    // a script that prints, waits for "go", prints for a while, goes quiet, then exits 3 on a line.
-    const shell = await e2e.newTerminal();
+    // No session yet: the empty state says what Holdfast is; its New Terminal button makes session 1, a tab.
+    await openSidebar(wb);
+    const empty = new SessionsWebview(wb, 'sidebar');
+    const emptyFrame = await empty.frame();
+    await waitFor(async () => /Holdfast runs your terminals/.test((await emptyFrame.locator('.empty').textContent()) ?? ''), { timeout: 15_000, message: 'the empty state' });
+    await emptyFrame.locator('.empty button', { hasText: 'New Agent' }).waitFor({ state: 'visible' });
+    await emptyFrame.locator('.empty button', { hasText: 'New Terminal' }).click();
+    const shellRef = await waitFor(() => e2e.iso.sessions()[0], { timeout: 30_000, message: "a session from the empty state's New Terminal" });
+    await e2e.iso.waitForScreen(shellRef.id, PROMPT_RE);
+    await wb.waitForTerminalText(PROMPT_RE);
+    const shell = e2e.iso.session(shellRef.id);
+    await wb.page.keyboard.press('Control+Shift+E'); // back to the Explorer: the sidebar is opened again below
+
+    // Session 2: made with the CLI (no workspace: "other"), a script that prints, waits for "go",
+    // prints for a while, goes quiet, then exits 3 on a line.
     await wb.typeInTerminal("printf '\\033[32malpha-%s\\033[0m\\n' screen\n");
     await e2e.iso.waitForScreen(shell.id, /^alpha-screen$/m);
     const script = 'echo worker-ready; read go; for i in 1 2 3 4 5 6; do echo "working $i"; sleep 0.3; done; echo quiet-now; read line; echo "bye $line"; exit 3';
