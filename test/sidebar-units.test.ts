@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DaemonEvent, SessionInfo } from '../src/protocol/messages';
-import { agentKind, buildModel, formatElapsed, isResumable, SessionStateTracker, toCard } from '../src/extension/sessionState';
+import { agentKind, buildModel, displayPath, formatElapsed, isResumable, SessionStateTracker, toCard } from '../src/extension/sessionState';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 
 const T0 = 1_000_000;
@@ -158,6 +158,14 @@ test('agent kinds: the three known profiles, custom ones by name, else a termina
   assert.deepEqual(agentKind({ agent: { profile: 'gemini' } }), { kind: 'gemini', label: 'Gemini CLI' });
   assert.deepEqual(agentKind({ agent: { profile: 'aider', name: 'Aider' } }), { kind: 'custom', label: 'Aider' });
   assert.deepEqual(agentKind({ agent: 'nonsense' }), { kind: 'terminal', label: 'Terminal' });
+});
+
+test('directories under home start with ~', () => {
+  assert.equal(displayPath('/home/u/src/app', '/home/u'), '~/src/app');
+  assert.equal(displayPath('/home/u', '/home/u/'), '~');
+  assert.equal(displayPath('/home/uv/app', '/home/u'), '/home/uv/app');
+  assert.equal(displayPath('/etc', '/'), '/etc');
+  assert.equal(toCard(session('a'), { phase: 'idle', since: T0 }, 'ws', '/home/u').cwd, '~/project');
 });
 
 test('elapsed times', () => {

@@ -5,6 +5,7 @@
 //    resize: a preview follows the session's size, never the other way round.
 //  - sessionsHtml: the webview page (strict CSP with a nonce; resources through asWebviewUri).
 import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { Attachment, HoldfastClient } from '../protocol/client';
 import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
@@ -65,7 +66,7 @@ export class SessionFeed implements IDisposable {
 
   model(): SidebarModel {
     const connected = this.deps.connection.state.kind === 'connected';
-    return buildModel(this.deps.sessions.all, this.tracker, this.deps.workspace, Date.now(), connected);
+    return buildModel(this.deps.sessions.all, this.tracker, this.deps.workspace, Date.now(), connected, os.homedir());
   }
 
   private follow(client: HoldfastClient): void {

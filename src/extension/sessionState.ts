@@ -182,7 +182,15 @@ function actionsFor(info: SessionInfo, phase: Phase): CardAction[] {
   return ['focusSession', 'openSessionInEditor', 'renameSession', 'killSession'];
 }
 
-export function toCard(info: SessionInfo, status: SessionStatus, workspace: string): Card {
+/** A directory as shown: under `home` it starts with "~". */
+export function displayPath(dir: string, home: string | undefined): string {
+  if (!home || home === '/') return dir;
+  const base = home.replace(/\/+$/, '');
+  if (dir === base) return '~';
+  return dir.startsWith(`${base}/`) ? `~${dir.slice(base.length)}` : dir;
+}
+
+export function toCard(info: SessionInfo, status: SessionStatus, workspace: string, home?: string): Card {
   const { kind, label } = agentKind(info.metadata);
   return {
     id: info.id,
@@ -193,7 +201,7 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     since: status.since,
     exitLabel: exitLabel(status.exit),
     title: info.title || undefined,
-    cwd: info.cwd || undefined,
+    cwd: info.cwd ? displayPath(info.cwd, home) : undefined,
     cols: info.cols,
     rows: info.rows,
     createdAt: info.createdAt,
@@ -203,12 +211,12 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
 }
 
 /** Every session as a card: this workspace's first (in tab order), then the others (newest first). */
-export function buildModel(sessions: readonly SessionInfo[], tracker: SessionStateTracker, workspace: string, now: number, connected: boolean): SidebarModel {
+export function buildModel(sessions: readonly SessionInfo[], tracker: SessionStateTracker, workspace: string, now: number, connected: boolean, home?: string): SidebarModel {
   const here: { card: Card; order: number }[] = [];
   const others: Card[] = [];
   let hasArchivedAgents = false;
   for (const info of sessions) {
-    const card = toCard(info, tracker.status(info, now), workspace);
+    const card = toCard(info, tracker.status(info, now), workspace, home);
     if (card.phase === 'archived' && isResumable(info)) hasArchivedAgents = true;
     if (card.here) here.push({ card, order: readLayout(info.metadata).order ?? Number.MAX_SAFE_INTEGER });
     else others.push(card);
