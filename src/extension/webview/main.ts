@@ -281,7 +281,6 @@ function actionButton(view: CardView, action: CardAction): HTMLButtonElement {
   button.innerHTML = ICONS[action];
   button.title = ACTION_LABELS[action];
   button.setAttribute('aria-label', `${ACTION_LABELS[action]} ${view.card.name}`);
-  button.tabIndex = -1; // the card is the tab stop; its buttons are reached with the mouse or the keys below
   button.addEventListener('click', (event) => {
     event.stopPropagation();
     run(action, view.card.id);
