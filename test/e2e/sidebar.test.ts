@@ -3,7 +3,7 @@
 // text); a session's state changes live (running → idle → exited); the previews are watchers
 // (opening the sidebar or the wall changes no session's size; a resized session resizes its
 // preview); a hidden sidebar or a collapsed section streams nothing and resyncs when shown; Enter
-// on a card and a click on a wall tile focus their session.
+// on a card and a click on a wall tile focus their session; the wall comes back after a reload.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, SessionView, waitFor } from './harness';
@@ -116,5 +116,11 @@ test('sidebar: live previews as watchers, live states, hidden = no stream; the w
     assert.deepEqual(sizes(), withTabs, 'the wall changes no session size either');
     await wall.click(shell.id);
     await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === shell.name && tab.active), { timeout: 20_000, message: "the clicked tile's tab to be active" });
+
+    // A reload brings the wall back, live.
+    await wb.reloadWindow();
+    const restored = new SessionsWebview(wb, 'wall');
+    await restored.waitForText(shell.id, 'while-hidden', 40_000);
+    await restored.waitForText(worker.id, 'bye done');
   });
 });
