@@ -83,13 +83,18 @@ export class RawConnection {
   /** Keep only this many frames (fuzzers get answers they do not need). */
   keep = Infinity;
   received = 0;
+  /** Ids of the answers received. */
+  readonly answered = new Set<number>();
 
   constructor(socketPath: string) {
     this.socket = net.createConnection(socketPath);
     this.socket.on('error', () => undefined);
     this.socket.on('data', (chunk: Buffer) => {
       this.received += chunk.length;
-      for (const frame of this.decoder.push(chunk)) if (this.frames.length < this.keep) this.frames.push({ kind: frame.kind, payload: Buffer.from(frame.payload) });
+      for (const frame of this.decoder.push(chunk)) {
+        if (frame.kind === FrameKind.Response) this.answered.add((JSON.parse(frame.payload.toString('utf8')) as { id: number }).id);
+        if (frame.kind === FrameKind.Error || this.frames.length < this.keep) this.frames.push({ kind: frame.kind, payload: Buffer.from(frame.payload) });
+      }
     });
     this.closed = new Promise((resolve) => this.socket.once('close', () => resolve(Date.now())));
   }
