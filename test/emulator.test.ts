@@ -53,3 +53,19 @@ test('an incomplete tail is held, then released by flush when the program ends',
   assert.equal(cutter.cut(Buffer.from([0xe6, 0xbc])), null);
   assert.deepEqual([...cutter.cut(Buffer.from([0xa2, 0x41]))!], [0xe6, 0xbc, 0xa2, 0x41]);
 });
+
+test('an agent\'s desktop notification (OSC 9, OSC 777 notify) counts as a bell; a progress report does not', async () => {
+  const emulator = new Emulator({ cols: 40, rows: 5, scrollback: 10 });
+  let bells = 0;
+  emulator.onBell(() => bells++);
+  await written(emulator, '\x07');
+  assert.equal(bells, 1);
+  await written(emulator, '\x1b]9;Claude needs your permission\x07');
+  assert.equal(bells, 2);
+  await written(emulator, '\x1b]777;notify;Codex;Approve the command?\x1b\\');
+  assert.equal(bells, 3);
+  await written(emulator, '\x1b]9;4;1;50\x07\x1b]777;other;x\x07plain text');
+  assert.equal(bells, 3, 'progress and other OSC 777 are not attention');
+  assert.equal(emulator.lines()[0].trimEnd(), 'plain text', 'the notification text is not printed');
+  emulator.dispose();
+});

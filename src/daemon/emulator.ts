@@ -61,6 +61,17 @@ export class Emulator implements IDisposable {
         this.onTitleEmitter.fire(title);
       }),
       this.terminal.onBell(() => this.onBellEmitter.fire()),
+      // The desktop notification an agent sends when it waits for the user (iTerm2's OSC 9, as
+      // Claude Code and Codex CLI can; OSC 777 notify) asks for attention like a bell does.
+      // OSC 9;4 is ConEmu's progress report, not a notification.
+      parser.registerOscHandler(9, (data) => {
+        if (!data.startsWith('4;')) this.onBellEmitter.fire();
+        return true;
+      }),
+      parser.registerOscHandler(777, (data) => {
+        if (data.startsWith('notify;')) this.onBellEmitter.fire();
+        return true;
+      }),
       parser.registerOscHandler(7, (data) => {
         const cwd = cwdFromOsc7(data);
         if (cwd) this.onCwdEmitter.fire(cwd);
