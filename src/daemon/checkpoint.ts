@@ -223,12 +223,18 @@ export class Checkpointer {
       const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}`);
       const handle = await fs.promises.open(temp, 'w', 0o600);
       try {
-        await handle.writeFile(data);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        try {
+          await handle.writeFile(data);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await fs.promises.rename(temp, this.file);
+      } catch (err) {
+        // A full disk: the partial temp file would keep it full (and the log, and everyone else's writes).
+        await fs.promises.rm(temp, { force: true });
+        throw err;
       }
-      await fs.promises.rename(temp, this.file);
       const dir = await fs.promises.open(this.options.dir, 'r');
       try {
         await dir.sync();
