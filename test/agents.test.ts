@@ -104,6 +104,8 @@ test('archives: a running agent resumes, a finished one or a shell relaunches, a
   assert.equal(archiveAction(session('exited', { agent, archivedFrom: from(true) })), 'resume');
   assert.equal(archiveAction(session('exited', { agent, archivedFrom: from(false) })), 'relaunch', 'it had finished before the crash');
   assert.equal(archiveAction(session('exited', { archivedFrom: from(true) })), 'relaunch');
+  assert.equal(archiveAction(session('exited', { agent: { ...agent, sessionId: undefined }, archivedFrom: from(true) })), 'relaunch', 'no id recorded for {id}');
+  assert.equal(archiveAction(session('exited', { agent: { resumeArgv: ['codex', 'resume', '--last'] }, archivedFrom: from(true) })), 'resume', 'needs no id');
   assert.equal(archiveAction(session('exited', { agent })), undefined, 'exited, not archived');
   assert.equal(archiveAction(session('running', { agent })), undefined);
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DaemonEvent, SessionInfo } from '../src/protocol/messages';
-import { agentKind, buildModel, displayPath, formatElapsed, isResumable, SessionStateTracker, toCard } from '../src/extension/sessionState';
+import { agentKind, buildModel, displayPath, formatElapsed, SessionStateTracker, toCard } from '../src/extension/sessionState';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 
 const T0 = 1_000_000;
@@ -137,18 +137,6 @@ test('the model: this workspace first in tab order, others newest first; actions
   assert.equal(model.here[0].title, undefined, 'an empty title is not shown');
   // Without a resumable archive the title action is hidden.
   assert.equal(buildModel(sessions.slice(0, 5), tracker, ws, T0, true).hasArchivedAgents, false);
-});
-
-test('resumable: an archived agent that was running, with a session id or a resume command needing none', () => {
-  const archivedFrom = (running: boolean) => ({ checkpoint: 'c', id: 'old', running, exit: null, writtenAt: T0 });
-  const exited = { state: 'exited' as const, exit: { code: 0, signal: null, at: T0 } };
-  const claude = { profile: 'claude', sessionId: 'u', resumeArgv: ['claude', '--resume', '{id}'] };
-  assert.equal(isResumable(session('a', { ...exited, metadata: { archivedFrom: archivedFrom(true), agent: claude } })), true);
-  assert.equal(isResumable(session('a', { ...exited, metadata: { archivedFrom: archivedFrom(false), agent: claude } })), false, 'had exited before the checkpoint');
-  assert.equal(isResumable(session('a', { ...exited, metadata: { archivedFrom: archivedFrom(true), agent: { ...claude, sessionId: undefined } } })), false, 'no id for {id}');
-  assert.equal(isResumable(session('a', { ...exited, metadata: { archivedFrom: archivedFrom(true), agent: { profile: 'codex', resumeArgv: ['codex', 'resume', '--last'] } } })), true);
-  assert.equal(isResumable(session('a', { ...exited, metadata: { agent: claude } })), false, 'not archived');
-  assert.equal(isResumable(session('a', { ...exited, metadata: { archivedFrom: archivedFrom(true) } })), false, 'not an agent');
 });
 
 test('agent kinds: the three known profiles, custom ones by name, else a terminal', () => {

@@ -4,21 +4,27 @@
 import { HoldfastClient, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
 import type { ArchivedFrom } from '../protocol/recovery';
-import { agentOf } from './agents';
+import { agentOf, ID_PLACEHOLDER } from './agents';
 import { readLayout } from './layout';
 
-export function archivedFrom(session: SessionInfo | undefined): ArchivedFrom | undefined {
-  const from = session?.metadata.archivedFrom;
+/** Where an archived session came from (set by the daemon's `recovery.restore`). */
+export function archivedFrom(metadata: Record<string, unknown> | undefined): ArchivedFrom | undefined {
+  const from = metadata?.archivedFrom;
   return from && typeof from === 'object' && !Array.isArray(from) ? (from as ArchivedFrom) : undefined;
 }
 
-/** How an archive starts again: an agent that was running resumes its conversation; the rest relaunch. */
+/**
+ * How an archive starts again: an agent that was running when checkpointed, with a resume command
+ * it can fill in, resumes its conversation; the rest relaunch (an agent that had already finished
+ * before the crash gets a new conversation, not its ended one).
+ */
 export function archiveAction(session: SessionInfo): 'resume' | 'relaunch' | undefined {
-  const from = archivedFrom(session);
+  const from = archivedFrom(session.metadata);
   if (!from || session.state !== 'exited') return undefined;
   const agent = agentOf(session.metadata);
-  // An agent that had already finished before the crash is not resumed (its conversation ended).
-  return agent && from.running && Array.isArray(agent.resumeArgv) && agent.resumeArgv.length > 0 ? 'resume' : 'relaunch';
+  if (!from.running || !agent || !Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0) return 'relaunch';
+  const needsId = agent.resumeArgv.some((a) => String(a).includes(ID_PLACEHOLDER));
+  return !needsId || (typeof agent.sessionId === 'string' && agent.sessionId !== '') ? 'resume' : 'relaunch';
 }
 
 /**
@@ -32,7 +38,7 @@ export async function restoreArchives(client: HoldfastClient, workspace: string,
   const { checkpoints } = await client.request('recovery.list', {});
   const previous = checkpoints.filter((c) => !c.current).sort((a, b) => b.writtenAt - a.writtenAt)[0];
   if (!previous || previous.sessions === 0) return 0;
-  if (sessions.some((s) => archivedFrom(s)?.checkpoint === previous.id)) return 0; // another window restored it
+  if (sessions.some((s) => archivedFrom(s.metadata)?.checkpoint === previous.id)) return 0; // another window restored it
   const inspected = await client.request('recovery.inspect', { id: previous.id });
   if (!inspected.sessions.some((s) => readLayout(s.metadata).workspace === workspace)) return 0;
   try {

@@ -284,7 +284,7 @@ async function startArchive(ctx: CommandContext, id: string | undefined, how: 'r
   }
   const session = await sessionById(ctx, id);
   if (how === 'resume' && archiveAction(session) !== 'resume') {
-    throw new Error(`"${session.name}" cannot be resumed: ${archivedFrom(session) ? 'it is not an agent that was running when its daemon ended' : 'it is not archived'}; use Relaunch Session for a new run`);
+    throw new Error(`"${session.name}" cannot be resumed: ${archivedFrom(session.metadata) ? 'it is not an agent that was running when its daemon ended' : 'it is not archived'}; use Relaunch Session for a new run`);
   }
   await ctx.tabs.startAgain(id, how);
 }

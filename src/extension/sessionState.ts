@@ -4,7 +4,8 @@
 // produces, nor by output going on well past it), exited (code / signal) and archived (restored from a checkpoint, so exited).
 // Also the card model the webviews render. Pure: no vscode import, unit-tested.
 import type { DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
-import type { AgentMetadata, ArchivedFrom } from '../protocol/recovery';
+import { agentOf } from './agents';
+import { archivedFrom, archiveAction } from './archives';
 import { readLayout } from './layout';
 
 export type Phase = 'running' | 'idle' | 'waiting' | 'exited' | 'archived';
@@ -103,15 +104,6 @@ function initialLive(s: SessionInfo, now: number): Live {
   return { active, since: active ? s.lastOutputAt : Math.max(s.lastOutputAt, s.createdAt), waitingSince: waiting ? s.bellAt : undefined };
 }
 
-export function archivedFrom(metadata: Record<string, unknown> | undefined): ArchivedFrom | undefined {
-  const value = metadata?.archivedFrom;
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as ArchivedFrom) : undefined;
-}
-
-function agentMetadata(metadata: Record<string, unknown> | undefined): (AgentMetadata & { name?: string }) | undefined {
-  const value = metadata?.agent;
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as AgentMetadata & { name?: string }) : undefined;
-}
 
 // ---- the card model (what the webviews render) ----
 
@@ -151,7 +143,7 @@ export interface SidebarModel {
 }
 
 export function agentKind(metadata: Record<string, unknown> | undefined): { kind: AgentKind; label: string } {
-  const agent = agentMetadata(metadata);
+  const agent = agentOf(metadata);
   if (!agent) return { kind: 'terminal', label: 'Terminal' };
   const known: Record<string, [AgentKind, string]> = { claude: ['claude', 'Claude Code'], codex: ['codex', 'Codex CLI'], gemini: ['gemini', 'Gemini CLI'] };
   const hit = agent.profile ? known[agent.profile] : undefined;
@@ -159,13 +151,6 @@ export function agentKind(metadata: Record<string, unknown> | undefined): { kind
   return { kind: 'custom', label: agent.name || agent.profile || 'Agent' };
 }
 
-/** An archived agent that `resume` can continue: it was running when checkpointed and its resume command is known. */
-export function isResumable(info: SessionInfo): boolean {
-  const from = archivedFrom(info.metadata);
-  const agent = agentMetadata(info.metadata);
-  if (!from?.running || !agent || !Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0) return false;
-  return typeof agent.sessionId === 'string' && agent.sessionId !== '' ? true : !agent.resumeArgv.some((a) => String(a).includes('{id}'));
-}
 
 export function exitLabel(exit: ExitStatus | null | undefined): string | undefined {
   if (!exit) return undefined;
@@ -174,10 +159,7 @@ export function exitLabel(exit: ExitStatus | null | undefined): string | undefin
 }
 
 function actionsFor(info: SessionInfo, phase: Phase): CardAction[] {
-  if (phase === 'archived') {
-    const agent = agentMetadata(info.metadata);
-    return [isResumable(info) ? 'resumeSession' : agent ? undefined : 'relaunchSession', 'focusSession', 'renameSession', 'removeSession'].filter((a): a is CardAction => a !== undefined);
-  }
+  if (phase === 'archived') return [archiveAction(info) === 'resume' ? 'resumeSession' : 'relaunchSession', 'focusSession', 'renameSession', 'removeSession'];
   if (phase === 'exited') return ['focusSession', 'renameSession', 'removeSession'];
   return ['focusSession', 'openSessionInEditor', 'renameSession', 'killSession'];
 }
@@ -217,7 +199,7 @@ export function buildModel(sessions: readonly SessionInfo[], tracker: SessionSta
   let hasArchivedAgents = false;
   for (const info of sessions) {
     const card = toCard(info, tracker.status(info, now), workspace, home);
-    if (card.phase === 'archived' && isResumable(info)) hasArchivedAgents = true;
+    if (card.phase === 'archived' && archiveAction(info) === 'resume') hasArchivedAgents = true;
     if (card.here) here.push({ card, order: readLayout(info.metadata).order ?? Number.MAX_SAFE_INTEGER });
     else others.push(card);
   }
