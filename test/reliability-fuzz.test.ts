@@ -201,7 +201,7 @@ test(`protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris wri
       }
     })();
 
-    const seed = Number(process.env.HOLDFAST_FUZZ_SEED ?? Date.now() % 100_000);
+    const seed = Number(process.env.HOLDFAST_PROTOCOL_FUZZ_SEED ?? Date.now() % 100_000);
     const workers = Array.from({ length: WORKERS }, async (_, w) => {
       const r = rng(seed * 31 + w);
       while (tally.frames < TOTAL_FRAMES) await fuzzConnection(daemon.socket, r, tally, TOTAL_FRAMES - tally.frames);
@@ -234,7 +234,7 @@ test(`protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris wri
     assert.equal(snapshots, 1, 'the watcher was resynced');
 
     record({ item: '2', name: 'frames sent (random, mutated, huge) / connections', value: `${tally.frames} / ${tally.connections}` });
-    record({ item: '2', name: 'fuzzing time', value: fuzzMs, unit: 'ms' });
+    record({ item: '2', name: 'fuzzing time (seed, rerun with HOLDFAST_PROTOCOL_FUZZ_SEED)', value: `${fuzzMs} ms (seed ${seed})` });
     record({ item: '2', name: 'daemon RSS idle → peak while fuzzed', value: `${Math.round(idle)} → ${Math.round(peak)}`, unit: 'MiB', bound: `growth < ${RSS_GROWTH_BOUND_MIB} MiB` });
     record({ item: '2', name: 'numbered lines the watcher saw, all in order, none missing', value: n });
     record({ item: '2', name: 'slowloris writers (5 before hello dropped at 5 s, 3 after hello answered)', value: `${SLOWLORIS_SECONDS} s` });
