@@ -73,7 +73,7 @@ test('auth: a missing, empty or wrong token is refused before any session data',
   }
 });
 
-test('bounds: frame size cap (32 MiB) and the hello cap (64 KiB) before authentication', async () => {
+test('regression: before its hello a client made the daemon buffer up to 32 MiB per connection; the frame cap (32 MiB) and the hello cap (64 KiB)', async () => {
   const daemon = await startTestDaemon();
   try {
     const client = await daemon.connect();
@@ -158,7 +158,7 @@ test('regression: a client that never reads its answers is dropped at the 256 Mi
   }
 });
 
-test('bounds: sessions per daemon (configurable), scrollback, channels per connection; each with a clear error', async () => {
+test('regression: a bad --max-sessions turned the session limit off; sessions per daemon (configurable), scrollback, channels per connection, each with a clear error', async () => {
   const daemon = await startTestDaemon(['--max-sessions', '3']);
   try {
     const client = await daemon.connect();
