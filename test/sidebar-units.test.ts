@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DaemonEvent, SessionInfo } from '../src/protocol/messages';
-import { agentKind, buildModel, displayPath, formatElapsed, SessionStateTracker, toCard } from '../src/extension/sessionState';
+import { agentKind, buildModel, displayPath, SessionStateTracker, toCard } from '../src/extension/sessionState';
+import { formatElapsed } from '../src/extension/webview/elapsed';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 
 const T0 = 1_000_000;

@@ -4,8 +4,8 @@
 // session's size and is scaled to fit with a CSS transform, so it never asks the session to
 // resize. Previews off-screen stop streaming and resync from a snapshot when they come back.
 import { ITheme, Terminal } from '@xterm/xterm';
-import { formatElapsed } from '../sessionState';
 import type { Card, CardAction, Phase, SidebarModel } from '../sessionState';
+import { formatElapsed } from './elapsed';
 import { ACTION_LABELS, agentIcon, ICONS } from './icons';
 import type { FromWebview, ToWebview, WebviewCommand } from './messages';
 
