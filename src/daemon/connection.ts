@@ -66,6 +66,8 @@ export class ClientConnection implements IDisposable {
   private ready = false;
   private closed = false;
   private behind = false;
+  /** Output is being gathered for one write at the end of this turn. */
+  private corked = false;
   /** Receives every session's events (set by the 'subscribe' request). */
   subscribedToAll = false;
   clientName = '';
@@ -178,10 +180,18 @@ export class ClientConnection implements IDisposable {
 
   sendRaw(kind: FrameKind, channel: number, bytes: Buffer): void {
     if (this.closed) return;
-    this.socket.cork();
+    // Everything this turn of the event loop brings for this client leaves in one writev: with
+    // many watchers, a syscall per frame per client was half the daemon's time in a flood.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     this.socket.write(rawHeader(kind, channel, bytes.length));
     this.socket.write(bytes);
-    this.socket.uncork();
     if (!this.behind && this.socket.writableLength > ConnectionLimits.MaxQueuedBytes) this.behind = true;
     this.checkQueue();
   }
