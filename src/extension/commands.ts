@@ -243,6 +243,9 @@ async function focusSession(ctx: CommandContext, id: string | undefined, locatio
   if (tab && terminal) {
     terminal.show();
     if (location === 'editor' && readLayout(tab.session?.metadata).location !== 'editor') {
+      // moveToEditor moves the *active* terminal, and show() makes ours active only a moment later.
+      await becomesActive(terminal, 2000);
+      if (vscode.window.activeTerminal !== terminal) throw new Error(`the tab "${terminal.name}" did not become active, so it was not moved`);
       await vscode.commands.executeCommand('workbench.action.terminal.moveToEditor');
       await ctx.tabs.updateLayout(id, { location: 'editor' });
     }
@@ -308,4 +311,18 @@ async function resumeAllAgents(ctx: CommandContext): Promise<void> {
     }
   }
   if (failed.length > 0) throw new Error(`${failed.length} of ${agents.length} not resumed (${failed.join('; ')})`);
+}
+
+/** Resolves once `terminal` is the active terminal, or after `ms`. */
+function becomesActive(terminal: vscode.Terminal, ms: number): Promise<void> {
+  if (vscode.window.activeTerminal === terminal) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      listener.dispose();
+      resolve();
+    };
+    const listener = vscode.window.onDidChangeActiveTerminal((t) => t === terminal && done());
+    const timer = setTimeout(done, ms);
+  });
 }

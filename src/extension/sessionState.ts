@@ -152,6 +152,12 @@ export function agentKind(metadata: Record<string, unknown> | undefined): { kind
 }
 
 
+/** Why an archive is not running: its process ended with its daemon, or had ended before. */
+function archivedLabel(info: SessionInfo): string | undefined {
+  const from = archivedFrom(info.metadata);
+  return from?.running ? 'ended with its daemon' : exitLabel(from?.exit);
+}
+
 export function exitLabel(exit: ExitStatus | null | undefined): string | undefined {
   if (!exit) return undefined;
   if (exit.signal) return `killed by ${exit.signal}`;
@@ -181,7 +187,7 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     agentLabel: label,
     phase: status.phase,
     since: status.since,
-    exitLabel: exitLabel(status.exit),
+    exitLabel: status.phase === 'archived' ? archivedLabel(info) : exitLabel(status.exit),
     title: info.title || undefined,
     cwd: info.cwd ? displayPath(info.cwd, home) : undefined,
     cols: info.cols,

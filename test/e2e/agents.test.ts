@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { daemonPids, HoldfastE2E, isAlive, makeTempDir, NO_OTHER_TABS, otherTabs, SessionView, TerminalTab, waitFor } from './harness';
+import { daemonPids, HoldfastE2E, isAlive, makeTempDir, NO_OTHER_TABS, openSidebar, otherTabs, PROMPT_RE, SessionsWebview, SessionView, TerminalTab, waitFor } from './harness';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -131,5 +131,39 @@ test('reboot (daemon and sessions SIGKILLed) → reload → archived tabs in ord
     await wb.typeInTerminal('carry on\n');
     await e2e.iso.waitForScreen(resumed.id, 'working on: carry on');
     assert.equal(e2e.iso.sessions().length, 2, 'the archive was replaced, not duplicated');
+  });
+});
+
+test('the sidebar marks the archive; Relaunch starts the shell again in its tab; Open in Editor Area moves the agent', { timeout: 240_000 }, async (t) => {
+  await e2e.run(t.name, async () => {
+    const wb = e2e.wb;
+    const sessions = e2e.iso.sessions();
+    const shell = sessions.find((s) => s.state === 'exited' && s.metadata?.archivedFrom);
+    const agent = sessions.find((s) => s.state === 'running' && agentMeta(s).profile === 'claude');
+    assert.ok(shell && agent, 'the archived shell and the resumed agent of the previous test');
+    await openSidebar(wb);
+    const sidebar = new SessionsWebview(wb, 'sidebar');
+    await sidebar.waitForPhase(shell.id, 'archived');
+    assert.deepEqual(await sidebar.actions(shell.id), ['relaunchSession', 'focusSession', 'renameSession', 'removeSession']);
+    await sidebar.waitForText(shell.id, 'SHELL-SAVED');
+    assert.equal(await sidebar.stateText(shell.id), 'Archived (ended with its daemon)');
+
+    await sidebar.clickAction(shell.id, 'relaunchSession');
+    const relaunched = await waitFor(() => e2e.iso.sessions().find((s) => s.name === shell.name && s.state === 'running'), { timeout: 30_000, message: 'the relaunched shell' });
+    assert.notEqual(relaunched.id, shell.id, 'a new run');
+    await e2e.iso.waitForScreen(relaunched.id, PROMPT_RE);
+    await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === shell.name && tab.active), { timeout: 20_000, message: "the shell's tab to be active" });
+    await wb.typeInTerminal('echo relaunched-$((6*7))\n');
+    await e2e.iso.waitForScreen(relaunched.id, /^relaunched-42$/m);
+    assert.deepEqual(holdfastTabNames(await wb.terminalTabs()), [agent.name, shell.name], 'the same tab, in its place');
+
+    // The stand-in rang the bell at its prompt: a live agent waiting for input.
+    await sidebar.waitForPhase(agent.id, 'waiting');
+    assert.ok((await sidebar.actions(agent.id))?.includes('openSessionInEditor'));
+    await sidebar.clickAction(agent.id, 'openSessionInEditor');
+    await waitFor(async () => (await wb.editorTabs()).some((tab) => tab.name === agent.name), { timeout: 20_000, message: "the agent's tab in the editor area" });
+    await waitFor(() => e2e.iso.session(agent.id).metadata?.location === 'editor', { timeout: 10_000, message: 'the editor location recorded' });
+    assert.deepEqual(holdfastTabNames(await wb.terminalTabs()), [shell.name], 'it left the panel');
+    assert.equal(e2e.iso.session(agent.id).pid, agent.pid, 'the same process, moved');
   });
 });

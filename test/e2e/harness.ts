@@ -1319,6 +1319,14 @@ export class SessionsWebview {
     await frame.locator(`.card[data-session-id="${id}"] .card-head .name`).click();
   }
 
+  /** Clicks one of the card's action buttons, e.g. "relaunchSession". */
+  async clickAction(id: string, action: string): Promise<void> {
+    const frame = await this.frame();
+    // The buttons show on hover or focus, as in VS Code's own lists.
+    await frame.locator(`.card[data-session-id="${id}"] .card-head`).hover();
+    await frame.locator(`.card[data-session-id="${id}"] .actions button.action-${action}`).click();
+  }
+
   /** Focuses the session's card (its tab stop) and presses `key` (Playwright name). */
   async pressOnCard(id: string, key: string): Promise<void> {
     const frame = await this.frame();
