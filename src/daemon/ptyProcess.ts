@@ -133,7 +133,15 @@ export class PtyProcess implements IDisposable {
       process.kill(-this.pid, signal);
       return true;
     } catch {
-      return false;
+      // Just spawned: the child may not have called setsid yet, so its group does not exist. It
+      // is unreaped, so its pid is still its own (regression: a kill right after create missed).
+      if (this.exitInfo) return false;
+      try {
+        process.kill(this.pid, signal);
+        return true;
+      } catch {
+        return false;
+      }
     }
   }
 
