@@ -9,6 +9,7 @@ import { agentLaunch, BUILTIN_AGENTS, findExecutable, missingAgentMessage, readA
 import { archiveAction } from '../src/extension/archives';
 import type { SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/daemon/checkpoint';
+import { sessionInfo } from './helpers/sessionInfo';
 
 const claude = BUILTIN_AGENTS.find((p) => p.id === 'claude')!;
 
@@ -95,7 +96,7 @@ test('a missing agent binary is found missing, and the message names it and the 
 });
 
 function session(state: 'running' | 'exited', metadata: Record<string, unknown>): SessionInfo {
-  return { id: 's1', name: 'n', pid: 1, state, exit: null, argv: [], cwd: '/', cols: 80, rows: 24, title: '', clients: { owners: 0, watchers: 0 }, createdAt: 0, lastOutputAt: 0, bellAt: 0, metadata };
+  return sessionInfo('s1', { state, metadata });
 }
 
 test('archives: a running agent resumes, a finished one or a shell relaunches, a live session neither', () => {

@@ -14,26 +14,10 @@ import { defaultSessionName, nextOrder, planRestore, readLayout, withLayout, wor
 import { exitNotice, noticeLine } from '../src/extension/notices';
 import { processAgeSeconds } from '../src/extension/processAge';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';
+import { sessionInfo } from './helpers/sessionInfo';
 
 function session(id: string, metadata: Record<string, unknown>, extra: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    id,
-    name: id,
-    pid: 1,
-    state: 'running',
-    exit: null,
-    argv: ['bash'],
-    cwd: '/',
-    cols: 80,
-    rows: 24,
-    title: '',
-    clients: { owners: 0, watchers: 0 },
-    createdAt: 1000,
-    lastOutputAt: 0,
-    bellAt: 0,
-    metadata,
-    ...extra,
-  };
+  return sessionInfo(id, { metadata, ...extra });
 }
 
 function tmpdir(): string {

@@ -7,28 +7,12 @@ import { DaemonEvent, SessionInfo } from '../src/protocol/messages';
 import { agentKind, buildModel, displayPath, SessionStateTracker, toCard } from '../src/extension/sessionState';
 import { formatElapsed } from '../src/extension/webview/elapsed';
 import { startTestDaemon, waitFor } from './helpers/daemon';
+import { sessionInfo } from './helpers/sessionInfo';
 
 const T0 = 1_000_000;
 
 function session(id: string, extra: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    id,
-    name: id,
-    pid: 1,
-    state: 'running',
-    exit: null,
-    argv: ['bash'],
-    cwd: '/home/u/project',
-    cols: 80,
-    rows: 24,
-    title: '',
-    clients: { owners: 0, watchers: 0 },
-    createdAt: T0,
-    lastOutputAt: T0,
-    bellAt: 0,
-    metadata: {},
-    ...extra,
-  };
+  return sessionInfo(id, { cwd: '/home/u/project', createdAt: T0, lastOutputAt: T0, ...extra });
 }
 
 test('activity is running, idle is idle, with the time each began', () => {
