@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { agentLaunch, BUILTIN_AGENTS, findExecutable, missingAgentMessage, readAgentProfiles } from '../src/extension/agents';
 import { archiveAction } from '../src/extension/archives';
 import type { SessionInfo } from '../src/protocol/messages';
-import { resumeArgv } from '../src/daemon/checkpoint';
+import { resumeArgv } from '../src/protocol/recovery';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const claude = BUILTIN_AGENTS.find((p) => p.id === 'claude')!;

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
 import { ensurePrivateDir, stateDir } from '../protocol/paths';
-import { AgentMetadata, ArchivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, RecoveryConfig, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
+import { archivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, RecoveryConfig, resumeArgv, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
 import type { Session } from './session';
 
 export enum CheckpointTiming {
@@ -376,26 +376,10 @@ export function readCheckpoints(dir: string, currentId: string): { checkpoints: 
   return { checkpoints, skipped };
 }
 
-function agentOf(metadata: Record<string, unknown>): AgentMetadata | undefined {
-  const agent = metadata.agent;
-  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
-}
-
-/** The resume command line, or why there is none. */
-export function resumeArgv(metadata: Record<string, unknown>): string[] | string {
-  const agent = agentOf(metadata);
-  if (!agent) return 'it is not an agent session (no metadata.agent)';
-  if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
-  // Some agents resume "the latest conversation here" (codex resume --last): no id needed.
-  if (!agent.resumeArgv.some((a) => a.includes('{id}'))) return [...agent.resumeArgv];
-  if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
-  return agent.resumeArgv.map((a) => a.split('{id}').join(agent.sessionId!));
-}
-
 /** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered. */
 export function inspectSaved(saved: SavedSession): InspectedSession {
   const { screen, ...rest } = saved;
   // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
-  const running = saved.running || (saved.metadata.archivedFrom as ArchivedFrom | undefined)?.running === true;
+  const running = saved.running || archivedFrom(saved.metadata)?.running === true;
   return { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && typeof resumeArgv(saved.metadata) !== 'string' };
 }

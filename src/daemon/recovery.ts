@@ -5,19 +5,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { IDisposable } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode } from '../protocol/messages';
-import { ArchivedFrom, CheckpointFile } from '../protocol/recovery';
+import { ArchivedFrom, archivedFrom, CheckpointFile, resumeArgv } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
-import { Checkpointer, inspectSaved, readCheckpoints, recoveryDir, resumeArgv } from './checkpoint';
+import { Checkpointer, inspectSaved, readCheckpoints, recoveryDir } from './checkpoint';
 import { ConfigStore, configPath } from './config';
 import { Session } from './session';
 import { DaemonError, SessionRegistry } from './sessionRegistry';
 
 const METHODS = new Set(['recovery.list', 'recovery.inspect', 'recovery.restore', 'recovery.forget', 'recovery.checkpoint', 'config.get', 'config.set', 'config.reload', 'relaunch', 'resume']);
-
-function archivedFrom(session: Session): ArchivedFrom | undefined {
-  const value = session.metadata.archivedFrom;
-  return value && typeof value === 'object' ? (value as ArchivedFrom) : undefined;
-}
 
 export class Recovery implements IDisposable {
   readonly config: ConfigStore;
@@ -108,7 +103,7 @@ export class Recovery implements IDisposable {
       }
       case 'resume': {
         const session = this.registry.get(params.session as string);
-        const from = archivedFrom(session);
+        const from = archivedFrom(session.metadata);
         if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
         if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
         const argv = resumeArgv(session.metadata);
@@ -135,14 +130,11 @@ export class Recovery implements IDisposable {
     if (checkpoint.id === this.checkpoints.id) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} is this daemon's own`);
     if (this.restored.has(checkpoint.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} was already restored by this daemon`);
     this.restored.add(checkpoint.id);
-    // Its archives of an older checkpoint come back with it: that one restored again would duplicate them.
-    for (const saved of checkpoint.sessions) {
-      const previous = (saved.metadata.archivedFrom as ArchivedFrom | undefined)?.checkpoint;
-      if (typeof previous === 'string') this.restored.add(previous);
-    }
     const sessions: Session[] = [];
     for (const saved of checkpoint.sessions) {
-      const previous = saved.metadata.archivedFrom as ArchivedFrom | undefined;
+      const previous = archivedFrom(saved.metadata);
+      // Its archives of an older checkpoint come back with it: that one restored again would duplicate them.
+      if (typeof previous?.checkpoint === 'string') this.restored.add(previous.checkpoint);
       const from: ArchivedFrom = {
         checkpoint: checkpoint.id,
         id: saved.id,

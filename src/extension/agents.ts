@@ -8,9 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AgentMetadata } from '../protocol/recovery';
-
-export const ID_PLACEHOLDER = '{id}';
+import { AGENT_ID_PLACEHOLDER, AgentMetadata } from '../protocol/recovery';
 
 export interface AgentProfile {
   /** Stable key recorded in the session (metadata.agent.profile). */
@@ -27,7 +25,7 @@ export interface AgentProfile {
 }
 
 export const BUILTIN_AGENTS: readonly AgentProfile[] = [
-  { id: 'claude', name: 'Claude Code', icon: 'sparkle', argv: ['claude', '--session-id', ID_PLACEHOLDER], resumeArgv: ['claude', '--resume', ID_PLACEHOLDER], sessionId: 'generate' },
+  { id: 'claude', name: 'Claude Code', icon: 'sparkle', argv: ['claude', '--session-id', AGENT_ID_PLACEHOLDER], resumeArgv: ['claude', '--resume', AGENT_ID_PLACEHOLDER], sessionId: 'generate' },
   { id: 'codex', name: 'Codex CLI', icon: 'hubot', argv: ['codex'], resumeArgv: ['codex', 'resume', '--last'], sessionId: 'none' },
   { id: 'gemini', name: 'Gemini CLI', icon: 'star-empty', argv: ['gemini'], resumeArgv: ['gemini', '--resume', 'latest'], sessionId: 'none' },
 ];
@@ -50,8 +48,8 @@ export function readAgentProfiles(setting: unknown): { profiles: AgentProfile[];
     if (!argv || argv.length === 0) return problem(`"${name}" needs "argv", a non-empty list of strings such as ["my-agent", "--flag"]`);
     const resumeArgv = entry.resumeArgv === undefined ? (base?.resumeArgv ?? []) : stringList(entry.resumeArgv);
     if (!resumeArgv) return problem(`"${name}": "resumeArgv" must be a list of strings`);
-    const sessionId = entry.sessionId === 'generate' || entry.sessionId === 'none' ? entry.sessionId : (base?.sessionId ?? ([...argv, ...resumeArgv].some((a) => a.includes(ID_PLACEHOLDER)) ? 'generate' : 'none'));
-    if (sessionId === 'none' && resumeArgv.some((a) => a.includes(ID_PLACEHOLDER))) return problem(`"${name}": "resumeArgv" uses {id} but "sessionId" is "none", so no id would be known`);
+    const sessionId = entry.sessionId === 'generate' || entry.sessionId === 'none' ? entry.sessionId : (base?.sessionId ?? ([...argv, ...resumeArgv].some((a) => a.includes(AGENT_ID_PLACEHOLDER)) ? 'generate' : 'none'));
+    if (sessionId === 'none' && resumeArgv.some((a) => a.includes(AGENT_ID_PLACEHOLDER))) return problem(`"${name}": "resumeArgv" uses {id} but "sessionId" is "none", so no id would be known`);
     const profile: AgentProfile = { id, name, icon: typeof entry.icon === 'string' && entry.icon.trim() ? entry.icon.trim() : (base?.icon ?? 'terminal'), argv, resumeArgv, sessionId };
     if (base) profiles[profiles.indexOf(base)] = profile;
     else profiles.push(profile);
@@ -68,16 +66,10 @@ export interface AgentLaunch {
 /** The command line and metadata of a new run of `profile`. */
 export function agentLaunch(profile: AgentProfile, newId: () => string = randomUUID): AgentLaunch {
   const sessionId = profile.sessionId === 'generate' ? newId() : undefined;
-  const argv = profile.argv.map((a) => (sessionId === undefined ? a : a.split(ID_PLACEHOLDER).join(sessionId)));
+  const argv = profile.argv.map((a) => (sessionId === undefined ? a : a.split(AGENT_ID_PLACEHOLDER).join(sessionId)));
   const agent: AgentLaunch['agent'] = { profile: profile.id, name: profile.name, icon: profile.icon, resumeArgv: [...profile.resumeArgv] };
   if (sessionId !== undefined) agent.sessionId = sessionId;
   return { argv, agent };
-}
-
-/** The agent part of a session's metadata, if it is an agent session. */
-export function agentOf(metadata: Record<string, unknown> | undefined): (AgentMetadata & { name?: string; icon?: string }) | undefined {
-  const agent = metadata?.agent;
-  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
 }
 
 /** Where `command` would be found on `searchPath`, or undefined. A command with a slash is checked as it is. */

@@ -3,15 +3,8 @@
 // archive starts again only when the user asks (Resume / Relaunch). Pure Node (no vscode import).
 import { HoldfastClient, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
-import type { ArchivedFrom } from '../protocol/recovery';
-import { agentOf, ID_PLACEHOLDER } from './agents';
+import { archivedFrom, resumeArgv } from '../protocol/recovery';
 import { readLayout } from './layout';
-
-/** Where an archived session came from (set by the daemon's `recovery.restore`). */
-export function archivedFrom(metadata: Record<string, unknown> | undefined): ArchivedFrom | undefined {
-  const from = metadata?.archivedFrom;
-  return from && typeof from === 'object' && !Array.isArray(from) ? (from as ArchivedFrom) : undefined;
-}
 
 /**
  * How an archive starts again: an agent that was running when checkpointed, with a resume command
@@ -21,10 +14,8 @@ export function archivedFrom(metadata: Record<string, unknown> | undefined): Arc
 export function archiveAction(session: SessionInfo): 'resume' | 'relaunch' | undefined {
   const from = archivedFrom(session.metadata);
   if (!from || session.state !== 'exited') return undefined;
-  const agent = agentOf(session.metadata);
-  if (!from.running || !agent || !Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0) return 'relaunch';
-  const needsId = agent.resumeArgv.some((a) => String(a).includes(ID_PLACEHOLDER));
-  return !needsId || (typeof agent.sessionId === 'string' && agent.sessionId !== '') ? 'resume' : 'relaunch';
+  // The daemon's own rule for what `resume` accepts.
+  return from.running && typeof resumeArgv(session.metadata) !== 'string' ? 'resume' : 'relaunch';
 }
 
 /**

@@ -6,8 +6,9 @@ import * as vscode from 'vscode';
 import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
 import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
 import { CreateParams, DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
+import { archivedFrom } from '../protocol/recovery';
+import { archiveAction } from './archives';
 import { DaemonConnection } from './daemonConnection';
-import { archivedFrom, archiveAction } from './archives';
 import { archivedNotice, exitNotice, failureNotice, NOTICE, noticeLine } from './notices';
 
 /** What a tab shows: a session to create when the tab opens, or one that exists. */

@@ -4,8 +4,8 @@
 // produces, nor by output going on well past it), exited (code / signal) and archived (restored from a checkpoint, so exited).
 // Also the card model the webviews render. Pure: no vscode import, unit-tested.
 import type { DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
-import { agentOf } from './agents';
-import { archivedFrom, archiveAction } from './archives';
+import { agentOf, archivedFrom } from '../protocol/recovery';
+import { archiveAction } from './archives';
 import { readLayout } from './layout';
 
 export type Phase = 'running' | 'idle' | 'waiting' | 'exited' | 'archived';

@@ -1,4 +1,5 @@
-// Checkpoints, archived sessions and the daemon's config: the shapes shared by daemon and clients.
+// Checkpoints, archived sessions and the daemon's config: the shapes shared by daemon and clients,
+// and the one reading of a session's `archivedFrom` and `agent` metadata.
 import type { ExitStatus, SessionInfo } from './messages';
 
 export const CHECKPOINT_VERSION = 1;
@@ -73,6 +74,9 @@ export interface ArchivedFrom {
   writtenAt: number;
 }
 
+/** Where an agent's conversation id goes in its command lines. */
+export const AGENT_ID_PLACEHOLDER = '{id}';
+
 /** `metadata.agent` of an agent session: how to resume it. */
 export interface AgentMetadata {
   profile?: string;
@@ -108,4 +112,27 @@ export interface RecoveryMethods {
   relaunch: [{ session: string; argv?: string[]; env?: Record<string, string> }, { session: SessionInfo; replaced: string }];
   /** Relaunch with `metadata.agent.resumeArgv`, "{id}" replaced by the recorded agent session id. */
   resume: [{ session: string; env?: Record<string, string> }, { session: SessionInfo; replaced: string; argv: string[] }];
+}
+
+/** Where an archived session came from (set by `recovery.restore`). */
+export function archivedFrom(metadata: Record<string, unknown> | undefined): ArchivedFrom | undefined {
+  const from = metadata?.archivedFrom;
+  return from && typeof from === 'object' && !Array.isArray(from) ? (from as ArchivedFrom) : undefined;
+}
+
+/** The agent part of a session's metadata, if it is an agent session. */
+export function agentOf(metadata: Record<string, unknown> | undefined): (AgentMetadata & { name?: string; icon?: string }) | undefined {
+  const agent = metadata?.agent;
+  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
+}
+
+/** The resume command line, or why there is none. */
+export function resumeArgv(metadata: Record<string, unknown>): string[] | string {
+  const agent = agentOf(metadata);
+  if (!agent) return 'it is not an agent session (no metadata.agent)';
+  if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
+  // Some agents resume "the latest conversation here" (codex resume --last): no id needed.
+  if (!agent.resumeArgv.some((a) => a.includes(AGENT_ID_PLACEHOLDER))) return [...agent.resumeArgv];
+  if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
+  return agent.resumeArgv.map((a) => a.split(AGENT_ID_PLACEHOLDER).join(agent.sessionId!));
 }
