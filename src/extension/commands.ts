@@ -8,7 +8,7 @@ import { archivedFrom } from '../protocol/recovery';
 import { agentLaunch, findExecutable, missingAgentMessage, readAgentProfiles } from './agents';
 import { archiveAction } from './archives';
 import { formatChecks, runChecks } from './doctor';
-import { defaultSessionName, nextOrder, readLayout, TabLocation } from './layout';
+import { nextOrder, readLayout, TabLocation } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';
@@ -231,9 +231,7 @@ async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> 
     return;
   }
   const launch = agentLaunch(profile);
-  const client = await ctx.tabs.connection.get();
-  const name = defaultSessionName(await ctx.sessions.refresh(client), profile.id);
-  await ctx.tabs.newTerminal('panel', name, { argv: launch.argv, metadata: { agent: launch.agent } });
+  await ctx.tabs.newTerminal('panel', undefined, { argv: launch.argv, metadata: { agent: launch.agent }, nameBase: profile.id });
 }
 
 /** Shows a session here and gives this window its input: its tab, or a new tab attached to it. */

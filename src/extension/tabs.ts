@@ -33,6 +33,8 @@ export const TAB_ICON = new vscode.ThemeIcon('pinned');
 export interface Launch {
   argv: string[];
   metadata: Record<string, unknown>;
+  /** Default names are "<nameBase> N" (e.g. "claude 1") instead of "holdfast N". */
+  nameBase: string;
 }
 
 /** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
@@ -183,7 +185,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   private async newTarget(location: TabLocation, name?: string, launch?: Launch): Promise<TabTarget & { kind: 'new' }> {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
-    const sessionName = name?.trim() || defaultSessionName(sessions);
+    const sessionName = name?.trim() || defaultSessionName(sessions, launch?.nameBase);
     const target = {
       kind: 'new' as const,
       name: sessionName,
