@@ -351,7 +351,9 @@ export class TabManager implements TabHost, vscode.Disposable {
     const tab = this.bySession.get(id);
     tab?.expectReplacement();
     const client = await this.connection.get();
-    const { env } = this.sessionStart();
+    // The new run keeps the session's metadata, so its `code` hook too (pointed here when the tab takes input).
+    const hookId = this.options.windowCliHook ? readLayout((tab?.session ?? this.options.sessions.get(id))?.metadata).cliHook : undefined;
+    const { env } = this.sessionStart(hookId ? hookPath(this.connection.socket, hookId) : undefined);
     let session: SessionInfo;
     let note: string;
     try {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { daemonPids, HoldfastE2E, isAlive, makeTempDir, NO_OTHER_TABS, openSidebar, otherTabs, PROMPT_RE, SessionsWebview, SessionView, TerminalTab, waitFor } from './harness';
+import { daemonPids, HoldfastE2E, isAlive, makeTempDir, NO_OTHER_TABS, openSidebar, otherTabs, PROMPT_RE, readEnviron, SessionsWebview, SessionView, TerminalTab, waitFor } from './harness';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -123,6 +123,10 @@ test('reboot (daemon and sessions SIGKILLed) → reload → archived tabs in ord
     const resumed = await waitFor(() => e2e.iso.sessions().find((s) => s.name === agent.name && s.state === 'running'), { timeout: 30_000, message: 'the resumed agent' });
     assert.deepEqual(resumed.argv, [CLAUDE, '--resume', agentId]);
     assert.equal(resumed.metadata?.archivedFrom, undefined, 'a new run, no longer archived');
+    // It keeps the session's stable `code` hook.
+    const hook = resumed.metadata?.cliHook;
+    assert.equal(typeof hook, 'string');
+    assert.ok(readEnviron(resumed.pid).includes(`VSCODE_IPC_HOOK_CLI=${path.join(path.dirname(e2e.iso.socket), 'cli', `${hook}.sock`)}`), 'the resumed agent has its session\'s code hook');
     await e2e.iso.waitForScreen(resumed.id, `arg: --resume\narg: ${agentId}`);
     await wb.waitForTerminalText('arg: --resume');
     // Same tab, same place: no tab was added or moved, and it takes input.

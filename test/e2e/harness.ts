@@ -204,7 +204,8 @@ export function processTree(root: number, procs: ProcInfo[] = allProcs()): ProcI
   return out;
 }
 
-function readEnviron(pid: number): string[] {
+/** A process's environment as NAME=VALUE lines ([] when it is gone). */
+export function readEnviron(pid: number): string[] {
   try {
     return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   } catch {
