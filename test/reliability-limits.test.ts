@@ -50,7 +50,7 @@ test('permissions: a socket directory owned by someone else or writable by the g
   await stopPid(ready.pid);
   // A token file others can read is not trusted: the daemon does not start with it.
   fs.chmodSync(tokenPathFor(socket), 0o644);
-  await assert.rejects(startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }), /must be a regular file owned by you with mode 0600/);
+  await assert.rejects(startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }), /token file: .* has mode 644; others could read or change the token \(fix: chmod 600 /);
 });
 
 test('auth: a missing, empty or wrong token is refused before any session data', async () => {

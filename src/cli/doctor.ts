@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { readCheckpoints, recoveryDir } from '../daemon/checkpoint';
 import { HoldfastClient, NoDaemonError } from '../protocol/client';
 import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
-import { defaultLogPath, defaultSocketPath, tokenPathFor } from '../protocol/paths';
+import { checkSocket as trustCheckSocket, checkSocketDir as trustCheckSocketDir, readTokenFile, TrustCheck } from '../protocol/endpointTrust';
+import { defaultLogPath, defaultSocketPath } from '../protocol/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
 import { Command } from './command';
@@ -31,44 +32,22 @@ function mode(st: fs.Stats): string {
   return (st.mode & 0o777).toString(8).padStart(3, '0');
 }
 
-/** The same rules as ensureSocketDir, without creating or changing anything. */
+/** A check of src/protocol/endpointTrust.ts, the rules the clients and the daemon apply themselves. */
+function fromTrust(check: TrustCheck): Check {
+  return check.state === 'ok' ? { name: check.name, ok: true, detail: check.detail } : { name: check.name, ok: false, detail: check.detail, fix: check.fix };
+}
+
 export function checkSocketDir(socketPath: string, env: NodeJS.ProcessEnv): Check {
-  const dir = path.dirname(socketPath);
-  const strict = socketPath === defaultSocketPath(env) || path.basename(dir) === 'holdfast';
-  const name = 'socket directory';
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(dir);
-  } catch {
-    return { name, ok: false, detail: `${dir} does not exist`, fix: 'it is created when a daemon starts: run `holdfast new` or `holdfast serve`' };
-  }
-  if (!st.isDirectory()) return { name, ok: false, detail: `${dir} is not a directory`, fix: `move ${dir} away, or pick another socket with --socket` };
-  if (st.uid !== uid()) return { name, ok: false, detail: `${dir} is owned by uid ${st.uid}, not by you (uid ${uid()})`, fix: `remove ${dir} (it belongs to someone else) or pick another socket with --socket` };
-  const forbidden = strict ? 0o077 : 0o022;
-  if ((st.mode & forbidden) !== 0) {
-    return { name, ok: false, detail: `${dir} has mode ${mode(st)}; it must not be ${strict ? 'accessible' : 'writable'} by group or others`, fix: `chmod 700 ${dir}` };
-  }
-  return { name, ok: true, detail: `${dir} (mode ${mode(st)}, yours)` };
+  return fromTrust(trustCheckSocketDir(socketPath, env));
 }
 
 export function checkTokenFile(socketPath: string): Check {
-  const file = tokenPathFor(socketPath);
-  const name = 'token file';
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(file);
-  } catch {
-    return { name, ok: false, detail: `${file} does not exist`, fix: 'the daemon writes it when it starts: run `holdfast new` or `holdfast serve`' };
-  }
-  if (!st.isFile()) return { name, ok: false, detail: `${file} is not a regular file`, fix: `stop the daemon, remove ${file}, start it again` };
-  if (st.uid !== uid()) return { name, ok: false, detail: `${file} is owned by uid ${st.uid}`, fix: `stop the daemon, remove ${file}, start it again` };
-  if ((st.mode & 0o077) !== 0) return { name, ok: false, detail: `${file} has mode ${mode(st)}; others could read the token`, fix: `chmod 600 ${file}` };
-  try {
-    fs.accessSync(file, fs.constants.R_OK);
-  } catch {
-    return { name, ok: false, detail: `${file} is not readable`, fix: `chmod 600 ${file}` };
-  }
-  return { name, ok: true, detail: `${file} (mode ${mode(st)})` };
+  const { token: _token, ...check } = readTokenFile(socketPath);
+  return fromTrust(check);
+}
+
+export function checkSocket(socketPath: string): Check {
+  return fromTrust(trustCheckSocket(socketPath));
 }
 
 export async function checkDaemon(socketPath: string): Promise<{ check: Check; status?: DaemonStatus }> {
@@ -167,6 +146,7 @@ export async function runChecks(socketPath: string, env: NodeJS.ProcessEnv, dist
   const daemon = await checkDaemon(socketPath);
   return [
     checkSocketDir(socketPath, env),
+    checkSocket(socketPath),
     checkTokenFile(socketPath),
     daemon.check,
     await checkNodePty(distDir),

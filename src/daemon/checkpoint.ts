@@ -10,6 +10,7 @@
 // Retention: the last `keep` runs' files, none older than a week; each at most maxBytes (scrollback
 // is trimmed until it fits). A run whose last session is gone deletes its file rather than keep
 // an empty record that would push an older, useful one out.
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
@@ -220,8 +221,9 @@ export class Checkpointer {
     try {
       this.prepareDir();
       const { data, checkpoint } = await this.serialize(sessions, config);
-      const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}`);
-      const handle = await fs.promises.open(temp, 'w', 0o600);
+      // Exclusive and unguessable: a planted file or symlink at the temp name is never written through.
+      const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}-${randomBytes(6).toString('hex')}`);
+      const handle = await fs.promises.open(temp, 'wx', 0o600);
       try {
         try {
           await handle.writeFile(data);

@@ -1,10 +1,12 @@
 // The daemon's config: $XDG_CONFIG_HOME/holdfast/config.json, e.g. {"recovery": {"screenText": true}}.
 // Read at start (a bad file is logged and the defaults used), changed by `config.set` (which writes
 // the file), re-read by `config.reload` (a bad file is refused and the current config kept).
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorCode } from '../protocol/messages';
+import { ensurePrivateDir } from '../protocol/paths';
 import { DaemonConfig, RecoveryConfig } from '../protocol/recovery';
 import { DaemonError } from './sessionRegistry';
 
@@ -38,7 +40,7 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 
 function splitKey(key: unknown): keyof RecoveryConfig {
   const match = typeof key === 'string' ? /^recovery\.(\w+)$/.exec(key) : null;
-  if (!match || !(match[1] in RECOVERY_KEYS)) throw new DaemonError(ErrorCode.BadRequest, `unknown config key "${String(key)}" (keys: ${CONFIG_KEYS.join(', ')})`);
+  if (!match || !Object.hasOwn(RECOVERY_KEYS, match[1])) throw new DaemonError(ErrorCode.BadRequest, `unknown config key "${String(key)}" (keys: ${CONFIG_KEYS.join(', ')})`);
   return match[1] as keyof RecoveryConfig;
 }
 
@@ -56,7 +58,7 @@ function parse(text: string, file: string): DaemonConfig {
   if (section !== undefined) {
     if (!section || typeof section !== 'object' || Array.isArray(section)) throw new DaemonError(ErrorCode.BadRequest, `${file}: "recovery" must be an object`);
     for (const [key, value] of Object.entries(section)) {
-      if (!(key in RECOVERY_KEYS)) continue;
+      if (!Object.hasOwn(RECOVERY_KEYS, key)) continue;
       const problem = RECOVERY_KEYS[key as keyof RecoveryConfig](value);
       if (problem) throw new DaemonError(ErrorCode.BadRequest, `${file}: recovery.${key} ${problem}`);
       (recovery as Record<string, unknown>)[key] = value;
@@ -106,10 +108,16 @@ export class ConfigStore {
     const section = (raw.recovery && typeof raw.recovery === 'object' ? raw.recovery : {}) as Record<string, unknown>;
     raw.recovery = { ...section, [name]: value };
     const next = parse(JSON.stringify(raw), this.file);
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(raw, null, 2) + '\n', { mode: 0o600 });
-    fs.renameSync(temp, this.file);
+    this.ensureDir();
+    // Exclusive and unguessable: a planted symlink at the temp name is never written through.
+    const temp = `${this.file}.${randomBytes(6).toString('hex')}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(raw, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    try {
+      fs.renameSync(temp, this.file);
+    } catch (err) {
+      fs.rmSync(temp, { force: true });
+      throw err;
+    }
     this.apply(next);
   }
 
@@ -118,7 +126,18 @@ export class ConfigStore {
     this.apply(this.read());
   }
 
+  /** The config directory: made 0700, and refused unless it is the user's and nobody else can write it. */
+  private ensureDir(): void {
+    try {
+      ensurePrivateDir(path.dirname(this.file), false);
+    } catch (err) {
+      throw new DaemonError(ErrorCode.BadRequest, `config: ${(err as Error).message}`);
+    }
+  }
+
   private readText(): string | undefined {
+    if (!fs.existsSync(this.file)) return undefined;
+    this.ensureDir(); // a config planted in someone else's directory is not this user's config
     try {
       return fs.readFileSync(this.file, 'utf8');
     } catch (err) {

@@ -10,7 +10,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { DisposableStore, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
-import { ensureSocketDir, tokenPathFor } from '../protocol/paths';
+import { ensureSocketDir, readTokenFile, UntrustedEndpointError } from '../protocol/endpointTrust';
+import { tokenPathFor } from '../protocol/paths';
 
 export type Probe = { state: 'connected' } | { state: 'free'; reason: string } | { state: 'unknown'; reason: string };
 
@@ -39,7 +40,7 @@ export class EndpointError extends Error {}
 /** The shared secret clients present in their hello: created once per socket path, 0600, kept across daemons. */
 export function ensureToken(socketPath: string): string {
   const tokenPath = tokenPathFor(socketPath);
-  const existing = readToken(tokenPath);
+  const existing = readToken(socketPath);
   if (existing) return existing;
   const temp = `${tokenPath}.${randomBytes(6).toString('hex')}`;
   fs.writeFileSync(temp, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
@@ -50,22 +51,15 @@ export function ensureToken(socketPath: string): string {
   } finally {
     fs.unlinkSync(temp);
   }
-  const token = readToken(tokenPath);
+  const token = readToken(socketPath);
   if (!token) throw new EndpointError(`cannot read the token file ${tokenPath}`);
   return token;
 }
 
-function readToken(tokenPath: string): string | undefined {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(tokenPath);
-  } catch {
-    return undefined;
-  }
-  if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
-    throw new EndpointError(`token file ${tokenPath} must be a regular file owned by you with mode 0600`);
-  }
-  return fs.readFileSync(tokenPath, 'utf8').trim() || undefined;
+function readToken(socketPath: string): string | undefined {
+  const check = readTokenFile(socketPath);
+  if (check.state === 'unsafe') throw new EndpointError(new UntrustedEndpointError(check).message);
+  return check.token;
 }
 
 export function tokensMatch(expected: string, given: unknown): boolean {

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HoldfastClient } from '../protocol/client';
 import { Capability, DaemonStatus } from '../protocol/messages';
-import { defaultLogPath, tokenPathFor } from '../protocol/paths';
+import { checkEndpoint } from '../protocol/endpointTrust';
+import { defaultLogPath } from '../protocol/paths';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail' | 'info';
 
@@ -34,8 +35,7 @@ export interface DoctorInput {
 export async function runChecks(input: DoctorInput): Promise<Check[]> {
   const checks: Check[] = [];
   checks.push({ level: 'info', name: 'extension', detail: `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ${input.tabsHere} Holdfast tab(s) in this window` });
-  checks.push(socketDirCheck(input.socket));
-  checks.push(tokenCheck(input.socket));
+  checks.push(...endpointChecks(input.socket));
 
   let status: DaemonStatus | undefined;
   if (input.client && !input.client.isClosed) {
@@ -94,28 +94,9 @@ async function checkpointCheck(client: HoldfastClient): Promise<Check> {
   }
 }
 
-function socketDirCheck(socket: string): Check {
-  const dir = path.dirname(socket);
-  try {
-    const st = fs.statSync(dir);
-    const mode = (st.mode & 0o777).toString(8);
-    const own = typeof process.getuid !== 'function' || st.uid === process.getuid();
-    if (!own) return { level: 'fail', name: 'socket directory', detail: `${dir} belongs to uid ${st.uid}`, fix: `use a directory you own (setting holdfast.socketPath)` };
-    if (st.mode & 0o022) return { level: 'fail', name: 'socket directory', detail: `${dir} has mode ${mode}`, fix: `chmod 700 ${dir}` };
-    return { level: 'ok', name: 'socket', detail: `${socket} (directory mode ${mode})` };
-  } catch {
-    return { level: 'info', name: 'socket', detail: `${socket} (directory not created yet)` };
-  }
-}
-
-function tokenCheck(socket: string): Check {
-  const token = tokenPathFor(socket);
-  try {
-    fs.accessSync(token, fs.constants.R_OK);
-    return { level: 'ok', name: 'token file', detail: token };
-  } catch {
-    return { level: 'info', name: 'token file', detail: `${token} (missing: no daemon has served this socket yet)` };
-  }
+/** The endpoint rules of src/protocol/endpointTrust.ts, the ones the connection itself applies. */
+function endpointChecks(socket: string): Check[] {
+  return checkEndpoint(socket).map((c) => ({ level: c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'info' : 'fail', name: c.name, detail: c.detail, fix: c.state === 'unsafe' ? c.fix : undefined }));
 }
 
 function installCheck(dir: string): Check {

@@ -1,5 +1,4 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
-import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Emitter, IDisposable } from './disposable';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
@@ -18,7 +17,7 @@ import {
   Role,
   SessionInfo,
 } from './messages';
-import { tokenPathFor } from './paths';
+import { trustedToken } from './endpointTrust';
 
 /** No daemon listens on the socket: the path is missing or the connection was refused. */
 export class NoDaemonError extends Error {
@@ -105,14 +104,9 @@ export class HoldfastClient implements IDisposable {
   ) {}
 
   static async connect(options: ConnectOptions): Promise<HoldfastClient> {
+    // Nothing is sent to a path that is not provably this user's daemon (another user's fake would get it all).
+    const token = trustedToken(options.socket, () => new NoDaemonError(options.socket));
     const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
-    let token: string;
-    try {
-      token = fs.readFileSync(tokenPathFor(options.socket), 'utf8').trim();
-    } catch (err) {
-      socket.destroy();
-      throw new Error(`cannot read the daemon's token file ${tokenPathFor(options.socket)}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-    }
     const hello: ClientHello = { protocol: PROTOCOL_VERSION, client: options.client, version: options.version, token, capabilities: [] };
     socket.write(encodeJson(FrameKind.Hello, hello));
     const decoder = new FrameDecoder();

@@ -56,9 +56,3 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
     throw new UnsafeDirectoryError(`${dir} has mode ${mode}; it must not be ${strict ? 'accessible' : 'writable'} by group or others (fix: chmod 700 ${dir})`);
   }
 }
-
-/** Checks the socket's directory: strict for the default location, owner-only-writable for a chosen one. */
-export function ensureSocketDir(socketPath: string, env: NodeJS.ProcessEnv = process.env): void {
-  const dir = path.dirname(socketPath);
-  ensurePrivateDir(dir, socketPath === defaultSocketPath(env) || path.basename(dir) === 'holdfast');
-}

@@ -1,0 +1,160 @@
+// Security: a client sends nothing to a socket path it cannot prove is this user's own daemon.
+// Another user is played by uid 65534: the tests run as root, and root's clients must still refuse.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
+import { checkEndpoint, UntrustedEndpointError } from '../src/protocol/endpointTrust';
+import { cliSandbox } from './helpers/cli';
+import { record } from './helpers/reliability';
+
+const OTHER_UID = 65534;
+
+/** A fake daemon in `dir`: accepts connections and records every byte a client sends it. */
+async function fakeDaemon(dir: string): Promise<{ socket: string; received: () => number; close(): Promise<void> }> {
+  const socket = path.join(dir, 'holdfast.sock');
+  let bytes = 0;
+  const connections = new Set<net.Socket>();
+  const server = net.createServer((c) => {
+    connections.add(c);
+    c.on('data', (d) => (bytes += d.length));
+    c.on('error', () => undefined); // the client may hang up at any time; only the byte count matters
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  fs.writeFileSync(`${socket}.token`, 'fake-token\n', { mode: 0o600 });
+  return {
+    socket,
+    received: () => bytes,
+    close: () => {
+      for (const c of connections) c.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface Attack {
+  name: string;
+  /** Turns a private fake daemon into the attack; the expected words of the refusal. */
+  plant(dir: string, socket: string): string;
+}
+
+const ATTACKS: Attack[] = [
+  {
+    name: 'socket directory owned by another user',
+    plant: (dir) => {
+      fs.chownSync(dir, OTHER_UID, OTHER_UID);
+      return `owned by uid ${OTHER_UID}`;
+    },
+  },
+  {
+    name: 'socket directory mode 0777',
+    plant: (dir) => {
+      fs.chmodSync(dir, 0o777);
+      return `chmod 700 ${dir}`;
+    },
+  },
+  {
+    name: 'socket owned by another user',
+    plant: (_dir, socket) => {
+      fs.lchownSync(socket, OTHER_UID, OTHER_UID);
+      return `${socket} is owned by uid ${OTHER_UID}`;
+    },
+  },
+  {
+    name: 'token file owned by another user',
+    plant: (_dir, socket) => {
+      fs.chownSync(`${socket}.token`, OTHER_UID, OTHER_UID);
+      return `${socket}.token is owned by uid ${OTHER_UID}`;
+    },
+  },
+  {
+    name: 'token file mode 0644',
+    plant: (_dir, socket) => {
+      fs.chmodSync(`${socket}.token`, 0o644);
+      return `chmod 600 ${socket}.token`;
+    },
+  },
+  {
+    name: 'token file a symlink',
+    plant: (dir, socket) => {
+      const elsewhere = path.join(path.dirname(dir), 'planted-token');
+      fs.writeFileSync(elsewhere, 'fake-token\n', { mode: 0o600 });
+      fs.rmSync(`${socket}.token`);
+      fs.symlinkSync(elsewhere, `${socket}.token`);
+      return 'is a symlink';
+    },
+  },
+];
+
+for (const attack of ATTACKS) {
+  test(`regression: clients sent everything to a fake daemon: ${attack.name}`, async () => {
+    const sandbox = cliSandbox();
+    const dir = path.join(sandbox.dir, 'holdfast');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const fake = await fakeDaemon(dir);
+    try {
+      const expected = attack.plant(dir, fake.socket);
+      const env = { ...sandbox.env, HOLDFAST_SOCKET: fake.socket };
+      for (const args of [['list'], ['new', '--env', 'GITHUB_TOKEN=secret', '--', 'true'], ['send', 'x', '--text', 'mysql -p hunter2'], ['attach', 'x', '--watch']]) {
+        const run = await sandbox.run(args, { env });
+        assert.equal(run.code, 1, `holdfast ${args[0]}: ${run.stderr}`);
+        assert.match(run.stderr, /refusing to use/);
+        assert.ok(run.stderr.includes(expected), `holdfast ${args[0]} names the problem: ${run.stderr}`);
+        assert.match(run.stderr, /fix: /);
+      }
+      // The extension connects through the same client.
+      await assert.rejects(HoldfastClient.connect({ socket: fake.socket, client: 'extension', version: 'test' }), UntrustedEndpointError);
+      assert.ok(checkEndpoint(fake.socket).some((c) => c.state === 'unsafe'), 'the doctors see it too');
+      assert.equal(fake.received(), 0, 'not one byte reached the fake daemon');
+      record({ item: 'hostile', name: `fake daemon, ${attack.name}: list, new --env, send, attach --watch, the extension's connect`, value: 'refused with the fix named; 0 bytes sent' });
+    } finally {
+      await fake.close();
+      fs.rmSync(sandbox.dir, { recursive: true, force: true });
+    }
+  });
+}
+
+test('a private socket directory with no daemon is "no daemon" (exit 6), not an attack', async () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-trust-'));
+  try {
+    const socket = path.join(base, 'holdfast', 'holdfast.sock');
+    await assert.rejects(HoldfastClient.connect({ socket, client: 'test', version: 'test' }), NoDaemonError);
+    fs.mkdirSync(path.dirname(socket), { mode: 0o700 });
+    await assert.rejects(HoldfastClient.connect({ socket, client: 'test', version: 'test' }), NoDaemonError);
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('regression: the config file\'s temp name was predictable and followed a planted symlink', async () => {
+  const { ConfigStore } = await import('../src/daemon/config');
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-config-'));
+  try {
+    const file = path.join(base, 'holdfast', 'config.json');
+    fs.mkdirSync(path.dirname(file), { mode: 0o700 });
+    const victim = path.join(base, 'victim');
+    fs.writeFileSync(victim, 'precious\n');
+    fs.symlinkSync(victim, `${file}.${process.pid}.tmp`); // the name the old code wrote through
+    const store = new ConfigStore(file, () => undefined);
+    store.set('recovery.screenText', true);
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the symlink target is untouched');
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).recovery.screenText, true);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp') && !f.includes(String(process.pid))), [], 'no temp file left');
+    record({ item: 'hostile', name: 'symlink planted at the config temp file name', value: 'not followed (random exclusive temp names); target untouched' });
+
+    assert.throws(() => store.set('recovery.hasOwnProperty', true), /unknown config key "recovery.hasOwnProperty"/);
+    assert.throws(() => store.set('recovery.constructor', true), /unknown config key/);
+    record({ item: 'hostile', name: 'config.set recovery.hasOwnProperty (a prototype key)', value: 'refused: unknown config key' });
+
+    fs.chownSync(path.dirname(file), OTHER_UID, OTHER_UID);
+    assert.throws(() => store.set('recovery.screenText', false), /owned by uid 65534, not by you/);
+    assert.throws(() => store.reload(), /owned by uid 65534, not by you/);
+    record({ item: 'hostile', name: 'config directory owned by another user', value: 'refused (set and reload), the fix named' });
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});
