@@ -15,6 +15,7 @@ import {
   WaitCondition,
 } from '../protocol/messages';
 import { defaultLogPath } from '../protocol/paths';
+import { compilePattern } from '../protocol/textPattern';
 import { VERSION } from '../protocol/version';
 import { ClientConnection, RequestHandler } from './connection';
 import { Endpoint } from './endpoint';
@@ -232,9 +233,9 @@ export class Daemon implements RequestHandler {
     if (condition.kind === 'idle' && !(Number.isFinite(condition.ms) && condition.ms >= 0)) throw new DaemonError(ErrorCode.BadRequest, 'idle needs a duration in ms');
     if (condition.kind === 'text') {
       try {
-        new RegExp(condition.pattern, condition.flags);
+        compilePattern(condition.pattern, condition.flags ?? '');
       } catch (err) {
-        throw new DaemonError(ErrorCode.BadRequest, `bad pattern: ${(err as Error).message}`);
+        throw new DaemonError(ErrorCode.BadRequest, (err as Error).message);
       }
     }
     const timeoutMs = params.timeoutMs === undefined ? DaemonTiming.MaxWaitMs : Math.min(Number(params.timeoutMs), DaemonTiming.MaxWaitMs);

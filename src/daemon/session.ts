@@ -4,6 +4,7 @@ import type { DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../pro
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
 import { PtyProcess, PtyOptions } from './ptyProcess';
+import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { SequenceBoundary } from './sequenceBoundary';
 
 export enum SessionTiming {
@@ -36,7 +37,7 @@ export interface SessionOptions extends PtyOptions {
 
 interface Waiter {
   condition: WaitCondition;
-  regex?: RegExp;
+  pattern?: TextPattern;
   resolve(met: boolean): void;
 }
 
@@ -359,7 +360,7 @@ export class Session implements IDisposable {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         condition,
-        regex: condition.kind === 'text' ? new RegExp(condition.pattern, condition.flags) : undefined,
+        pattern: condition.kind === 'text' ? compilePattern(condition.pattern, condition.flags) : undefined,
         resolve: (met) => {
           clearTimeout(timer);
           this.waiters.delete(waiter);
@@ -395,8 +396,8 @@ export class Session implements IDisposable {
       case 'idle':
         return this.emulator.backlog === 0 && Date.now() - this.lastOutput >= waiter.condition.ms;
       case 'text': {
-        const lines = this.emulator.lines(this.emulator.terminal.buffer.active.baseY);
-        return lines.some((line) => waiter.regex!.test(line));
+        const lines = this.emulator.lines(waiter.condition.history ? this.emulator.terminal.buffer.active.baseY : 0);
+        return lines.some((line) => waiter.pattern!.test(line));
       }
     }
   }

@@ -1,5 +1,6 @@
 // Reading and driving a session from scripts: read, send, wait.
 import { WaitCondition } from '../../protocol/messages';
+import { compilePattern } from '../../protocol/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
@@ -69,7 +70,7 @@ export function parseWaitCondition(raw: string): WaitCondition {
     const pattern = raw.slice(5);
     if (pattern === '') throw usageError('text: needs a regular expression, e.g. --for "text:\\$ $"');
     try {
-      new RegExp(pattern);
+      compilePattern(pattern);
     } catch (err) {
       throw usageError(`invalid regular expression in --for: ${(err as Error).message}`);
     }
@@ -87,9 +88,10 @@ function describeCondition(c: WaitCondition): string {
 export const waitCommand: Command = {
   name: 'wait',
   summary: 'wait until a session exits, goes quiet, or shows text',
-  usage: 'wait ID --for exit|idle[:MS]|text:REGEX [--timeout-ms N]',
+  usage: 'wait ID --for exit|idle[:MS]|text:REGEX [--history] [--timeout-ms N]',
   options: {
-    for: { type: 'string', value: 'COND', help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (JavaScript regex, on the screen)` },
+    for: { type: 'string', value: 'COND', help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear time; a line of the screen)` },
+    history: { type: 'boolean', help: 'text: also match the lines scrolled above the screen' },
     'timeout-ms': { type: 'string', value: 'N', help: 'give up after N ms with exit code 124 (default: wait forever)' },
   },
   details: ['--json prints {"met": true|false, "session": SessionInfo}.'],
@@ -97,7 +99,8 @@ export const waitCommand: Command = {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const raw = stringOpt(ctx.args, 'for');
     if (raw === undefined) throw usageError('wait needs --for exit, idle[:MS] or text:REGEX');
-    const condition = parseWaitCondition(raw);
+    const parsed = parseWaitCondition(raw);
+    const condition: WaitCondition = parsed.kind === 'text' && boolOpt(ctx.args, 'history') ? { ...parsed, history: true } : parsed;
     const timeoutMs = intOpt(ctx.args, 'timeout-ms', 0);
     const result = await withClient(ctx, (client) => client.request('wait', { session: ctx.args.positionals[0], condition, timeoutMs }));
     if (result.met) return { data: result, text: condition.kind === 'exit' ? formatState(result.session) : undefined };
