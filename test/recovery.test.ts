@@ -454,7 +454,7 @@ test('a crash after a restore: the newer checkpoint carries the archives, the ol
     const resumed = await c.client.request('resume', { session: sessions[0].id, env: { HOLDFAST_TEST_MARK: 'from-the-editor' } });
     assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
     await c.client.request('wait', { session: resumed.session.id, condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' }, timeoutMs: 5000 });
-    await assert.rejects(c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }), /env must be an object of strings/);
+    await assert.rejects(c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }), /relaunch: env\.X: .*expected string/);
   } finally {
     await h.stop(c);
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import { startTestDaemon, TestDaemon } from './helpers/daemon';
-import { record } from './helpers/reliability';
+import { record, rssMiB } from './helpers/reliability';
 
 async function withDaemon(fn: (daemon: TestDaemon, client: HoldfastClient) => Promise<void>): Promise<void> {
   const daemon = await startTestDaemon();
@@ -55,5 +55,66 @@ test('regression: wait matched the whole scrollback while the docs said the scre
     assert.equal(screenOnly.met, false, 'the marker scrolled off the screen');
     const withHistory = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^MARKER-IN-HISTORY$', history: true }, timeoutMs: 5000 });
     assert.equal(withHistory.met, true);
+  });
+});
+
+test('regression: cols 10000 x rows 10000 took the daemon to 1.3 GB; sizes and the scrollback are bounded', async () => {
+  await withDaemon(async (daemon, client) => {
+    await refusedWith(client.request('create', { argv: ['cat'], cols: 10_000, rows: 10_000 }), 'bad-request', /cols must be an integer from 1 to 1000/);
+    await refusedWith(client.request('create', { argv: ['cat'], cols: 1000, rows: 500 }), 'bad-request', /at most 200000 cells/);
+    const { session } = await client.request('create', { argv: ['cat'], cols: 100, rows: 30, scrollback: 200_000 });
+    await refusedWith(client.request('resize', { session: session.id, cols: 10_000, rows: 10_000 }), 'bad-request', /cols must be/);
+    await refusedWith(client.request('attach', { session: session.id, channel: 1, role: 'owner', cols: 5000, rows: 10 }), 'bad-request', /cols must be/);
+    // Widening the screen keeps fewer lines, not more memory: 10M cells / 1000 columns.
+    await client.request('resize', { session: session.id, cols: 1000, rows: 100 });
+    await client.request('send', { session: session.id, data: 'x'.repeat(900) + '\n' });
+    const rss = rssMiB(daemon.pid);
+    assert.ok(rss < 400, `daemon RSS ${rss.toFixed(0)} MiB`);
+    record({ item: 'hostile', name: 'create/resize/attach with cols 10000 x rows 10000', value: `refused (bad-request: at most 1000 x 500 and 200,000 cells); a 1000-column screen keeps at most 10,000 scrollback lines; daemon RSS ${rss.toFixed(0)} MiB`, bound: '< 400 MiB' });
+  });
+});
+
+test('regression: a 10 MB name and a name with a newline were accepted; a 9 MB title made list 18 MB', async () => {
+  await withDaemon(async (_daemon, client) => {
+    await refusedWith(client.request('create', { argv: ['cat'], name: 'n'.repeat(10 * 1024 * 1024) }), 'bad-request', /name must be at most 256 characters/);
+    await refusedWith(client.request('create', { argv: ['cat'], name: 'ok\nFAKE LOG LINE' }), 'bad-request', /control characters/);
+    const { session } = await client.request('create', { argv: ['sh', '-c', `printf '\\033]0;%s\\007' "$(head -c 9000000 /dev/zero | tr '\\0' t)"; echo titled; exec sleep 60`] });
+    await refusedWith(client.request('update', { session: session.id, name: 'x'.repeat(300) }), 'bad-request', /at most 256/);
+    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^titled$' }, timeoutMs: 60_000 });
+    const listed = await client.request('list', {});
+    const bytes = JSON.stringify(listed).length;
+    assert.equal(listed.sessions[0].title.length, 1024);
+    assert.ok(bytes < 8192, `list is ${bytes} bytes`);
+    record({ item: 'hostile', name: 'a 10 MB name, a name with a newline; a 9 MB OSC 0 title', value: `names refused (256 characters, no control characters); the title cut to 1,024 characters, list ${bytes} bytes`, bound: '< 8 KiB' });
+  });
+});
+
+test('regression: wrong types answered "internal", env and argv slipped past the checks, a missing binary looked running', async () => {
+  await withDaemon(async (_daemon, client) => {
+    const wrong: [string, unknown][] = [
+      ['show', { session: 42 }],
+      ['create', { argv: 'sh' }],
+      ['create', { cols: '80' }],
+      ['send', { session: 'x', data: 7 }],
+      ['kill', { session: 'x', graceMs: 'soon' }],
+      ['wait', { session: 'x', condition: { kind: 'text', pattern: 1 } }],
+      ['attach', { session: 'x', channel: 'one', role: 'owner' }],
+      ['read', { session: 'x', scrollback: -1 }],
+      ['config.set', { key: 3 }],
+      ['recovery.inspect', { id: ['a'] }],
+      ['update', { session: 'x', metadata: [] }],
+    ];
+    for (const [method, params] of wrong) {
+      await refusedWith(client.request(method as 'show', params as { session: string }), 'bad-request', new RegExp(`^${method.replace('.', '\\.')}: `));
+    }
+    await refusedWith(client.request('create', { argv: ['cat'], metadata: [] as unknown as Record<string, unknown> }), 'bad-request', /metadata/);
+    await refusedWith(client.request('create', { argv: ['env'], env: { 'NODE_OPTIONS=--require=/tmp/x.js': '', A: 'b' } }), 'bad-request', /without "=" or NUL/);
+    await refusedWith(client.request('create', { argv: ['env'], env: { A: 'b\u0000c' } }), 'bad-request', /NUL/);
+    await refusedWith(client.request('create', { argv: ['echo', 'a\u0000rm -rf'] }), 'bad-request', /argv.*NUL/);
+    await refusedWith(client.request('create', { argv: ['/no/such/holdfast-binary'] }), 'bad-request', /no such program: \/no\/such\/holdfast-binary/);
+    await refusedWith(client.request('create', { argv: ['holdfast-no-such-program'] }), 'bad-request', /no such program/);
+    await refusedWith(client.request('config.set', { key: 'recovery.hasOwnProperty', value: true }), 'bad-request', /unknown config key/);
+    assert.equal((await client.request('list', {})).sessions.length, 0, 'nothing was created');
+    record({ item: 'hostile', name: 'wrong types for 11 methods; array metadata; env key "NODE_OPTIONS=..."; NUL in env and argv; a missing binary', value: 'each a bad-request naming the field; nothing created' });
   });
 });

@@ -131,16 +131,19 @@ test('regression: a client that never reads its answers is dropped at the 256 Mi
   const daemon = await startTestDaemon();
   try {
     const client = await daemon.connect();
-    const { session } = await client.request('create', { argv: ['sleep', '100'] });
-    await client.request('update', { session: session.id, metadata: { blob: 'x'.repeat(1024 * 1024) } });
+    // Metadata is at most 64 KiB a session: 16 sessions of 64,000 bytes make a 1 MiB list.
+    for (let i = 0; i < 16; i++) {
+      const { session } = await client.request('create', { argv: ['sleep', '100'] });
+      await client.request('update', { session: session.id, metadata: { blob: 'x'.repeat(64_000) } });
+    }
     const rss = new RssSampler(daemon.pid);
     const base = rss.sample();
     const raw = new RawConnection(daemon.socket);
     await raw.connected();
     raw.socket.pause(); // never reads
     raw.socket.write(helloFrame(daemon.socket));
-    // Each answer is 1 MiB (the session's metadata): 400 of them is well over the cap.
-    const show = encodeJson(FrameKind.Request, { id: 1, method: 'show', params: { session: session.id } });
+    // Each answer is 1 MiB (the sessions' metadata): 400 of them is well over the cap.
+    const show = encodeJson(FrameKind.Request, { id: 1, method: 'list', params: {} });
     for (let i = 0; i < 400 && !raw.socket.destroyed; i++) {
       raw.socket.write(show);
       if (i % 20 === 0) await sleep(10);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { ErrorCode } from '../protocol/messages';
 import { ensurePrivateDir } from '../protocol/paths';
 import { DaemonConfig, RecoveryConfig } from '../protocol/recovery';
-import { DaemonError } from './sessionRegistry';
+import { DaemonError } from './daemonError';
 
 export const MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024;
 

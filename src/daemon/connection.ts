@@ -8,7 +8,7 @@ import { ClientHello, DaemonEvent, DaemonHello, ErrorCode, PROTOCOL_VERSION, Req
 import type { Subscriber } from './clientRoles';
 import { tokensMatch } from './endpoint';
 import type { Session } from './session';
-import { DaemonError } from './sessionRegistry';
+import { DaemonError } from './daemonError';
 
 export enum ConnectionLimits {
   HandshakeTimeoutMs = 5000,

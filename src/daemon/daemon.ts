@@ -2,18 +2,8 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import { DisposableStore, toDisposable } from '../protocol/disposable';
-import {
-  ALL_CAPABILITIES,
-  AttachParams,
-  CreateParams,
-  DaemonEvent,
-  DaemonHello,
-  DaemonStatus,
-  ErrorCode,
-  PROTOCOL_VERSION,
-  StartMode,
-  WaitCondition,
-} from '../protocol/messages';
+import { ALL_CAPABILITIES, AttachParams, DaemonEvent, DaemonHello, DaemonStatus, ErrorCode, Method, Params, PROTOCOL_VERSION, StartMode } from '../protocol/messages';
+import type { RecoveryMethods } from '../protocol/recovery';
 import { defaultLogPath } from '../protocol/paths';
 import { compilePattern } from '../protocol/textPattern';
 import { VERSION } from '../protocol/version';
@@ -22,7 +12,9 @@ import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { isSignalName } from './ptyProcess';
 import { Recovery } from './recovery';
-import { DaemonError, DEFAULT_LIMITS, limitsFromEnv, RegistryLimits, SessionRegistry, terminalSize } from './sessionRegistry';
+import { DaemonError } from './daemonError';
+import { isMethod, parseParams } from './requestSchemas';
+import { checkedSize, DEFAULT_LIMITS, limitsFromEnv, RegistryLimits, SessionRegistry } from './sessionRegistry';
 
 export enum DaemonTiming {
   /** How long stop waits after SIGHUP before SIGKILL. */
@@ -43,9 +35,18 @@ export interface DaemonOptions {
 
 export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' };
 
-function object(params: unknown): Record<string, unknown> {
-  if (!params || typeof params !== 'object' || Array.isArray(params)) throw new DaemonError(ErrorCode.BadRequest, 'params must be an object');
-  return params as Record<string, unknown>;
+/** Methods that change nothing: still answered while the daemon stops. */
+const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'detach']);
+
+type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
+type RecoveryMethod = keyof RecoveryMethods;
+export type RecoveryMethodTable = Pick<MethodTable, RecoveryMethod>;
+
+/** A size a client asked for: both or neither; within the bounds of limits.ts. */
+function optionalSize(cols: number | undefined, rows: number | undefined): { cols: number; rows: number } | undefined {
+  if (cols === undefined && rows === undefined) return undefined;
+  if (cols === undefined || rows === undefined) throw new DaemonError(ErrorCode.BadRequest, 'cols and rows go together');
+  return checkedSize(cols, rows);
 }
 
 export class Daemon implements RequestHandler {
@@ -54,6 +55,7 @@ export class Daemon implements RequestHandler {
   private readonly connections = new Set<ClientConnection>();
   private readonly registry: SessionRegistry;
   private readonly recovery: Recovery;
+  private readonly methods: MethodTable;
   private endpoint!: Endpoint;
   private nextConnectionId = 1;
   private stopping: Promise<void> | undefined;
@@ -67,6 +69,7 @@ export class Daemon implements RequestHandler {
     this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...limitsFromEnv(process.env), ...options.limits }, (line) => log.write(line)));
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
     this.recovery = this.disposables.add(new Recovery(this.registry, options.socket, this.startedAt, (line) => log.write(line), (event) => this.route(event)));
+    this.methods = { ...this.coreMethods(), ...this.recovery.methods };
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.
       this.disposables.add(this.registry.onEmpty(() => setImmediate(() => void this.stop('the last session was removed'))));
@@ -126,98 +129,85 @@ export class Daemon implements RequestHandler {
   }
 
   async handle(connection: ClientConnection, method: string, rawParams: unknown): Promise<unknown> {
-    const params = object(rawParams);
-    const mutating = method !== 'list' && method !== 'show' && method !== 'read' && method !== 'status' && method !== 'detach';
-    if (this.stopping && mutating) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
-    switch (method) {
-      case 'list':
-        return { sessions: this.registry.list().map((s) => s.info()) };
-      case 'show':
-        return { session: this.registry.get(params.session as string).info() };
-      case 'create': {
-        const session = this.registry.create(params as CreateParams);
+    if (!isMethod(method)) throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
+    const params = parseParams(method, rawParams);
+    if (this.stopping && !READ_ONLY_METHODS.has(method)) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
+    return (this.methods[method] as (params: unknown, connection: ClientConnection) => unknown)(params, connection);
+  }
+
+  /** One handler per method; params are already checked against their schema (requestSchemas.ts). */
+  private coreMethods(): Omit<MethodTable, RecoveryMethod> {
+    return {
+      list: () => ({ sessions: this.registry.list().map((s) => s.info()) }),
+      show: (p) => ({ session: this.registry.get(p.session).info() }),
+      create: (p) => {
+        const session = this.registry.create(p);
         clearTimeout(this.unusedTimer);
         this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
         this.route({ type: 'session', session: session.info() });
         session.hasExited.then(() => this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`));
         return { session: session.info() };
-      }
-      case 'attach':
-        return this.attach(connection, params as unknown as AttachParams);
-      case 'detach':
-        connection.removeChannel(params.channel as number);
+      },
+      attach: (p, connection) => this.attach(connection, p),
+      detach: (p, connection) => {
+        connection.removeChannel(p.channel);
         return {};
-      case 'claim': {
-        const channel = connection.channels.get(params.channel as number);
-        if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${String(params.channel)} is not attached`);
-        const size = params.cols === undefined ? undefined : { cols: terminalSize(params.cols, 'cols'), rows: terminalSize(params.rows, 'rows') };
-        channel.session.claim(channel, size);
+      },
+      claim: (p, connection) => {
+        const channel = connection.channels.get(p.channel);
+        if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${p.channel} is not attached`);
+        channel.session.claim(channel, optionalSize(p.cols, p.rows));
         return { session: channel.session.info() };
-      }
-      case 'resize': {
-        const session = this.registry.get(params.session as string);
-        session.resize(terminalSize(params.cols, 'cols'), terminalSize(params.rows, 'rows'));
+      },
+      resize: (p) => {
+        const session = this.registry.get(p.session);
+        const size = checkedSize(p.cols, p.rows);
+        session.resize(size.cols, size.rows);
         return { session: session.info() };
-      }
-      case 'send': {
-        const session = this.registry.get(params.session as string);
-        if (typeof params.data !== 'string') throw new DaemonError(ErrorCode.BadRequest, 'data must be a string');
+      },
+      send: (p) => {
+        const session = this.registry.get(p.session);
         if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
-        session.send(params.data);
+        session.send(p.data);
         return {};
-      }
-      case 'read': {
-        const scrollback = params.scrollback === undefined ? 0 : Number(params.scrollback);
-        if (!Number.isInteger(scrollback) || scrollback < 0) throw new DaemonError(ErrorCode.BadRequest, 'scrollback must be a non-negative integer');
-        return this.registry.get(params.session as string).screen(scrollback);
-      }
-      case 'wait':
-        return this.wait(params);
-      case 'kill': {
-        const session = this.registry.get(params.session as string);
-        const signal = (params.signal as string | undefined) ?? 'SIGHUP';
+      },
+      read: (p) => this.registry.get(p.session).screen(p.scrollback ?? 0),
+      wait: (p) => this.wait(p),
+      kill: async (p) => {
+        const session = this.registry.get(p.session);
+        const signal = p.signal ?? 'SIGHUP';
         const normalized = signal.startsWith('SIG') ? signal : `SIG${signal}`;
         if (!isSignalName(normalized)) throw new DaemonError(ErrorCode.BadRequest, `unknown signal ${signal}`);
-        const grace = params.graceMs === undefined ? 2000 : Number(params.graceMs);
-        if (!Number.isFinite(grace) || grace < 0) throw new DaemonError(ErrorCode.BadRequest, 'graceMs must be a non-negative number');
-        await session.kill(normalized, grace);
+        await session.kill(normalized, p.graceMs ?? 2000);
         const info = session.info();
-        if (params.remove) await this.registry.remove(session);
+        if (p.remove) await this.registry.remove(session);
         return { session: info };
-      }
-      case 'remove':
-        await this.registry.remove(this.registry.get(params.session as string));
+      },
+      remove: async (p) => {
+        await this.registry.remove(this.registry.get(p.session));
         return {};
-      case 'update': {
-        const session = this.registry.get(params.session as string);
-        if (params.name !== undefined) {
-          if (typeof params.name !== 'string' || !params.name.trim()) throw new DaemonError(ErrorCode.BadRequest, 'name must be a non-empty string');
-          session.rename(params.name.trim());
-        }
-        if (params.metadata !== undefined) {
-          if (!params.metadata || typeof params.metadata !== 'object' || Array.isArray(params.metadata)) throw new DaemonError(ErrorCode.BadRequest, 'metadata must be an object');
-          session.setMetadata(params.metadata as Record<string, unknown>);
-        }
+      },
+      update: (p) => {
+        const session = this.registry.get(p.session);
+        if (p.name !== undefined) session.rename(p.name.trim());
+        if (p.metadata !== undefined) session.setMetadata(p.metadata);
         return { session: session.info() };
-      }
-      case 'subscribe':
+      },
+      subscribe: (_p, connection) => {
         connection.subscribedToAll = true;
         return { sessions: this.registry.list().map((s) => s.info()) };
-      case 'status':
-        return this.status();
-      case 'stop':
+      },
+      status: () => this.status(),
+      stop: (_p, connection) => {
         setImmediate(() => void this.stop(`asked by a client (${connection.clientName})`));
         return {};
-      default:
-        if (this.recovery.handles(method)) return this.recovery.handle(method, params);
-        throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
-    }
+      },
+    };
   }
 
   private attach(connection: ClientConnection, params: AttachParams): unknown {
     const session = this.registry.get(params.session);
-    if (params.role !== 'owner' && params.role !== 'watcher') throw new DaemonError(ErrorCode.BadRequest, 'role must be "owner" or "watcher"');
-    const size = params.role === 'owner' && params.cols !== undefined ? { cols: terminalSize(params.cols, 'cols'), rows: terminalSize(params.rows, 'rows') } : undefined;
+    const size = params.role === 'owner' ? optionalSize(params.cols, params.rows) : undefined;
     const channel = connection.addChannel(params.channel, session, params.role);
     // The answer goes out first; the snapshot (and then the stream) follows it.
     setImmediate(() => {
@@ -226,11 +216,9 @@ export class Daemon implements RequestHandler {
     return { session: { ...session.info(), ...(size ?? {}) } };
   }
 
-  private async wait(params: Record<string, unknown>): Promise<unknown> {
-    const session = this.registry.get(params.session as string);
-    const condition = params.condition as WaitCondition | undefined;
-    if (!condition || !['exit', 'idle', 'text'].includes(condition.kind)) throw new DaemonError(ErrorCode.BadRequest, 'condition must be exit, idle or text');
-    if (condition.kind === 'idle' && !(Number.isFinite(condition.ms) && condition.ms >= 0)) throw new DaemonError(ErrorCode.BadRequest, 'idle needs a duration in ms');
+  private async wait(params: Params<'wait'>): Promise<unknown> {
+    const session = this.registry.get(params.session);
+    const { condition } = params;
     if (condition.kind === 'text') {
       try {
         compilePattern(condition.pattern, condition.flags ?? '');
@@ -238,9 +226,7 @@ export class Daemon implements RequestHandler {
         throw new DaemonError(ErrorCode.BadRequest, (err as Error).message);
       }
     }
-    const timeoutMs = params.timeoutMs === undefined ? DaemonTiming.MaxWaitMs : Math.min(Number(params.timeoutMs), DaemonTiming.MaxWaitMs);
-    if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new DaemonError(ErrorCode.BadRequest, 'timeoutMs must be a non-negative number');
-    const met = await session.wait(condition, timeoutMs);
+    const met = await session.wait(condition, Math.min(params.timeoutMs ?? DaemonTiming.MaxWaitMs, DaemonTiming.MaxWaitMs));
     return { met, session: session.info() };
   }
 

@@ -3,6 +3,7 @@
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { Emitter, IDisposable } from '../protocol/disposable';
+import { TextLimit } from '../protocol/limits';
 import { VERSION } from '../protocol/version';
 import { renderSnapshot } from './snapshot';
 
@@ -57,8 +58,9 @@ export class Emulator implements IDisposable {
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
       this.terminal.onBinary((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
       this.terminal.onTitleChange((title) => {
-        this.titleText = title;
-        this.onTitleEmitter.fire(title);
+        // A program's title is cut, not refused: a 9 MB one made every list and checkpoint 9 MB.
+        this.titleText = title.slice(0, TextLimit.Title);
+        this.onTitleEmitter.fire(this.titleText);
       }),
       this.terminal.onBell(() => this.onBellEmitter.fire()),
       // The desktop notification an agent sends when it waits for the user (iTerm2's OSC 9, as
@@ -142,6 +144,15 @@ export class Emulator implements IDisposable {
 
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
+  }
+
+  /** Lines kept above the screen (lowering it drops the oldest). */
+  get scrollback(): number {
+    return this.terminal.options.scrollback ?? 0;
+  }
+
+  set scrollback(lines: number) {
+    if (lines !== this.terminal.options.scrollback) this.terminal.options.scrollback = lines;
   }
 
   /** Only valid when called from an onParsed listener or with an empty backlog. */

@@ -4,15 +4,15 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { IDisposable } from '../protocol/disposable';
-import { DaemonEvent, ErrorCode } from '../protocol/messages';
-import { ArchivedFrom, archivedFrom, CheckpointFile, resumeArgv } from '../protocol/recovery';
+import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
+import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods, resumeArgv } from '../protocol/recovery';
+import { clampScreenSize, CONTROL_CHARACTERS, TextLimit } from '../protocol/limits';
 import { ArchivedProcess } from './archivedProcess';
 import { Checkpointer, inspectSaved, readCheckpoints, recoveryDir } from './checkpoint';
 import { ConfigStore, configPath } from './config';
 import { Session } from './session';
-import { DaemonError, SessionRegistry } from './sessionRegistry';
-
-const METHODS = new Set(['recovery.list', 'recovery.inspect', 'recovery.restore', 'recovery.forget', 'recovery.checkpoint', 'config.get', 'config.set', 'config.reload', 'relaunch', 'resume']);
+import { DaemonError } from './daemonError';
+import { SessionRegistry } from './sessionRegistry';
 
 export class Recovery implements IDisposable {
   readonly config: ConfigStore;
@@ -34,10 +34,6 @@ export class Recovery implements IDisposable {
     this.config.onChange(() => this.checkpoints.configChanged());
   }
 
-  handles(method: string): boolean {
-    return METHODS.has(method);
-  }
-
   /** Every routed event: the checkpointer decides what is worth a write. */
   noteEvent(event: DaemonEvent): void {
     this.checkpoints.note(event);
@@ -48,72 +44,64 @@ export class Recovery implements IDisposable {
     return this.checkpoints.final();
   }
 
-  async handle(method: string, params: Record<string, unknown>): Promise<unknown> {
-    switch (method) {
-      case 'recovery.list': {
-        const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
-        for (const s of skipped) this.log(`recovery: skipped ${s.file}: ${s.error}`);
-        return { checkpoints: checkpoints.map((c) => c.summary), skipped };
-      }
-      case 'recovery.inspect': {
-        const { summary, data } = this.find(params.id);
-        return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
-      }
-      case 'recovery.restore': {
-        if (typeof params.id === 'string' && this.restored.has(params.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${params.id} was already restored by this daemon`);
-        const { summary, data } = this.find(params.id);
-        const sessions = await this.restore(data);
-        await this.supersede(summary.file, data.id);
-        return { sessions };
-      }
-      case 'recovery.forget': {
-        const { summary } = this.find(params.id);
-        fs.rmSync(summary.file, { force: true });
-        this.log(`recovery: checkpoint ${summary.id} forgotten`);
-        return { forgotten: summary.id };
-      }
-      case 'recovery.checkpoint': {
-        if (!this.config.config.recovery.enabled) throw new DaemonError(ErrorCode.BadRequest, 'recovery is off (turn it on: holdfast config set recovery.enabled true)');
-        if (this.registry.size === 0) throw new DaemonError(ErrorCode.BadRequest, 'there are no sessions to checkpoint');
-        const summary = await this.checkpoints.write().catch((err: Error) => {
-          throw new DaemonError(ErrorCode.Internal, `checkpoint not written: ${err.message}`);
-        });
-        if (!summary) throw new DaemonError(ErrorCode.Internal, 'checkpoint not written');
-        return { checkpoint: summary };
-      }
-      case 'config.get': {
-        const value = params.key === undefined ? undefined : this.config.get(String(params.key));
-        return { config: this.config.config, file: this.config.file, ...(params.key === undefined ? {} : { value }) };
-      }
-      case 'config.set':
-        if (typeof params.key !== 'string') throw new DaemonError(ErrorCode.BadRequest, 'key must be a string');
-        this.config.set(params.key, params.value);
-        this.log(`config: ${params.key} set to ${JSON.stringify(params.value)}`);
-        return { config: this.config.config, file: this.config.file };
-      case 'config.reload':
-        this.config.reload();
-        this.log('config: reloaded');
-        return { config: this.config.config, file: this.config.file };
-      case 'relaunch': {
-        const session = this.registry.get(params.session as string);
-        if (params.argv !== undefined && (!Array.isArray(params.argv) || params.argv.length === 0 || !params.argv.every((a) => typeof a === 'string'))) {
-          throw new DaemonError(ErrorCode.BadRequest, 'argv must be a non-empty list of strings');
-        }
-        return this.relaunch(session, params.argv as string[] | undefined, envParam(params.env));
-      }
-      case 'resume': {
-        const session = this.registry.get(params.session as string);
-        const from = archivedFrom(session.metadata);
-        if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
-        if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
-        const argv = resumeArgv(session.metadata);
-        if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
-        return { ...(await this.relaunch(session, argv, envParam(params.env))), argv };
-      }
-      default:
-        throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
-    }
-  }
+  /** The recovery requests; their params are checked by requestSchemas.ts before they get here. */
+  readonly methods: { [M in keyof RecoveryMethods]: (params: Params<M>) => unknown } = {
+    'recovery.list': () => {
+      const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
+      for (const s of skipped) this.log(`recovery: skipped ${s.file}: ${s.error}`);
+      return { checkpoints: checkpoints.map((c) => c.summary), skipped };
+    },
+    'recovery.inspect': (p) => {
+      const { summary, data } = this.find(p.id);
+      return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
+    },
+    'recovery.restore': async (p) => {
+      if (this.restored.has(p.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${p.id} was already restored by this daemon`);
+      const { summary, data } = this.find(p.id);
+      const sessions = await this.restore(data);
+      await this.supersede(summary.file, data.id);
+      return { sessions };
+    },
+    'recovery.forget': (p) => {
+      const { summary } = this.find(p.id);
+      fs.rmSync(summary.file, { force: true });
+      this.log(`recovery: checkpoint ${summary.id} forgotten`);
+      return { forgotten: summary.id };
+    },
+    'recovery.checkpoint': async () => {
+      if (!this.config.config.recovery.enabled) throw new DaemonError(ErrorCode.BadRequest, 'recovery is off (turn it on: holdfast config set recovery.enabled true)');
+      if (this.registry.size === 0) throw new DaemonError(ErrorCode.BadRequest, 'there are no sessions to checkpoint');
+      const summary = await this.checkpoints.write().catch((err: Error) => {
+        throw new DaemonError(ErrorCode.Internal, `checkpoint not written: ${err.message}`);
+      });
+      if (!summary) throw new DaemonError(ErrorCode.Internal, 'checkpoint not written');
+      return { checkpoint: summary };
+    },
+    'config.get': (p) => {
+      const value = p.key === undefined ? undefined : this.config.get(p.key);
+      return { config: this.config.config, file: this.config.file, ...(p.key === undefined ? {} : { value }) };
+    },
+    'config.set': (p) => {
+      this.config.set(p.key, p.value);
+      this.log(`config: ${p.key} set to ${JSON.stringify(p.value)}`);
+      return { config: this.config.config, file: this.config.file };
+    },
+    'config.reload': () => {
+      this.config.reload();
+      this.log('config: reloaded');
+      return { config: this.config.config, file: this.config.file };
+    },
+    relaunch: (p) => this.relaunch(this.registry.get(p.session), p.argv, p.env),
+    resume: async (p) => {
+      const session = this.registry.get(p.session);
+      const from = archivedFrom(session.metadata);
+      if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
+      if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
+      const argv = resumeArgv(session.metadata);
+      if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
+      return { ...(await this.relaunch(session, argv, p.env)), argv };
+    },
+  };
 
   private find(id: unknown): { summary: ReturnType<typeof readCheckpoints>['checkpoints'][number]['summary']; data: CheckpointFile } {
     if (typeof id !== 'string' || !id) throw new DaemonError(ErrorCode.BadRequest, 'a checkpoint id is required');
@@ -148,13 +136,13 @@ export class Recovery implements IDisposable {
         (id) =>
           new Session({
             id,
-            name: saved.name,
             argv: saved.argv ?? [],
             cwd: saved.cwd,
             env: {},
-            cols: clampSize(saved.cols, 80),
-            rows: clampSize(saved.rows, 24),
+            // A crafted file's 10000x10000 would cost the daemon a gigabyte: the same bounds as a client's.
+            ...clampScreenSize(saved.cols, saved.rows),
             scrollback: this.registry.limits.defaultScrollback,
+            name: clampName(saved.name),
             metadata: { ...saved.metadata, archivedFrom: from },
             process: new ArchivedProcess(typeof saved.screen === 'string' ? saved.screen : undefined, exit),
             onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.message}`),
@@ -206,15 +194,8 @@ export class Recovery implements IDisposable {
   }
 }
 
-/** A client's environment for the new run (the editor's PATH with `holdfast` on it); absent: the daemon's. */
-function envParam(value: unknown): Record<string, string> | undefined {
-  if (value === undefined) return undefined;
-  if (!value || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
-    throw new DaemonError(ErrorCode.BadRequest, 'env must be an object of strings');
-  }
-  return value as Record<string, string>;
-}
-
-function clampSize(value: unknown, fallback: number): number {
-  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10_000 ? (value as number) : fallback;
+/** A saved name that would be refused from a client (too long, control characters) is made one that would not. */
+function clampName(name: string): string {
+  const printable = [...name].map((c) => (CONTROL_CHARACTERS.test(c) ? '?' : c)).join('').slice(0, TextLimit.Name);
+  return printable.trim() || 'restored';
 }

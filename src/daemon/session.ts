@@ -4,6 +4,7 @@ import type { DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../pro
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
 import { PtyProcess, PtyOptions } from './ptyProcess';
+import { scrollbackWithinBudget } from '../protocol/limits';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { SequenceBoundary } from './sequenceBoundary';
 
@@ -59,6 +60,8 @@ export class Session implements IDisposable {
   private snapshotTimer: NodeJS.Timeout | undefined;
   private snapshotCache: { key: string; bytes: Buffer } | undefined;
   private ptyPaused = false;
+  /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
+  private readonly scrollback: number;
   private cols: number;
   private rows: number;
   private startCwd: string;
@@ -84,7 +87,8 @@ export class Session implements IDisposable {
     this.rows = options.rows;
     this.startCwd = options.cwd;
     this.lastOutput = this.createdAt;
-    this.emulator = this.disposables.add(new Emulator({ cols: options.cols, rows: options.rows, scrollback: options.scrollback }));
+    this.scrollback = options.scrollback;
+    this.emulator = this.disposables.add(new Emulator({ cols: options.cols, rows: options.rows, scrollback: scrollbackWithinBudget(options.scrollback, options.cols) }));
     this.pty = this.disposables.add(options.process ?? new PtyProcess(options));
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
@@ -306,6 +310,7 @@ export class Session implements IDisposable {
     this.rows = rows;
     this.pty.resize(cols, rows);
     this.emulator.resize(cols, rows);
+    this.emulator.scrollback = scrollbackWithinBudget(this.scrollback, cols);
     this.changed();
   }
 

@@ -4,14 +4,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Emitter, IDisposable } from '../protocol/disposable';
+import { screenSizeProblem, SizeLimit } from '../protocol/limits';
 import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
+import { DaemonError } from './daemonError';
 import { Session } from './session';
-
-export class DaemonError extends Error {
-  constructor(readonly code: ErrorCode, message: string) {
-    super(message);
-  }
-}
 
 export interface RegistryLimits {
   maxSessions: number;
@@ -19,7 +15,7 @@ export interface RegistryLimits {
   maxScrollback: number;
 }
 
-export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: 200_000 };
+export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: SizeLimit.MaxScrollbackLines };
 
 /** A limit from the daemon's command line or environment: an integer in range, else a clear error (NaN turned a limit off). */
 export function parseLimit(value: string, what: string, min: number, max: number): number {
@@ -63,10 +59,34 @@ export function loginShell(): string {
   return '/bin/sh';
 }
 
-/** A terminal dimension from a client: an integer from 1 to 10000. */
-export function terminalSize(value: unknown, what: string): number {
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 10_000) throw new DaemonError(ErrorCode.BadRequest, `${what} must be an integer from 1 to 10000`);
-  return value as number;
+/** A size a client asked for, within the bounds of limits.ts, or a bad-request saying which. */
+export function checkedSize(cols: number, rows: number): { cols: number; rows: number } {
+  const problem = screenSizeProblem(cols, rows);
+  if (problem) throw new DaemonError(ErrorCode.BadRequest, problem);
+  return { cols, rows };
+}
+
+/**
+ * The program the session would run, found as execvp would find it. A missing one is refused here:
+ * node-pty would start a child that fails its exec, and the session would look running for a moment.
+ */
+export function findProgram(program: string, env: Record<string, string>, cwd: string): string | undefined {
+  const executable = (file: string) => {
+    try {
+      return fs.statSync(file).isFile() && (fs.accessSync(file, fs.constants.X_OK), true);
+    } catch {
+      return false; // missing or not executable: try the next candidate
+    }
+  };
+  if (program.includes('/')) {
+    const file = path.resolve(cwd, program);
+    return executable(file) ? file : undefined;
+  }
+  for (const dir of (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(':')) {
+    const file = path.resolve(cwd, dir || '.', program);
+    if (executable(file)) return file;
+  }
+  return undefined;
 }
 
 export class SessionRegistry implements IDisposable {
@@ -94,13 +114,15 @@ export class SessionRegistry implements IDisposable {
   create(params: CreateParams): Session {
     if (this.sessions.size >= this.limits.maxSessions) throw new DaemonError(ErrorCode.Limit, `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`);
     const argv = params.argv && params.argv.length > 0 ? params.argv : [loginShell(), '-l'];
-    if (!argv.every((a) => typeof a === 'string')) throw new DaemonError(ErrorCode.BadRequest, 'argv must be a list of strings');
     const cwd = params.cwd ?? os.homedir();
     if (!path.isAbsolute(cwd)) throw new DaemonError(ErrorCode.BadRequest, `cwd must be an absolute path: ${cwd}`);
     if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new DaemonError(ErrorCode.BadRequest, `no such directory: ${cwd}`);
     const scrollback = params.scrollback ?? this.limits.defaultScrollback;
     if (!Number.isInteger(scrollback) || scrollback < 0 || scrollback > this.limits.maxScrollback) throw new DaemonError(ErrorCode.Limit, `scrollback must be from 0 to ${this.limits.maxScrollback} lines`);
+    const size = checkedSize(params.cols ?? 80, params.rows ?? 24);
     const id = this.newId();
+    const env = sessionEnvironment(process.env, params.env, this.socket, id);
+    if (!findProgram(argv[0], env, cwd)) throw new DaemonError(ErrorCode.BadRequest, `no such program: ${argv[0]} (not found on the session's PATH, or not executable)`);
     const name = params.name?.trim() || this.defaultName(argv[0]);
     let session: Session;
     try {
@@ -109,9 +131,8 @@ export class SessionRegistry implements IDisposable {
         name,
         argv,
         cwd,
-        env: sessionEnvironment(process.env, params.env, this.socket, id),
-        cols: params.cols === undefined ? 80 : terminalSize(params.cols, 'cols'),
-        rows: params.rows === undefined ? 24 : terminalSize(params.rows, 'rows'),
+        env,
+        ...size,
         scrollback,
         metadata: params.metadata ?? {},
         onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),

@@ -1,0 +1,94 @@
+// The parameters of every request, checked in one place before any handler runs: a wrong type, an
+// unknown key name in config.set, a NUL, a control character in a name or an oversized field is a
+// `bad-request` naming the field. The schemas are checked against messages.ts's types at compile time.
+import { z } from 'zod';
+import { CONTROL_CHARACTERS, TextLimit } from '../protocol/limits';
+import { ErrorCode, Method, Params } from '../protocol/messages';
+import { DaemonError } from './daemonError';
+
+const NUL = /\u0000/;
+
+const sessionRef = z.string().min(1, 'a session id or name is required').max(TextLimit.Name + 64);
+const noNul = (what: string) => z.string().refine((s) => !NUL.test(s), `${what} must not contain NUL`);
+const name = z
+  .string()
+  .max(TextLimit.Name, `name must be at most ${TextLimit.Name} characters`)
+  .refine((s) => !CONTROL_CHARACTERS.test(s), 'name must not contain control characters (newlines, escapes)')
+  .refine((s) => s.trim() !== '', 'name must not be empty');
+const argv = z.array(noNul('an argv entry')).min(1, 'argv must not be empty').max(4096);
+const env = z.record(z.string(), noNul('an environment value')).superRefine((vars, ctx) => {
+  for (const key of Object.keys(vars)) {
+    // "NODE_OPTIONS=x" as a name slipped past the blocked-variable list and set NODE_OPTIONS.
+    if (key === '' || key.includes('=') || NUL.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'an environment variable name must be non-empty, without "=" or NUL' });
+  }
+});
+const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= TextLimit.Metadata, `metadata must be at most ${TextLimit.Metadata} bytes of JSON`);
+// Sizes are integers here; their bounds (cells, budget) are checked where the session is sized.
+const dimension = z.number().int();
+const channel = z.number().int().min(0).max(2 ** 32 - 1);
+const none = z.object({});
+
+const waitCondition = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('exit') }),
+  z.object({ kind: z.literal('idle'), ms: z.number().min(0) }),
+  z.object({ kind: z.literal('text'), pattern: z.string(), flags: z.string().optional(), history: z.boolean().optional() }),
+]);
+
+export const PARAMS = {
+  list: none,
+  show: z.object({ session: sessionRef }),
+  create: z.object({
+    name: name.optional(),
+    argv: argv.optional(),
+    cwd: noNul('cwd').optional(),
+    env: env.optional(),
+    cols: dimension.optional(),
+    rows: dimension.optional(),
+    scrollback: z.number().int().min(0).optional(),
+    metadata: metadata.optional(),
+  }),
+  attach: z.object({ session: sessionRef, channel, role: z.enum(['owner', 'watcher']), cols: dimension.optional(), rows: dimension.optional() }),
+  detach: z.object({ channel }),
+  claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
+  resize: z.object({ session: sessionRef, cols: dimension, rows: dimension }),
+  send: z.object({ session: sessionRef, data: z.string() }),
+  read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
+  wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
+  kill: z.object({ session: sessionRef, signal: z.string().max(16).optional(), graceMs: z.number().min(0).optional(), remove: z.boolean().optional() }),
+  remove: z.object({ session: sessionRef }),
+  update: z.object({ session: sessionRef, name: name.optional(), metadata: metadata.optional() }),
+  subscribe: none,
+  status: none,
+  stop: none,
+  'recovery.list': none,
+  'recovery.inspect': z.object({ id: z.string().min(1) }),
+  'recovery.restore': z.object({ id: z.string().min(1) }),
+  'recovery.forget': z.object({ id: z.string().min(1) }),
+  'recovery.checkpoint': none,
+  'config.get': z.object({ key: z.string().optional() }),
+  'config.set': z.object({ key: z.string(), value: z.unknown() }),
+  'config.reload': none,
+  relaunch: z.object({ session: sessionRef, argv: argv.optional(), env: env.optional() }),
+  resume: z.object({ session: sessionRef, env: env.optional() }),
+} satisfies Record<Method, z.ZodType>;
+
+// Compile-time: each schema's type and the protocol's Params<M> accept the same values.
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Drift = { [M in Method]: Mutual<z.infer<(typeof PARAMS)[M]>, Params<M>> extends true ? never : M }[Method];
+const noDrift: [Drift] extends [never] ? true : Drift = true;
+void noDrift;
+
+export function isMethod(method: string): method is Method {
+  return Object.hasOwn(PARAMS, method);
+}
+
+/** The request's params, or a bad-request that names the first wrong field. */
+export function parseParams<M extends Method>(method: M, raw: unknown): Params<M> {
+  const result = PARAMS[method].safeParse(raw ?? {});
+  if (result.success) return result.data as Params<M>;
+  const issue = result.error.issues[0];
+  const where = issue.path.length > 0 ? issue.path.join('.') : 'params';
+  throw new DaemonError(ErrorCode.BadRequest, `${method}: ${where}: ${issue.message}`);
+}

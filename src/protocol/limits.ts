@@ -1,0 +1,49 @@
+// The bounds a client's request and a checkpoint file must keep: one home, used by the daemon (which
+// enforces them), the CLI and the extension (which can say so before asking).
+
+export enum SizeLimit {
+  MaxCols = 1000,
+  MaxRows = 500,
+  /** Screen cells (xterm.js keeps 12 bytes each): 200,000 is a 4K display at a tiny font, ~2.4 MB. */
+  MaxScreenCells = 200_000,
+  /**
+   * Scrollback lines times columns: 10 million cells (~120 MB in xterm.js at worst). 200,000 lines
+   * at 50 columns, 83,000 at 120; a wider screen keeps fewer lines rather than more memory.
+   */
+  ScrollbackCells = 10_000_000,
+  MaxScrollbackLines = 200_000,
+}
+
+export enum TextLimit {
+  /** Session names, characters. */
+  Name = 256,
+  /** Window titles (OSC 0/2), characters: a longer one is cut, not refused (a program sent it). */
+  Title = 1024,
+  /** A session's metadata as JSON, bytes. */
+  Metadata = 64 * 1024,
+}
+
+/** Control characters (C0, DEL, C1): never in a name, an argv entry's NUL never anywhere. */
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Why cols x rows is not a size a session may have, or undefined when it is. */
+export function screenSizeProblem(cols: number, rows: number): string | undefined {
+  if (!Number.isInteger(cols) || cols < 1 || cols > SizeLimit.MaxCols) return `cols must be an integer from 1 to ${SizeLimit.MaxCols}`;
+  if (!Number.isInteger(rows) || rows < 1 || rows > SizeLimit.MaxRows) return `rows must be an integer from 1 to ${SizeLimit.MaxRows}`;
+  if (cols * rows > SizeLimit.MaxScreenCells) return `cols x rows must be at most ${SizeLimit.MaxScreenCells} cells (${cols}x${rows} is ${cols * rows})`;
+  return undefined;
+}
+
+/** The scrollback a session keeps at this width: what was asked, within the cell budget. */
+export function scrollbackWithinBudget(lines: number, cols: number): number {
+  return Math.min(lines, Math.floor(SizeLimit.ScrollbackCells / Math.max(1, cols)));
+}
+
+/** A size from a checkpoint or a client, brought within the bounds (restore never refuses a file for it). */
+export function clampScreenSize(cols: unknown, rows: unknown): { cols: number; rows: number } {
+  const clamp = (v: unknown, max: number, fallback: number) => (Number.isInteger(v) && (v as number) >= 1 ? Math.min(v as number, max) : fallback);
+  const c = clamp(cols, SizeLimit.MaxCols, 80);
+  const r = Math.min(clamp(rows, SizeLimit.MaxRows, 24), Math.floor(SizeLimit.MaxScreenCells / c));
+  return { cols: c, rows: r };
+}
