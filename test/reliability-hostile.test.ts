@@ -2,6 +2,8 @@
 // confused script) cannot stall the daemon, bloat it, or slip past its checks. Each test is named
 // after what it got before the fix.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import { startTestDaemon, TestDaemon } from './helpers/daemon';
@@ -116,5 +118,23 @@ test('regression: wrong types answered "internal", env and argv slipped past the
     await refusedWith(client.request('config.set', { key: 'recovery.hasOwnProperty', value: true }), 'bad-request', /unknown config key/);
     assert.equal((await client.request('list', {})).sessions.length, 0, 'nothing was created');
     record({ item: 'hostile', name: 'wrong types for 11 methods; array metadata; env key "NODE_OPTIONS=..."; NUL in env and argv; a missing binary', value: 'each a bad-request naming the field; nothing created' });
+  });
+});
+
+test('regression: a crafted checkpoint with a 10000x10000 screen was restored as it was; the same bounds apply to files', async () => {
+  await withDaemon(async (daemon, client) => {
+    const dir = path.join(daemon.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const saved = { id: 'old1', name: `evil\x1b]52;c;AAAA\x07${'n'.repeat(1000)}`, cwd: '/', cols: 10_000, rows: 10_000, title: 't', createdAt: 1, running: true, exit: null, metadata: {} };
+    const file = { version: 1, id: 'crafted', writtenAt: Date.now(), daemonPid: 1, daemonStartedAt: 1, socket: '/nowhere', sessions: [saved] };
+    fs.writeFileSync(path.join(dir, 'checkpoint-crafted.json'), JSON.stringify(file), { mode: 0o600 });
+    const { sessions } = await client.request('recovery.restore', { id: 'crafted' });
+    assert.equal(sessions.length, 1);
+    assert.deepEqual([sessions[0].cols, sessions[0].rows], [1000, 200]);
+    assert.equal(sessions[0].name.length, 256);
+    assert.doesNotMatch(sessions[0].name, /[\u0000-\u001f]/);
+    const rss = rssMiB(daemon.pid);
+    assert.ok(rss < 400, `daemon RSS ${rss.toFixed(0)} MiB`);
+    record({ item: 'hostile', name: 'a crafted checkpoint: a 10000x10000 screen, a 1 KB name with an OSC 52', value: `restored as 1000x200 with a 256-character printable name; daemon RSS ${rss.toFixed(0)} MiB`, bound: '< 400 MiB' });
   });
 });
