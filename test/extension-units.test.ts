@@ -247,3 +247,23 @@ test('process age from /proc: parses names with spaces and parentheses', () => {
     assert.ok(own !== undefined && own >= 0 && own < 3600, `own age ${own}`);
   }
 });
+
+test('security: previews follow no link; an untrusted workspace cannot choose the shell, the agents or the socket', async () => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const { PREVIEW_LINKS } = await import('../src/extension/webview/links');
+  let opened = false;
+  const realOpen = (globalThis as { open?: unknown }).open;
+  (globalThis as { open?: unknown }).open = () => (opened = true);
+  try {
+    PREVIEW_LINKS.activate({} as MouseEvent, 'javascript:alert(1)', { start: { x: 1, y: 1 }, end: { x: 2, y: 1 } });
+  } finally {
+    (globalThis as { open?: unknown }).open = realOpen;
+  }
+  assert.equal(opened, false);
+  const root = path.join(__dirname, '..', '..');
+  assert.match(fs.readFileSync(path.join(root, 'src', 'extension', 'webview', 'main.ts'), 'utf8'), /linkHandler: PREVIEW_LINKS/);
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(), ['holdfast.agents', 'holdfast.shell.args', 'holdfast.shell.path', 'holdfast.socketPath']);
+  for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations) assert.ok(manifest.contributes.configuration.properties[key], `${key} is a real setting`);
+});

@@ -6,6 +6,7 @@
 import { ITheme, Terminal } from '@xterm/xterm';
 import type { Card, CardAction, Phase, SidebarModel } from '../sessionState';
 import { formatElapsed } from './elapsed';
+import { PREVIEW_LINKS } from './links';
 import { ACTION_LABELS, agentIcon, ICONS } from './icons';
 import type { FromWebview, ToWebview, WebviewCommand } from './messages';
 
@@ -96,6 +97,8 @@ class Preview {
       fontFamily: fontFamily(),
       theme: terminalTheme(),
       allowProposedApi: false,
+      // A preview is program output, not a place to follow its OSC 8 links from (xterm.js would open them).
+      linkHandler: PREVIEW_LINKS,
     });
     this.term.open(this.inner);
     // Not a place to type: keep its hidden textarea out of the tab order.
