@@ -33,12 +33,19 @@ export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /**
+ * V8's memory reducer runs GCs on a timer after an allocation spell: an idle daemon woke up about
+ * 5 times a second for it, on every helper thread. It must be off from the start (set at run time
+ * it does not take effect); Node and VS Code's Electron-as-Node both pass V8 flags on to V8.
+ */
+export const DAEMON_NODE_FLAGS = ['--no-memory-reducer'];
+
+/**
  * Starts an on-demand daemon and resolves once it serves the socket (or another starter's
  * daemon won the race and serves it). Startup errors come back as the rejection.
  */
 export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
   return new Promise((resolve, reject) => {
-    const command = [options.execPath ?? process.execPath, options.daemonScript, 'run', '--on-demand', '--socket', options.socket, '--ready-fd', String(READY_FD), ...(options.args ?? [])];
+    const command = [options.execPath ?? process.execPath, ...DAEMON_NODE_FLAGS, options.daemonScript, 'run', '--on-demand', '--socket', options.socket, '--ready-fd', String(READY_FD), ...(options.args ?? [])];
     const [file, ...args] = [...(options.wrapper ?? []), ...command];
     const child = spawn(file, args, {
       detached: true, // setsid: its own session, no controlling terminal
