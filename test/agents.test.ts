@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { agentLaunch, BUILTIN_AGENTS, findExecutable, missingAgentMessage, readAgentProfiles } from '../src/extension/agents';
 import { archiveAction } from '../src/extension/archives';
 import type { SessionInfo } from '../src/protocol/messages';
-import { resumeArgv } from '../src/protocol/recovery';
+import { resumeArgv } from '../src/protocol/agents';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const claude = BUILTIN_AGENTS.find((p) => p.id === 'claude')!;
@@ -42,7 +42,7 @@ test('Codex and Gemini record no id and resume their latest conversation', () =>
 });
 
 test('a template with {id} but no recorded id is not resumable', () => {
-  assert.equal(resumeArgv({ agent: { resumeArgv: ['claude', '--resume', '{id}'] } }), 'no agent session id was recorded');
+  assert.equal(resumeArgv({ agent: { profile: 'claude', resumeArgv: ['claude', '--resume', '{id}'] } }), 'no agent session id was recorded');
   assert.equal(resumeArgv({}), 'it is not an agent session (no metadata.agent)');
 });
 
@@ -100,13 +100,13 @@ function session(state: 'running' | 'exited', metadata: Record<string, unknown>)
 }
 
 test('archives: a running agent resumes, a finished one or a shell relaunches, a live session neither', () => {
-  const agent = { resumeArgv: ['claude', '--resume', '{id}'], sessionId: 'u' };
+  const agent = { profile: 'claude', resumeArgv: ['claude', '--resume', '{id}'], sessionId: 'u' };
   const from = (running: boolean) => ({ checkpoint: 'c', id: 'old', running, exit: null, writtenAt: 1 });
   assert.equal(archiveAction(session('exited', { agent, archivedFrom: from(true) })), 'resume');
   assert.equal(archiveAction(session('exited', { agent, archivedFrom: from(false) })), 'relaunch', 'it had finished before the crash');
   assert.equal(archiveAction(session('exited', { archivedFrom: from(true) })), 'relaunch');
   assert.equal(archiveAction(session('exited', { agent: { ...agent, sessionId: undefined }, archivedFrom: from(true) })), 'relaunch', 'no id recorded for {id}');
-  assert.equal(archiveAction(session('exited', { agent: { resumeArgv: ['codex', 'resume', '--last'] }, archivedFrom: from(true) })), 'resume', 'needs no id');
+  assert.equal(archiveAction(session('exited', { agent: { profile: 'codex', resumeArgv: ['codex', 'resume', '--last'] }, archivedFrom: from(true) })), 'resume', 'needs no id');
   assert.equal(archiveAction(session('exited', { agent })), undefined, 'exited, not archived');
   assert.equal(archiveAction(session('running', { agent })), undefined);
 });

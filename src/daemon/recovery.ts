@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { IDisposable } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode } from '../protocol/messages';
-import { ArchivedFrom, archivedFrom, CheckpointFile, resumeArgv } from '../protocol/recovery';
+import { resumeArgv } from '../protocol/agents';
+import { ArchivedFrom, archivedFrom, CheckpointFile } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
 import { Checkpointer, inspectSaved, readCheckpoints, recoveryDir } from './checkpoint';
 import { ConfigStore, configPath } from './config';
@@ -96,17 +97,17 @@ export class Recovery implements IDisposable {
         return { config: this.config.config, file: this.config.file };
       case 'relaunch': {
         const session = this.registry.get(params.session as string);
-        if (params.argv !== undefined && (!Array.isArray(params.argv) || params.argv.length === 0 || !params.argv.every((a) => typeof a === 'string'))) {
-          throw new DaemonError(ErrorCode.BadRequest, 'argv must be a non-empty list of strings');
-        }
-        return this.relaunch(session, params.argv as string[] | undefined, envParam(params.env));
+        const argv = params.argv === undefined ? undefined : stringList(params.argv, 'argv');
+        return this.relaunch(session, argv, envParam(params.env));
       }
       case 'resume': {
         const session = this.registry.get(params.session as string);
         const from = archivedFrom(session.metadata);
         if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
         if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
-        const argv = resumeArgv(session.metadata);
+        // The command is rebuilt from the profile, never read from the (editable) checkpoint file.
+        const template = params.resumeArgv === undefined ? undefined : stringList(params.resumeArgv, 'resumeArgv');
+        const argv = resumeArgv(session.metadata, template);
         if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
         return { ...(await this.relaunch(session, argv, envParam(params.env))), argv };
       }
@@ -204,6 +205,11 @@ export class Recovery implements IDisposable {
   dispose(): void {
     this.checkpoints.dispose();
   }
+}
+
+function stringList(value: unknown, name: string): string[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((a) => typeof a === 'string')) throw new DaemonError(ErrorCode.BadRequest, `${name} must be a non-empty list of strings`);
+  return value;
 }
 
 /** A client's environment for the new run (the editor's PATH with `holdfast` on it); absent: the daemon's. */
