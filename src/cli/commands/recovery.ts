@@ -181,7 +181,7 @@ export const relaunchCommand: Command = {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const argv = ctx.args.rest.length > 0 ? ctx.args.rest : undefined;
     const result = await withClient(ctx, (client) => client.request('relaunch', { session: ctx.args.positionals[0], argv }));
-    return { data: result, text: started(result.session, result.replaced) };
+    return { data: result, text: `${started(result.session, result.replaced)}\n${commandLine(result.session.argv)}` };
   },
 };
 
