@@ -1,257 +1,228 @@
-// Hostile program and client output (issue 12, items 4, 5, 6 and 9), on real daemons, PTYs and the
-// real CLI: OSC 7 directories from another host or with control characters are refused; every name,
-// title, directory and command a program or a checkpoint chose reaches the terminal made printable;
-// resume never runs a checkpoint's command and refuses bad conversation ids; titles are saved only
-// with screen text.
+// Security 4, 5, 6, 9 (issue 12): what programs and checkpoint files get to do through Holdfast's
+// output and resume. Names, titles, directories and metadata with ESC/BEL/C1/bidi reach the CLI's
+// stdout only as visible escapes; OSC 7 from another host, or with control characters, moves no
+// session; a crafted checkpoint's resume command is never run; titles stay out of checkpoints
+// unless screen text is on. Real daemons, real PTYs, the real CLI.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/protocol/launch';
-import { CHECKPOINT_VERSION, CheckpointFile, SavedSession } from '../src/protocol/recovery';
 import { CLI_SCRIPT, DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
-/** What a terminal acts on: ESC, BEL, the one-character CSI (U+009B) and a bidi override. */
-const RAW = /[\x1b\x07\x9b\u202e]/;
-/** A name that would clear the screen, write the clipboard, start a CSI and reverse the line. */
-const EVIL = 'ev\x1b]52;c;cHduZWQ=\x07il\x1b[2J\u009b31m\u202e';
+/** What a terminal would act on: C0 controls but newline, DEL, C1, bidi overrides and isolates. */
+const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+/** A clipboard write (OSC 52), a bell, a screen clear, a one-byte CSI, a right-to-left override. */
+const HOSTILE = 'evil\x1b]52;c;cHduZWQ=\x07\x1b[2J\x9b31m\u202eexe.txt';
 
 interface Home {
   dir: string;
   env: NodeJS.ProcessEnv;
   recovery: string;
-  start(): Promise<{ pid: number; client: HoldfastClient }>;
-  stop(d: { pid: number; client: HoldfastClient }): Promise<void>;
+  marker: string;
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  start(): Promise<number>;
+  stop(pid: number): Promise<void>;
 }
 
-/** An isolated home whose PATH has a stand-in `claude` that prints its arguments. */
-function home(config?: object): Home {
+/** A private home whose daemons find a `claude` stand-in on PATH (it says how it was started). */
+function home(): Home {
   const dir = tempDir('hf-output-');
+  const env = isolatedEnv(dir);
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "claude argv: $*"\nexec sleep 1000\n', { mode: 0o755 });
-  const env = { ...isolatedEnv(dir), PATH: `${bin}:${process.env.PATH}` };
-  if (config) {
-    fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'holdfast'), { recursive: true });
-    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'holdfast', 'config.json'), JSON.stringify(config));
-  }
-  const socket = env.HOLDFAST_SOCKET!;
+  fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "claude stand-in: $*"\nexec sleep 1000\n', { mode: 0o755 });
+  env.PATH = `${bin}:${process.env.PATH}`;
   return {
     dir,
     env,
     recovery: path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery'),
-    async start() {
-      const ready = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
-      if (!('ready' in ready)) throw new Error(`daemon did not start: ${JSON.stringify(ready)}`);
-      return { pid: ready.pid, client: await HoldfastClient.connect({ socket, client: 'test', version: 'test' }) };
-    },
-    async stop(d) {
-      d.client.close();
-      if (!isAlive(d.pid)) return;
-      process.kill(d.pid, 'SIGTERM');
-      await waitFor(() => !isAlive(d.pid), 10_000, 'the daemon to stop');
-    },
-    cli(args) {
-      return new Promise((resolve) => {
+    marker: path.join(dir, 'pwned'),
+    cli: (args) =>
+      new Promise((resolve) => {
         execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
           const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
           resolve({ code, stdout, stderr });
         });
-      });
+      }),
+    async start() {
+      const ready = await startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
+      if (!('ready' in ready)) throw new Error(`daemon did not start: ${JSON.stringify(ready)}`);
+      return ready.pid;
+    },
+    async stop(pid) {
+      if (!isAlive(pid)) return;
+      process.kill(pid, 'SIGTERM');
+      await waitFor(() => !isAlive(pid), 10_000, 'the daemon to stop');
     },
   };
 }
 
-/** A checkpoint file as an attacker (or a corrupt disk) could leave it, of a daemon long gone. */
-function craftCheckpoint(h: Home, id: string, sessions: Partial<SavedSession>[]): void {
+/** A checkpoint as an attacker who can write the recovery directory would leave it. */
+function craftCheckpoint(h: Home, id: string, sessions: Record<string, unknown>[]): void {
   fs.mkdirSync(h.recovery, { recursive: true, mode: 0o700 });
-  const file: CheckpointFile = {
-    version: CHECKPOINT_VERSION,
-    id,
-    writtenAt: Date.now(),
-    daemonPid: 999_999_999,
-    daemonStartedAt: Date.now() - 60_000,
-    socket: h.env.HOLDFAST_SOCKET!,
-    sessions: sessions.map((s, i) => ({ id: `old${i}`, name: `s${i}`, cwd: h.dir, cols: 80, rows: 24, createdAt: 1, running: true, exit: null, metadata: {}, ...s })),
-  };
+  const full = sessions.map((s, i) => ({ id: `0000000${i}`, cwd: h.dir, cols: 80, rows: 24, createdAt: 1, running: true, exit: null, metadata: {}, ...s }));
+  const file = { version: 1, id, writtenAt: Date.now(), daemonPid: 1, daemonStartedAt: 1, socket: '/nowhere', sessions: full };
   fs.writeFileSync(path.join(h.recovery, `checkpoint-${id}.json`), JSON.stringify(file), { mode: 0o600 });
 }
 
-function assertPrintable(what: string, run: { stdout: string; stderr: string }): void {
-  assert.doesNotMatch(run.stdout, RAW, `${what}: raw control characters on stdout: ${JSON.stringify(run.stdout)}`);
-  assert.doesNotMatch(run.stderr, RAW, `${what}: raw control characters on stderr: ${JSON.stringify(run.stderr)}`);
+function assertPrintable(out: string, what: string): void {
+  const raw = RAW_CONTROL.exec(out);
+  assert.equal(raw, null, `${what} printed a raw U+${raw?.[0].codePointAt(0)!.toString(16).padStart(4, '0')}: ${JSON.stringify(out)}`);
 }
 
-test('OSC 7: a directory from another host, with ESC/BEL inside, or relative is refused; this host\'s is taken', async () => {
+const TOUCH = (marker: string) => ['sh', '-c', `touch ${marker}`];
+
+test('inspect (no daemon), restore, list, show, relaunch, resume: names, titles, cwds and metadata with ESC/BEL/C1/bidi print as visible escapes; --json keeps the values', async () => {
   const h = home();
-  const d = await h.start();
-  try {
-    const start = fs.mkdtempSync(path.join(h.dir, 'start-'));
-    // A shell in the session prints the OSC 7 reports; a marker after each says it was parsed.
-    const { session: sh } = await d.client.request('create', { name: 'osc7-sh', argv: ['sh'], cwd: start });
-    const say = async (payload: string, marker: string) => {
-      await d.client.request('send', { session: sh.id, data: `printf '\\033]7;%s\\007%s\\n' '${payload}' '${marker}'\n` });
-      await d.client.request('wait', { session: sh.id, condition: { kind: 'text', pattern: `^${marker}$` }, timeoutMs: 10_000 });
-      return (await d.client.request('list', {})).sessions.find((s) => s.id === sh.id)!.cwd;
-    };
-    const hostile = [
-      ['another host', 'file://attacker.example/etc'],
-      ['ESC and BEL percent-encoded', `file://localhost/tmp/x%1b]52;c;cHduZWQ=%07y`],
-      ['a C1 CSI percent-encoded', 'file:///tmp/a%C2%9B2J'],
-      ['a newline percent-encoded', 'file:///tmp/a%0Ab'],
-      ['not absolute', 'file://localhostetc'],
-      ['over 4 KiB', `file:///${'a'.repeat(5000)}`],
-    ];
-    for (const [i, [what, payload]] of hostile.entries()) {
-      const cwd = await say(payload, `HOSTILE-${i}-DONE`);
-      assert.equal(cwd, start, `${what}: the directory must not change`);
-      record({ item: 'hostile', name: `OSC 7 ${what}`, value: `ignored (cwd stays ${path.basename(cwd)})` });
-    }
-    const mine = fs.mkdtempSync(path.join(h.dir, 'next dir-'));
-    const encoded = mine.split('/').map(encodeURIComponent).join('/');
-    assert.equal(await say(`file://${os.hostname().toUpperCase()}${encoded}`, 'MINE-DONE'), mine, "this host's name, any case");
-    assert.equal(await say(`file://localhost${start}`, 'LOCAL-DONE'), start);
-    assert.equal(await say(`file://${mine}`, 'EMPTY-DONE'), mine, 'an empty host');
-  } finally {
-    await h.stop(d);
-  }
-});
-
-test('names, titles, directories and commands from a checkpoint print made visible in every CLI output; --json escapes C1 and bidi', async () => {
-  const h = home({ recovery: { screenText: true } });
-  const evilDir = path.join(h.dir, `dir${EVIL}`);
-  fs.mkdirSync(evilDir);
-  // The saved screen sets a title with a C1 CSI and a bidi override in it (ESC or BEL would end the OSC).
-  const screen = `\x1b]2;title\u009b2J\u202eend\x07saved screen\r\n`;
-  craftCheckpoint(h, 'crafted-names', [
-    { name: `shell${EVIL}`, cwd: evilDir, argv: ['sh', '-c', `echo started${EVIL}; exec sleep 1000`], screen, title: `title${EVIL}` },
-    { name: `agent${EVIL}`, cwd: evilDir, metadata: { agent: { profile: 'claude', sessionId: 'conv-1' }, note: EVIL } },
+  craftCheckpoint(h, 'crafted-1', [
+    { name: HOSTILE, title: `title\x07${HOSTILE}`, metadata: { note: HOSTILE, agent: { profile: 'claude', sessionId: 'conv-1', resumeArgv: TOUCH(h.marker) } } },
+    { name: `ended${HOSTILE}`, cwd: `/tmp/\x1b[2J\x9b`, running: false, exit: { code: 0, signal: null, at: 1 }, argv: ['echo', HOSTILE] },
   ]);
-  const runs: [string, { code: number; stdout: string; stderr: string }][] = [];
-  const cli = async (what: string, args: string[]) => {
-    const run = await h.cli(args);
-    runs.push([what, run]);
-    assertPrintable(what, run);
-    return run;
-  };
-  const offline = await cli('recovery inspect (no daemon)', ['recovery', 'inspect', 'crafted-names']);
-  assert.equal(offline.code, 0, offline.stderr);
-  assert.match(offline.stdout, /shell ?ev\\u\{1b\}\]52;c;cHduZWQ=\\u\{7\}il\\u\{1b\}\[2J\\u\{9b\}31m\\u\{202e\}/, 'one visible notation');
-  await cli('recovery list (no daemon)', ['recovery', 'list']);
-
-  const d = await h.start();
-  try {
-    assert.equal((await cli('recovery inspect', ['recovery', 'inspect', 'crafted-names'])).code, 0);
-    const restored = await cli('recovery restore', ['recovery', 'restore', 'crafted-names']);
-    assert.equal(restored.code, 0, restored.stderr);
-    const [shell, agent] = (await d.client.request('list', {})).sessions;
-    assert.equal(shell.name, `shell${EVIL}`, 'the daemon keeps the name as given; only output escapes it');
-    await waitFor(async () => (await d.client.request('list', {})).sessions[0].title.includes('\u009b'), 10_000, 'the saved title to be replayed');
-
-    const list = await cli('list', ['list']);
-    assert.match(list.stdout, /title\\u\{9b\}2J\\u\{202e\}end/, 'the title, made visible');
-    await cli('show', ['show', shell.id]);
-    await cli('read', ['read', shell.id]);
-    for (const args of [['list', '--json'], ['show', shell.id, '--json'], ['recovery', 'inspect', 'crafted-names', '--json']]) {
-      const json = await cli(args.join(' '), args);
-      assert.equal(json.code, 0, json.stderr);
-      assert.doesNotMatch(json.stdout, /[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/, `${args.join(' ')}: no raw C1 or bidi`);
-      assert.ok(JSON.stringify(JSON.parse(json.stdout)).includes('\u009b'), 'still the same JSON value');
-    }
-    const relaunched = await cli('relaunch', ['relaunch', shell.id]);
-    assert.equal(relaunched.code, 0, relaunched.stderr);
-    assert.match(relaunched.stdout, /\\u\{1b\}/);
-    const resumed = await cli('resume', ['resume', agent.id]);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.ok(resumed.stdout.includes(`in ${evilDir.slice(0, evilDir.indexOf('\x1b'))}`), `resume says where it runs: ${resumed.stdout}`);
-    // An error quoting a hostile name.
-    await cli('an error', ['send', `nope${EVIL}`, '--text', 'x']);
-    record({ item: 'hostile', name: 'control characters in names/titles/cwd (CLI output)', value: `${runs.length} outputs, 0 raw ESC/BEL/C1/bidi` });
-  } finally {
-    await h.stop(d);
-  }
-});
-
-test("resume runs the built-in profile's command, never the checkpoint's; bad conversation ids are refused; inspect prints the exact command", async () => {
-  const h = home();
-  const pwned = path.join(h.dir, 'pwned');
-  const evilArgv = ['sh', '-c', `touch ${pwned}`];
-  craftCheckpoint(h, 'crafted-resume', [
-    { name: 'claude-evil', metadata: { agent: { profile: 'claude', sessionId: 'conv-1', resumeArgv: evilArgv } } },
-    { name: 'custom-evil', metadata: { agent: { profile: 'my-agent', sessionId: 'conv-2', resumeArgv: evilArgv } } },
-    { name: 'no-profile', metadata: { agent: { sessionId: 'conv-3', resumeArgv: evilArgv } } },
-    { name: 'bad-id', metadata: { agent: { profile: 'claude', sessionId: 'x;touch${IFS}' + pwned, resumeArgv: evilArgv } } },
-    { name: 'option-id', metadata: { agent: { profile: 'claude', sessionId: '--dangerously-skip-permissions' } } },
-    { name: 'proto', metadata: { agent: { profile: 'constructor', sessionId: 'conv-4' } } },
-  ]);
-  const inspect = await h.cli(['recovery', 'inspect', 'crafted-resume']);
+  const inspect = await h.cli(['recovery', 'inspect', 'crafted-1']);
   assert.equal(inspect.code, 0, inspect.stderr);
-  assert.match(inspect.stdout, new RegExp(`^resume old0 \\(claude-evil\\): claude --resume conv-1\\n  in ${h.dir}$`, 'm'), inspect.stdout);
-  assert.match(inspect.stdout, /^resume old1 \(custom-evil\): a custom agent profile/m);
-  assert.match(inspect.stdout, /^resume old3 \(bad-id\): its agent session id has characters other than/m);
-  assert.doesNotMatch(inspect.stdout, /touch/, 'the checkpoint\'s command is not offered');
+  assertPrintable(inspect.stdout, 'recovery inspect');
+  assert.ok(inspect.stdout.includes('evil\\u{1b}]52;c;cHduZWQ=\\u{7}\\u{1b}[2J\\u{9b}31m\\u{202e}exe.txt'), inspect.stdout);
+  const inspectJson = await h.cli(['recovery', 'inspect', 'crafted-1', '--json']);
+  assertPrintable(inspectJson.stdout.trimEnd(), 'recovery inspect --json');
+  assert.equal(JSON.parse(inspectJson.stdout).sessions[0].name, HOSTILE, 'the JSON value is unchanged');
 
-  const d = await h.start();
+  const pid = await h.start();
   try {
-    assert.equal((await h.cli(['recovery', 'restore', 'crafted-resume'])).code, 0);
-    const archived = (await d.client.request('list', {})).sessions;
-    const id = (name: string) => archived.find((s) => s.name === name)!.id;
+    const restore = await h.cli(['recovery', 'restore', 'crafted-1']);
+    assert.equal(restore.code, 0, restore.stderr);
+    assertPrintable(restore.stdout + restore.stderr, 'recovery restore');
+    const sessions = JSON.parse((await h.cli(['list', '--json'])).stdout).sessions as { id: string; name: string }[];
+    assert.deepEqual(sessions.map((s) => s.name), [HOSTILE, `ended${HOSTILE}`]);
+    const [agent, ended] = sessions;
+    const list = await h.cli(['list']);
+    assertPrintable(list.stdout, 'list');
+    assert.equal(list.stdout.trimEnd().split('\n').length, 3, 'a header and one row per session: no row was faked or cleared');
+    const listJson = await h.cli(['list', '--json']);
+    assertPrintable(listJson.stdout.trimEnd(), 'list --json');
+    const show = await h.cli(['show', agent.id]);
+    assertPrintable(show.stdout, 'show');
+    assert.match(show.stdout, /metadata: .*evil\\u001b\]52/, 'metadata as JSON, escaped');
 
-    const resumed = await h.cli(['resume', id('claude-evil'), '--json']);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    const { session, argv } = JSON.parse(resumed.stdout);
-    assert.deepEqual(argv, ['claude', '--resume', 'conv-1']);
-    await d.client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'claude argv: --resume conv-1' }, timeoutMs: 10_000 });
+    const relaunch = await h.cli(['relaunch', ended.id, '--', 'sh', '-c', 'echo relaunched; exec sleep 1000']);
+    assert.equal(relaunch.code, 0, relaunch.stderr);
+    assertPrintable(relaunch.stdout, 'relaunch');
+    assert.ok(relaunch.stdout.includes(`\nin ${os.homedir()}\n`), `the directory it runs in (the saved one is no directory): ${relaunch.stdout}`);
 
-    for (const [name, why] of [
-      ['custom-evil', /agent profile "my-agent" is not built-in/],
-      ['no-profile', /agent profile \(none recorded\) is not built-in/],
-      ['bad-id', /agent session id has characters other than/],
-      ['option-id', /agent session id starts with "-"/],
-      ['proto', /agent profile "constructor" is not built-in/],
-    ] as const) {
-      const refused = await h.cli(['resume', id(name)]);
-      assert.equal(refused.code, 2, `${name}: ${refused.stdout}`);
-      assert.match(refused.stderr, why, name);
-    }
-    // A custom profile's command comes from the client, its id still checked.
-    const custom = await h.cli(['resume', id('custom-evil'), '--json', '--', 'claude', '--custom', '{id}']);
+    const resume = await h.cli(['resume', agent.id]);
+    assert.equal(resume.code, 0, resume.stderr);
+    assertPrintable(resume.stdout, 'resume');
+    assert.ok(resume.stdout.includes(`\nin ${h.dir}\n`), `resume names its directory: ${resume.stdout}`);
+    assert.match(resume.stdout, /\nclaude --resume conv-1\n$/);
+    const newAgent = JSON.parse((await h.cli(['show', HOSTILE, '--json'])).stdout) as { id: string; argv: string[] };
+    assert.deepEqual(newAgent.argv, ['claude', '--resume', 'conv-1']);
+    assert.equal((await h.cli(['wait', newAgent.id, '--for', 'text:claude stand-in: --resume conv-1', '--timeout-ms', '10000'])).code, 0);
+    assert.ok(!fs.existsSync(h.marker), 'the checkpoint\'s resumeArgv did not run');
+    record({ item: 'security 4', name: 'name/title/cwd with OSC 52 + BEL + ED + C1 CSI + RLO, in inspect/restore/list/show/relaunch/resume', value: 'printed as \\u{1b} \\u{7} \\u{9b} \\u{202e} (0 raw control bytes)' });
+  } finally {
+    await h.stop(pid);
+  }
+});
+
+test('resume of a crafted checkpoint: its resumeArgv is never run; an unknown profile or a bad conversation id is refused; inspect prints the exact command and directory', async () => {
+  const h = home();
+  const crafted = (profile: string, sessionId: string) => ({ agent: { profile, sessionId, resumeArgv: TOUCH(h.marker) } });
+  craftCheckpoint(h, 'crafted-2', [
+    { name: 'known', metadata: crafted('claude', '0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01') },
+    { name: 'unknown', metadata: crafted(`evilbot${HOSTILE}`, 'conv-2') },
+    { name: 'badid', metadata: crafted('claude', 'x; touch pwned') },
+    { name: 'option', metadata: crafted('claude', '--dangerously-skip-permissions') },
+  ]);
+  const inspect = await h.cli(['recovery', 'inspect', 'crafted-2']);
+  assert.equal(inspect.code, 0, inspect.stderr);
+  assertPrintable(inspect.stdout, 'inspect');
+  assert.ok(inspect.stdout.includes(`resume 00000000 (known): claude --resume 0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01\n  in ${h.dir}\n`), inspect.stdout);
+  assert.match(inspect.stdout, /resume 00000002 \(badid\): its agent session id has characters other than/);
+  assert.ok(!inspect.stdout.includes('touch'), 'the crafted command is not offered');
+  const json = JSON.parse((await h.cli(['recovery', 'inspect', 'crafted-2', '--json'])).stdout) as { sessions: { name: string; resumable: boolean; resumeCommand?: string[] }[] };
+  assert.deepEqual(json.sessions.map((s) => [s.name, s.resumable]), [['known', true], ['unknown', true], ['badid', false], ['option', false]]);
+  assert.deepEqual(json.sessions[0].resumeCommand, ['claude', '--resume', '0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01']);
+
+  const pid = await h.start();
+  try {
+    const restored = JSON.parse((await h.cli(['recovery', 'restore', 'crafted-2', '--json'])).stdout).sessions as { id: string; name: string }[];
+    const byName = (name: string) => restored.find((s) => s.name === name)!.id;
+    const unknown = await h.cli(['resume', byName('unknown')]);
+    assert.equal(unknown.code, 2);
+    assertPrintable(unknown.stderr, 'the refusal');
+    assert.match(unknown.stderr, /is not built-in .*the checkpoint's command is not trusted: give the resume command \(holdfast resume ID -- CMD/);
+    const badId = await h.cli(['resume', byName('badid')]);
+    assert.equal(badId.code, 2);
+    assert.match(badId.stderr, /agent session id has characters other than letters, digits/);
+    const option = await h.cli(['resume', byName('option')]);
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /starts with "-"/);
+    const known = await h.cli(['resume', byName('known'), '--json']);
+    assert.equal(known.code, 0, known.stderr);
+    const { session, argv } = JSON.parse(known.stdout) as { session: { id: string }; argv: string[] };
+    assert.deepEqual(argv, ['claude', '--resume', '0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01'], 'the built-in profile\'s command');
+    assert.equal((await h.cli(['wait', session.id, '--for', 'text:claude stand-in: --resume', '--timeout-ms', '10000'])).code, 0);
+    // A custom profile's command comes from the client, "{id}" filled with the checked id.
+    const custom = await h.cli(['resume', byName('unknown'), '--json', '--', 'claude', '--custom', '{id}']);
     assert.equal(custom.code, 0, custom.stderr);
     assert.deepEqual(JSON.parse(custom.stdout).argv, ['claude', '--custom', 'conv-2']);
-    const badWithTemplate = await h.cli(['resume', id('bad-id'), '--', 'claude', '{id}']);
-    assert.equal(badWithTemplate.code, 2);
-    assert.equal(fs.existsSync(pwned), false, "the checkpoint's resumeArgv ran");
-    record({ item: 'hostile', name: 'crafted checkpoint resumeArgv ["sh","-c","touch …"]', value: 'not run: built-in profile command used' });
-    record({ item: 'hostile', name: 'conversation id with shell characters / leading "-"', value: 'refused (exit 2)' });
+    assert.ok(!fs.existsSync(h.marker), 'no crafted resumeArgv ran');
+    record({ item: 'security 6', name: 'crafted checkpoint resumeArgv ["sh","-c","touch …"] on holdfast resume', value: 'not run: built-in profile\'s command (claude --resume ID); unknown profile refused' });
+    record({ item: 'security 6', name: 'conversation id "x; touch pwned" / "--dangerously-skip-permissions"', value: 'refused (exit 2), named in the message' });
   } finally {
-    await h.stop(d);
+    await h.stop(pid);
   }
 });
 
-test('a title is saved to checkpoints only with screen text on', async () => {
+test('OSC 7 from another host, with ESC/BEL inside (percent-encoded), or relative, moves no session; this host\'s does', async () => {
   const h = home();
-  const d = await h.start();
+  const elsewhere = fs.mkdtempSync(path.join(h.dir, 'elsewhere-'));
+  const pid = await h.start();
   try {
-    const { session } = await d.client.request('create', { name: 'titled', argv: ['sh', '-c', "printf '\\033]0;%s\\007' 'mysql -psecret-pw'; exec sleep 1000"], cwd: h.dir });
-    await waitFor(async () => (await d.client.request('list', {})).sessions[0].title === 'mysql -psecret-pw', 10_000, 'the title');
-    const savedTitle = async () => {
-      const { checkpoint } = await d.client.request('recovery.checkpoint', {});
-      const file = JSON.parse(fs.readFileSync(checkpoint.file, 'utf8')) as CheckpointFile;
-      const saved = file.sessions.find((s) => s.id === session.id)!;
-      return { saved, text: fs.readFileSync(checkpoint.file, 'utf8') };
-    };
-    const off = await savedTitle();
-    assert.equal(off.saved.title, undefined);
-    assert.doesNotMatch(off.text, /secret-pw/, 'the title is not in the file');
-    record({ item: 'hostile', name: 'secret in a title, screen text off', value: 'not in the checkpoint' });
-    await d.client.request('config.set', { key: 'recovery.screenText', value: true });
-    assert.equal((await savedTitle()).saved.title, 'mysql -psecret-pw');
+    const bad = [`file://attacker.example${elsewhere}`, `file:///tmp/%1b]52;c;cHduZWQ=%07%1b[2J`, `file://${os.hostname()}/tmp/%C2%9B31m`, 'file://localhost', `file:///${'a'.repeat(5000)}`];
+    const script = bad.map((u) => `printf '\\033]7;%s\\007' '${u}'`).join('; ') + '; echo BAD-SENT; exec sleep 1000';
+    const { stdout } = await h.cli(['new', '--name', 'bad', '--cwd', h.dir, '--', 'sh', '-c', script]);
+    const id = stdout.trim();
+    assert.equal((await h.cli(['wait', id, '--for', 'text:BAD-SENT', '--timeout-ms', '10000'])).code, 0);
+    const shown = JSON.parse((await h.cli(['show', id, '--json'])).stdout) as { cwd: string };
+    assert.equal(shown.cwd, h.dir, 'no OSC 7 was taken');
+    assertPrintable((await h.cli(['show', id])).stdout, 'show');
+
+    for (const host of ['', 'localhost', os.hostname().toUpperCase()]) {
+      const target = encodeURI(elsewhere);
+      const good = await h.cli(['new', '--cwd', h.dir, '--', 'sh', '-c', `printf '\\033]7;file://${host}${target}\\007'; echo GOOD-SENT; exec sleep 1000`]);
+      const goodId = good.stdout.trim();
+      assert.equal((await h.cli(['wait', goodId, '--for', 'text:GOOD-SENT', '--timeout-ms', '10000'])).code, 0);
+      assert.equal(JSON.parse((await h.cli(['show', goodId, '--json'])).stdout).cwd, elsewhere, `file://${host}/… is this machine`);
+    }
+    record({ item: 'security 4', name: 'OSC 7 path with percent-encoded ESC/BEL (OSC 52, ED)', value: 'ignored: the session keeps its directory' });
+    record({ item: 'security 5', name: 'OSC 7 from another host (file://attacker.example/…)', value: 'ignored: only empty, localhost or this hostname' });
   } finally {
-    await h.stop(d);
+    await h.stop(pid);
+  }
+});
+
+test('a title (shells put the running command there) is saved in checkpoints only with screen text on', async () => {
+  const h = home();
+  const pid = await h.start();
+  try {
+    const { stdout } = await h.cli(['new', '--name', 'titled', '--cwd', h.dir, '--', 'sh', '-c', `printf '\\033]2;%s\\007' 'mysql -pS3CRET-PASSWORD'; echo TITLED; exec sleep 1000`]);
+    const id = stdout.trim();
+    assert.equal((await h.cli(['wait', id, '--for', 'text:TITLED', '--timeout-ms', '10000'])).code, 0);
+    assert.equal(JSON.parse((await h.cli(['show', id, '--json'])).stdout).title, 'mysql -pS3CRET-PASSWORD');
+    const written = JSON.parse((await h.cli(['recovery', 'checkpoint', '--json'])).stdout).checkpoint.file as string;
+    const text = fs.readFileSync(written, 'utf8');
+    assert.ok(!text.includes('S3CRET'), 'the title is not in the checkpoint');
+    assert.equal('title' in JSON.parse(text).sessions[0], false);
+
+    assert.equal((await h.cli(['config', 'set', 'recovery.screenText', 'true'])).code, 0);
+    const withScreens = JSON.parse((await h.cli(['recovery', 'checkpoint', '--json'])).stdout).checkpoint.file as string;
+    assert.equal(JSON.parse(fs.readFileSync(withScreens, 'utf8')).sessions[0].title, 'mysql -pS3CRET-PASSWORD', 'saved with screen text on');
+    record({ item: 'security 9', name: 'title "mysql -pS3CRET…" with recovery.screenText off', value: 'not in the checkpoint (saved only with screen text on)' });
+  } finally {
+    await h.stop(pid);
   }
 });
