@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { agentLaunch, BUILTIN_AGENTS, findExecutable, missingAgentMessage, readAgentProfiles } from '../src/extension/agents';
+import { agentLaunch, BUILTIN_AGENTS, findExecutable, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from '../src/extension/agents';
 import { archiveAction } from '../src/extension/archives';
 import type { SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/protocol/agents';
@@ -109,4 +109,28 @@ test('archives: a running agent resumes, a finished one or a shell relaunches, a
   assert.equal(archiveAction(session('exited', { agent: { profile: 'codex', resumeArgv: ['codex', 'resume', '--last'] }, archivedFrom: from(true) })), 'resume', 'needs no id');
   assert.equal(archiveAction(session('exited', { agent })), undefined, 'exited, not archived');
   assert.equal(archiveAction(session('running', { agent })), undefined);
+});
+
+test('resume: the built-in profile\'s command or the client\'s, never the recorded one; ids are checked; lookups by own key', () => {
+  const crafted = { profile: 'claude', sessionId: 'abc-1', resumeArgv: ['sh', '-c', 'touch /tmp/pwned'] };
+  assert.deepEqual(resumeArgv({ agent: crafted }), ['claude', '--resume', 'abc-1']);
+  assert.deepEqual(resumeArgv({ agent: crafted }, ['/opt/claude', '--resume', '{id}']), ['/opt/claude', '--resume', 'abc-1'], 'the client\'s own profile');
+  assert.match(resumeArgv({ agent: { ...crafted, profile: 'bot' } }) as string, /not built-in.*not trusted/);
+  assert.match(resumeArgv({ agent: { ...crafted, profile: 'constructor' } }) as string, /not built-in/);
+  assert.match(resumeArgv({ agent: { ...crafted, sessionId: 'a b' } }) as string, /characters other than/);
+  assert.match(resumeArgv({ agent: { ...crafted, sessionId: '-x' } }) as string, /starts with "-"/);
+  assert.match(resumeArgv({ agent: { ...crafted, sessionId: 'a'.repeat(300) } }) as string, /longer than 256/);
+  assert.equal(findProfile(BUILTIN_AGENTS, '__proto__'), undefined);
+  assert.equal(findProfile(BUILTIN_AGENTS, 'toString'), undefined);
+  // A setting entry's inherited fields are not read.
+  const inherited = Object.create({ argv: ['sh', '-c', 'inherited'] }) as Record<string, unknown>;
+  inherited.name = 'Inherited';
+  assert.deepEqual(readAgentProfiles([inherited]).errors, ['holdfast.agents[0]: "Inherited" needs "argv", a non-empty list of strings such as ["my-agent", "--flag"]']);
+  const { profiles } = readAgentProfiles([{ id: 'bot', name: 'Bot', argv: ['bot'], resumeArgv: ['bot', '--continue', '{id}'] }]);
+  assert.deepEqual(resumeTemplate(profiles, 'bot'), ['bot', '--continue', '{id}']);
+  assert.equal(resumeTemplate(profiles, 'hasOwnProperty'), undefined);
+  // Offered: a custom profile (its client gives the command), not a bad id.
+  const from = { checkpoint: 'c', id: 'old', running: true, exit: null, writtenAt: 1 };
+  assert.equal(archiveAction(session('exited', { agent: { profile: 'bot', sessionId: 'x1' }, archivedFrom: from })), 'resume');
+  assert.equal(archiveAction(session('exited', { agent: { profile: 'bot', sessionId: 'x 1' }, archivedFrom: from })), 'relaunch');
 });
