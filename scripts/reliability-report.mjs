@@ -16,7 +16,7 @@ const figuresFile = path.join(os.tmpdir(), `holdfast-reliability-${process.pid}.
 /** Test files, and which items of issue #7 each covers. */
 const FILES = [
   'reliability-endpoint', 'reliability-fuzz', 'reliability-load', 'reliability-faults', 'reliability-pid', 'reliability-limits',
-  'reliability-trust', 'reliability-hostile',
+  'reliability-trust', 'reliability-hostile', 'reliability-output', 'reliability-idle',
   'daemon-lifetime', 'daemon-stream', 'snapshot-fidelity',
 ];
 
@@ -29,7 +29,8 @@ const ITEMS = [
   ['6', 'No PID recycling', 'reliability-pid: the reaped pid is handed to an unrelated process group for real (root writes /proc/sys/kernel/ns_last_pid); kill, remove and stop must not signal it; the same at the PtyProcess boundary.'],
   ['7', 'Permissions and auth', 'reliability-limits: a socket directory owned by nobody or mode 0720 refused with the fix in the message; directory 0700, socket, token and log 0600; a 0644 token refused; missing, empty or wrong token answered with one auth error frame and nothing else. daemon-lifetime: 0777 directory refused. recovery.test: checkpoints 0600 in a 0700 directory.'],
   ['8', 'Resource bounds', 'reliability-limits: frame cap (32 MiB read, 32 MiB + 1 refused with the size in the message), hello cap before auth (64 KiB), a client that never reads its answers dropped at 256 MiB queued, sessions per daemon (--max-sessions or HOLDFAST_MAX_SESSIONS; bad values refused), scrollback (0..200,000 lines; what is kept is what was asked), 1,024 channels per connection; each with its message asserted. daemon-stream: the 8 MiB output queue of a slow client.'],
-  ['hostile', 'Hostile input (issue #12)', 'Tried as another local user (a fake daemon, planted directories, files and symlinks; played by uid 65534) and as a hostile client or program (patterns, sizes, names, titles, types, environment, crafted checkpoints). reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon refuses or bounds. Each row is a regression test that failed before its fix; docs/security.md says who is trusted with what.'],
+  ['idle', 'Idle costs nothing (issue #11)', 'reliability-idle: 20 idle sessions, detached and then with a watcher each: the daemon\'s context switches (every thread) and CPU time over 10 s.'],
+  ['hostile', 'Hostile input (issue #12)', 'Tried as another local user (a fake daemon, planted directories, files and symlinks; played by uid 65534) and as a hostile client or program (patterns, sizes, names, titles, types, environment, crafted checkpoints). reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI\'s output and to resume. Each row is a regression test that failed before its fix; docs/security.md says who is trusted with what.'],
 ];
 
 function run(cmd, argv, opts = {}) {

@@ -5,10 +5,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { agentLaunch, BUILTIN_AGENTS, findExecutable, missingAgentMessage, readAgentProfiles } from '../src/extension/agents';
+import { agentLaunch, BUILTIN_AGENTS, findExecutable, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from '../src/extension/agents';
 import { archiveAction } from '../src/extension/archives';
 import type { SessionInfo } from '../src/protocol/messages';
-import { resumeArgv } from '../src/protocol/recovery';
+import { resumeArgv } from '../src/protocol/agents';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const claude = BUILTIN_AGENTS.find((p) => p.id === 'claude')!;
@@ -42,7 +42,7 @@ test('Codex and Gemini record no id and resume their latest conversation', () =>
 });
 
 test('a template with {id} but no recorded id is not resumable', () => {
-  assert.equal(resumeArgv({ agent: { resumeArgv: ['claude', '--resume', '{id}'] } }), 'no agent session id was recorded');
+  assert.equal(resumeArgv({ agent: { profile: 'claude', resumeArgv: ['claude', '--resume', '{id}'] } }), 'no agent session id was recorded');
   assert.equal(resumeArgv({}), 'it is not an agent session (no metadata.agent)');
 });
 
@@ -100,13 +100,37 @@ function session(state: 'running' | 'exited', metadata: Record<string, unknown>)
 }
 
 test('archives: a running agent resumes, a finished one or a shell relaunches, a live session neither', () => {
-  const agent = { resumeArgv: ['claude', '--resume', '{id}'], sessionId: 'u' };
+  const agent = { profile: 'claude', resumeArgv: ['claude', '--resume', '{id}'], sessionId: 'u' };
   const from = (running: boolean) => ({ checkpoint: 'c', id: 'old', running, exit: null, writtenAt: 1 });
   assert.equal(archiveAction(session('exited', { agent, archivedFrom: from(true) })), 'resume');
   assert.equal(archiveAction(session('exited', { agent, archivedFrom: from(false) })), 'relaunch', 'it had finished before the crash');
   assert.equal(archiveAction(session('exited', { archivedFrom: from(true) })), 'relaunch');
   assert.equal(archiveAction(session('exited', { agent: { ...agent, sessionId: undefined }, archivedFrom: from(true) })), 'relaunch', 'no id recorded for {id}');
-  assert.equal(archiveAction(session('exited', { agent: { resumeArgv: ['codex', 'resume', '--last'] }, archivedFrom: from(true) })), 'resume', 'needs no id');
+  assert.equal(archiveAction(session('exited', { agent: { profile: 'codex', resumeArgv: ['codex', 'resume', '--last'] }, archivedFrom: from(true) })), 'resume', 'needs no id');
   assert.equal(archiveAction(session('exited', { agent })), undefined, 'exited, not archived');
   assert.equal(archiveAction(session('running', { agent })), undefined);
+});
+
+test('resume: the built-in profile\'s command or the client\'s, never the recorded one; ids are checked; lookups by own key', () => {
+  const crafted = { profile: 'claude', sessionId: 'abc-1', resumeArgv: ['sh', '-c', 'touch /tmp/pwned'] };
+  assert.deepEqual(resumeArgv({ agent: crafted }), ['claude', '--resume', 'abc-1']);
+  assert.deepEqual(resumeArgv({ agent: crafted }, ['/opt/claude', '--resume', '{id}']), ['/opt/claude', '--resume', 'abc-1'], 'the client\'s own profile');
+  assert.match(resumeArgv({ agent: { ...crafted, profile: 'bot' } }) as string, /not built-in.*not trusted/);
+  assert.match(resumeArgv({ agent: { ...crafted, profile: 'constructor' } }) as string, /not built-in/);
+  assert.match(resumeArgv({ agent: { ...crafted, sessionId: 'a b' } }) as string, /characters other than/);
+  assert.match(resumeArgv({ agent: { ...crafted, sessionId: '-x' } }) as string, /starts with "-"/);
+  assert.match(resumeArgv({ agent: { ...crafted, sessionId: 'a'.repeat(300) } }) as string, /longer than 256/);
+  assert.equal(findProfile(BUILTIN_AGENTS, '__proto__'), undefined);
+  assert.equal(findProfile(BUILTIN_AGENTS, 'toString'), undefined);
+  // A setting entry's inherited fields are not read.
+  const inherited = Object.create({ argv: ['sh', '-c', 'inherited'] }) as Record<string, unknown>;
+  inherited.name = 'Inherited';
+  assert.deepEqual(readAgentProfiles([inherited]).errors, ['holdfast.agents[0]: "Inherited" needs "argv", a non-empty list of strings such as ["my-agent", "--flag"]']);
+  const { profiles } = readAgentProfiles([{ id: 'bot', name: 'Bot', argv: ['bot'], resumeArgv: ['bot', '--continue', '{id}'] }]);
+  assert.deepEqual(resumeTemplate(profiles, 'bot'), ['bot', '--continue', '{id}']);
+  assert.equal(resumeTemplate(profiles, 'hasOwnProperty'), undefined);
+  // Offered: a custom profile (its client gives the command), not a bad id.
+  const from = { checkpoint: 'c', id: 'old', running: true, exit: null, writtenAt: 1 };
+  assert.equal(archiveAction(session('exited', { agent: { profile: 'bot', sessionId: 'x1' }, archivedFrom: from })), 'resume');
+  assert.equal(archiveAction(session('exited', { agent: { profile: 'bot', sessionId: 'x 1' }, archivedFrom: from })), 'relaunch');
 });

@@ -172,7 +172,7 @@ test('human output: states, ages, tables, quoting', () => {
   assert.equal(formatAge(0, 3_600_000), '1h');
   assert.equal(table(['A', 'B'], [['long-cell', 'x']]), 'A          B\nlong-cell  x\n');
   assert.equal(shellQuote('plain-word'), 'plain-word');
-  assert.equal(printable('title\x1b]0;evil\x07'), 'title?]0;evil?');
+  assert.equal(printable('title\x1b]0;evil\x07'), 'title\\u{1b}]0;evil\\u{7}');
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
 });
 

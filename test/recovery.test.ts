@@ -324,7 +324,8 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
     assert.equal(notAgent.code, 2);
     assert.match(notAgent.stderr, /^holdfast: .*not an agent session/);
 
-    const resumed = await h.cli(['resume', 'bot', '--json']);
+    // A custom profile: its client gives the resume command (the checkpoint's is not run).
+    const resumed = await h.cli(['resume', 'bot', '--json', '--', agent, '--resume', '{id}']);
     assert.equal(resumed.code, 0, resumed.stderr);
     const { session: newBot, argv, replaced } = JSON.parse(resumed.stdout);
     assert.deepEqual(argv, [agent, '--resume', 'conv-42']);
@@ -451,7 +452,7 @@ test('a crash after a restore: the newer checkpoint carries the archives, the ol
     await assert.rejects(c.client.request('recovery.restore', { id: first }), /already restored/);
     assert.equal((await c.client.request('list', {})).sessions.length, 1);
 
-    const resumed = await c.client.request('resume', { session: sessions[0].id, env: { HOLDFAST_TEST_MARK: 'from-the-editor' } });
+    const resumed = await c.client.request('resume', { session: sessions[0].id, env: { HOLDFAST_TEST_MARK: 'from-the-editor' }, resumeArgv: [agent, 'resume', '--last'] });
     assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
     await c.client.request('wait', { session: resumed.session.id, condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' }, timeoutMs: 5000 });
     await assert.rejects(c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }), /relaunch: env\.X: .*expected string/);

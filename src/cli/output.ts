@@ -1,6 +1,7 @@
 // Human output (tables, key: value details) and the JSON / error documents.
 import * as os from 'node:os';
 import { SessionInfo } from '../protocol/messages';
+import { printable, printableLines, safeJson } from '../protocol/printable';
 import { CliError, oneLine } from './errors';
 import { CommandResult, Io } from './command';
 
@@ -36,9 +37,11 @@ export function tildify(dir: string, home = os.homedir()): string {
   return home && (dir === home || dir.startsWith(home + '/')) ? '~' + dir.slice(home.length) : dir;
 }
 
-/** Titles and names come from programs: never let their control characters reach the terminal. */
-export function printable(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+export { printable };
+
+/** A command line as a shell would take it, made printable. */
+export function commandLine(argv: readonly string[]): string {
+  return printable(argv.map(shellQuote).join(' '));
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
@@ -81,7 +84,7 @@ export function sessionDetails(s: SessionInfo): string {
     ['created', formatTime(s.createdAt)],
   );
   if (s.lastOutputAt) lines.push(['last output', formatTime(s.lastOutputAt)]);
-  if (s.metadata && Object.keys(s.metadata).length > 0) lines.push(['metadata', JSON.stringify(s.metadata)]);
+  if (s.metadata && Object.keys(s.metadata).length > 0) lines.push(['metadata', safeJson(s.metadata)]);
   const width = Math.max(...lines.map(([k]) => k.length)) + 1;
   return lines.map(([k, v]) => `${(k + ':').padEnd(width)} ${printable(v)}`.trimEnd()).join('\n') + '\n';
 }
@@ -90,14 +93,19 @@ export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Every command's output passes here. Fields are made printable where the text is built (so a
+ * newline in a name cannot fake a row); this last pass catches any that were not.
+ */
 export function writeResult(io: Io, json: boolean, result: CommandResult): void {
-  if (json) io.stdout(JSON.stringify(result.data ?? null) + '\n');
-  else if (result.text) io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
-  if (result.note) io.stderr(`holdfast: ${oneLine(result.note)}\n`);
+  if (json) io.stdout(safeJson(result.data ?? null) + '\n');
+  else if (result.text) io.stdout(printableLines(result.text.endsWith('\n') ? result.text : result.text + '\n'));
+  if (result.note) io.stderr(`holdfast: ${printable(oneLine(result.note))}\n`);
 }
 
+/** Error messages quote names, ids and paths a program or client chose. */
 export function writeError(io: Io, json: boolean, err: CliError): void {
   const message = oneLine(err.message);
-  io.stderr(`holdfast: ${message}\n`);
-  if (json) io.stdout(JSON.stringify({ error: { code: err.code, message, exitCode: err.exitCode } }) + '\n');
+  io.stderr(`holdfast: ${printable(message)}\n`);
+  if (json) io.stdout(safeJson({ error: { code: err.code, message, exitCode: err.exitCode } }) + '\n');
 }

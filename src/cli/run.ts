@@ -6,6 +6,7 @@ import { Command, Context, Io } from './command';
 import { findCommand } from './commands/index';
 import { CliError, ExitCode, toCliError, usageError } from './errors';
 import { commandHelp, overviewHelp } from './help';
+import { safeJson } from '../protocol/printable';
 import { writeError, writeResult } from './output';
 
 export const processIo: Io = {
@@ -90,6 +91,6 @@ function fail(io: Io, json: boolean, err: CliError): ExitCode {
 }
 
 function printHelp(io: Io, json: boolean, text: string): ExitCode {
-  io.stdout(json ? JSON.stringify({ help: text }) + '\n' : text);
+  io.stdout(json ? safeJson({ help: text }) + '\n' : text);
   return ExitCode.Ok;
 }

@@ -15,7 +15,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
 import { ensurePrivateDir, stateDir } from '../protocol/paths';
-import { archivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, RecoveryConfig, resumeArgv, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
+import { builtinAgent, resumeArgv, resumeOffered } from '../protocol/agents';
+import { agentOf, archivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, RecoveryConfig, SavedSession, SkippedCheckpoint } from '../protocol/recovery';
 import type { Session } from './session';
 
 export enum CheckpointTiming {
@@ -274,12 +275,13 @@ export class Checkpointer {
         cwd: info.cwd,
         cols: info.cols,
         rows: info.rows,
-        title: info.title,
         createdAt: info.createdAt,
         running: s.isRunning,
         exit: info.exit,
         metadata: info.metadata,
       };
+      // A title is screen text: shells put the running command line there, secrets and all.
+      if (config.screenText) saved.title = info.title;
       if (config.argv && info.argv.length > 0) saved.argv = info.argv;
       return saved;
     });
@@ -378,10 +380,17 @@ export function readCheckpoints(dir: string, currentId: string): { checkpoints: 
   return { checkpoints, skipped };
 }
 
-/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered. */
+/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered, and the exact command. */
 export function inspectSaved(saved: SavedSession): InspectedSession {
   const { screen, ...rest } = saved;
   // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
   const running = saved.running || archivedFrom(saved.metadata)?.running === true;
-  return { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && typeof resumeArgv(saved.metadata) !== 'string' };
+  const inspected: InspectedSession = { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && resumeOffered(saved.metadata) };
+  if (!agentOf(saved.metadata)) return inspected;
+  const command = resumeArgv(saved.metadata);
+  if (!running) inspected.resumeNote = 'it had exited before the checkpoint was written (relaunch starts a new run)';
+  else if (typeof command !== 'string') inspected.resumeCommand = command;
+  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile)) inspected.resumeNote = 'a custom agent profile: the command comes from the client (VS Code\'s holdfast.agents, or holdfast resume ID -- CMD ARGS...)';
+  else inspected.resumeNote = command;
+  return inspected;
 }

@@ -1,9 +1,11 @@
 // The session's headless terminal: parses everything the program writes, knows the exact screen,
 // tracks how far parsing has got, and answers terminal queries when no input owner is attached.
+import * as os from 'node:os';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { TextLimit } from '../protocol/limits';
+import { hasControl } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
 import { renderSnapshot } from './snapshot';
 
@@ -186,13 +188,27 @@ export class Emulator implements IDisposable {
   }
 }
 
-/** OSC 7 carries file://host/path; the path is percent-encoded. */
-export function cwdFromOsc7(data: string): string | undefined {
-  const match = /^file:\/\/[^/]*(\/.*)$/.exec(data);
+/** Longest OSC 7 payload taken: PATH_MAX is 4096 on Linux, and percent-encoding only makes it longer. */
+export const MAX_OSC7_LENGTH = 4096;
+
+/**
+ * OSC 7 carries file://host/path, the path percent-encoded. It decides where relaunch and resume
+ * run, so only this machine's (host empty, "localhost" or this hostname) absolute paths are taken,
+ * and none with a control character: anything else is ignored and the last good directory kept.
+ */
+export function cwdFromOsc7(data: string, hostname: string = os.hostname()): string | undefined {
+  if (data.length > MAX_OSC7_LENGTH) return undefined;
+  const match = /^file:\/\/([^/]*)(\/.*)$/i.exec(data);
   if (!match) return undefined;
+  const host = match[1].toLowerCase();
+  if (host !== '' && host !== 'localhost' && host !== hostname.toLowerCase()) return undefined;
+  let cwd: string;
   try {
-    return decodeURIComponent(match[1]);
+    cwd = decodeURIComponent(match[2]);
   } catch {
-    return match[1];
+    // Not valid percent-encoding (a shell that does not encode "%"): the path as written.
+    cwd = match[2];
   }
+  if (!cwd.startsWith('/') || hasControl(cwd)) return undefined;
+  return cwd;
 }

@@ -5,8 +5,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { IDisposable } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
-import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods, resumeArgv } from '../protocol/recovery';
-import { clampScreenSize, CONTROL_CHARACTERS, TextLimit } from '../protocol/limits';
+import { resumeArgv } from '../protocol/agents';
+import { clampScreenSize, TextLimit } from '../protocol/limits';
+import { hasControl } from '../protocol/printable';
+import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
 import { Checkpointer, inspectSaved, readCheckpoints, recoveryDir } from './checkpoint';
 import { ConfigStore, configPath } from './config';
@@ -97,7 +99,8 @@ export class Recovery implements IDisposable {
       const from = archivedFrom(session.metadata);
       if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
       if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
-      const argv = resumeArgv(session.metadata);
+      // The command is rebuilt from the profile (or the client's template), never read from the editable file.
+      const argv = resumeArgv(session.metadata, p.resumeArgv);
       if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
       return { ...(await this.relaunch(session, argv, p.env)), argv };
     },
@@ -196,6 +199,6 @@ export class Recovery implements IDisposable {
 
 /** A saved name that would be refused from a client (too long, control characters) is made one that would not. */
 function clampName(name: string): string {
-  const printable = [...name].map((c) => (CONTROL_CHARACTERS.test(c) ? '?' : c)).join('').slice(0, TextLimit.Name);
+  const printable = [...name].map((c) => (hasControl(c) ? '?' : c)).join('').slice(0, TextLimit.Name);
   return printable.trim() || 'restored';
 }

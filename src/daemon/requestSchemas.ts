@@ -2,8 +2,9 @@
 // unknown key name in config.set, a NUL, a control character in a name or an oversized field is a
 // `bad-request` naming the field. The schemas are checked against messages.ts's types at compile time.
 import { z } from 'zod';
-import { CONTROL_CHARACTERS, TextLimit } from '../protocol/limits';
+import { TextLimit } from '../protocol/limits';
 import { ErrorCode, Method, Params } from '../protocol/messages';
+import { hasControl } from '../protocol/printable';
 import { DaemonError } from './daemonError';
 
 const NUL = /\u0000/;
@@ -13,7 +14,7 @@ const noNul = (what: string) => z.string().refine((s) => !NUL.test(s), `${what} 
 const name = z
   .string()
   .max(TextLimit.Name, `name must be at most ${TextLimit.Name} characters`)
-  .refine((s) => !CONTROL_CHARACTERS.test(s), 'name must not contain control characters (newlines, escapes)')
+  .refine((s) => !hasControl(s), 'name must not contain control characters (newlines, escapes)')
   .refine((s) => s.trim() !== '', 'name must not be empty');
 const argv = z.array(noNul('an argv entry')).min(1, 'argv must not be empty').max(4096);
 const env = z.record(z.string(), noNul('an environment value')).superRefine((vars, ctx) => {
@@ -71,7 +72,7 @@ export const PARAMS = {
   'config.set': z.object({ key: z.string(), value: z.unknown() }),
   'config.reload': none,
   relaunch: z.object({ session: sessionRef, argv: argv.optional(), env: env.optional() }),
-  resume: z.object({ session: sessionRef, env: env.optional() }),
+  resume: z.object({ session: sessionRef, env: env.optional(), resumeArgv: argv.optional() }),
 } satisfies Record<Method, z.ZodType>;
 
 // Compile-time: each schema's type and the protocol's Params<M> accept the same values.

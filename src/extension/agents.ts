@@ -1,34 +1,15 @@
 // Agent profiles: how to start an AI coding agent in a session, and how to resume its
 // conversation after the process is gone. Pure (no vscode import), unit-tested.
 //
-// What each built-in agent supports (also in the README):
-//   Claude Code  starts with a generated `--session-id <uuid>`; resumes that conversation (`--resume <uuid>`).
-//   Codex CLI    cannot be given an id at start; resumes the latest conversation of its directory (`codex resume --last`).
-//   Gemini CLI   likewise; `gemini --resume latest` resumes the latest conversation of its project.
+// The built-in profiles and the resume rule are in protocol/agents.ts, shared with the daemon and the CLI.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { type AgentProfile, BUILTIN_AGENTS, findProfile } from '../protocol/agents';
 import { AGENT_ID_PLACEHOLDER, AgentMetadata } from '../protocol/recovery';
 
-export interface AgentProfile {
-  /** Stable key recorded in the session (metadata.agent.profile). */
-  id: string;
-  name: string;
-  /** A codicon name. */
-  icon: string;
-  /** The command line; "{id}" is replaced by the agent session id. */
-  argv: string[];
-  /** The command line that continues the conversation; "{id}" as above. */
-  resumeArgv: string[];
-  /** "generate": Holdfast makes a UUID and passes it in argv; "none": the agent picks its own. */
-  sessionId: 'generate' | 'none';
-}
-
-export const BUILTIN_AGENTS: readonly AgentProfile[] = [
-  { id: 'claude', name: 'Claude Code', icon: 'sparkle', argv: ['claude', '--session-id', AGENT_ID_PLACEHOLDER], resumeArgv: ['claude', '--resume', AGENT_ID_PLACEHOLDER], sessionId: 'generate' },
-  { id: 'codex', name: 'Codex CLI', icon: 'hubot', argv: ['codex'], resumeArgv: ['codex', 'resume', '--last'], sessionId: 'none' },
-  { id: 'gemini', name: 'Gemini CLI', icon: 'star-empty', argv: ['gemini'], resumeArgv: ['gemini', '--resume', 'latest'], sessionId: 'none' },
-];
+export type { AgentProfile };
+export { BUILTIN_AGENTS, findProfile };
 
 /** The `holdfast.agents` setting: custom profiles, or built-ins overridden by id (e.g. another `claude` path). */
 export function readAgentProfiles(setting: unknown): { profiles: AgentProfile[]; errors: string[] } {
@@ -39,11 +20,12 @@ export function readAgentProfiles(setting: unknown): { profiles: AgentProfile[];
   setting.forEach((raw, index) => {
     const problem = (why: string) => errors.push(`holdfast.agents[${index}]: ${why}`);
     if (!raw || typeof raw !== 'object') return problem('must be an object');
-    const entry = raw as Record<string, unknown>;
+    // Own keys only: a setting's "constructor" or "__proto__" is no profile field.
+    const entry = ownFields(raw as Record<string, unknown>);
     const name = typeof entry.name === 'string' ? entry.name.trim() : '';
     if (!name) return problem('needs a "name"');
     const id = typeof entry.id === 'string' && entry.id.trim() ? entry.id.trim() : slug(name);
-    const base = profiles.find((p) => p.id === id);
+    const base = findProfile(profiles, id);
     const argv = entry.argv === undefined ? base?.argv : stringList(entry.argv);
     if (!argv || argv.length === 0) return problem(`"${name}" needs "argv", a non-empty list of strings such as ["my-agent", "--flag"]`);
     const resumeArgv = entry.resumeArgv === undefined ? (base?.resumeArgv ?? []) : stringList(entry.resumeArgv);
@@ -92,6 +74,17 @@ export function findExecutable(command: string, searchPath: string | undefined, 
 /** One line naming the binary and the setting, for an agent whose command is not installed. */
 export function missingAgentMessage(profile: AgentProfile): string {
   return `Holdfast: ${profile.name} needs \`${profile.argv[0]}\`, which is not on PATH. Install it, or set its command in the setting holdfast.agents (e.g. {"id": "${profile.id}", "name": "${profile.name}", "argv": ["/path/to/${path.basename(profile.argv[0])}"${profile.argv.length > 1 ? ', …' : ''}]}).`;
+}
+
+function ownFields(raw: Record<string, unknown>): Partial<Record<'id' | 'name' | 'icon' | 'argv' | 'resumeArgv' | 'sessionId', unknown>> {
+  const own = (key: string) => (Object.prototype.hasOwnProperty.call(raw, key) ? raw[key] : undefined);
+  return { id: own('id'), name: own('name'), icon: own('icon'), argv: own('argv'), resumeArgv: own('resumeArgv'), sessionId: own('sessionId') };
+}
+
+/** The resume command a client gives the daemon for `profileId` (the daemon trusts no checkpoint's). */
+export function resumeTemplate(profiles: readonly AgentProfile[], profileId: unknown): string[] | undefined {
+  const profile = findProfile(profiles, profileId);
+  return profile && profile.resumeArgv.length > 0 ? [...profile.resumeArgv] : undefined;
 }
 
 function stringList(value: unknown): string[] | undefined {

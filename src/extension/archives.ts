@@ -3,7 +3,8 @@
 // archive starts again only when the user asks (Resume / Relaunch). Pure Node (no vscode import).
 import { HoldfastClient, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
-import { archivedFrom, resumeArgv } from '../protocol/recovery';
+import { resumeOffered } from '../protocol/agents';
+import { archivedFrom } from '../protocol/recovery';
 import { readLayout } from './layout';
 
 /**
@@ -14,8 +15,8 @@ import { readLayout } from './layout';
 export function archiveAction(session: SessionInfo): 'resume' | 'relaunch' | undefined {
   const from = archivedFrom(session.metadata);
   if (!from || session.state !== 'exited') return undefined;
-  // The daemon's own rule for what `resume` accepts.
-  return from.running && typeof resumeArgv(session.metadata) !== 'string' ? 'resume' : 'relaunch';
+  // The daemon's own rule for what `resume` accepts (a custom profile's command comes from the settings).
+  return from.running && resumeOffered(session.metadata) ? 'resume' : 'relaunch';
 }
 
 /**

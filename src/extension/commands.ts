@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
 import { defaultLogPath } from '../protocol/paths';
-import { archivedFrom } from '../protocol/recovery';
-import { agentLaunch, findExecutable, missingAgentMessage, readAgentProfiles } from './agents';
+import { agentOf, archivedFrom } from '../protocol/recovery';
+import { agentLaunch, findExecutable, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from './agents';
 import { archiveAction } from './archives';
 import { formatChecks, runChecks } from './doctor';
 import { nextOrder, readLayout, TabLocation } from './layout';
@@ -206,10 +206,20 @@ async function openLog(ctx: CommandContext): Promise<void> {
   await vscode.window.showTextDocument(doc, { preview: false });
 }
 
+function agentProfiles(ctx: CommandContext): ReturnType<typeof readAgentProfiles> {
+  const read = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));
+  for (const error of read.errors) ctx.log.warn(error);
+  return read;
+}
+
+/** The daemon runs no command from a checkpoint: the resume command of the session's profile comes from here. */
+function resumeCommandFor(ctx: CommandContext, session: SessionInfo): string[] | undefined {
+  return resumeTemplate(agentProfiles(ctx).profiles, agentOf(session.metadata)?.profile);
+}
+
 async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
-  const { profiles, errors } = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));
-  for (const error of errors) ctx.log.warn(error);
-  let profile = profileId ? profiles.find((p) => p.id === profileId) : undefined;
+  const { profiles, errors } = agentProfiles(ctx);
+  let profile = profileId ? findProfile(profiles, profileId) : undefined;
   if (profileId && !profile) throw new Error(`no agent profile "${profileId}" (known: ${profiles.map((p) => p.id).join(', ')}; add one in the setting holdfast.agents)`);
   if (!profile) {
     const EDIT = '$(settings-gear) Edit agent profiles…';
@@ -288,7 +298,7 @@ async function startArchive(ctx: CommandContext, id: string | undefined, how: 'r
   if (how === 'resume' && archiveAction(session) !== 'resume') {
     throw new Error(`"${session.name}" cannot be resumed: ${archivedFrom(session.metadata) ? 'it is not an agent that was running when its daemon ended' : 'it is not archived'}; use Relaunch Session for a new run`);
   }
-  await ctx.tabs.startAgain(id, how);
+  await ctx.tabs.startAgain(id, how, how === 'resume' ? resumeCommandFor(ctx, session) : undefined);
 }
 
 async function resumeAllAgents(ctx: CommandContext): Promise<void> {
@@ -304,7 +314,7 @@ async function resumeAllAgents(ctx: CommandContext): Promise<void> {
   const failed: string[] = [];
   for (const session of agents) {
     try {
-      await ctx.tabs.startAgain(session.id, 'resume');
+      await ctx.tabs.startAgain(session.id, 'resume', resumeCommandFor(ctx, session));
     } catch (err) {
       failed.push(`${session.name}: ${(err as Error).message}`);
     }

@@ -1,9 +1,13 @@
 // The one-line notices a Holdfast tab prints into its terminal. Pure, unit-tested.
 import type { ExitStatus } from '../protocol/messages';
+import { printable } from '../protocol/printable';
 
-/** A dim line of its own, starting on a fresh line, so it never mixes into the program's text. */
+/**
+ * A dim line of its own, starting on a fresh line, so it never mixes into the program's text.
+ * Made printable: notices quote names, directories and command lines that programs chose.
+ */
 export function noticeLine(text: string): string {
-  return `\r\n\x1b[0m\x1b[2m[holdfast] ${text}\x1b[0m\r\n`;
+  return `\r\n\x1b[0m\x1b[2m[holdfast] ${printable(text)}\x1b[0m\r\n`;
 }
 
 export function exitNotice(exit: ExitStatus | null): string {
@@ -13,12 +17,13 @@ export function exitNotice(exit: ExitStatus | null): string {
 }
 
 /** The first line of an archived tab: why nothing runs, and how to start it again. */
-export function archivedNotice(action: 'resume' | 'relaunch', writtenAt: number): string {
+export function archivedNotice(action: 'resume' | 'relaunch', writtenAt: number, cwd: string): string {
   const when = new Date(writtenAt).toLocaleString();
+  // The directory was reported by the program (OSC 7): say where the new run will start.
   const how =
     action === 'resume'
-      ? 'Resume the conversation: "Holdfast: Resume Session" or Resume in the Holdfast sidebar'
-      : 'Start it again here: "Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar';
+      ? `Resume the conversation in ${cwd}: "Holdfast: Resume Session" or Resume in the Holdfast sidebar`
+      : `Start it again in ${cwd}: "Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar`;
   return `archived: this process ended with its daemon (reboot or crash); screen as saved ${when}. ${how} (a new run, not the old process).`;
 }
 

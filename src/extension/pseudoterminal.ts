@@ -290,7 +290,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       const archived = archiveAction(attachment.session);
       if (archived) {
         this.exited = true;
-        this.printAfterSnapshot(archivedNotice(archived, archivedFrom(attachment.session.metadata)!.writtenAt));
+        this.printAfterSnapshot(archivedNotice(archived, archivedFrom(attachment.session.metadata)!.writtenAt, attachment.session.cwd));
       } else if (attachment.session.state === 'exited' && !this.exited) {
         this.exited = true;
         this.printAfterSnapshot(exitNotice(attachment.session.exit));

@@ -146,7 +146,8 @@ export function agentKind(metadata: Record<string, unknown> | undefined): { kind
   const agent = agentOf(metadata);
   if (!agent) return { kind: 'terminal', label: 'Terminal' };
   const known: Record<string, [AgentKind, string]> = { claude: ['claude', 'Claude Code'], codex: ['codex', 'Codex CLI'], gemini: ['gemini', 'Gemini CLI'] };
-  const hit = agent.profile ? known[agent.profile] : undefined;
+  // An own key only: a recorded profile "constructor" is no built-in.
+  const hit = typeof agent.profile === 'string' && Object.prototype.hasOwnProperty.call(known, agent.profile) ? known[agent.profile] : undefined;
   if (hit) return { kind: hit[0], label: agent.name || hit[1] };
   return { kind: 'custom', label: agent.name || agent.profile || 'Agent' };
 }

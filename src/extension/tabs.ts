@@ -346,8 +346,9 @@ export class TabManager implements TabHost, vscode.Disposable {
   /**
    * Starts an archived (or exited) session again in its own tab, which stays where it is: `resume`
    * continues an agent's conversation, `relaunch` runs the command again. A new run, not the old process.
+   * `resumeArgv` is the resume command of the session's agent profile as this window's settings have it.
    */
-  async startAgain(id: string, how: 'resume' | 'relaunch'): Promise<SessionInfo> {
+  async startAgain(id: string, how: 'resume' | 'relaunch', resumeArgv?: string[]): Promise<SessionInfo> {
     const tab = this.bySession.get(id);
     tab?.expectReplacement();
     const client = await this.connection.get();
@@ -358,12 +359,12 @@ export class TabManager implements TabHost, vscode.Disposable {
     let note: string;
     try {
       if (how === 'resume') {
-        const result = await client.request('resume', { session: id, env });
+        const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
         session = result.session;
-        note = `resumed: ${result.argv.join(' ')} (a new run of the agent; the conversation continues)`;
+        note = `resumed: ${result.argv.join(' ')} in ${session.cwd} (a new run of the agent; the conversation continues)`;
       } else {
         session = (await client.request('relaunch', { session: id, env })).session;
-        note = `relaunched: ${session.argv.join(' ')} (a new run, not the old process)`;
+        note = `relaunched: ${session.argv.join(' ')} in ${session.cwd} (a new run, not the old process)`;
       }
     } catch (err) {
       tab?.replacementFailed();

@@ -23,10 +23,6 @@ export enum TextLimit {
   Metadata = 64 * 1024,
 }
 
-/** Control characters (C0, DEL, C1): never in a name, an argv entry's NUL never anywhere. */
-// eslint-disable-next-line no-control-regex
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** Why cols x rows is not a size a session may have, or undefined when it is. */
 export function screenSizeProblem(cols: number, rows: number): string | undefined {
   if (!Number.isInteger(cols) || cols < 1 || cols > SizeLimit.MaxCols) return `cols must be an integer from 1 to ${SizeLimit.MaxCols}`;

@@ -11,7 +11,8 @@ export interface SavedSession {
   cwd: string;
   cols: number;
   rows: number;
-  title: string;
+  /** Only when `recovery.screenText` is on: shells put the running command (and its secrets) there. */
+  title?: string;
   createdAt: number;
   /** The program was running when the checkpoint was written (only those can be resumed). */
   running: boolean;
@@ -59,8 +60,12 @@ export interface SkippedCheckpoint {
 /** A saved session as `recovery inspect` shows it: no screen text, whether it can be resumed. */
 export interface InspectedSession extends Omit<SavedSession, 'screen'> {
   screenBytes: number;
-  /** Was running, and its metadata has `agent: {resumeArgv, sessionId}`. */
+  /** Was running, and is an agent whose resume command can be built (see protocol/agents.ts). */
   resumable: boolean;
+  /** The exact command `resume` runs (built-in profile, recorded id), in `cwd`. */
+  resumeCommand?: string[];
+  /** Why there is no exact command: a custom profile (its client gives it), or why it is not resumable. */
+  resumeNote?: string;
 }
 
 /** What an archived session's metadata carries besides the saved metadata. */
@@ -81,7 +86,10 @@ export const AGENT_ID_PLACEHOLDER = '{id}';
 export interface AgentMetadata {
   profile?: string;
   sessionId?: string;
-  /** argv with "{id}" where the agent session id goes, e.g. ["claude", "--resume", "{id}"]. */
+  /**
+   * argv with "{id}" where the agent session id goes, e.g. ["claude", "--resume", "{id}"]: recorded
+   * for information only. Resume never runs it (a checkpoint file can be edited): see protocol/agents.ts.
+   */
   resumeArgv?: string[];
 }
 
@@ -110,8 +118,11 @@ export interface RecoveryMethods {
   'config.reload': [Record<string, never>, { config: DaemonConfig; file: string }];
   /** A new process in an exited (e.g. archived) session's place: same name, cwd, size, metadata, position. */
   relaunch: [{ session: string; argv?: string[]; env?: Record<string, string> }, { session: SessionInfo; replaced: string }];
-  /** Relaunch with `metadata.agent.resumeArgv`, "{id}" replaced by the recorded agent session id. */
-  resume: [{ session: string; env?: Record<string, string> }, { session: SessionInfo; replaced: string; argv: string[] }];
+  /**
+   * Relaunch with the agent's resume command: `resumeArgv` (the client's own profile), else the
+   * built-in profile named by metadata.agent.profile; "{id}" replaced by the recorded agent session id.
+   */
+  resume: [{ session: string; env?: Record<string, string>; resumeArgv?: string[] }, { session: SessionInfo; replaced: string; argv: string[] }];
 }
 
 /** Where an archived session came from (set by `recovery.restore`). */
@@ -124,15 +135,4 @@ export function archivedFrom(metadata: Record<string, unknown> | undefined): Arc
 export function agentOf(metadata: Record<string, unknown> | undefined): (AgentMetadata & { name?: string; icon?: string }) | undefined {
   const agent = metadata?.agent;
   return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
-}
-
-/** The resume command line, or why there is none. */
-export function resumeArgv(metadata: Record<string, unknown>): string[] | string {
-  const agent = agentOf(metadata);
-  if (!agent) return 'it is not an agent session (no metadata.agent)';
-  if (!Array.isArray(agent.resumeArgv) || agent.resumeArgv.length === 0 || !agent.resumeArgv.every((a) => typeof a === 'string')) return 'its agent has no resumeArgv';
-  // Some agents resume "the latest conversation here" (codex resume --last): no id needed.
-  if (!agent.resumeArgv.some((a) => a.includes(AGENT_ID_PLACEHOLDER))) return [...agent.resumeArgv];
-  if (typeof agent.sessionId !== 'string' || !agent.sessionId) return 'no agent session id was recorded';
-  return agent.resumeArgv.map((a) => a.split(AGENT_ID_PLACEHOLDER).join(agent.sessionId!));
 }

@@ -1,6 +1,7 @@
 // The daemon itself: serve (foreground, persistent), stop, version.
 import { HoldfastClient } from '../../protocol/client';
 import { PROTOCOL_VERSION } from '../../protocol/messages';
+import { printableLines } from '../../protocol/printable';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
@@ -47,7 +48,7 @@ export const serveCommand: Command = {
     expectPositionals(ctx.args, 0, 0, '');
     // Loaded only here: the daemon (and node-pty) would slow every other command's start.
     const { runDaemon } = await import('../../daemon/daemon');
-    const outcome = await runDaemon({ socket: ctx.socket, startMode: 'persistent', logEcho: (line) => void process.stderr.write(line) });
+    const outcome = await runDaemon({ socket: ctx.socket, startMode: 'persistent', logEcho: (line) => void process.stderr.write(printableLines(line)) });
     if (outcome === 'taken') {
       const pid = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
       throw new CliError(ExitCode.Failed, 'running', `a daemon${pid ? ` (pid ${pid})` : ''} already listens on ${ctx.socket}`);

@@ -6,7 +6,7 @@ import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
-import { formatState } from '../output';
+import { formatState, printable } from '../output';
 
 export const readCommand: Command = {
   name: 'read',
@@ -20,7 +20,7 @@ export const readCommand: Command = {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const scrollback = intOpt(ctx.args, 'scrollback', 0);
     const result = await withClient(ctx, (client) => client.request('read', { session: ctx.args.positionals[0], scrollback }));
-    return { data: result, text: result.lines.map((l) => l + '\n').join('') };
+    return { data: result, text: result.lines.map((l) => printable(l) + '\n').join('') };
   },
 };
 

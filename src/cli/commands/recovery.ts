@@ -9,7 +9,7 @@ import { expectPositionals } from '../args';
 import { Command, CommandResult, Context } from '../command';
 import { connectOptions, withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
-import { formatAge, formatState, formatTime, shellQuote, table, tildify } from '../output';
+import { commandLine, formatAge, formatState, formatTime, printable, table, tildify } from '../output';
 import { daemonScriptPath } from './sessions';
 
 function verb(ctx: Context, verbs: string[]): string {
@@ -32,8 +32,19 @@ function checkpointTable(checkpoints: CheckpointSummary[], now = Date.now()): st
 }
 
 function inspectedTable(sessions: InspectedSession[]): string {
-  const rows = sessions.map((s) => [s.id, s.name, s.running ? 'running' : formatState({ state: 'exited', exit: s.exit }), s.resumable ? 'resume' : 'relaunch', s.screenBytes ? formatBytes(s.screenBytes) : '-', tildify(s.cwd), s.argv ? s.argv.map(shellQuote).join(' ') : '']);
+  const rows = sessions.map((s) => [printable(s.id), printable(s.name), s.running ? 'running' : formatState({ state: 'exited', exit: s.exit }), s.resumable ? 'resume' : 'relaunch', s.screenBytes ? formatBytes(s.screenBytes) : '-', printable(tildify(s.cwd)), s.argv ? commandLine(s.argv) : '']);
   return table(['ID', 'NAME', 'STATE', 'OFFER', 'SCREEN', 'CWD', 'COMMAND'], rows);
+}
+
+/** For each agent session: the exact command `resume` would run and where, or why there is none. */
+function resumeLines(sessions: InspectedSession[]): string {
+  return sessions
+    .filter((s) => s.resumeCommand || s.resumeNote)
+    .map((s) => {
+      const head = `resume ${printable(s.id)} (${printable(s.name)}): `;
+      return s.resumeCommand ? `${head}${commandLine(s.resumeCommand)}\n  in ${printable(s.cwd)}\n` : `${head}${printable(s.resumeNote!)}\n`;
+    })
+    .join('');
 }
 
 const NEW_RUN = 'a new run, not a continuation: the old process ended with its daemon';
@@ -46,7 +57,7 @@ function listResult(result: { checkpoints: CheckpointSummary[]; skipped: { file:
 function inspectResult(result: { checkpoint: CheckpointSummary; sessions: InspectedSession[] }): CommandResult {
   const c = result.checkpoint;
   const head = `checkpoint ${c.id}, written ${formatTime(c.writtenAt)} by daemon ${c.daemonPid}${c.current ? ' (this daemon)' : ''}, ${c.sessions} sessions\n`;
-  return { data: result, text: head + inspectedTable(result.sessions) };
+  return { data: result, text: head + inspectedTable(result.sessions) + resumeLines(result.sessions) };
 }
 
 /** list and inspect work without a daemon (after a reboot): they read the files themselves. */
@@ -89,7 +100,7 @@ export const recoveryCommand: Command = {
           return inspectResult(await client.request('recovery.inspect', { id }));
         case 'restore': {
           const result = await client.request('recovery.restore', { id });
-          const text = result.sessions.map((s) => `${s.id} ${s.name} (archived)`).join('\n');
+          const text = result.sessions.map((s) => `${s.id} ${printable(s.name)} (archived)`).join('\n');
           return { data: result, text, note: `${result.sessions.length} archived sessions; start one again with \`holdfast relaunch ID\` or, for an agent, \`holdfast resume ID\`` };
         }
         case 'forget': {
@@ -154,7 +165,7 @@ export const configCommand: Command = {
 };
 
 function started(session: SessionInfo, replaced: string): string {
-  return `${session.id} ${session.name}: started in ${replaced}'s place (${NEW_RUN})`;
+  return `${session.id} ${printable(session.name)}: started in ${replaced}'s place (${NEW_RUN})\nin ${printable(session.cwd)}`;
 }
 
 export const relaunchCommand: Command = {
@@ -170,22 +181,24 @@ export const relaunchCommand: Command = {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const argv = ctx.args.rest.length > 0 ? ctx.args.rest : undefined;
     const result = await withClient(ctx, (client) => client.request('relaunch', { session: ctx.args.positionals[0], argv }));
-    return { data: result, text: started(result.session, result.replaced) };
+    return { data: result, text: `${started(result.session, result.replaced)}\n${commandLine(result.session.argv)}` };
   },
 };
 
 export const resumeCommand: Command = {
   name: 'resume',
   summary: 'resume an archived agent session: its resume command with the recorded agent session id, in its place',
-  usage: 'resume ID',
+  usage: 'resume ID [-- CMD ARGS...]',
   options: {},
   details: [
-    'The session\'s metadata.agent gives the command, e.g. {"resumeArgv": ["claude", "--resume", "{id}"], "sessionId": "..."}. Only sessions that were running when the checkpoint was written are resumed; one that had exited before is not (use relaunch).',
+    'The command is the built-in agent profile\'s (claude, codex, gemini; named by the session\'s metadata.agent.profile) with the recorded conversation id, e.g. `claude --resume ID`; the command saved in the checkpoint is never run. For a custom profile give its resume command after `--`, "{id}" where the id goes: `holdfast resume bot -- my-agent --continue {id}`. The id must be letters, digits, ".", "_" and "-".',
+    'Only sessions that were running when the checkpoint was written are resumed; one that had exited before is not (use relaunch). `holdfast recovery inspect` shows the exact command and directory first.',
     '--json prints {"session": SessionInfo, "replaced": OLD_ID, "argv": [...]}.',
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
-    const result = await withClient(ctx, (client) => client.request('resume', { session: ctx.args.positionals[0] }));
-    return { data: result, text: `${started(result.session, result.replaced)}\n${result.argv.map(shellQuote).join(' ')}` };
+    const resumeArgv = ctx.args.rest.length > 0 ? ctx.args.rest : undefined;
+    const result = await withClient(ctx, (client) => client.request('resume', { session: ctx.args.positionals[0], ...(resumeArgv ? { resumeArgv } : {}) }));
+    return { data: result, text: `${started(result.session, result.replaced)}\n${commandLine(result.argv)}` };
   },
 };

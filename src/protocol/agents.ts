@@ -1,0 +1,86 @@
+// Agent profiles shared by the extension, the daemon and the CLI: the built-in ones, and the one
+// rule that turns a session's recorded agent metadata into the command `resume` runs. The command
+// is never read from the checkpoint file: it is the built-in profile's (found by the recorded
+// profile name) or the one a client gives for its own profile; only the conversation id is read,
+// and it must look like one.
+import { AGENT_ID_PLACEHOLDER, agentOf } from './recovery';
+
+export interface AgentProfile {
+  /** Stable key recorded in the session (metadata.agent.profile). */
+  id: string;
+  name: string;
+  /** A codicon name. */
+  icon: string;
+  /** The command line; "{id}" is replaced by the agent session id. */
+  argv: string[];
+  /** The command line that continues the conversation; "{id}" as above. */
+  resumeArgv: string[];
+  /** "generate": Holdfast makes a UUID and passes it in argv; "none": the agent picks its own. */
+  sessionId: 'generate' | 'none';
+}
+
+// What each built-in agent supports (also in the README):
+//   Claude Code  starts with a generated `--session-id <uuid>`; resumes that conversation (`--resume <uuid>`).
+//   Codex CLI    cannot be given an id at start; resumes the latest conversation of its directory (`codex resume --last`).
+//   Gemini CLI   likewise; `gemini --resume latest` resumes the latest conversation of its project.
+export const BUILTIN_AGENTS: readonly AgentProfile[] = [
+  { id: 'claude', name: 'Claude Code', icon: 'sparkle', argv: ['claude', '--session-id', AGENT_ID_PLACEHOLDER], resumeArgv: ['claude', '--resume', AGENT_ID_PLACEHOLDER], sessionId: 'generate' },
+  { id: 'codex', name: 'Codex CLI', icon: 'hubot', argv: ['codex'], resumeArgv: ['codex', 'resume', '--last'], sessionId: 'none' },
+  { id: 'gemini', name: 'Gemini CLI', icon: 'star-empty', argv: ['gemini'], resumeArgv: ['gemini', '--resume', 'latest'], sessionId: 'none' },
+];
+
+/** A profile by id, from a list: an exact match on an own string, so "__proto__" or "constructor" finds nothing. */
+export function findProfile<P extends { id: string }>(profiles: readonly P[], id: unknown): P | undefined {
+  return typeof id === 'string' ? profiles.find((p) => Object.prototype.hasOwnProperty.call(p, 'id') && p.id === id) : undefined;
+}
+
+export function builtinAgent(id: unknown): AgentProfile | undefined {
+  return findProfile(BUILTIN_AGENTS, id);
+}
+
+/** A conversation id as agents make them (UUIDs, slugs): it goes into a command line, so nothing else. */
+export const CONVERSATION_ID = /^[A-Za-z0-9._-]+$/;
+export const MAX_CONVERSATION_ID_LENGTH = 256;
+
+/** Why a recorded conversation id is refused, or undefined when it is fine. */
+export function conversationIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string' || id === '') return 'no agent session id was recorded';
+  if (id.length > MAX_CONVERSATION_ID_LENGTH) return `its agent session id is longer than ${MAX_CONVERSATION_ID_LENGTH} characters`;
+  if (!CONVERSATION_ID.test(id)) return 'its agent session id has characters other than letters, digits, ".", "_" and "-"';
+  // "-x" would be read as an option of the agent, not as an id.
+  if (id.startsWith('-')) return 'its agent session id starts with "-"';
+  return undefined;
+}
+
+/**
+ * The resume command line, or why there is none. `template` is the client's resume command for
+ * its own profile (the extension's holdfast.agents, the CLI's `resume ID -- CMD`); without one,
+ * the built-in profile named by metadata.agent.profile gives it.
+ */
+export function resumeArgv(metadata: Record<string, unknown>, template?: readonly string[]): string[] | string {
+  const agent = agentOf(metadata);
+  if (!agent) return 'it is not an agent session (no metadata.agent)';
+  const profile = builtinAgent(agent.profile);
+  const command = template ?? profile?.resumeArgv;
+  if (!command) {
+    const name = typeof agent.profile === 'string' ? `"${agent.profile}"` : '(none recorded)';
+    return `its agent profile ${name} is not built-in (${BUILTIN_AGENTS.map((p) => p.id).join(', ')}), and the checkpoint's command is not trusted: give the resume command (holdfast resume ID -- CMD ARGS..., "${AGENT_ID_PLACEHOLDER}" for the conversation id; VS Code sends its holdfast.agents profile)`;
+  }
+  if (command.length === 0) return 'its agent profile has no resume command';
+  // Some agents resume "the latest conversation here" (codex resume --last): no id needed.
+  if (!command.some((a) => a.includes(AGENT_ID_PLACEHOLDER))) return [...command];
+  const problem = conversationIdProblem(agent.sessionId);
+  if (problem) return problem;
+  return command.map((a) => a.split(AGENT_ID_PLACEHOLDER).join(agent.sessionId!));
+}
+
+/**
+ * Whether resume is offered: its command can be built, or it is a profile of the client's own
+ * (not built-in) whose command the client will give, with no bad id recorded.
+ */
+export function resumeOffered(metadata: Record<string, unknown>): boolean {
+  if (typeof resumeArgv(metadata) !== 'string') return true;
+  const agent = agentOf(metadata);
+  if (typeof agent?.profile !== 'string' || builtinAgent(agent.profile)) return false;
+  return agent.sessionId === undefined || conversationIdProblem(agent.sessionId) === undefined;
+}
