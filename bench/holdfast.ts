@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { Attachment, HoldfastClient } from '../src/protocol/client';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
-import { daemonEnv } from '../src/protocol/launch';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/protocol/launch';
 import { PROTOCOL_VERSION, SessionInfo } from '../src/protocol/messages';
 import * as fs from 'node:fs';
 import { tokenPathFor } from '../src/protocol/paths';
@@ -58,7 +58,7 @@ export async function startBenchDaemon(launch: DaemonLaunch = {}): Promise<Bench
   env.HOLDFAST_SOCKET = socket;
   env.NODE_PATH = nodePath();
   fs.mkdirSync(path.join(dir, 'run'), { mode: 0o700 });
-  const args = [...(launch.nodeArgs ?? []), daemonScript(), 'run', '--persistent', '--socket', socket, '--ready-fd', '3', '--log', path.join(dir, 'daemon.log')];
+  const args = [...DAEMON_NODE_FLAGS, ...(launch.nodeArgs ?? []), daemonScript(), 'run', '--persistent', '--socket', socket, '--ready-fd', '3', '--log', path.join(dir, 'daemon.log')];
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: daemonEnv(env), cwd: '/' });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
