@@ -23,7 +23,6 @@ import {
   FloodRun,
   floodKernel,
   floodTmux,
-  Latency,
   makeFiles,
   memoryAndIdle,
   MemoryResult,
@@ -109,7 +108,7 @@ async function main(): Promise<number> {
   const measured = await revision(); // what that build was made from (sources may change during the run)
   // Profiles are written when the daemons exit (at cleanup) and read before the pinned copy (and
   // its source map) is removed: this step runs after every later cleanup step.
-  let profiles: ProfileSummary[] = [];
+  const profiles: ProfileSummary[] = [];
   onCleanup(() => {
     if (!profileDir) return;
     for (const f of fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'))) {

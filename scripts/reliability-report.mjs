@@ -82,7 +82,7 @@ const durationS = Math.round((Date.now() - started) / 1000);
 const figures = fs.existsSync(figuresFile) ? fs.readFileSync(figuresFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
 fs.rmSync(figuresFile, { force: true });
 
-let commit = '';
+let commit;
 try {
   commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   if (execFileSync('git', ['status', '--porcelain', 'src'], { cwd: root, encoding: 'utf8' }).trim()) commit += ' (+ uncommitted changes in src/)';

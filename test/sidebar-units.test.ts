@@ -3,7 +3,7 @@
 // alone drive a session through running → idle → waiting → running → exited.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DaemonEvent, SessionInfo } from '../src/protocol/messages';
+import { SessionInfo } from '../src/protocol/messages';
 import { agentKind, buildModel, displayPath, SessionStateTracker, toCard } from '../src/extension/sessionState';
 import { formatElapsed } from '../src/extension/webview/elapsed';
 import { startTestDaemon, waitFor } from './helpers/daemon';

@@ -6,7 +6,7 @@ import { readCheckpoints, recoveryDir } from '../daemon/checkpoint';
 import { HoldfastClient, NoDaemonError } from '../protocol/client';
 import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
 import { checkSocket as trustCheckSocket, checkSocketDir as trustCheckSocketDir, readTokenFile, TrustCheck } from '../protocol/endpointTrust';
-import { defaultLogPath, defaultSocketPath } from '../protocol/paths';
+import { defaultLogPath } from '../protocol/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
 import { Command } from './command';

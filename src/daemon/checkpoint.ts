@@ -52,7 +52,7 @@ export function parseCheckpoint(text: string): CheckpointFile {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not valid JSON (${text.length === 0 ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`);
+    throw new Error(`not valid JSON (${text.length === 0 ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`, { cause: err });
   }
   const c = data as CheckpointFile;
   if (!c || typeof c !== 'object') throw new Error('not a JSON object');

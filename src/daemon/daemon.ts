@@ -145,7 +145,7 @@ export class Daemon implements RequestHandler {
         clearTimeout(this.unusedTimer);
         this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
         this.route({ type: 'session', session: session.info() });
-        session.hasExited.then(() => this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`));
+        void session.hasExited.then(() => this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`));
         return { session: session.info() };
       },
       attach: (p, connection) => this.attach(connection, p),

@@ -45,4 +45,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

@@ -81,7 +81,7 @@ export class PtyProcess implements IDisposable {
       }
       const buf = Buffer.allocUnsafe(65536);
       for (;;) {
-        let n = 0;
+        let n: number;
         try {
           n = fs.readSync(fd, buf, 0, buf.length, null);
         } catch {

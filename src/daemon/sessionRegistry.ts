@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Emitter, IDisposable } from '../protocol/disposable';
-import { screenSizeProblem, SizeLimit } from '../protocol/limits';
+import { MAX_SCROLLBACK_LINES, screenSizeProblem } from '../protocol/limits';
 import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
 import { Session } from './session';
@@ -15,7 +15,7 @@ export interface RegistryLimits {
   maxScrollback: number;
 }
 
-export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: SizeLimit.MaxScrollbackLines };
+export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: MAX_SCROLLBACK_LINES };
 
 /** A limit from the daemon's command line or environment: an integer in range, else a clear error (NaN turned a limit off). */
 export function parseLimit(value: string, what: string, min: number, max: number): number {

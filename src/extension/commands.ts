@@ -24,6 +24,7 @@ export interface CommandContext {
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   const { tabs } = ctx;
   // Every command reports its own failure in one message ("Holdfast: New Terminal failed: why").
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command declares its own argument types
   const run = (id: string, title: string, fn: (...args: any[]) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
@@ -218,7 +219,7 @@ function resumeCommandFor(ctx: CommandContext, session: SessionInfo): string[] |
 }
 
 async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
-  const { profiles, errors } = agentProfiles(ctx);
+  const { profiles } = agentProfiles(ctx);
   let profile = profileId ? findProfile(profiles, profileId) : undefined;
   if (profileId && !profile) throw new Error(`no agent profile "${profileId}" (known: ${profiles.map((p) => p.id).join(', ')}; add one in the setting holdfast.agents)`);
   if (!profile) {

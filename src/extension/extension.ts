@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return install;
     } catch (err) {
       installError = `cannot copy the daemon into ${storage}: ${(err as Error).message}`;
-      throw new Error(installError);
+      throw new Error(installError, { cause: err });
     }
   };
 

@@ -11,8 +11,10 @@ export enum SizeLimit {
    * at 50 columns, 83,000 at 120; a wider screen keeps fewer lines rather than more memory.
    */
   ScrollbackCells = 10_000_000,
-  MaxScrollbackLines = 200_000,
 }
+
+/** Lines of scrollback a session may ask for at most (the cell budget may keep fewer). */
+export const MAX_SCROLLBACK_LINES = 200_000;
 
 export enum TextLimit {
   /** Session names, characters. */

@@ -505,7 +505,7 @@ export class CodeServer {
         { timeout: 60_000, interval: 250, message: `code-server on port ${this.port}` },
       );
     } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- ${this.logFile} (tail) ---\n${this.logTail()}`);
+      throw new Error(`${(err as Error).message}\n--- ${this.logFile} (tail) ---\n${this.logTail()}`, { cause: err });
     }
     if (outcome === 'exited') {
       throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) before answering\n--- ${this.logFile} (tail) ---\n${this.logTail()}`);

@@ -41,7 +41,7 @@ export class AttachTerminal {
       } catch {
         // no log yet
       }
-      throw new Error(`${(err as Error).message}\nsessions: ${sessions.stdout}\ndaemon log:\n${log}`);
+      throw new Error(`${(err as Error).message}\nsessions: ${sessions.stdout}\ndaemon log:\n${log}`, { cause: err });
     }
     const rc = Number(/\[rc=(\d+)\]/.exec(this.output)![1]);
     return { rc, after: this.output.slice(this.output.lastIndexOf('[rc=')) };

@@ -1,0 +1,25 @@
+// npm test lints with this (npm run lint): typescript-eslint's recommended rules with type
+// information, so a promise nobody awaits or handles is an error.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'out/', '.out-*/', 'node_modules/', '.vscode-test/', 'test-artifacts/', 'media/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // node:test's test() and describe() return promises the runner itself awaits.
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      // A terminal's code matches control characters on purpose (escapes, C0, C1).
+      'no-control-regex': 'off',
+      // A timer or listener declared before the closure that clears it, then assigned once.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  { files: ['**/*.mjs', '**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } } },
+);
