@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { readCheckpoints, recoveryDir } from '../daemon/checkpoint';
+import { readCheckpoints, recoveryDir } from '../protocol/checkpointFiles';
 import { HoldfastClient, NoDaemonError } from '../protocol/client';
 import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
 import { checkSocket as trustCheckSocket, checkSocketDir as trustCheckSocketDir, readTokenFile, TrustCheck } from '../protocol/endpointTrust';

@@ -1,6 +1,6 @@
 // Recovery: checkpoints (recovery list|inspect|restore|forget|checkpoint), the daemon's config
 // (config get|set|reload), and a new run in an archived session's place (relaunch, resume).
-import { inspectSaved, readCheckpoints, recoveryDir } from '../../daemon/checkpoint';
+import { inspectSaved, readCheckpoints, recoveryDir } from '../../protocol/checkpointFiles';
 import { HoldfastClient, NoDaemonError } from '../../protocol/client';
 import { connectOrStart } from '../../protocol/launch';
 import type { SessionInfo } from '../../protocol/messages';

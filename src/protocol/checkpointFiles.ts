@@ -1,0 +1,103 @@
+// Reading checkpoint files ($XDG_STATE_HOME/holdfast/recovery/checkpoint-RUN.json): where they are,
+// what makes one valid, and how `recovery list | inspect` shows them. The daemon writes them
+// (src/daemon/checkpoint.ts); the CLI reads them without a daemon.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { builtinAgent, resumeArgv, resumeOffered } from './agents';
+import { stateDir } from './paths';
+import { agentOf, archivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, SavedSession, SkippedCheckpoint } from './recovery';
+
+const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
+
+export function recoveryDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(stateDir(env), 'recovery');
+}
+
+export function checkpointFile(dir: string, id: string): string {
+  return path.join(dir, `checkpoint-${id}.json`);
+}
+
+/** Parses and checks a checkpoint; throws a one-line reason when it is not one. */
+export function parseCheckpoint(text: string): CheckpointFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`not valid JSON (${text.length === 0 ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`, { cause: err });
+  }
+  const c = data as CheckpointFile;
+  if (!c || typeof c !== 'object') throw new Error('not a JSON object');
+  if (c.version !== CHECKPOINT_VERSION) throw new Error(`unknown version ${String(c.version)}`);
+  if (typeof c.id !== 'string' || typeof c.writtenAt !== 'number' || !Array.isArray(c.sessions)) throw new Error('missing id, writtenAt or sessions');
+  for (const s of c.sessions) {
+    if (!s || typeof s.id !== 'string' || typeof s.name !== 'string' || typeof s.cwd !== 'string') throw new Error('a session without id, name or cwd');
+    if (!s.metadata || typeof s.metadata !== 'object') s.metadata = {};
+  }
+  return c;
+}
+
+export function summarize(c: CheckpointFile, file: string, bytes: number, currentId: string): CheckpointSummary {
+  return {
+    id: c.id,
+    file,
+    bytes,
+    writtenAt: c.writtenAt,
+    daemonPid: c.daemonPid,
+    socket: c.socket,
+    current: c.id === currentId,
+    sessions: c.sessions.length,
+    running: c.sessions.filter((s) => s.running).length,
+    screens: c.sessions.some((s) => typeof s.screen === 'string'),
+  };
+}
+
+export function listCheckpointFiles(dir: string): { id: string; path: string; mtimeMs: number; size: number }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: { id: string; path: string; mtimeMs: number; size: number }[] = [];
+  for (const name of names) {
+    const match = FILE_PATTERN.exec(name);
+    if (!match) continue;
+    const file = path.join(dir, name);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size });
+  }
+  return out;
+}
+
+/** Every readable checkpoint, newest first; the rest reported as skipped. */
+export function readCheckpoints(dir: string, currentId: string): { checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[]; skipped: SkippedCheckpoint[] } {
+  const checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[] = [];
+  const skipped: SkippedCheckpoint[] = [];
+  for (const f of listCheckpointFiles(dir)) {
+    try {
+      const text = fs.readFileSync(f.path, 'utf8');
+      const data = parseCheckpoint(text);
+      if (data.id !== f.id) throw new Error(`holds checkpoint ${data.id}, not ${f.id}`);
+      checkpoints.push({ summary: summarize(data, f.path, Buffer.byteLength(text), currentId), data });
+    } catch (err) {
+      skipped.push({ file: f.path, error: (err as Error).message });
+    }
+  }
+  checkpoints.sort((a, b) => b.summary.writtenAt - a.summary.writtenAt);
+  return { checkpoints, skipped };
+}
+
+/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered, and the exact command. */
+export function inspectSaved(saved: SavedSession): InspectedSession {
+  const { screen, ...rest } = saved;
+  // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
+  const running = saved.running || archivedFrom(saved.metadata)?.running === true;
+  const inspected: InspectedSession = { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && resumeOffered(saved.metadata) };
+  if (!agentOf(saved.metadata)) return inspected;
+  const command = resumeArgv(saved.metadata);
+  if (!running) inspected.resumeNote = 'it had exited before the checkpoint was written (relaunch starts a new run)';
+  else if (typeof command !== 'string') inspected.resumeCommand = command;
+  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile)) inspected.resumeNote = 'a custom agent profile: the command comes from the client (VS Code\'s holdfast.agents, or holdfast resume ID -- CMD ARGS...)';
+  else inspected.resumeNote = command;
+  return inspected;
+}
