@@ -86,11 +86,16 @@ test('regression: the disk full while a checkpoint is written: the failed write 
     await sleep(300);
     const previous = fs.readFileSync(file, 'utf8');
     assert.equal(JSON.parse(previous).sessions.length, 1);
-    // ~2,000 lines of 150 characters of screen: the next checkpoint does not fit.
-    const { session: big } = await client.request('create', { name: 'big', argv: ['sh', '-c', 'seq -f "%0.0f ' + 'y'.repeat(140) + '" 1 2000; sleep 100'], cols: 160, scrollback: 3000, cwd: dir });
+    // ~2,000 lines of 150 characters of screen: the next checkpoint does not fit. The session prints
+    // them only once the checkpoint that adds it (still empty) is written: a write of its first lines
+    // could fit, and the file would change before the disk is full (a race seen under load).
+    const { session: big } = await client.request('create', { name: 'big', argv: ['sh', '-c', 'read go; seq -f "%0.0f ' + 'y'.repeat(140) + '" 1 2000; sleep 100'], cols: 160, scrollback: 3000, cwd: dir });
+    await waitFor(() => JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 2, 10_000, 'the checkpoint with the new, empty session');
+    const withEmpty = fs.readFileSync(file, 'utf8');
+    await client.request('send', { session: big.id, data: '\n' });
     await waitFor(() => /checkpoint not written: ENOSPC/.test(daemonLog(env)), 20_000, 'a checkpoint write to fail with ENOSPC');
     await assert.rejects(client.request('recovery.checkpoint', {}), /checkpoint not written: ENOSPC: no space left on device/);
-    assert.equal(fs.readFileSync(file, 'utf8'), previous, 'the previous checkpoint changed');
+    assert.equal(fs.readFileSync(file, 'utf8'), withEmpty, 'the previous checkpoint changed');
     assert.deepEqual(files().filter((n) => n.startsWith('.tmp-')), [], 'a failed write left its temp file, keeping the disk full');
     assert.ok(isAlive(pid));
     assert.equal((await client.request('list', {})).sessions.length, 2);
