@@ -19,6 +19,7 @@ interface CoreBuffer {
     maxLength: number;
     get(index: number): { isWrapped: boolean } | undefined;
     trimStart(count: number): void;
+    set(index: number, value: unknown): void;
     splice(start: number, deleteCount: number, ...items: unknown[]): void;
   };
   ybase: number;
@@ -158,6 +159,8 @@ export class HistoryCapture {
       this.store.push(encodeRows(rows, this.terminal.cols, this.cell));
       start = end;
     }
+    // trimStart leaves the rows referenced in its ring until the slots are reused: let them go now.
+    for (let y = 0; y < until; y++) buffer.lines.set(y, undefined);
     // As xterm does when its scrollback setting shrinks (Buffer.resize).
     buffer.lines.trimStart(until);
     buffer.ybase = Math.max(buffer.ybase - until, 0);
