@@ -7,12 +7,19 @@ import { Emitter, IDisposable } from '../protocol/disposable';
 import { TextLimit } from '../protocol/limits';
 import { hasControl } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
+import { HistoryCapture, plainText } from './historyCapture';
+import { HistoryStore } from './historyStore';
 import { renderSnapshot } from './snapshot';
 
 export interface EmulatorOptions {
   cols: number;
   rows: number;
   scrollback: number;
+  /**
+   * Rows of scrollback the emulator itself keeps; older lines move to a compact history store
+   * (historyStore.ts). Undefined: all scrollback stays in xterm's buffer.
+   */
+  historyMargin?: number;
 }
 
 /** Colours reported to OSC 10/11/12 queries when the daemon answers (a dark theme's defaults). */
@@ -20,6 +27,7 @@ const QUERY_COLOURS: Record<number, string> = { 10: 'rgb:d4d4/d4d4/d4d4', 11: 'r
 
 export class Emulator implements IDisposable {
   readonly terminal: Terminal;
+  private readonly history: HistoryCapture | undefined;
   private readonly disposables: IDisposable[] = [];
   private writtenBytes = 0;
   private parsedBytes = 0;
@@ -55,6 +63,9 @@ export class Emulator implements IDisposable {
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
     this.containParseErrors();
+    if (options.historyMargin !== undefined) {
+      this.history = new HistoryCapture(this.terminal, new HistoryStore(options.scrollback), options.historyMargin);
+    }
     const parser = this.terminal.parser;
     this.disposables.push(
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
@@ -123,6 +134,7 @@ export class Emulator implements IDisposable {
     this.writtenBytes += length;
     this.terminal.write(chunk, () => {
       this.parsedBytes += length;
+      this.history?.capture();
       this.onParsedEmitter.fire();
     });
   }
@@ -145,7 +157,10 @@ export class Emulator implements IDisposable {
   }
 
   resize(cols: number, rows: number): void {
+    this.history?.prepareResize(rows);
     this.terminal.resize(cols, rows);
+    // A smaller screen pushes rows into the scrollback.
+    this.history?.capture();
   }
 
   /** Lines kept above the screen (lowering it drops the oldest). */
@@ -159,7 +174,21 @@ export class Emulator implements IDisposable {
 
   /** Only valid when called from an onParsed listener or with an empty backlog. */
   snapshot(scrollback?: number): string {
-    return renderSnapshot(this.terminal, this.titleText, scrollback);
+    return renderSnapshot(this.terminal, this.titleText, scrollback, this.historyVt(scrollback));
+  }
+
+  /** Lines in the history store (outside xterm's buffer). */
+  get historyLength(): number {
+    return this.history?.store.length ?? 0;
+  }
+
+  /** Stored history lines that a snapshot with `scrollback` lines above the screen includes. */
+  private historyVt(scrollback = Infinity): string[] {
+    const store = this.history?.store;
+    if (!store) return [];
+    const wanted = scrollback - this.terminal.buffer.normal.baseY;
+    if (wanted <= 0) return [];
+    return store.slice(Math.max(0, store.length - wanted));
   }
 
   /** Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen. */
@@ -167,6 +196,9 @@ export class Emulator implements IDisposable {
     const buffer = this.terminal.buffer.active;
     const start = Math.max(0, buffer.baseY - Math.max(0, scrollback));
     const lines: string[] = [];
+    // Older lines come from the history store, one per logical line (they are not wrapped to a width).
+    const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - buffer.baseY) : 0;
+    if (fromStore > 0) for (const line of this.history!.store.slice(this.historyLength - fromStore)) lines.push(plainText(line));
     for (let y = start; y < buffer.baseY + this.terminal.rows; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
     return lines;
   }

@@ -201,12 +201,12 @@ class LineWriter {
  * active, the alternate screen. The receiver starts from a reset terminal of the same size.
  * The cursor, modes and pen are left to the caller.
  */
-export function serializeBuffers(terminal: Terminal, scrollback = Infinity): string {
+export function serializeBuffers(terminal: Terminal, scrollback = Infinity, history: string[] = []): string {
   const normal = terminal.buffer.normal;
   const rows = terminal.rows;
   const from = Math.max(0, normal.baseY - scrollback);
   let to = normal.length;
-  if (to - from <= rows) {
+  if (to - from <= rows && history.length === 0) {
     // No scrollback to build: trailing empty rows need not be written.
     const cell = normal.getNullCell();
     while (to > from + 1) {
@@ -219,6 +219,8 @@ export function serializeBuffers(terminal: Terminal, scrollback = Infinity): str
     }
   }
   const writer = new LineWriter(normal, terminal.cols);
+  // History lines print from column 0 with the default pen and wrap at the receiver's width.
+  for (const line of history) writer.out.push(line, '\r\n');
   writer.writeFlowing(from, to);
   const out = writer.out;
   if (terminal.buffer.active.type === 'alternate') {
