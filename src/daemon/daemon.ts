@@ -40,7 +40,6 @@ const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'de
 
 type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
 type RecoveryMethod = keyof RecoveryMethods;
-export type RecoveryMethodTable = Pick<MethodTable, RecoveryMethod>;
 
 /** A size a client asked for: both or neither; within the bounds of limits.ts. */
 function optionalSize(cols: number | undefined, rows: number | undefined): { cols: number; rows: number } | undefined {

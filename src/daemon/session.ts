@@ -1,11 +1,11 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
 import { DisposableStore, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
 import type { DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../protocol/messages';
+import { scrollbackWithinBudget } from '../protocol/limits';
+import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
 import { PtyProcess, PtyOptions } from './ptyProcess';
-import { scrollbackWithinBudget } from '../protocol/limits';
-import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { SequenceBoundary } from './sequenceBoundary';
 
 export enum SessionTiming {

@@ -73,7 +73,8 @@ export function checkedSize(cols: number, rows: number): { cols: number; rows: n
 export function findProgram(program: string, env: Record<string, string>, cwd: string): string | undefined {
   const executable = (file: string) => {
     try {
-      return fs.statSync(file).isFile() && (fs.accessSync(file, fs.constants.X_OK), true);
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
     } catch {
       return false; // missing or not executable: try the next candidate
     }
