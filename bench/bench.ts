@@ -359,37 +359,16 @@ async function main(): Promise<number> {
     const mem: MemoryResult = await memoryAndIdle(ctx, counts, idleSeconds, 20, quick ? 3 : 5);
     raw.memory = mem;
     if (only.has('memory')) {
-      for (const p of mem.points) {
-        const hfPer = (p.holdfast.rssKb - mem.baseline.holdfast.rssKb) / p.sessions;
-        const tmPer = p.tmux && mem.baseline.tmux ? (p.tmux.rssKb - mem.baseline.tmux.rssKb) / p.sessions : undefined;
-        table.push({
-          row: '4 memory',
-          metric: `RSS per idle session, ${p.sessions} session${p.sessions > 1 ? 's' : ''} (daemon total)`,
-          holdfast: `${mb(hfPer)} (${mb(p.holdfast.rssKb)})`,
-          tmux: p.tmux ? `${mb(tmPer)} (${mb(p.tmux.rssKb)})` : '–',
-          other: '',
-          ratio: `${x(hfPer, tmPer)} tmux`,
-          target: '≤1.0× tmux',
-          met: tmPer === undefined ? null : hfPer <= tmPer,
-        });
-      }
+      memoryRows(table, mem, 'coloured 120-column lines');
       const last = mem.points[mem.points.length - 1];
       if (last.tmux && mem.baseline.tmux) tmuxPerSessionKb = (last.tmux.rssKb - mem.baseline.tmux.rssKb) / last.sessions;
-      const hfPss = (last.holdfast.pssKb - mem.baseline.holdfast.pssKb) / last.sessions;
-      const tmPss = last.tmux && mem.baseline.tmux ? (last.tmux.pssKb - mem.baseline.tmux.pssKb) / last.sessions : undefined;
-      table.push({
-        row: '4 memory',
-        metric: `PSS per idle session, ${last.sessions} sessions (daemon total)`,
-        holdfast: `${mb(hfPss)} (${mb(last.holdfast.pssKb)})`,
-        tmux: last.tmux ? `${mb(tmPss)} (${mb(last.tmux.pssKb)})` : '–',
-        other: '',
-        ratio: `${x(hfPss, tmPss)} tmux`,
-        target: '≤1.0× tmux',
-        met: tmPss === undefined ? null : hfPss <= tmPss,
-      });
+      log('memory: short plain lines (seq)');
+      const plain = await memoryAndIdle(ctx, quick ? [20] : [20, 100], idleSeconds, 0, quick ? 3 : 5, true);
+      raw.memoryPlain = plain;
+      memoryRows(table, plain, '`seq` lines');
     }
     if (only.has('idle')) {
-      const { holdfastDetached: d, holdfastWatched: w, tmux: t } = mem.idle;
+      const { holdfastDetached: d, holdfastWatched: w, tmux: t } = mem.idle!;
       const per10 = (v: number, s: number) => (v * 10) / s;
       table.push({
         row: '5 idle',
@@ -451,6 +430,16 @@ async function main(): Promise<number> {
     });
     table.push({
       row: '7 parts',
+      metric: 'history store bytes per line: `seq` lines / coloured 110-column lines',
+      holdfast: `${p.historyBytesPerLine.plain.toFixed(1)} / ${p.historyBytesPerLine.coloured.toFixed(1)}`,
+      tmux: '',
+      other: '',
+      ratio: '',
+      target: '(evidence)',
+      met: null,
+    });
+    table.push({
+      row: '7 parts',
       metric: 'restore a hibernated session (parse its snapshot, 200x50): wall [CPU]',
       holdfast: `${ms(p.restore.ms)} [${ms(p.restore.cpuMs)}]`,
       tmux: '',
@@ -474,6 +463,37 @@ async function main(): Promise<number> {
     for (const p of profiles) console.log('\n' + formatProfile(p));
   }
   return 0;
+}
+
+/** RSS per idle session at each count, and PSS at the last. */
+function memoryRows(table: TableRow[], mem: MemoryResult, content: string): void {
+  for (const p of mem.points) {
+    const hfPer = (p.holdfast.rssKb - mem.baseline.holdfast.rssKb) / p.sessions;
+    const tmPer = p.tmux && mem.baseline.tmux ? (p.tmux.rssKb - mem.baseline.tmux.rssKb) / p.sessions : undefined;
+    table.push({
+      row: '4 memory',
+      metric: `RSS per idle session, ${content}, ${p.sessions} session${p.sessions > 1 ? 's' : ''} (daemon total)`,
+      holdfast: `${mb(hfPer)} (${mb(p.holdfast.rssKb)})`,
+      tmux: p.tmux ? `${mb(tmPer)} (${mb(p.tmux.rssKb)})` : '–',
+      other: '',
+      ratio: `${x(hfPer, tmPer)} tmux`,
+      target: '≤1.0× tmux',
+      met: tmPer === undefined ? null : hfPer <= tmPer,
+    });
+  }
+  const last = mem.points[mem.points.length - 1];
+  const hfPss = (last.holdfast.pssKb - mem.baseline.holdfast.pssKb) / last.sessions;
+  const tmPss = last.tmux && mem.baseline.tmux ? (last.tmux.pssKb - mem.baseline.tmux.pssKb) / last.sessions : undefined;
+  table.push({
+    row: '4 memory',
+    metric: `PSS per idle session, ${content}, ${last.sessions} sessions (daemon total)`,
+    holdfast: `${mb(hfPss)} (${mb(last.holdfast.pssKb)})`,
+    tmux: last.tmux ? `${mb(tmPss)} (${mb(last.tmux.pssKb)})` : '–',
+    other: '',
+    ratio: `${x(hfPss, tmPss)} tmux`,
+    target: '≤1.0× tmux',
+    met: tmPss === undefined ? null : hfPss <= tmPss,
+  });
 }
 
 type MachineInfo = ReturnType<typeof machine> & { loadAtStart: string; tmux?: string; revision: string; date: string; quick: boolean; runs: number; seconds: number };

@@ -16,6 +16,8 @@ export interface MicroResult {
   snapshot: { full: Timed; fullBytes: number; visible: Timed; visibleBytes: number };
   restore: Timed;
   memory: { liveKbPerSession: number; hibernatedKbPerSession: number; sessions: number };
+  /** History store bytes per stored line: `seq` lines (the flood) and coloured 110-column lines. */
+  historyBytesPerLine: { plain: number; coloured: number };
 }
 
 function cpuNow(): number {
@@ -74,17 +76,20 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
   const scroll = ptyBytes(scrollFile);
 
   const parseClock = new Clock();
+  let plainBytesPerLine = NaN;
   for (let i = 0; i <= repeats; i++) {
     const e = new Emulator({ cols: 120, rows: 40, scrollback: 10_000 });
     parseClock.start();
     await feed(e, flood);
     parseClock.stop(i > 0);
+    plainBytesPerLine = e.historyBytes / e.historyLength;
     e.dispose();
   }
   const parse = parseClock.result();
 
   const e = new Emulator({ cols: 200, rows: 50, scrollback: 10_000 });
   await feed(e, scroll);
+  const colouredBytesPerLine = e.historyBytes / e.historyLength;
   const full = new Clock();
   const visible = new Clock();
   let fullSnap = '';
@@ -133,5 +138,6 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
     snapshot: { full: full.result(), fullBytes: Buffer.byteLength(fullSnap), visible: visible.result(), visibleBytes: Buffer.byteLength(visibleSnap) },
     restore: restores.result(),
     memory: { liveKbPerSession: liveKb, hibernatedKbPerSession: hibernatedKb, sessions },
+    historyBytesPerLine: { plain: plainBytesPerLine, coloured: colouredBytesPerLine },
   };
 }

@@ -17,6 +17,8 @@ export interface Context {
   /** 10,100 coloured lines of ~110 columns: a full 10,000-line scrollback. */
   scrollFile: string;
   scrollLines: number;
+  /** `seq 1 12000`: short plain lines, more than a full 10,000-line scrollback. */
+  plainFile: string;
   daemon: BenchDaemon;
   client: HoldfastClient;
   tmux?: TmuxServer;
@@ -26,12 +28,21 @@ export interface Context {
 let serial = 0;
 const nextId = (): string => `${process.pid}x${++serial}`;
 
-export function makeFiles(dir: string, floodLines: number): { floodFile: string; floodBytes: number; scrollFile: string; scrollLines: number } {
-  const floodFile = path.join(dir, 'flood.txt');
-  const fd = fs.openSync(floodFile, 'w');
-  const seq = spawnSync('seq', ['1', String(floodLines)], { stdio: ['ignore', fd, 'inherit'] });
+function seqFile(file: string, lines: number): void {
+  const fd = fs.openSync(file, 'w');
+  const seq = spawnSync('seq', ['1', String(lines)], { stdio: ['ignore', fd, 'inherit'] });
   fs.closeSync(fd);
   if (seq.status !== 0) throw new Error('seq failed');
+}
+
+/** The last line of the plain file. */
+export const PLAIN_LAST_LINE = '12000';
+
+export function makeFiles(dir: string, floodLines: number): { floodFile: string; floodBytes: number; scrollFile: string; scrollLines: number; plainFile: string } {
+  const floodFile = path.join(dir, 'flood.txt');
+  seqFile(floodFile, floodLines);
+  const plainFile = path.join(dir, 'plain.txt');
+  seqFile(plainFile, Number(PLAIN_LAST_LINE));
   const scrollLines = 10_100;
   const words = 'the quick brown fox jumps over the lazy dog while holdfast keeps every line of its scrollback'.split(' ');
   const out: string[] = [];
@@ -41,7 +52,7 @@ export function makeFiles(dir: string, floodLines: number): { floodFile: string;
   }
   const scrollFile = path.join(dir, 'scroll.txt');
   fs.writeFileSync(scrollFile, out.join('\n') + '\n');
-  return { floodFile, floodBytes: fs.statSync(floodFile).size, scrollFile, scrollLines };
+  return { floodFile, floodBytes: fs.statSync(floodFile).size, scrollFile, scrollLines, plainFile };
 }
 
 /** The text of the scroll file's last line as it appears on screen. */
@@ -254,13 +265,13 @@ async function echoTmuxSession(ctx: Context, count: number): Promise<Latency> {
 // --- 3. reattach -------------------------------------------------------------------------
 
 /** Sessions at 200x50 holding the scroll file: 10,000 lines of scrollback plus the screen. */
-export async function scrollSessions(ctx: Context, count: number, cols = 200, rows = 50): Promise<SessionInfo[]> {
+export async function scrollSessions(ctx: Context, count: number, cols = 200, rows = 50, file = ctx.scrollFile): Promise<SessionInfo[]> {
   const sessions: SessionInfo[] = [];
   for (let i = 0; i < count; i++) {
     const { session } = await ctx.client.request('create', {
       name: `scroll-${nextId()}`,
       // `cat` on the terminal: idle, and Enter (echoed) makes the screen change on demand.
-      argv: ['sh', '-c', `cat ${shellQuote(ctx.scrollFile)}; exec cat`],
+      argv: ['sh', '-c', `cat ${shellQuote(file)}; exec cat`],
       cwd: ctx.dir,
       cols,
       rows,
@@ -318,16 +329,15 @@ export async function reattachHoldfast(ctx: Context, sessions: SessionInfo[]): P
   return { visibleMs: lastAt - t0, fullMs: lastAt - t0, snapshotBytes: bytes };
 }
 
-export async function tmuxScrollSessions(ctx: Context, count: number, cols = 200, rows = 50, prefix = 'scroll'): Promise<string[]> {
+export async function tmuxScrollSessions(ctx: Context, count: number, cols = 200, rows = 50, prefix = 'scroll', file = ctx.scrollFile, last = lastScrollLine(ctx)): Promise<string[]> {
   const tmux = ctx.tmux!;
   const names: string[] = [];
   for (let i = 0; i < count; i++) {
     const name = `${prefix}-${nextId()}`;
-    await tmux.newSession(name, cols, rows, `cat ${shellQuote(ctx.scrollFile)}; exec sleep 1000000`);
+    await tmux.newSession(name, cols, rows, `cat ${shellQuote(file)}; exec sleep 1000000`);
     names.push(name);
   }
   // (tmux trims a full history by a tenth at a time, so history_size hovers around 9,000-10,000.)
-  const last = lastScrollLine(ctx);
   for (const name of names) await waitUntil(async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(last), 60_000, `tmux ${name} to show the last line`, 50);
   return names;
 }
@@ -380,11 +390,12 @@ export async function idleCost(pid: number, seconds: number, settleSeconds: numb
 export interface MemoryResult {
   baseline: { holdfast: ProcMemory; tmux?: ProcMemory };
   points: MemoryPoint[];
-  idle: { holdfastDetached: IdleCost; holdfastWatched: IdleCost; tmux?: IdleCost };
+  idle?: { holdfastDetached: IdleCost; holdfastWatched: IdleCost; tmux?: IdleCost };
 }
 
 /** A fresh daemon and a fresh tmux server, filled step by step to each count of idle sessions. */
-export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds: number, idleAt: number, settleSeconds: number): Promise<MemoryResult> {
+/** `plain`: the sessions hold the plain file (`seq`) instead of the coloured scroll file; no idle rows. */
+export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds: number, idleAt: number, settleSeconds: number, plain = false): Promise<MemoryResult> {
   const daemon = await startBenchDaemon(ctx.launch);
   const client = await daemon.connect('bench-memory');
   const sub: Context = { ...ctx, daemon, client };
@@ -403,12 +414,13 @@ export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds:
   const sessions: SessionInfo[] = [];
   for (const count of counts) {
     log(`memory: filling ${count} sessions`);
-    sessions.push(...(await scrollSessions(sub, count - made, 120, 40)));
-    if (tmux) await tmuxScrollSessions(tsub, count - made, 120, 40, 'mem');
+    const file = plain ? ctx.plainFile : ctx.scrollFile;
+    sessions.push(...(await scrollSessions(sub, count - made, 120, 40, file)));
+    if (tmux) await tmuxScrollSessions(tsub, count - made, 120, 40, 'mem', file, plain ? PLAIN_LAST_LINE : lastScrollLine(ctx));
     made = count;
     await sleep(2000);
     points.push({ sessions: count, holdfast: procMemory(daemon.pid), tmux: tmux?.memory() });
-    if (count === idleAt) {
+    if (count === idleAt && !plain) {
       log(`idle: ${idleSeconds} s with ${count} idle sessions, detached`);
       const holdfastDetached = await idleCost(daemon.pid, idleSeconds, settleSeconds);
       log(`idle: ${idleSeconds} s with ${count} idle sessions, each with a watcher attached`);
@@ -426,5 +438,5 @@ export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds:
   }
   await daemon.stop();
   await tmux?.kill();
-  return { baseline, points, idle: idle! };
+  return { baseline, points, idle };
 }

@@ -35,7 +35,7 @@ test('lines leave the emulator as logical lines with their attributes and come b
     const lines = emulator.lines(1000);
     assert.equal(lines[0], 'red plain ' + 'w'.repeat(30), 'wrapped rows are one logical line');
     assert.equal(plainText('\x1b[0;31mab\x1b[0m\x1b[0;41m\x1b[3X'), 'ab');
-    const replay = new Emulator({ cols: 20, rows: 5, scrollback: 1000 });
+    const replay = new Emulator({ cols: 20, rows: 5, scrollback: 1000, historyMargin: null });
     await parsed(replay, emulator.snapshot());
     const cell = replay.terminal.buffer.normal.getLine(0)!.getCell(0)!;
     assert.equal(cell.getFgColor(), 1);
@@ -44,5 +44,38 @@ test('lines leave the emulator as logical lines with their attributes and come b
     replay.dispose();
   } finally {
     emulator.dispose();
+  }
+});
+
+test('ED 3 (what `clear` sends) erases the stored history with the scrollback', async () => {
+  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 1000 });
+  try {
+    await parsed(emulator, Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\r\n'));
+    assert.ok(emulator.historyLength > 30);
+    await parsed(emulator, '\x1b[H\x1b[2J\x1b[3J');
+    assert.equal(emulator.historyLength, 0);
+    assert.deepEqual(emulator.lines(1000).filter((l) => l !== ''), []);
+  } finally {
+    emulator.dispose();
+  }
+});
+
+test('regression: a cursor saved on a row that went to the store stays above the screen when a resize brings rows back', async () => {
+  // Against a terminal that kept everything: before, the restored cursor landed 16 rows too low.
+  const emulator = new Emulator({ cols: 20, rows: 4, scrollback: 1000 });
+  const reference = new Emulator({ cols: 20, rows: 4, scrollback: 1000, historyMargin: null });
+  try {
+    const data = 'saved here\x1b7' + Array.from({ length: 30 }, (_, i) => `\r\nline ${i}`).join('');
+    for (const e of [emulator, reference]) {
+      await parsed(e, data);
+      e.resize(20, 12);
+      await parsed(e, '\x1b8restored');
+    }
+    assert.ok(emulator.historyLength > 0);
+    assert.deepEqual(emulator.cursor(), reference.cursor());
+    assert.deepEqual(emulator.lines(1000), reference.lines(1000));
+  } finally {
+    emulator.dispose();
+    reference.dispose();
   }
 });

@@ -16,11 +16,17 @@ export interface EmulatorOptions {
   rows: number;
   scrollback: number;
   /**
-   * Rows of scrollback the emulator itself keeps; older lines move to a compact history store
-   * (historyStore.ts). Undefined: all scrollback stays in xterm's buffer.
+   * Rows of scrollback xterm keeps beyond the screen's height; older lines move to the compact
+   * history store (historyStore.ts). Null: all scrollback stays in xterm's buffer (for tests).
    */
-  historyMargin?: number;
+  historyMargin?: number | null;
 }
+
+/**
+ * xterm keeps only the screen's height of scrollback (what a resize may pull back onto the screen):
+ * a line in the store costs about a tenth of a line in xterm's buffer.
+ */
+const DEFAULT_HISTORY_MARGIN = 0;
 
 /** Colours reported to OSC 10/11/12 queries when the daemon answers (a dark theme's defaults). */
 const QUERY_COLOURS: Record<number, string> = { 10: 'rgb:d4d4/d4d4/d4d4', 11: 'rgb:1e1e/1e1e/1e1e', 12: 'rgb:d4d4/d4d4/d4d4' };
@@ -63,9 +69,8 @@ export class Emulator implements IDisposable {
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
     this.containParseErrors();
-    if (options.historyMargin !== undefined) {
-      this.history = new HistoryCapture(this.terminal, new HistoryStore(options.scrollback), options.historyMargin);
-    }
+    const margin = options.historyMargin === undefined ? DEFAULT_HISTORY_MARGIN : options.historyMargin;
+    if (margin !== null) this.history = new HistoryCapture(this.terminal, new HistoryStore(options.scrollback), margin);
     const parser = this.terminal.parser;
     this.disposables.push(
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
@@ -169,7 +174,9 @@ export class Emulator implements IDisposable {
   }
 
   set scrollback(lines: number) {
-    if (lines !== this.terminal.options.scrollback) this.terminal.options.scrollback = lines;
+    if (lines === this.terminal.options.scrollback) return;
+    this.terminal.options.scrollback = lines;
+    this.history?.capture();
   }
 
   /** Only valid when called from an onParsed listener or with an empty backlog. */
@@ -180,6 +187,11 @@ export class Emulator implements IDisposable {
   /** Lines in the history store (outside xterm's buffer). */
   get historyLength(): number {
     return this.history?.store.length ?? 0;
+  }
+
+  /** Bytes the history store holds (for the bench). */
+  get historyBytes(): number {
+    return this.history?.store.footprint ?? 0;
   }
 
   /** Stored history lines that a snapshot with `scrollback` lines above the screen includes. */
@@ -210,6 +222,7 @@ export class Emulator implements IDisposable {
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
+    this.history?.dispose();
     this.onParsedEmitter.dispose();
     this.onReplyEmitter.dispose();
     this.onTitleEmitter.dispose();

@@ -4,6 +4,7 @@
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
+import type { IDisposable } from '../protocol/disposable';
 import { HistoryStore } from './historyStore';
 import { sgrFor } from './screenSerializer';
 
@@ -108,8 +109,14 @@ export function plainText(encoded: string): string {
   return encoded.replace(/\x1b\[[0-9;:]*[mX]/g, '').trimEnd();
 }
 
-export class HistoryCapture {
+export class HistoryCapture implements IDisposable {
   private readonly cell: Cell;
+  /**
+   * Rows the saved cursor (DECSC) lies above xterm's first row, once its row went to the store:
+   * xterm's savedY stops at 0, and without this a resize that brings rows back would move it down.
+   */
+  private savedRowsAbove = 0;
+  private readonly disposables: IDisposable[];
 
   constructor(
     private readonly terminal: Terminal,
@@ -121,6 +128,27 @@ export class HistoryCapture {
     private readonly margin: number,
   ) {
     this.cell = terminal.buffer.normal.getNullCell() as Cell;
+    const parser = terminal.parser;
+    const saved = () => {
+      if (terminal.buffer.active.type === 'normal') this.savedRowsAbove = 0;
+      return false;
+    };
+    this.disposables = [
+      // Every way a program saves the cursor (DECSC, SCOSC, modes 1048/1049, DECSTR) sets a new savedY.
+      parser.registerEscHandler({ final: '7' }, saved),
+      parser.registerCsiHandler({ final: 's' }, saved),
+      parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => (params.some((p) => p === 1048 || p === 1049) ? saved() : false)),
+      parser.registerCsiHandler({ intermediates: '!', final: 'p' }, saved),
+      // ED 3 (what `clear` sends) erases the scrollback: the store is part of it.
+      parser.registerCsiHandler({ final: 'J' }, (params) => {
+        if (params[0] === 3 && terminal.buffer.active.type === 'normal') this.store.clear();
+        return false;
+      }),
+    ];
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
   }
 
   private keep(rows = this.terminal.rows): number {
@@ -146,8 +174,16 @@ export class HistoryCapture {
   /** Moves logical lines above the kept margin into the store. Safe whenever no parse is running. */
   capture(): void {
     const buffer = normalBuffer(this.terminal);
-    if (buffer.ybase <= this.keep()) return;
-    const until = this.keptFrom(buffer, this.keep());
+    const scrollback = this.terminal.options.scrollback ?? 0;
+    if (buffer.ybase > this.keep()) {
+      this.store.setBudget(scrollback);
+      this.moveAbove(buffer, this.keptFrom(buffer, this.keep()));
+    }
+    // The scrollback setting counts xterm's rows above the screen and the store's lines together.
+    this.store.setBudget(Math.max(0, scrollback - buffer.ybase));
+  }
+
+  private moveAbove(buffer: CoreBuffer, until: number): void {
     if (until === 0) return;
     const normal = this.terminal.buffer.normal;
     let start = 0;
@@ -165,6 +201,7 @@ export class HistoryCapture {
     buffer.lines.trimStart(until);
     buffer.ybase = Math.max(buffer.ybase - until, 0);
     buffer.ydisp = Math.max(buffer.ydisp - until, 0);
+    if (buffer.savedY < until) this.savedRowsAbove += until - buffer.savedY;
     buffer.savedY = Math.max(buffer.savedY - until, 0);
   }
 
@@ -179,7 +216,9 @@ export class HistoryCapture {
     buffer.lines.splice(0, 0, ...restored);
     buffer.ybase += restored.length;
     buffer.ydisp += restored.length;
-    buffer.savedY += restored.length;
+    const savedY = buffer.savedY + restored.length - this.savedRowsAbove;
+    buffer.savedY = Math.max(savedY, 0);
+    this.savedRowsAbove = Math.max(-savedY, 0);
   }
 
   /** Buffer rows at the current width for encoded lines, printed by a scratch terminal. */

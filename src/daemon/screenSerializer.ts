@@ -91,6 +91,11 @@ class LineWriter {
   private pen: Pen = DEFAULT_PEN;
   readonly out: string[] = [];
   private readonly cell: Cell;
+  /**
+   * The empty last cell a wide character left when it did not fit and wrapped. Its attributes
+   * come from the pen the wrap happens with, so the next line's first character is printed with them.
+   */
+  private wrapPad: Cell | undefined;
 
   constructor(
     private readonly buffer: IBuffer,
@@ -114,15 +119,33 @@ class LineWriter {
   /** Writes line `y`; `continues` when the next line is its soft-wrapped continuation. */
   writeLine(line: IBufferLine, continues: boolean, nextStartsWide: boolean): void {
     const cell = this.cell;
+    const pad = this.wrapPad;
+    this.wrapPad = undefined;
     let end = this.cols;
     while (end > 0 && isBlankDefault(line.getCell(end - 1, cell) as Cell)) end--;
     // An empty continuation still needs one printed cell, or the wrap onto it never happens.
     if (end === 0 && line.isWrapped) end = 1;
     // A soft-wrapped line must end in the pending-wrap state; a wide character that did not fit
     // leaves one empty cell and wraps by itself.
-    const fillToEnd = continues && !(end === this.cols - 1 && nextStartsWide);
+    if (continues && nextStartsWide && line.getCell(this.cols - 1, cell) && cell.getChars() === '' && cell.getWidth() === 1) {
+      this.wrapPad = line.getCell(this.cols - 1) as Cell;
+      end = Math.min(end, this.cols - 1);
+    }
+    const fillToEnd = continues && !this.wrapPad;
     const wrappedWithBackground = line.isWrapped && (line.getCell(0, cell) as Cell).bg !== 0;
-    for (let x = 0; x < end; ) {
+    let start = 0;
+    if (pad && line.getCell(0, cell) && cell.getWidth() === 2) {
+      // Printed once with the pad's pen (the wrap fills the pad with it), then again over itself.
+      const chars = cell.getChars();
+      this.setPen(pad);
+      this.out.push(chars);
+      if (!samePen(cell, this.pen)) {
+        this.setPen(cell);
+        this.out.push('\r', chars);
+      }
+      start = 2;
+    }
+    for (let x = start; x < end; ) {
       line.getCell(x, cell);
       const width = cell.getWidth();
       if (width === 0) {
@@ -154,6 +177,10 @@ class LineWriter {
     if (fillToEnd && end < this.cols) {
       this.resetPen();
       this.out.push(' '.repeat(this.cols - end));
+    } else if (this.wrapPad && end < this.cols - 1) {
+      // Up to the pad, where the next line's wide character wraps from.
+      this.resetPen();
+      this.out.push(' '.repeat(this.cols - 1 - end));
     } else if (wrappedWithBackground && end < this.cols) {
       // The wrap that began this line scrolled with a coloured pen, filling the new line with it.
       this.resetPen();
@@ -163,6 +190,7 @@ class LineWriter {
 
   /** Lines [from, to) one after another; line breaks scroll earlier lines into the scrollback. */
   writeFlowing(from: number, to: number): void {
+    this.wrapPad = undefined;
     for (let y = from; y < to; y++) {
       const line = this.buffer.getLine(y);
       if (!line) break;
@@ -180,6 +208,7 @@ class LineWriter {
 
   /** Screen rows placed absolutely (the alternate screen: nothing may scroll). */
   writePlaced(rows: number): void {
+    this.wrapPad = undefined;
     const top = this.buffer.baseY;
     for (let y = 0; y < rows; y++) {
       const line = this.buffer.getLine(top + y);

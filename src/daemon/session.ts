@@ -401,7 +401,7 @@ export class Session implements IDisposable {
       case 'idle':
         return this.emulator.backlog === 0 && Date.now() - this.lastOutput >= waiter.condition.ms;
       case 'text': {
-        const lines = this.emulator.lines(waiter.condition.history ? this.emulator.terminal.buffer.active.baseY : 0);
+        const lines = this.emulator.lines(waiter.condition.history ? Infinity : 0);
         return lines.some((line) => waiter.pattern!.test(line));
       }
     }
