@@ -31,6 +31,8 @@ test('lines leave the emulator as logical lines with their attributes and come b
     let data = '\x1b[31mred\x1b[0m plain ' + 'w'.repeat(30) + '\r\n';
     for (let i = 0; i < 20; i++) data += `row ${i}\r\n`;
     await parsed(emulator, data);
+    assert.equal(emulator.historyLength, 0, 'while output flows, rows gather in xterm first');
+    emulator.compactHistory();
     assert.ok(emulator.historyLength > 0);
     const lines = emulator.lines(1000);
     assert.equal(lines[0], 'red plain ' + 'w'.repeat(30), 'wrapped rows are one logical line');
@@ -51,6 +53,7 @@ test('ED 3 (what `clear` sends) erases the stored history with the scrollback', 
   const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 1000 });
   try {
     await parsed(emulator, Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\r\n'));
+    emulator.compactHistory();
     assert.ok(emulator.historyLength > 30);
     await parsed(emulator, '\x1b[H\x1b[2J\x1b[3J');
     assert.equal(emulator.historyLength, 0);
@@ -68,6 +71,7 @@ test('regression: a cursor saved on a row that went to the store stays above the
     const data = 'saved here\x1b7' + Array.from({ length: 30 }, (_, i) => `\r\nline ${i}`).join('');
     for (const e of [emulator, reference]) {
       await parsed(e, data);
+      e.compactHistory();
       e.resize(20, 12);
       await parsed(e, '\x1b8restored');
     }
@@ -77,5 +81,24 @@ test('regression: a cursor saved on a row that went to the store stays above the
   } finally {
     emulator.dispose();
     reference.dispose();
+  }
+});
+
+test('while output flows, rows move to the store in batches; a quiet session moves all but the margin', async () => {
+  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 10_000 });
+  try {
+    await parsed(emulator, Array.from({ length: HistoryTuning.CaptureRows + 100 }, (_, i) => `line ${i}`).join('\r\n'));
+    const flowing = emulator.historyLength;
+    assert.ok(flowing >= HistoryTuning.CaptureRows, `${flowing} lines in the store after ${HistoryTuning.CaptureRows + 100}`);
+    // A second batch within CaptureIntervalMs waits.
+    await parsed(emulator, '\r\n' + Array.from({ length: HistoryTuning.CaptureRows + 100 }, (_, i) => `more ${i}`).join('\r\n'));
+    assert.equal(emulator.historyLength, flowing);
+    emulator.compactHistory();
+    const lines = emulator.lines(100_000);
+    assert.equal(emulator.historyLength, lines.length - 5 - 5, 'xterm keeps the screen and one screen of scrollback');
+    assert.equal(lines[0], 'line 0');
+    assert.equal(lines[lines.length - 1], `more ${HistoryTuning.CaptureRows + 99}`);
+  } finally {
+    emulator.dispose();
   }
 });

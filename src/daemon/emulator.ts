@@ -139,7 +139,7 @@ export class Emulator implements IDisposable {
     this.writtenBytes += length;
     this.terminal.write(chunk, () => {
       this.parsedBytes += length;
-      this.history?.capture();
+      this.history?.captureIfDue();
       this.onParsedEmitter.fire();
     });
   }
@@ -184,9 +184,19 @@ export class Emulator implements IDisposable {
     return renderSnapshot(this.terminal, this.titleText, scrollback, this.historyVt(scrollback));
   }
 
-  /** Lines in the history store (outside xterm's buffer). */
+  /** Lines of the scrollback held in the history store (outside xterm's buffer). */
   get historyLength(): number {
-    return this.history?.store.length ?? 0;
+    return this.history?.storedInScrollback ?? 0;
+  }
+
+  /**
+   * Moves the scrollback beyond the kept margin into the history store, and lets the garbage
+   * collector return xterm's rows: the session went quiet. Only valid with an empty backlog.
+   */
+  compactHistory(): void {
+    if (!this.history) return;
+    this.history.capture();
+    collectGarbageSoon();
   }
 
   /** Bytes the history store holds (for the bench). */
@@ -198,9 +208,9 @@ export class Emulator implements IDisposable {
   private historyVt(scrollback = Infinity): string[] {
     const store = this.history?.store;
     if (!store) return [];
-    const wanted = scrollback - this.terminal.buffer.normal.baseY;
+    const wanted = Math.min(scrollback - this.terminal.buffer.normal.baseY, this.historyLength);
     if (wanted <= 0) return [];
-    return store.slice(Math.max(0, store.length - wanted));
+    return store.slice(store.length - wanted);
   }
 
   /** Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen. */
@@ -210,7 +220,7 @@ export class Emulator implements IDisposable {
     const lines: string[] = [];
     // Older lines come from the history store, one per logical line (they are not wrapped to a width).
     const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - buffer.baseY) : 0;
-    if (fromStore > 0) for (const line of this.history!.store.slice(this.historyLength - fromStore)) lines.push(plainText(line));
+    if (fromStore > 0) for (const line of this.history!.store.slice(this.history!.store.length - fromStore)) lines.push(plainText(line));
     for (let y = start; y < buffer.baseY + this.terminal.rows; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
     return lines;
   }
@@ -231,6 +241,22 @@ export class Emulator implements IDisposable {
     this.onErrorEmitter.dispose();
     this.terminal.dispose();
   }
+}
+
+let garbageCollection: NodeJS.Immediate | undefined;
+
+/**
+ * With V8's memory reducer off (an idle daemon must not wake), nothing collects old garbage while
+ * idle: the rows a compaction frees would stay in the heap. The daemon runs with --expose-gc
+ * (launch.ts); one collection serves every session that went quiet in the same turn.
+ */
+function collectGarbageSoon(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc || garbageCollection) return;
+  garbageCollection = setImmediate(() => {
+    garbageCollection = undefined;
+    gc();
+  });
 }
 
 /** Longest OSC 7 payload taken: PATH_MAX is 4096 on Linux, and percent-encoding only makes it longer. */

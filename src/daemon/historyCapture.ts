@@ -5,7 +5,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
-import { HistoryStore } from './historyStore';
+import { HistoryStore, HistoryTuning } from './historyStore';
 import { sgrFor } from './screenSerializer';
 
 type Cell = IBufferCell & Parameters<typeof sgrFor>[0] & { fg: number; bg: number; getUnderlineColorMode?(): number };
@@ -171,8 +171,24 @@ export class HistoryCapture implements IDisposable {
     return starts;
   }
 
+  private lastCapture = 0;
+
+  /** After a parse: captures when enough rows have gathered and the last capture is not too recent. */
+  captureIfDue(): void {
+    if (normalBuffer(this.terminal).ybase < this.keep() + HistoryTuning.CaptureRows) return;
+    const now = Date.now();
+    if (now - this.lastCapture < HistoryTuning.CaptureIntervalMs) return;
+    this.capture();
+  }
+
+  /** Lines of the store that belong to the scrollback now (xterm's rows above the screen come after them). */
+  get storedInScrollback(): number {
+    return Math.min(this.store.length, Math.max(0, (this.terminal.options.scrollback ?? 0) - normalBuffer(this.terminal).ybase));
+  }
+
   /** Moves logical lines above the kept margin into the store. Safe whenever no parse is running. */
   capture(): void {
+    this.lastCapture = Date.now();
     const buffer = normalBuffer(this.terminal);
     const scrollback = this.terminal.options.scrollback ?? 0;
     if (buffer.ybase > this.keep()) {

@@ -7,6 +7,14 @@ export enum HistoryTuning {
   BlockLines = 256,
   /** The newest blocks stay uncompressed (they are read most, e.g. by a reattach). */
   HotBlocks = 2,
+  /**
+   * While output flows, rows move to the store only once this many have gathered above the kept
+   * margin and at most once per CaptureIntervalMs; the rest waits for the session to go quiet.
+   * In a flood most lines are then dropped by xterm's own scrollback limit without being encoded,
+   * and xterm recycles its rows instead of allocating one per line.
+   */
+  CaptureRows = 1000,
+  CaptureIntervalMs = 1000,
 }
 
 /** A block is compressed only when that saves at least this share of its size. */

@@ -191,6 +191,7 @@ export class Session implements IDisposable {
       if (quiet < SessionTiming.IdleAfterMs) return this.armIdleTimer(SessionTiming.IdleAfterMs - quiet);
       this.active = false;
       this.idleTimer = undefined;
+      if (this.emulator.backlog === 0) this.emulator.compactHistory();
       this.fire({ type: 'idle', id: this.id, at: Date.now() });
       this.checkWaiters();
     }, ms);

@@ -36,8 +36,10 @@ export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * V8's memory reducer runs GCs on a timer after an allocation spell: an idle daemon woke up about
  * 5 times a second for it, on every helper thread. It must be off from the start (set at run time
  * it does not take effect); Node and VS Code's Electron-as-Node both pass V8 flags on to V8.
+ * Without it nothing collects while idle, so the daemon collects once itself when sessions go
+ * quiet (Emulator.compactHistory), which needs `gc` exposed.
  */
-export const DAEMON_NODE_FLAGS = ['--no-memory-reducer'];
+export const DAEMON_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
 
 /**
  * Starts an on-demand daemon and resolves once it serves the socket (or another starter's
