@@ -11,17 +11,22 @@ function parsed(emulator: Emulator, data: string): Promise<void> {
 }
 
 test('the store keeps the newest lines within its budget, across compressed blocks', () => {
-  const store = new HistoryStore(1000);
-  for (let i = 0; i < 3000; i++) store.push(`line ${i} ${'x'.repeat(40)}`);
-  assert.equal(store.length, 1000);
+  const store = new HistoryStore(5000);
+  for (let i = 0; i < 12_000; i++) store.push(`line ${i} ${'x'.repeat(40)}`);
+  assert.equal(store.length, 5000);
+  const uncompressed = store.footprint;
+  store.compress();
   const all = store.slice();
-  assert.equal(all[0], `line 2000 ${'x'.repeat(40)}`);
-  assert.equal(all[999], `line 2999 ${'x'.repeat(40)}`);
-  // Cold blocks are deflated: far fewer bytes than the text.
-  assert.ok(store.footprint < 1000 * 48, `footprint ${store.footprint}`);
-  assert.deepEqual(store.takeNewest(3), all.slice(997));
-  assert.equal(store.length, 997);
-  assert.equal(store.slice(996)[0], all[996]);
+  assert.equal(all[0], `line 7000 ${'x'.repeat(40)}`);
+  assert.equal(all[4999], `line 11999 ${'x'.repeat(40)}`);
+  // Cold blocks are deflated: far fewer bytes than the text (the newest block stays as it is).
+  assert.ok(store.footprint < uncompressed / 3, `footprint ${store.footprint} of ${uncompressed}`);
+  assert.deepEqual(store.takeNewest(3), all.slice(4997));
+  assert.equal(store.length, 4997);
+  assert.equal(store.slice(4996)[0], all[4996]);
+  // Taking more than the hot block holds unpacks a compressed one.
+  assert.deepEqual(store.takeNewest(2000), all.slice(2997, 4997));
+  assert.deepEqual(store.slice(), all.slice(0, 2997));
   assert.ok(HistoryTuning.BlockLines > 0);
 });
 
@@ -31,8 +36,6 @@ test('lines leave the emulator as logical lines with their attributes and come b
     let data = '\x1b[31mred\x1b[0m plain ' + 'w'.repeat(30) + '\r\n';
     for (let i = 0; i < 20; i++) data += `row ${i}\r\n`;
     await parsed(emulator, data);
-    assert.equal(emulator.historyLength, 0, 'while output flows, rows gather in xterm first');
-    emulator.compactHistory();
     assert.ok(emulator.historyLength > 0);
     const lines = emulator.lines(1000);
     assert.equal(lines[0], 'red plain ' + 'w'.repeat(30), 'wrapped rows are one logical line');
@@ -84,21 +87,51 @@ test('regression: a cursor saved on a row that went to the store stays above the
   }
 });
 
-test('while output flows, rows move to the store in batches; a quiet session moves all but the margin', async () => {
-  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 10_000 });
+test('a flood in large chunks keeps exactly the newest lines: xterm recycles only captured rows, and a quiet session keeps one screen of them', async () => {
+  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 3000 });
   try {
-    await parsed(emulator, Array.from({ length: HistoryTuning.CaptureRows + 100 }, (_, i) => `line ${i}`).join('\r\n'));
-    const flowing = emulator.historyLength;
-    assert.ok(flowing >= HistoryTuning.CaptureRows, `${flowing} lines in the store after ${HistoryTuning.CaptureRows + 100}`);
-    // A second batch within CaptureIntervalMs waits.
-    await parsed(emulator, '\r\n' + Array.from({ length: HistoryTuning.CaptureRows + 100 }, (_, i) => `more ${i}`).join('\r\n'));
-    assert.equal(emulator.historyLength, flowing);
+    const lines = Array.from({ length: 20_000 }, (_, i) => (i % 3 === 0 ? `\x1b[3${i % 8}mline ${i}\x1b[0m` : i % 7 === 0 ? `ｗｉｄｅ ${i}` : `line ${i}`));
+    const data = Buffer.from(lines.join('\r\n'), 'utf8');
+    // 64 KiB at a time, as a PTY read can deliver: far more rows than one slice adds.
+    for (let at = 0; at < data.length; at += 65_536) emulator.write(data.subarray(at, at + 65_536));
+    await parsed(emulator, '');
+    assert.equal(emulator.historyLostRows, 0);
+    const core = (emulator.terminal as unknown as { _core: { buffers: { normal: { lines: { length: number } } } } })._core;
+    assert.ok(core.buffers.normal.lines.length <= 5 + 5 + HistoryTuning.KeptRowSlack + HistoryTuning.SliceBytes + 1, `xterm holds ${core.buffers.normal.lines.length} rows`);
+    const expected = lines.slice(-3005).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
+    assert.deepEqual(emulator.lines(100_000), expected);
     emulator.compactHistory();
-    const lines = emulator.lines(100_000);
-    assert.equal(emulator.historyLength, lines.length - 5 - 5, 'xterm keeps the screen and one screen of scrollback');
-    assert.equal(lines[0], 'line 0');
-    assert.equal(lines[lines.length - 1], `more ${HistoryTuning.CaptureRows + 99}`);
+    assert.equal(core.buffers.normal.lines.length, 10, 'the screen and one screen of scrollback');
+    assert.deepEqual(emulator.lines(100_000), expected);
   } finally {
     emulator.dispose();
+  }
+});
+
+test('a line longer than xterm keeps is stored in pieces that snapshots and reflow join again', async () => {
+  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 10_000 });
+  const reference = new Emulator({ cols: 20, rows: 5, scrollback: 10_000, historyMargin: null });
+  try {
+    const long = Array.from({ length: 600 }, (_, i) => (i % 5 === 0 ? `\x1b[3${i % 8}m${i}ｗ\x1b[0m` : `${i}-`)).join('');
+    const data = `before\r\n${long}\r\nafter\r\n`;
+    for (const e of [emulator, reference]) await parsed(e, data);
+    assert.equal(emulator.historyLostRows, 0);
+    emulator.compactHistory();
+    assert.ok(emulator.historyLength > 2, 'pieces in the store');
+    for (const [cols, rows] of [[57, 9], [13, 4], [20, 5]]) {
+      for (const e of [emulator, reference]) e.resize(cols, rows);
+      emulator.compactHistory();
+      const replayOf = async (e: Emulator) => {
+        const replay = new Emulator({ cols, rows, scrollback: 10_000, historyMargin: null });
+        await parsed(replay, e.snapshot());
+        const lines = replay.lines(10_000);
+        replay.dispose();
+        return lines;
+      };
+      assert.deepEqual(await replayOf(emulator), await replayOf(reference), `at ${cols}x${rows}`);
+    }
+  } finally {
+    emulator.dispose();
+    reference.dispose();
   }
 });

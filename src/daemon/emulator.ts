@@ -8,7 +8,7 @@ import { TextLimit } from '../protocol/limits';
 import { hasControl } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
 import { HistoryCapture, plainText } from './historyCapture';
-import { HistoryStore } from './historyStore';
+import { HistoryStore, HistoryTuning } from './historyStore';
 import { renderSnapshot } from './snapshot';
 
 export interface EmulatorOptions {
@@ -38,6 +38,7 @@ export class Emulator implements IDisposable {
   private writtenBytes = 0;
   private parsedBytes = 0;
   private titleText = '';
+  private scrollbackLines: number;
   /** When false, an attached input owner's terminal answers queries instead of us. */
   answerQueries = true;
 
@@ -70,7 +71,8 @@ export class Emulator implements IDisposable {
     this.terminal.unicode.activeVersion = '11';
     this.containParseErrors();
     const margin = options.historyMargin === undefined ? DEFAULT_HISTORY_MARGIN : options.historyMargin;
-    if (margin !== null) this.history = new HistoryCapture(this.terminal, new HistoryStore(options.scrollback), margin);
+    this.scrollbackLines = options.scrollback;
+    if (margin !== null) this.history = new HistoryCapture(this.terminal, new HistoryStore(options.scrollback), margin, options.scrollback);
     const parser = this.terminal.parser;
     this.disposables.push(
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
@@ -137,11 +139,23 @@ export class Emulator implements IDisposable {
   write(chunk: Uint8Array): void {
     const length = chunk.length;
     this.writtenBytes += length;
-    this.terminal.write(chunk, () => {
+    const history = this.history;
+    const done = () => {
       this.parsedBytes += length;
-      this.history?.captureIfDue();
       this.onParsedEmitter.fire();
-    });
+    };
+    if (!history) {
+      this.terminal.write(chunk, done);
+      return;
+    }
+    // In slices, each captured once parsed: xterm's scrollback holds what one slice can add.
+    for (let at = 0; at < length; at += HistoryTuning.SliceBytes) {
+      const last = at + HistoryTuning.SliceBytes >= length;
+      this.terminal.write(at === 0 && last ? chunk : chunk.subarray(at, at + HistoryTuning.SliceBytes), () => {
+        history.capture();
+        if (last) done();
+      });
+    }
   }
 
   /** Bytes written but not parsed yet. */
@@ -162,26 +176,34 @@ export class Emulator implements IDisposable {
   }
 
   resize(cols: number, rows: number): void {
+    // As xterm: the same size is no resize (which would reset the scroll region).
+    if (cols === this.terminal.cols && rows === this.terminal.rows) return;
     this.history?.prepareResize(rows);
     this.terminal.resize(cols, rows);
     // A smaller screen pushes rows into the scrollback.
-    this.history?.capture();
+    this.history?.afterResize();
   }
 
   /** Lines kept above the screen (lowering it drops the oldest). */
   get scrollback(): number {
-    return this.terminal.options.scrollback ?? 0;
+    return this.scrollbackLines;
   }
 
   set scrollback(lines: number) {
-    if (lines === this.terminal.options.scrollback) return;
-    this.terminal.options.scrollback = lines;
-    this.history?.capture();
+    if (lines === this.scrollbackLines) return;
+    this.scrollbackLines = lines;
+    if (this.history) this.history.setScrollback(lines);
+    else this.terminal.options.scrollback = lines;
   }
 
   /** Only valid when called from an onParsed listener or with an empty backlog. */
   snapshot(scrollback?: number): string {
-    return renderSnapshot(this.terminal, this.titleText, scrollback, this.historyVt(scrollback));
+    return renderSnapshot(this.terminal, this.titleText, scrollback, this.historyVt(scrollback), this.skippedRows);
+  }
+
+  /** Rows at the top of xterm's buffer already in the history store: readers start below them. */
+  private get skippedRows(): number {
+    return this.history?.skippedRows ?? 0;
   }
 
   /** Lines of the scrollback held in the history store (outside xterm's buffer). */
@@ -194,9 +216,12 @@ export class Emulator implements IDisposable {
    * collector return xterm's rows: the session went quiet. Only valid with an empty backlog.
    */
   compactHistory(): void {
-    if (!this.history) return;
-    this.history.capture();
-    collectGarbageSoon();
+    if (this.history) collectGarbageSoon(this.history.compact());
+  }
+
+  /** Rows xterm dropped before they reached the store (must stay 0; for tests). */
+  get historyLostRows(): number {
+    return this.history?.lostRows ?? 0;
   }
 
   /** Bytes the history store holds (for the bench). */
@@ -208,7 +233,7 @@ export class Emulator implements IDisposable {
   private historyVt(scrollback = Infinity): string[] {
     const store = this.history?.store;
     if (!store) return [];
-    const wanted = Math.min(scrollback - this.terminal.buffer.normal.baseY, this.historyLength);
+    const wanted = Math.min(scrollback - (this.terminal.buffer.normal.baseY - this.skippedRows), this.historyLength);
     if (wanted <= 0) return [];
     return store.slice(store.length - wanted);
   }
@@ -216,10 +241,11 @@ export class Emulator implements IDisposable {
   /** Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen. */
   lines(scrollback = 0): string[] {
     const buffer = this.terminal.buffer.active;
-    const start = Math.max(0, buffer.baseY - Math.max(0, scrollback));
+    const skipped = buffer.type === 'normal' ? this.skippedRows : 0;
+    const start = Math.max(skipped, buffer.baseY - Math.max(0, scrollback));
     const lines: string[] = [];
     // Older lines come from the history store, one per logical line (they are not wrapped to a width).
-    const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - buffer.baseY) : 0;
+    const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - (buffer.baseY - skipped)) : 0;
     if (fromStore > 0) for (const line of this.history!.store.slice(this.history!.store.length - fromStore)) lines.push(plainText(line));
     for (let y = start; y < buffer.baseY + this.terminal.rows; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
     return lines;
@@ -243,18 +269,31 @@ export class Emulator implements IDisposable {
   }
 }
 
+enum GarbageCollection {
+  /** Rows freed by compactions, across sessions, that are worth a full collection. */
+  WorthRows = 4000,
+  /** At most one collection this often: sessions that print now and then must not cost a GC each. */
+  MinIntervalMs = 10_000,
+}
+
 let garbageCollection: NodeJS.Immediate | undefined;
+let rowsFreedSinceCollection = 0;
+let lastCollection = 0;
 
 /**
  * With V8's memory reducer off (an idle daemon must not wake), nothing collects old garbage while
  * idle: the rows a compaction frees would stay in the heap. The daemon runs with --expose-gc
  * (launch.ts); one collection serves every session that went quiet in the same turn.
  */
-function collectGarbageSoon(): void {
+function collectGarbageSoon(rowsFreed: number): void {
+  rowsFreedSinceCollection += rowsFreed;
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc || garbageCollection) return;
+  if (!gc || garbageCollection || rowsFreedSinceCollection < GarbageCollection.WorthRows) return;
+  if (Date.now() - lastCollection < GarbageCollection.MinIntervalMs) return;
   garbageCollection = setImmediate(() => {
     garbageCollection = undefined;
+    rowsFreedSinceCollection = 0;
+    lastCollection = Date.now();
     gc();
   });
 }

@@ -1,11 +1,13 @@
 // Moves lines that scrolled far enough off the screen out of the emulator into the history store:
 // the emulator keeps the screen plus a margin of rows; whole logical lines above it are encoded
-// (text with SGR runs) and removed from xterm's buffer the way xterm trims its own scrollback.
+// (text with SGR runs) after every parsed slice. The encoded rows stay in xterm's buffer until
+// xterm recycles them for new rows (a flood allocates nothing per line) or the session goes quiet
+// (compact), when they are removed the way xterm trims its own scrollback.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
-import { HistoryStore, HistoryTuning } from './historyStore';
+import { CONTINUED, HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
 import { sgrFor } from './screenSerializer';
 
 type Cell = IBufferCell & Parameters<typeof sgrFor>[0] & { fg: number; bg: number; getUnderlineColorMode?(): number };
@@ -14,11 +16,19 @@ type Cell = IBufferCell & Parameters<typeof sgrFor>[0] & { fg: number; bg: numbe
 const BG_COLOUR_BITS = 0x3ffffff;
 
 /** xterm's normal buffer as far as trimming it needs (@xterm/headless 6; the fidelity fuzz checks it). */
+interface CoreLine {
+  isWrapped: boolean;
+  /** Three words per cell: content (code point, combined flag, width), fg, bg. */
+  _data: Uint32Array;
+  translateToString(trimRight: boolean, startCol?: number, endCol?: number): string;
+}
+
 interface CoreBuffer {
   lines: {
     length: number;
     maxLength: number;
-    get(index: number): { isWrapped: boolean } | undefined;
+    onTrim(listener: (count: number) => void): IDisposable;
+    get(index: number): CoreLine | undefined;
     trimStart(count: number): void;
     set(index: number, value: unknown): void;
     splice(start: number, deleteCount: number, ...items: unknown[]): void;
@@ -26,10 +36,28 @@ interface CoreBuffer {
   ybase: number;
   ydisp: number;
   savedY: number;
+  scrollTop: number;
+  scrollBottom: number;
+}
+
+function buffers(terminal: Terminal): { normal: CoreBuffer; alt: CoreBuffer } {
+  return (terminal as unknown as { _core: { buffers: { normal: CoreBuffer; alt: CoreBuffer } } })._core.buffers;
 }
 
 function normalBuffer(terminal: Terminal): CoreBuffer {
-  return (terminal as unknown as { _core: { buffers: { normal: CoreBuffer } } })._core.buffers.normal;
+  return buffers(terminal).normal;
+}
+
+/**
+ * Sets xterm's scrollback, which resizes both buffers to their own size; that also resets their
+ * scroll regions, which a program's region must survive.
+ */
+function setXtermScrollback(terminal: Terminal, rows: number): void {
+  if (terminal.options.scrollback === rows) return;
+  const { normal, alt } = buffers(terminal);
+  const regions = [normal.scrollTop, normal.scrollBottom, alt.scrollTop, alt.scrollBottom];
+  terminal.options.scrollback = rows;
+  [normal.scrollTop, normal.scrollBottom, alt.scrollTop, alt.scrollBottom] = regions;
 }
 
 /** sgrFor of the cell, computed again only when its packed attributes change (most cells repeat the last pen). */
@@ -59,13 +87,15 @@ function isBlankDefault(cell: Cell): boolean {
  * column 0 with the default pen and leave the default pen: printed at any width, the terminal
  * wraps it as xterm's reflow would. Never contains a line feed.
  */
-export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell): string {
+export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, continuedBy?: IBufferLine): string {
+  const plain = rows.length === 1 && !continuedBy ? plainRow(coreLine(rows[0]), cols) : undefined;
+  if (plain !== undefined) return plain;
   const penKey = penCache();
   const cells: { chars: string; pen: string; blank: boolean; erasable: boolean }[] = [];
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     let end = cols;
-    const next = rows[r + 1];
+    const next = rows[r + 1] ?? continuedBy;
     if (next) {
       // A wide character that did not fit in the last column wrapped and left that cell empty.
       if (next.getCell(0, cell) && cell.getWidth() === 2 && row.getCell(cols - 1, cell) && cell.getChars() === '') end = cols - 1;
@@ -83,7 +113,8 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell): strin
   // Empty cells at the end that carry only a background (an erase with a coloured pen) stay erased,
   // so a later reflow does not count them as text; inside the line they are drawn as spaces.
   let tail = cells.length;
-  while (tail > 0 && cells[tail - 1].erasable && cells[tail - 1].pen === cells[cells.length - 1].pen) tail--;
+  // A piece that the next one continues must end in the pending-wrap state: spaces, not an erase.
+  while (!continuedBy && tail > 0 && cells[tail - 1].erasable && cells[tail - 1].pen === cells[cells.length - 1].pen) tail--;
   let out = '';
   let pen = '';
   for (let i = 0; i < tail; i++) {
@@ -101,12 +132,36 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell): strin
     pen = c.pen;
   }
   if (pen !== '' && pen !== '\x1b[0m') out += '\x1b[0m';
-  return out;
+  return continuedBy ? out + CONTINUED : out;
+}
+
+
+const CODE_POINT_MASK = 0x1fffff;
+const COMBINED_MASK = 0x200000;
+
+function coreLine(row: IBufferLine): CoreLine {
+  return (row as unknown as { _line: CoreLine })._line;
+}
+
+/**
+ * Most lines of a flood have no attributes at all: their encoding is their text, read straight
+ * from xterm's cell words. Undefined when a cell has colours, attributes or combined characters.
+ */
+function plainRow(line: CoreLine | undefined, cols: number): string | undefined {
+  const data = line?._data;
+  if (!data || data.length < cols * 3) return undefined;
+  let end = 0;
+  for (let x = 0; x < cols; x++) {
+    const content = data[x * 3];
+    if (data[x * 3 + 1] !== 0 || data[x * 3 + 2] !== 0 || content & COMBINED_MASK) return undefined;
+    if (content & CODE_POINT_MASK) end = x + 1;
+  }
+  return line!.translateToString(false, 0, end);
 }
 
 /** The text of an encoded line, as translateToString(true) gives it for the row(s). */
 export function plainText(encoded: string): string {
-  return encoded.replace(/\x1b\[[0-9;:]*[mX]/g, '').trimEnd();
+  return encoded.replace(/\x1b\[[0-9;:]*[mX]|\u0000$/g, '').trimEnd();
 }
 
 export class HistoryCapture implements IDisposable {
@@ -116,6 +171,12 @@ export class HistoryCapture implements IDisposable {
    * xterm's savedY stops at 0, and without this a resize that brings rows back would move it down.
    */
   private savedRowsAbove = 0;
+  /** Rows at the top of xterm's normal buffer that are already in the store (whole logical lines). */
+  private capturedRows = 0;
+  /** Rows xterm dropped before they were captured: always 0 unless a slice outgrew its bound. */
+  lostRows = 0;
+  private tracked: CoreBuffer['lines'] | undefined;
+  private trimListener: IDisposable | undefined;
   private readonly disposables: IDisposable[];
 
   constructor(
@@ -126,6 +187,8 @@ export class HistoryCapture implements IDisposable {
      * or a wider one (rows joining) pulls lines back from the scrollback, and xterm must have them.
      */
     private readonly margin: number,
+    /** Lines above the screen the session keeps in all (xterm's rows and the store's lines). */
+    private scrollback: number,
   ) {
     this.cell = terminal.buffer.normal.getNullCell() as Cell;
     const parser = terminal.parser;
@@ -141,89 +204,158 @@ export class HistoryCapture implements IDisposable {
       parser.registerCsiHandler({ intermediates: '!', final: 'p' }, saved),
       // ED 3 (what `clear` sends) erases the scrollback: the store is part of it.
       parser.registerCsiHandler({ final: 'J' }, (params) => {
-        if (params[0] === 3 && terminal.buffer.active.type === 'normal') this.store.clear();
+        if (params[0] === 3 && terminal.buffer.active.type === 'normal') this.clear();
+        return false;
+      }),
+      // RIS replaces xterm's buffers: the scrollback starts again.
+      parser.registerEscHandler({ final: 'c' }, () => {
+        this.clear();
         return false;
       }),
     ];
+    this.track(normalBuffer(terminal));
   }
 
   dispose(): void {
+    this.trimListener?.dispose();
     for (const d of this.disposables) d.dispose();
+  }
+
+  private clear(): void {
+    this.store.clear();
+    this.capturedRows = 0;
+  }
+
+  /** Rows at the top of xterm's buffer that readers skip: the store has them. */
+  get skippedRows(): number {
+    return this.capturedRows;
+  }
+
+  /** Lines of the store that belong to the scrollback now (xterm's uncaptured rows come after them). */
+  get storedInScrollback(): number {
+    return Math.min(this.store.length, Math.max(0, this.scrollback - this.uncapturedAbove(normalBuffer(this.terminal))));
+  }
+
+  setScrollback(lines: number): void {
+    this.scrollback = lines;
+    this.compact();
+    setXtermScrollback(this.terminal, lines);
+    this.limitRows();
+    this.capture();
   }
 
   private keep(rows = this.terminal.rows): number {
     return Math.max(this.margin, rows);
   }
 
-  /** Index of the first row of the oldest logical line that stays; 0 when all stay. */
-  private keptFrom(buffer: CoreBuffer, keep: number): number {
+  /** Most rows the kept lines may span above the screen; a longer line is cut there. */
+  private keptRows(): number {
+    return this.keep() + HistoryTuning.KeptRowSlack;
+  }
+
+  private uncapturedAbove(buffer: CoreBuffer): number {
+    return Math.max(0, buffer.ybase - this.capturedRows);
+  }
+
+  /**
+   * xterm's normal buffer holds the kept rows plus what one slice can add (at most one row per
+   * byte), so that it only ever drops rows already captured. Its scrollback option stays the full
+   * setting, so that a resize's reflow has room (xterm sizes the buffer from it on every resize);
+   * changing the option would also resize the alternate buffer. Never below what it holds now.
+   */
+  private limitRows(): void {
+    const lines = normalBuffer(this.terminal).lines;
+    const limit = this.terminal.rows + Math.min(this.scrollback, this.keptRows() + HistoryTuning.SliceBytes);
+    const maxLength = Math.max(lines.length, limit);
+    if (lines.maxLength !== maxLength) lines.maxLength = maxLength;
+  }
+
+  /** Follows xterm's trims of its buffer (a new buffer after RIS or a resize is followed anew). */
+  private track(buffer: CoreBuffer): void {
+    if (this.tracked === buffer.lines) return;
+    this.trimListener?.dispose();
+    this.tracked = buffer.lines;
+    this.capturedRows = 0;
+    this.limitRows();
+    this.trimListener = buffer.lines.onTrim((count) => {
+      if (count > this.capturedRows) this.lostRows += count - this.capturedRows;
+      this.capturedRows = Math.max(0, this.capturedRows - count);
+    });
+  }
+
+  /** Index of the first row that stays uncaptured: `keep` logical lines, at most keptRows() rows. */
+  private keptFrom(buffer: CoreBuffer): number {
+    const keep = this.keep();
+    const lowest = Math.max(0, buffer.ybase - this.keptRows());
     let starts = 0;
-    for (let y = buffer.ybase - 1; y >= 0; y--) {
+    for (let y = buffer.ybase - 1; y >= lowest; y--) {
       if (!buffer.lines.get(y)?.isWrapped && ++starts === keep) return y;
     }
-    return 0;
+    return lowest;
   }
 
   /** Logical lines in xterm's scrollback (a line that continues onto the screen counts). */
   private linesAbove(buffer: CoreBuffer): number {
     let starts = 0;
-    for (let y = buffer.ybase - 1; y >= 0; y--) if (!buffer.lines.get(y)?.isWrapped) starts++;
+    for (let y = buffer.ybase - 1; y >= this.capturedRows; y--) if (!buffer.lines.get(y)?.isWrapped) starts++;
     return starts;
   }
 
-  private lastCapture = 0;
-
-  /** After a parse: captures when enough rows have gathered and the last capture is not too recent. */
-  captureIfDue(): void {
-    if (normalBuffer(this.terminal).ybase < this.keep() + HistoryTuning.CaptureRows) return;
-    const now = Date.now();
-    if (now - this.lastCapture < HistoryTuning.CaptureIntervalMs) return;
-    this.capture();
-  }
-
-  /** Lines of the store that belong to the scrollback now (xterm's rows above the screen come after them). */
-  get storedInScrollback(): number {
-    return Math.min(this.store.length, Math.max(0, (this.terminal.options.scrollback ?? 0) - normalBuffer(this.terminal).ybase));
-  }
-
-  /** Moves logical lines above the kept margin into the store. Safe whenever no parse is running. */
+  /** Encodes the logical lines above the kept ones into the store. Safe whenever no parse is running. */
   capture(): void {
-    this.lastCapture = Date.now();
     const buffer = normalBuffer(this.terminal);
-    const scrollback = this.terminal.options.scrollback ?? 0;
-    if (buffer.ybase > this.keep()) {
-      this.store.setBudget(scrollback);
-      this.moveAbove(buffer, this.keptFrom(buffer, this.keep()));
+    this.track(buffer);
+    const until = this.keptFrom(buffer);
+    if (until > this.capturedRows) {
+      this.store.setBudget(this.scrollback);
+      const normal = this.terminal.buffer.normal;
+      let start = this.capturedRows;
+      while (start < until) {
+        let end = start + 1;
+        while (end < until && buffer.lines.get(end)?.isWrapped) end++;
+        // The last piece may be cut from a line that goes on in the rows xterm keeps.
+        const continuedBy = end === until ? normal.getLine(until) : undefined;
+        const cut = continuedBy?.isWrapped ? continuedBy : undefined;
+        const plain = end === start + 1 && !cut ? plainRow(buffer.lines.get(start), this.terminal.cols) : undefined;
+        if (plain !== undefined) this.store.push(plain);
+        else {
+          const rows: IBufferLine[] = [];
+          for (let y = start; y < end; y++) rows.push(normal.getLine(y)!);
+          this.store.push(encodeRows(rows, this.terminal.cols, this.cell, cut));
+        }
+        start = end;
+      }
+      this.capturedRows = until;
     }
-    // The scrollback setting counts xterm's rows above the screen and the store's lines together.
-    this.store.setBudget(Math.max(0, scrollback - buffer.ybase));
+    // The scrollback setting counts xterm's uncaptured rows and the store's lines together.
+    this.store.setBudget(Math.max(0, this.scrollback - this.uncapturedAbove(buffer)));
   }
 
-  private moveAbove(buffer: CoreBuffer, until: number): void {
-    if (until === 0) return;
-    const normal = this.terminal.buffer.normal;
-    let start = 0;
-    while (start < until) {
-      let end = start + 1;
-      while (end < until && normal.getLine(end)?.isWrapped) end++;
-      const rows: IBufferLine[] = [];
-      for (let y = start; y < end; y++) rows.push(normal.getLine(y)!);
-      this.store.push(encodeRows(rows, this.terminal.cols, this.cell));
-      start = end;
-    }
+  /** Captures, then removes the captured rows from xterm's buffer (the session is quiet); returns how many. */
+  compact(): number {
+    this.capture();
+    this.store.compress();
+    const buffer = normalBuffer(this.terminal);
+    const until = this.capturedRows;
+    if (until === 0) return 0;
     // trimStart leaves the rows referenced in its ring until the slots are reused: let them go now.
     for (let y = 0; y < until; y++) buffer.lines.set(y, undefined);
     // As xterm does when its scrollback setting shrinks (Buffer.resize).
     buffer.lines.trimStart(until);
+    this.capturedRows = 0;
     buffer.ybase = Math.max(buffer.ybase - until, 0);
     buffer.ydisp = Math.max(buffer.ydisp - until, 0);
     if (buffer.savedY < until) this.savedRowsAbove += until - buffer.savedY;
     buffer.savedY = Math.max(buffer.savedY - until, 0);
+    return until;
   }
 
-  /** Before a resize to `rows`: brings lines back from the store so that xterm holds the margin. */
+  /** Before a resize to `rows`: compacts and brings lines back from the store so that xterm holds the margin. */
   prepareResize(rows: number): void {
+    this.compact();
     const buffer = normalBuffer(this.terminal);
+    // Room for the restored rows; xterm's resize then sizes the buffer from the full setting.
+    buffer.lines.maxLength = Math.max(buffer.lines.length, this.terminal.rows + this.scrollback);
     const missing = Math.min(this.keep(rows) - this.linesAbove(buffer), this.store.length);
     if (missing <= 0) return;
     const restored = this.rowsFor(this.store.slice(this.store.length - missing));
@@ -237,14 +369,21 @@ export class HistoryCapture implements IDisposable {
     this.savedRowsAbove = Math.max(-savedY, 0);
   }
 
+  afterResize(): void {
+    this.compact();
+    this.limitRows();
+  }
+
   /** Buffer rows at the current width for encoded lines, printed by a scratch terminal. */
   private rowsFor(encoded: string[]): unknown[] {
-    const scratch = new Terminal({ cols: this.terminal.cols, rows: 1, scrollback: encoded.length * this.terminal.cols + 1, allowProposedApi: true });
+    // A printed character fills at most one row: room for every row the lines can take.
+    const rowsAtMost = encoded.reduce((n, line) => n + line.length + 1, 0);
+    const scratch = new Terminal({ cols: this.terminal.cols, rows: 1, scrollback: rowsAtMost, allowProposedApi: true });
     try {
       scratch.loadAddon(new Unicode11Addon());
       scratch.unicode.activeVersion = this.terminal.unicode.activeVersion;
       const core = (scratch as unknown as { _core: { _writeBuffer: { writeSync(data: string): void }; buffers: { normal: CoreBuffer } } })._core;
-      core._writeBuffer.writeSync(encoded.join('\r\n'));
+      core._writeBuffer.writeSync(joinEncoded(encoded));
       const lines = core.buffers.normal.lines;
       const rows: unknown[] = [];
       for (let y = 0; y < lines.length; y++) rows.push(lines.get(y));

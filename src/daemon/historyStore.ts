@@ -3,18 +3,17 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 export enum HistoryTuning {
-  /** Lines per block: the unit of compression and of dropping old history. */
-  BlockLines = 256,
+  /** Lines per block: the unit of compression (one zlib call each) and of dropping old history. */
+  BlockLines = 1024,
   /** The newest blocks stay uncompressed (they are read most, e.g. by a reattach). */
-  HotBlocks = 2,
+  HotBlocks = 1,
   /**
-   * While output flows, rows move to the store only once this many have gathered above the kept
-   * margin and at most once per CaptureIntervalMs; the rest waits for the session to go quiet.
-   * In a flood most lines are then dropped by xterm's own scrollback limit without being encoded,
-   * and xterm recycles its rows instead of allocating one per line.
+   * Writes reach xterm in slices of at most this many bytes, each followed by a capture: one byte
+   * adds at most one row, so xterm's scrollback is sized to never drop an uncaptured row.
    */
-  CaptureRows = 1000,
-  CaptureIntervalMs = 1000,
+  SliceBytes = 256,
+  /** Rows beyond the kept lines' starts that they may span: a longer line is stored in pieces (CONTINUED). */
+  KeptRowSlack = 64,
 }
 
 /** A block is compressed only when that saves at least this share of its size. */
@@ -23,18 +22,51 @@ const COMPRESS_WHEN_SAVES = 0.25;
 /** Separates lines inside a block; an encoded line never contains it (see historyCapture.encodeRows). */
 const LINE_SEPARATOR = '\n';
 
+/**
+ * Ends an encoded piece of a logical line too long to keep whole in xterm (cut at keptRows): the
+ * next stored line, or xterm's first row, continues it. Never part of an encoding otherwise.
+ */
+export const CONTINUED = '\u0000';
+
+/** Encoded lines as one VT stream: a line break after each, except after a piece that continues. */
+export function joinEncoded(lines: string[]): string {
+  let out = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.endsWith(CONTINUED)) out += line.slice(0, -1);
+    else out += i === lines.length - 1 ? line : line + '\r\n';
+  }
+  return out;
+}
+
 interface Block {
   /** Lines while hot; undefined once compressed. */
   lines?: string[];
-  packed?: Buffer;
+  packed?: Uint8Array;
   count: number;
+  /** UTF-16 units of its lines while uncompressed. */
+  chars: number;
+  /** Compression was tried and did not pay. */
+  stays?: boolean;
 }
+
+/**
+ * Uncompressed lines (UTF-16 units) the store holds beyond its hot blocks before it compresses the
+ * oldest: in a flood most blocks are dropped soon after they fill, so they are compressed only
+ * when the session goes quiet (compress) or this much has gathered.
+ */
+const UNCOMPRESSED_CHARS = 1 << 20;
+
+/** A block is a few kB to a few tens of kB: a 4 KiB window compresses it nearly as well as 32 KiB, with 32 KiB of zlib state instead of 256 KiB. */
+const DEFLATE_OPTIONS = { windowBits: 12, memLevel: 5 };
 
 export class HistoryStore {
   private blocks: Block[] = [];
   /** Lines of the first block already dropped by the budget. */
   private dropped = 0;
   private total = 0;
+  /** Chars of uncompressed blocks. */
+  private uncompressed = 0;
 
   /** `budget`: lines kept at most; the oldest go first. */
   constructor(private budget: number) {}
@@ -46,12 +78,14 @@ export class HistoryStore {
   push(line: string): void {
     let last = this.blocks[this.blocks.length - 1];
     if (!last || last.count >= HistoryTuning.BlockLines) {
-      last = { lines: [], count: 0 };
+      last = { lines: [], count: 0, chars: 0 };
       this.blocks.push(last);
-      this.coolDown();
+      if (this.uncompressed > UNCOMPRESSED_CHARS) this.compress(UNCOMPRESSED_CHARS / 2);
     }
     last.lines!.push(line);
     last.count++;
+    last.chars += line.length;
+    this.uncompressed += line.length;
     this.total++;
     while (this.total > this.budget) this.dropOldest();
   }
@@ -88,12 +122,15 @@ export class HistoryStore {
       const block = this.blocks[this.blocks.length - 1];
       const first = this.blocks.length === 1 ? this.dropped : 0;
       const k = Math.min(remove, block.count - first);
-      block.lines = this.linesOf(block).slice(0, block.count - k);
-      block.packed = undefined;
+      this.unpack(block);
+      const removed = block.lines!.splice(block.count - k).reduce((n, line) => n + line.length, 0);
+      block.chars -= removed;
+      this.uncompressed -= removed;
       block.count -= k;
       remove -= k;
       this.total -= k;
       if (block.count === first) {
+        this.uncompressed -= block.chars;
         this.blocks.pop();
         if (this.blocks.length === 0) this.dropped = 0;
       }
@@ -105,6 +142,23 @@ export class HistoryStore {
     this.blocks = [];
     this.dropped = 0;
     this.total = 0;
+    this.uncompressed = 0;
+  }
+
+  /** Compresses the oldest uncompressed blocks, all but the hot ones, until at most `keepChars` stay uncompressed. */
+  compress(keepChars = 0): void {
+    for (let i = 0; i < this.blocks.length - HistoryTuning.HotBlocks && this.uncompressed > keepChars; i++) {
+      const block = this.blocks[i];
+      if (!block.lines || block.stays) continue;
+      const raw = Buffer.from(block.lines.join(LINE_SEPARATOR), 'utf8');
+      const packed = deflateRawSync(raw, DEFLATE_OPTIONS);
+      if (packed.length <= raw.length * (1 - COMPRESS_WHEN_SAVES)) {
+        // A copy of its own size: zlib's result is a view of a 16 KiB chunk it would keep alive.
+        block.packed = new Uint8Array(packed);
+        block.lines = undefined;
+        this.uncompressed -= block.chars;
+      } else block.stays = true;
+    }
   }
 
   /** Bytes held (strings counted as UTF-16), for the memory bench. */
@@ -119,7 +173,14 @@ export class HistoryStore {
 
   private linesOf(block: Block): string[] {
     if (block.lines) return block.lines;
-    return inflateRawSync(block.packed!).toString('utf8').split(LINE_SEPARATOR);
+    return inflateRawSync(block.packed!, { windowBits: DEFLATE_OPTIONS.windowBits }).toString('utf8').split(LINE_SEPARATOR);
+  }
+
+  private unpack(block: Block): void {
+    if (block.lines) return;
+    block.lines = this.linesOf(block);
+    block.packed = undefined;
+    this.uncompressed += block.chars;
   }
 
   private dropOldest(): void {
@@ -127,20 +188,9 @@ export class HistoryStore {
     this.dropped++;
     this.total--;
     if (this.dropped >= first.count) {
+      if (first.lines) this.uncompressed -= first.chars;
       this.blocks.shift();
       this.dropped = 0;
-    }
-  }
-
-  private coolDown(): void {
-    const index = this.blocks.length - 1 - HistoryTuning.HotBlocks;
-    const block = this.blocks[index];
-    if (!block?.lines) return;
-    const raw = Buffer.from(block.lines.join(LINE_SEPARATOR), 'utf8');
-    const packed = deflateRawSync(raw);
-    if (packed.length <= raw.length * (1 - COMPRESS_WHEN_SAVES)) {
-      block.packed = packed;
-      block.lines = undefined;
     }
   }
 }

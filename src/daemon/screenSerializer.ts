@@ -4,6 +4,7 @@
 // (test/snapshot-fidelity.test.ts) and failed 132 of 300 seeds (pen leaking into the alternate
 // screen, background-erased rows, wide characters, emoji modifiers), so this walks the cells itself.
 import type { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
+import { CONTINUED, joinEncoded } from './historyStore';
 
 /** The public cell is the emulator's CellData; its packed fg/bg words make comparing attributes cheap. */
 interface Cell extends IBufferCell {
@@ -230,10 +231,10 @@ class LineWriter {
  * active, the alternate screen. The receiver starts from a reset terminal of the same size.
  * The cursor, modes and pen are left to the caller.
  */
-export function serializeBuffers(terminal: Terminal, scrollback = Infinity, history: string[] = []): string {
+export function serializeBuffers(terminal: Terminal, scrollback = Infinity, history: string[] = [], skippedRows = 0): string {
   const normal = terminal.buffer.normal;
   const rows = terminal.rows;
-  const from = Math.max(0, normal.baseY - scrollback);
+  const from = Math.max(skippedRows, normal.baseY - scrollback);
   let to = normal.length;
   if (to - from <= rows && history.length === 0) {
     // No scrollback to build: trailing empty rows need not be written.
@@ -249,7 +250,7 @@ export function serializeBuffers(terminal: Terminal, scrollback = Infinity, hist
   }
   const writer = new LineWriter(normal, terminal.cols);
   // History lines print from column 0 with the default pen and wrap at the receiver's width.
-  for (const line of history) writer.out.push(line, '\r\n');
+  if (history.length > 0) writer.out.push(joinEncoded(history), history[history.length - 1].endsWith(CONTINUED) ? '' : '\r\n');
   writer.writeFlowing(from, to);
   const out = writer.out;
   if (terminal.buffer.active.type === 'alternate') {

@@ -26,12 +26,15 @@ const MOUSE_TRACKING: Record<string, string> = { x10: '\x1b[?9h', vt200: '\x1b[?
 const MOUSE_ENCODING: Record<string, string> = { SGR: '\x1b[?1006h', SGR_PIXELS: '\x1b[?1016h' };
 const CURSOR_STYLE: Record<string, number> = { block: 2, underline: 4, bar: 6 };
 
-/** `history`: encoded lines from the history store, older than the emulator's own scrollback. */
-export function renderSnapshot(terminal: Terminal, title: string, scrollback?: number, history: string[] = []): string {
+/**
+ * `history`: encoded lines from the history store, older than the emulator's own scrollback;
+ * `skippedRows`: rows at the top of xterm's buffer that the store already has.
+ */
+export function renderSnapshot(terminal: Terminal, title: string, scrollback?: number, history: string[] = [], skippedRows = 0): string {
   const internals = core(terminal);
   const modes = terminal.modes;
   const buffer = internals.buffer;
-  let out = SNAPSHOT_PREFIX + serializeBuffers(terminal, scrollback, history);
+  let out = SNAPSHOT_PREFIX + serializeBuffers(terminal, scrollback, history, skippedRows);
 
   if (title) out += `\x1b]2;${title.replace(/[\x00-\x1f\x7f]/g, '')}\x07`;
 
