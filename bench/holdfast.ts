@@ -144,8 +144,8 @@ export async function attachOwner(client: HoldfastClient, session: SessionInfo, 
   const attachment = await client.attach(
     { session: session.id, role: 'owner', cols, rows },
     {
-      onSnapshot: (_bytes, resync) => {
-        if (resync) resyncs++;
+      onSnapshot: (_bytes, why) => {
+        if (why === 'resync') resyncs++;
         snapshotResolve();
       },
       onOutput: (bytes) => {

@@ -82,6 +82,7 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
     parseClock.start();
     await feed(e, flood);
     parseClock.stop(i > 0);
+    e.compactHistory();
     plainBytesPerLine = e.historyBytes / e.historyLength;
     e.dispose();
   }
@@ -89,6 +90,8 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
 
   const e = new Emulator({ cols: 200, rows: 50, scrollback: 10_000 });
   await feed(e, scroll);
+  // As a reattach finds a quiet session: its history compacted.
+  e.compactHistory();
   const colouredBytesPerLine = e.historyBytes / e.historyLength;
   const full = new Clock();
   const visible = new Clock();
@@ -124,6 +127,7 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
   for (let i = 0; i < sessions; i++) {
     const s = new Emulator({ cols: 120, rows: 40, scrollback: 10_000 });
     await feed(s, scroll);
+    s.compactHistory();
     live.push(s);
   }
   gc?.();

@@ -297,24 +297,31 @@ export interface Reattach {
   snapshotBytes: number;
 }
 
-/** A fresh connection (as after a window reload) attaching watchers to `sessions`. */
+/**
+ * A fresh connection (as after a window reload) attaching watchers to `sessions`, as the extension
+ * does: the visible screen first, then the scrollback in a second snapshot.
+ */
 export async function reattachHoldfast(ctx: Context, sessions: SessionInfo[]): Promise<Reattach> {
   const t0 = now();
   const client = await ctx.daemon.connect('bench-reattach');
   let bytes = 0;
-  let lastAt = 0;
+  let visibleAt = 0;
+  let fullAt = 0;
   await Promise.all(
     sessions.map(
       (s) =>
         new Promise<void>((resolve, reject) => {
           client
             .attach(
-              { session: s.id, role: 'watcher' },
+              { session: s.id, role: 'watcher', screenFirst: true },
               {
-                onSnapshot: (b) => {
+                onSnapshot: (b, why) => {
                   bytes += b.length;
-                  lastAt = now();
-                  resolve();
+                  if (why === 'attach') visibleAt = now();
+                  if (why === 'history') {
+                    fullAt = now();
+                    resolve();
+                  }
                 },
                 onOutput: () => undefined,
               },
@@ -324,9 +331,7 @@ export async function reattachHoldfast(ctx: Context, sessions: SessionInfo[]): P
     ),
   );
   client.close();
-  // The daemon sends the screen as one snapshot frame (scrollback first, visible screen last), so
-  // the visible screen is complete only when the whole snapshot is.
-  return { visibleMs: lastAt - t0, fullMs: lastAt - t0, snapshotBytes: bytes };
+  return { visibleMs: visibleAt - t0, fullMs: fullAt - t0, snapshotBytes: bytes };
 }
 
 export async function tmuxScrollSessions(ctx: Context, count: number, cols = 200, rows = 50, prefix = 'scroll', file = ctx.scrollFile, last = lastScrollLine(ctx)): Promise<string[]> {

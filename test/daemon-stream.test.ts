@@ -117,9 +117,9 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
   const attachedAt = Date.now();
   let snapshotAt = 0;
   await client.attach({ session: session.id, role: 'watcher' }, {
-    onSnapshot: (bytes, resync) => {
+    onSnapshot: (bytes, why) => {
       snapshotAt = Date.now();
-      replay.onSnapshot(bytes, resync);
+      replay.onSnapshot(bytes, why);
     },
     onOutput: (bytes) => replay.onOutput(bytes),
   });
@@ -138,4 +138,33 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
   assert.ok(waited >= 900 && waited < 2000, `waited ${waited} ms for a never-ending update`);
   await client.request('remove', { session: session.id });
   await client.request('remove', { session: stuck.id });
+});
+
+test('a screenFirst attach gets the visible screen first, then the whole scrollback, and no line is lost or doubled while the program prints', async () => {
+  const client = await daemon.connect();
+  // 3000 numbered lines, then one more every few milliseconds while the snapshots go out.
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'seq 1 3000; i=3001; while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; exec sleep 60'], cols: 80, rows: 24, scrollback: 10_000 });
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^2999$', history: true }, timeoutMs: 10_000 });
+  const replay = new ReplayTerminal(80, 24, 20_000);
+  const reasons: string[] = [];
+  let screenLines: string[] | undefined;
+  const watcher = await daemon.connect('screen-first');
+  await watcher.attach({ session: session.id, role: 'watcher', screenFirst: true }, {
+    onSnapshot: (bytes, why) => {
+      reasons.push(why);
+      if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
+      replay.onSnapshot(bytes, why);
+    },
+    onOutput: (bytes) => replay.onOutput(bytes),
+    onEvent: (event) => replay.onEvent(event),
+  });
+  await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^3400$' }, timeoutMs: 10_000 });
+  await waitFor(async () => (await replay.lines()).some((l) => l.trim() === '3400'), 10_000, 'the replay to show 3400');
+  assert.deepEqual(reasons, ['attach', 'history']);
+  assert.ok(screenLines!.length <= 24 + 1, `the first snapshot is the screen only (${screenLines!.length} lines)`);
+  const last = assertConsecutive(await replay.lines(), 'replay after the history snapshot');
+  assert.equal(last, 3400);
+  const numbers = (await replay.lines()).map((l) => l.trim()).filter((l) => l !== '');
+  assert.equal(numbers[0], '1', 'the scrollback reaches back to the first line');
 });

@@ -96,7 +96,7 @@ class AttachSession {
       .attach(
         { session: this.id, role: this.role, ...size },
         {
-          onSnapshot: (bytes, resync) => this.onSnapshot(bytes, resync),
+          onSnapshot: (bytes, why) => this.onSnapshot(bytes, why === 'resync'),
           onOutput: (bytes) => this.onOutput(bytes),
           onEvent: (event) => this.onEvent(event),
         },

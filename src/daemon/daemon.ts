@@ -210,7 +210,7 @@ export class Daemon implements RequestHandler {
     const channel = connection.addChannel(params.channel, session, params.role);
     // The answer goes out first; the snapshot (and then the stream) follows it.
     setImmediate(() => {
-      if (connection.channels.get(params.channel) === channel) session.attach(channel, size);
+      if (connection.channels.get(params.channel) === channel) session.attach(channel, size, params.screenFirst ?? false);
     });
     return { session: { ...session.info(), ...(size ?? {}) } };
   }

@@ -206,6 +206,11 @@ export class Emulator implements IDisposable {
     return this.history?.skippedRows ?? 0;
   }
 
+  /** Lines above the normal screen, in xterm or in the store. */
+  get hasScrollback(): boolean {
+    return this.historyLength > 0 || this.terminal.buffer.normal.baseY > this.skippedRows;
+  }
+
   /** Lines of the scrollback held in the history store (outside xterm's buffer). */
   get historyLength(): number {
     return this.history?.storedInScrollback ?? 0;

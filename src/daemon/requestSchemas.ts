@@ -50,7 +50,7 @@ export const PARAMS = {
     scrollback: z.number().int().min(0).optional(),
     metadata: metadata.optional(),
   }),
-  attach: z.object({ session: sessionRef, channel, role: z.enum(['owner', 'watcher']), cols: dimension.optional(), rows: dimension.optional() }),
+  attach: z.object({ session: sessionRef, channel, role: z.enum(['owner', 'watcher']), cols: dimension.optional(), rows: dimension.optional(), screenFirst: z.boolean().optional() }),
   detach: z.object({ channel }),
   claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
   resize: z.object({ session: sessionRef, cols: dimension, rows: dimension }),

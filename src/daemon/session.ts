@@ -5,6 +5,7 @@ import { scrollbackWithinBudget } from '../protocol/limits';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
+import { SNAPSHOT_PREFIX } from './snapshot';
 import { PtyProcess, PtyOptions } from './ptyProcess';
 import { SequenceBoundary } from './sequenceBoundary';
 
@@ -20,6 +21,15 @@ export enum SessionTiming {
 }
 
 /** Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. */
+/**
+ * full: screen, scrollback and modes (attach, resync); screen: the visible screen only, first;
+ * history: the full snapshot that follows a screen snapshot.
+ */
+type SnapshotKind = 'full' | 'screen' | 'history';
+
+const SYNC_START = '\x1b[?2026h';
+const SYNC_END = '\x1b[?2026l';
+
 const BACKLOG_PAUSE = 4 * 1024 * 1024;
 const BACKLOG_RESUME = 1024 * 1024;
 
@@ -55,10 +65,12 @@ export class Session implements IDisposable {
   private readonly disposables = new DisposableStore();
   /** Chunks written to the emulator and not parsed yet: what a snapshot taken now does not contain. */
   private readonly inflight: Buffer[] = [];
-  private readonly awaitingSnapshot = new Set<Subscriber>();
+  private readonly awaitingSnapshot = new Map<Subscriber, SnapshotKind>();
   private snapshotDeadline = 0;
   private snapshotTimer: NodeJS.Timeout | undefined;
   private snapshotCache: { key: string; bytes: Buffer } | undefined;
+  private screenCache: { key: string; bytes: Buffer } | undefined;
+  private readonly historyFollowUps = new Set<NodeJS.Immediate>();
   private ptyPaused = false;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
@@ -109,6 +121,7 @@ export class Session implements IDisposable {
       clearTimeout(this.snapshotTimer);
       clearTimeout(this.idleTimer);
       clearTimeout(this.textCheckTimer);
+      for (const followUp of this.historyFollowUps) clearImmediate(followUp);
       for (const waiter of this.waiters) waiter.resolve(false);
     }));
   }
@@ -224,11 +237,12 @@ export class Session implements IDisposable {
 
   // --- clients -----------------------------------------------------------------------------
 
-  attach(subscriber: Subscriber, size?: { cols: number; rows: number }): void {
+  /** `screenFirst`: the visible screen at once, the scrollback in a second snapshot (see snapshotKind). */
+  attach(subscriber: Subscriber, size?: { cols: number; rows: number }, screenFirst = false): void {
     this.roles.add(subscriber);
     if (subscriber.role === 'owner' && size) this.resize(size.cols, size.rows);
     this.updateQueryAnswering();
-    this.requestSnapshot(subscriber);
+    this.requestSnapshot(subscriber, screenFirst && this.emulator.hasScrollback ? 'screen' : 'full');
     this.changed();
   }
 
@@ -262,10 +276,10 @@ export class Session implements IDisposable {
   }
 
   /** Queues a snapshot for `subscriber`; it gets the stream from exactly the snapshot's point on. */
-  requestSnapshot(subscriber: Subscriber): void {
+  requestSnapshot(subscriber: Subscriber, kind: SnapshotKind = 'full'): void {
     subscriber.phase = 'pending';
     if (this.awaitingSnapshot.size === 0) this.snapshotDeadline = Date.now() + SessionTiming.SyncWaitMs;
-    this.awaitingSnapshot.add(subscriber);
+    this.awaitingSnapshot.set(subscriber, kind);
     this.takeSnapshots(false);
   }
 
@@ -283,14 +297,41 @@ export class Session implements IDisposable {
     }
     clearTimeout(this.snapshotTimer);
     this.snapshotTimer = undefined;
-    const snapshot = this.currentSnapshot();
     const waiting = [...this.awaitingSnapshot];
     this.awaitingSnapshot.clear();
-    for (const subscriber of waiting) {
-      subscriber.sendSnapshot(snapshot);
+    for (const [subscriber, kind] of waiting) {
+      if (kind === 'history') subscriber.sendEvent({ type: 'history', channel: subscriber.channel });
+      subscriber.sendSnapshot(kind === 'screen' ? this.screenSnapshot() : kind === 'history' ? this.historySnapshot() : this.currentSnapshot());
       for (const chunk of this.inflight) subscriber.sendOutput(chunk);
       subscriber.phase = 'live';
+      // The screen is on its way; the history follows once the client had a turn to show it.
+      if (kind === 'screen') this.followWithHistory(subscriber);
     }
+  }
+
+  private followWithHistory(subscriber: Subscriber): void {
+    const followUp = setImmediate(() => {
+      this.historyFollowUps.delete(followUp);
+      if (this.roles.all.has(subscriber) && !this.awaitingSnapshot.has(subscriber)) this.requestSnapshot(subscriber, 'history');
+    });
+    this.historyFollowUps.add(followUp);
+  }
+
+  /** The visible screen with its modes, no scrollback: what a tab needs to be usable. */
+  private screenSnapshot(): Buffer {
+    const key = `${this.emulator.parsed}:${this.cols}x${this.rows}`;
+    if (this.screenCache?.key !== key) this.screenCache = { key, bytes: Buffer.from(this.emulator.snapshot(0), 'utf8') };
+    return this.screenCache.bytes;
+  }
+
+  /**
+   * The full snapshot inside a synchronized update (DEC 2026): the receiver keeps showing the
+   * screen it has until the rebuilt one is complete, rather than the reset and the history scrolling by.
+   */
+  private historySnapshot(): Buffer {
+    const full = this.currentSnapshot();
+    const end = this.emulator.inSynchronizedUpdate ? '' : SYNC_END;
+    return Buffer.concat([Buffer.from(SNAPSHOT_PREFIX + SYNC_START), full.subarray(SNAPSHOT_PREFIX.length), Buffer.from(end)]);
   }
 
   /**

@@ -3,7 +3,7 @@
 // snapshot then the live output, and sends keys and its size. close() only detaches: VS Code also
 // calls it when the window goes away, so killing is decided elsewhere (see tabs.ts).
 import * as vscode from 'vscode';
-import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
+import { Attachment, HoldfastClient, RequestError, SnapshotReason } from '../protocol/client';
 import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
 import { CreateParams, DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
 import { archivedFrom } from '../protocol/recovery';
@@ -37,6 +37,9 @@ const SIZE_WAIT_MS = 1000;
 /** After a reload the previous window's connection may linger briefly: a tab that had to start as a watcher takes input back if the owner leaves this soon. */
 const RECLAIM_WINDOW_MS = 5000;
 
+/** Notices shown again after a history snapshot (which starts with a reset); older ones are dropped. */
+const MAX_NOTICES_KEPT = 16;
+
 export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private readonly store = new DisposableStore();
   private readonly writeEmitter = this.store.add(new vscode.EventEmitter<string>());
@@ -57,6 +60,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private pendingWrite = '';
   private flushHandle: NodeJS.Immediate | undefined;
   private afterSnapshot: string[] = []; // notices wait for the snapshot, which starts with a reset
+  private noticesShown: string[] = []; // since the last snapshot, at most MAX_NOTICES_KEPT
   private snapshotSeen = false;
   private decoder = new TextDecoder('utf-8');
   private attachment: Attachment | undefined;
@@ -273,9 +277,10 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     try {
       const size = role === 'owner' ? this.size : undefined;
       const attachment = await client.attach(
-        { session: id, role, cols: size?.cols, rows: size?.rows },
+        // The screen shows at once; the scrollback follows in a second snapshot.
+        { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true },
         {
-          onSnapshot: (bytes) => this.onSnapshot(bytes),
+          onSnapshot: (bytes, why) => this.onSnapshot(bytes, why),
           onOutput: (bytes) => this.emit(this.decoder.decode(bytes, { stream: true })),
           onEvent: (event) => this.onEvent(event),
         },
@@ -330,11 +335,14 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     }
   }
 
-  private onSnapshot(bytes: Buffer): void {
+  private onSnapshot(bytes: Buffer, why: SnapshotReason): void {
     this.decoder = new TextDecoder('utf-8');
     this.emit(this.decoder.decode(bytes, { stream: true }));
     this.snapshotSeen = true;
-    for (const text of this.afterSnapshot.splice(0)) this.emit(noticeLine(text));
+    // The history snapshot starts with a reset too: the notices printed since the screen come back.
+    if (why === 'history') for (const text of this.noticesShown) this.emit(noticeLine(text));
+    else this.noticesShown = [];
+    for (const text of this.afterSnapshot.splice(0)) this.print(text);
   }
 
   private onEvent(event: DaemonEvent): void {
@@ -394,6 +402,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   }
 
   private print(text: string): void {
+    if (this.noticesShown.push(text) > MAX_NOTICES_KEPT) this.noticesShown.shift();
     this.emit(noticeLine(text));
   }
 

@@ -40,9 +40,14 @@ export interface ConnectOptions {
   timeoutMs?: number;
 }
 
+export type SnapshotReason = 'attach' | 'resync' | 'history';
+
 export interface AttachHandlers {
-  /** VT bytes that rebuild the screen; the receiver resets its terminal before writing them. */
-  onSnapshot(bytes: Buffer, resync: boolean): void;
+  /**
+   * VT bytes that rebuild the screen; the receiver resets its terminal before writing them.
+   * `why`: attach, resync (the receiver fell behind), or history (after a screenFirst attach's screen).
+   */
+  onSnapshot(bytes: Buffer, why: SnapshotReason): void;
   onOutput(bytes: Buffer): void;
   onEvent?(event: DaemonEvent): void;
 }
@@ -88,7 +93,7 @@ export class Attachment implements IDisposable {
 
 export class HoldfastClient implements IDisposable {
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  private readonly channels = new Map<number, { handlers: AttachHandlers; resyncNext: boolean }>();
+  private readonly channels = new Map<number, { handlers: AttachHandlers; nextSnapshot: SnapshotReason }>();
   private nextId = 1;
   private nextChannel = 1;
   private closed = false;
@@ -165,7 +170,7 @@ export class HoldfastClient implements IDisposable {
 
   async attach(params: Omit<AttachParams, 'channel'>, handlers: AttachHandlers): Promise<Attachment> {
     const channel = this.nextChannel++;
-    this.channels.set(channel, { handlers, resyncNext: false });
+    this.channels.set(channel, { handlers, nextSnapshot: 'attach' });
     try {
       const { session } = await this.request('attach', { ...params, channel });
       return new Attachment(this, channel, session, params.role);
@@ -230,7 +235,7 @@ export class HoldfastClient implements IDisposable {
         const event = parseJson(payload) as DaemonEvent;
         if ('channel' in event) {
           const target = this.channels.get(event.channel);
-          if (event.type === 'resync' && target) target.resyncNext = true;
+          if ((event.type === 'resync' || event.type === 'history') && target) target.nextSnapshot = event.type;
           target?.handlers.onEvent?.(event);
         } else {
           for (const { handlers } of this.channels.values()) {
@@ -246,9 +251,9 @@ export class HoldfastClient implements IDisposable {
         const target = this.channels.get(channel);
         if (!target) return;
         if (kind === FrameKind.Snapshot) {
-          const resync = target.resyncNext;
-          target.resyncNext = false;
-          target.handlers.onSnapshot(bytes, resync);
+          const why = target.nextSnapshot;
+          target.nextSnapshot = 'resync';
+          target.handlers.onSnapshot(bytes, why);
         } else target.handlers.onOutput(bytes);
         return;
       }

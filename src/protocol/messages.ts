@@ -80,6 +80,8 @@ export interface AttachParams {
   role: Role;
   cols?: number; // owner only: the size of its terminal
   rows?: number;
+  /** The visible screen first; when there is scrollback, a 'history' event and a full snapshot follow. */
+  screenFirst?: boolean;
 }
 
 /** text: RE2 syntax (linear time), flags from "ims"; a line of the screen, or of the history too with `history`. */
@@ -161,4 +163,5 @@ export type DaemonEvent =
   | { type: 'exit'; id: string; exit: ExitStatus }
   | { type: 'role'; channel: number; role: Role; reason: string } // this channel's role changed
   | { type: 'resync'; channel: number } // a fresh snapshot follows: the receiver fell behind
+  | { type: 'history'; channel: number } // after a screenFirst attach: the snapshot that follows has the scrollback too
   | { type: 'stopping' };

@@ -1,7 +1,7 @@
 // A client-side terminal for tests: replays what a channel receives (snapshot, then output).
 import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
-import type { AttachHandlers } from '../../src/protocol/client';
+import type { AttachHandlers, SnapshotReason } from '../../src/protocol/client';
 import type { DaemonEvent } from '../../src/protocol/messages';
 
 export class ReplayTerminal implements AttachHandlers {
@@ -17,9 +17,9 @@ export class ReplayTerminal implements AttachHandlers {
     this.terminal.unicode.activeVersion = '11';
   }
 
-  onSnapshot(bytes: Buffer, resync: boolean): void {
+  onSnapshot(bytes: Buffer, why: SnapshotReason): void {
     this.snapshots++;
-    if (resync) this.resyncs++;
+    if (why === 'resync') this.resyncs++;
     this.terminal.write(bytes);
   }
 
