@@ -56,7 +56,7 @@ export function makeFiles(dir: string, floodLines: number): { floodFile: string;
 }
 
 /** The text of the scroll file's last line as it appears on screen. */
-export function lastScrollLine(ctx: Context): string {
+export function lastScrollLine(ctx: Pick<Context, 'scrollLines'>): string {
   return `L${String(ctx.scrollLines).padStart(6, '0')}`;
 }
 
