@@ -32,10 +32,12 @@ interface Load {
  * ready and when the visible terminal first shows `marker` (performance.now(), the page's clock).
  */
 function installProbe(marker: string): void {
-  const probe = { ready: 0, firstScreen: 0 };
+  const probe = { ready: 0, firstTab: 0, firstXterm: 0, firstScreen: 0 };
   (window as unknown as { __holdfastLoad: typeof probe }).__holdfastLoad = probe;
   const tick = () => {
     if (!probe.ready && document.querySelector('.monaco-workbench .part.statusbar') && document.querySelector('.monaco-workbench .part.editor')) probe.ready = performance.now();
+    if (probe.ready && !probe.firstTab && document.querySelector('.part.panel .terminal-tabs-entry .label-name')) probe.firstTab = performance.now();
+    if (probe.ready && !probe.firstXterm && document.querySelector('.part.panel .terminal-wrapper.active .xterm-rows')) probe.firstXterm = performance.now();
     if (probe.ready && !probe.firstScreen) {
       for (const rows of Array.from(document.querySelectorAll('.part.panel .terminal-wrapper.active .xterm-rows'))) {
         if ((rows.textContent ?? '').includes(marker)) probe.firstScreen = performance.now();
@@ -62,7 +64,7 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
   await wb.reloadWindow();
   const probe = await waitFor(
     async () => {
-      const p = await wb.page.evaluate(() => (window as unknown as { __holdfastLoad?: { ready: number; firstScreen: number } }).__holdfastLoad);
+      const p = await wb.page.evaluate(() => (window as unknown as { __holdfastLoad?: { ready: number; firstTab: number; firstXterm: number; firstScreen: number } }).__holdfastLoad);
       return p && p.firstScreen ? p : undefined;
     },
     { timeout: 120_000, message: 'the first terminal to show its last line', interval: 20 },
@@ -75,6 +77,8 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
     await wb.waitForTerminalText(marker, 60_000);
   }
   const allShown = await pageNow(wb);
+  const since = (t: number) => (t ? `${(t - probe.ready).toFixed(0)} ms` : '–');
+  process.stderr.write(`[bench-window] after ready: first tab listed ${since(probe.firstTab)}, its xterm ${since(probe.firstXterm)}, its screen ${since(probe.firstScreen)}\n`);
   return { firstScreenMs: probe.firstScreen - probe.ready, allTabsMs: allShown - probe.ready };
 }
 

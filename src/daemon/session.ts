@@ -16,6 +16,11 @@ export enum SessionTiming {
   SyncWaitMs = 1000,
   /** Text waiters re-check the screen at most this often. */
   TextCheckMs = 50,
+  /**
+   * After a screenFirst attach's screen, the history waits this long: a client that parsed both in
+   * one go would show nothing until the whole history was parsed (VS Code's renderer did).
+   */
+  HistoryAfterScreenMs = 100,
   /** Group-exit polling while a kill is in progress. */
   KillPollMs = 25,
 }
@@ -70,7 +75,7 @@ export class Session implements IDisposable {
   private snapshotTimer: NodeJS.Timeout | undefined;
   private snapshotCache: { key: string; bytes: Buffer } | undefined;
   private screenCache: { key: string; bytes: Buffer } | undefined;
-  private readonly historyFollowUps = new Set<NodeJS.Immediate>();
+  private readonly historyFollowUps = new Set<NodeJS.Timeout>();
   private ptyPaused = false;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
@@ -121,7 +126,7 @@ export class Session implements IDisposable {
       clearTimeout(this.snapshotTimer);
       clearTimeout(this.idleTimer);
       clearTimeout(this.textCheckTimer);
-      for (const followUp of this.historyFollowUps) clearImmediate(followUp);
+      for (const followUp of this.historyFollowUps) clearTimeout(followUp);
       for (const waiter of this.waiters) waiter.resolve(false);
     }));
   }
@@ -304,16 +309,16 @@ export class Session implements IDisposable {
       subscriber.sendSnapshot(kind === 'screen' ? this.screenSnapshot() : kind === 'history' ? this.historySnapshot() : this.currentSnapshot());
       for (const chunk of this.inflight) subscriber.sendOutput(chunk);
       subscriber.phase = 'live';
-      // The screen is on its way; the history follows once the client had a turn to show it.
+      // The screen is on its way; the history follows once the client had time to show it.
       if (kind === 'screen') this.followWithHistory(subscriber);
     }
   }
 
   private followWithHistory(subscriber: Subscriber): void {
-    const followUp = setImmediate(() => {
+    const followUp = setTimeout(() => {
       this.historyFollowUps.delete(followUp);
       if (this.roles.all.has(subscriber) && !this.awaitingSnapshot.has(subscriber)) this.requestSnapshot(subscriber, 'history');
-    });
+    }, SessionTiming.HistoryAfterScreenMs);
     this.historyFollowUps.add(followUp);
   }
 

@@ -120,7 +120,9 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     this.opened = true;
     for (const text of this.beforeOpen.splice(0)) this.writeEmitter.fire(text);
     if (initialDimensions && initialDimensions.columns > 0 && initialDimensions.rows > 0) this.size = { cols: initialDimensions.columns, rows: initialDimensions.rows };
-    if (this.size) this.start();
+    // A restored tab attaches at once, hidden or not: its session has a size, and the tab's own
+    // follows when VS Code lays it out. Only a new session waits for one (it is created with it).
+    if (this.size || this.target.kind !== 'new') this.start();
     else this.sizeWait = this.store.add(timeout(SIZE_WAIT_MS, () => this.start()));
   }
 
