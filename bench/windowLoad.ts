@@ -52,11 +52,22 @@ async function pageNow(wb: Workbench): Promise<number> {
   return wb.page.evaluate(() => performance.now());
 }
 
-/** Clicks the `index`th terminal tab (VS Code's own terminals all have the same name). */
-async function clickTab(wb: Workbench, index: number): Promise<void> {
+/**
+ * Clicks the `index`th terminal tab (VS Code's own terminals all have the same name) and waits,
+ * checking every animation frame in the page, until the visible terminal shows `marker`.
+ */
+async function showTab(wb: Workbench, index: number, marker: string): Promise<void> {
   const entries = wb.page.locator('.part.panel .terminal-tabs-entry').filter({ has: wb.page.locator('.monaco-icon-label .label-name') });
   await entries.nth(index).click();
-  await waitFor(async () => (await wb.terminalTabs())[index]?.active, { timeout: 10_000, message: `tab ${index} to be active` });
+  await wb.page.waitForFunction(
+    ([i, m]) => {
+      const tabs = Array.from(document.querySelectorAll('.part.panel .terminal-tabs-entry')).filter((e) => e.querySelector('.monaco-icon-label .label-name'));
+      if (!tabs[i as number]?.classList.contains('is-active')) return false;
+      return Array.from(document.querySelectorAll('.part.panel .terminal-wrapper.active .xterm-rows')).some((rows) => (rows.textContent ?? '').includes(m as string));
+    },
+    [index, marker],
+    { polling: 'raf', timeout: 60_000 },
+  );
 }
 
 async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Promise<Load> {
@@ -73,8 +84,7 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
   const active = (await wb.terminalTabs()).findIndex((tab) => tab.active);
   for (let i = 0; i < tabs; i++) {
     if (i === active) continue;
-    await clickTab(wb, i);
-    await wb.waitForTerminalText(marker, 60_000);
+    await showTab(wb, i, marker);
   }
   const allShown = await pageNow(wb);
   const since = (t: number) => (t ? `${(t - probe.ready).toFixed(0)} ms` : '–');

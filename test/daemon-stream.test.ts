@@ -9,6 +9,7 @@ import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/protocol/paths';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
+import { SessionTiming } from '../src/daemon/session';
 
 let daemon: TestDaemon;
 before(async () => {
@@ -167,4 +168,31 @@ test('a screenFirst attach gets the visible screen first, then the whole scrollb
   assert.equal(last, 3400);
   const numbers = (await replay.lines()).map((l) => l.trim()).filter((l) => l !== '');
   assert.equal(numbers[0], '1', 'the scrollback reaches back to the first line');
+});
+
+test('a historyLater attach gets the screen only, and the scrollback when it asks for it', async () => {
+  const client = await daemon.connect();
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'seq 1 500; exec sleep 60'], cols: 80, rows: 24, scrollback: 10_000 });
+  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^500$' }, timeoutMs: 10_000 });
+  const watcher = await daemon.connect('history-later');
+  const reasons: string[] = [];
+  const replay = new ReplayTerminal(80, 24, 2000);
+  const attachment = await watcher.attach({ session: session.id, role: 'watcher', screenFirst: true, historyLater: true }, {
+    onSnapshot: (bytes, why) => {
+      reasons.push(why);
+      replay.onSnapshot(bytes, why);
+    },
+    onOutput: (bytes) => replay.onOutput(bytes),
+  });
+  await waitFor(() => reasons.length > 0, 5000, 'the screen');
+  // Longer than a screenFirst attach's history waits (HistoryAfterScreenMs), then a request on the
+  // same connection: every frame the daemon sent before its answer has arrived.
+  await new Promise((resolve) => setTimeout(resolve, SessionTiming.HistoryAfterScreenMs * 3));
+  await watcher.request('list', {});
+  assert.deepEqual(reasons, ['attach'], 'no history until asked for');
+  assert.equal((await replay.lines()).filter((l) => l.trim() !== '')[0].trim(), '478', 'the screen only');
+  await attachment.requestHistory();
+  await waitFor(() => reasons.includes('history'), 5000, 'the history');
+  assert.equal((await replay.lines()).filter((l) => l.trim() !== '')[0].trim(), '1');
+  assert.equal(assertConsecutive(await replay.lines(), 'after the history'), 500);
 });

@@ -152,6 +152,12 @@ export class Daemon implements RequestHandler {
         connection.removeChannel(p.channel);
         return {};
       },
+      history: (p, connection) => {
+        const channel = connection.channels.get(p.channel);
+        if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${p.channel} is not attached`);
+        channel.session.requestSnapshot(channel, 'history');
+        return {};
+      },
       claim: (p, connection) => {
         const channel = connection.channels.get(p.channel);
         if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${p.channel} is not attached`);
@@ -210,7 +216,7 @@ export class Daemon implements RequestHandler {
     const channel = connection.addChannel(params.channel, session, params.role);
     // The answer goes out first; the snapshot (and then the stream) follows it.
     setImmediate(() => {
-      if (connection.channels.get(params.channel) === channel) session.attach(channel, size, params.screenFirst ?? false);
+      if (connection.channels.get(params.channel) === channel) session.attach(channel, size, params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full');
     });
     return { session: { ...session.info(), ...(size ?? {}) } };
   }

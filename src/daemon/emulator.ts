@@ -10,6 +10,7 @@ import { VERSION } from '../protocol/version';
 import { HistoryCapture, plainText } from './historyCapture';
 import { HistoryStore, HistoryTuning } from './historyStore';
 import { renderSnapshot } from './snapshot';
+import { checkXtermInternals, core } from './xtermInternals';
 
 export interface EmulatorOptions {
   cols: number;
@@ -59,6 +60,7 @@ export class Emulator implements IDisposable {
   readonly onError = this.onErrorEmitter.event;
 
   constructor(options: EmulatorOptions) {
+    checkXtermInternals();
     this.terminal = new Terminal({
       cols: options.cols,
       rows: options.rows,
@@ -120,7 +122,7 @@ export class Emulator implements IDisposable {
    * the session would be wedged. Catching it around the parse of one chunk keeps the loop going.
    */
   private containParseErrors(): void {
-    const writeBuffer = (this.terminal as unknown as { _core: { _writeBuffer: { _action: (data: unknown, promiseResult: boolean) => unknown } } })._core._writeBuffer;
+    const writeBuffer = core(this.terminal)._writeBuffer;
     const parse = writeBuffer._action;
     writeBuffer._action = (data, promiseResult) => {
       try {

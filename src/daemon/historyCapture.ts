@@ -5,43 +5,16 @@
 // (compact), when they are removed the way xterm trims its own scrollback.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import type { IBufferCell, IBufferLine } from '@xterm/headless';
+import type { IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
 import { CONTINUED, HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
 import { sgrFor } from './screenSerializer';
+import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, core, CoreBuffer, CoreLine, coreLine, PackedCell } from './xtermInternals';
 
-type Cell = IBufferCell & Parameters<typeof sgrFor>[0] & { fg: number; bg: number; getUnderlineColorMode?(): number };
-
-/** Colour mode and value bits of a packed bg word; the rest are attribute flags. */
-const BG_COLOUR_BITS = 0x3ffffff;
-
-/** xterm's normal buffer as far as trimming it needs (@xterm/headless 6; the fidelity fuzz checks it). */
-interface CoreLine {
-  isWrapped: boolean;
-  /** Three words per cell: content (code point, combined flag, width), fg, bg. */
-  _data: Uint32Array;
-  translateToString(trimRight: boolean, startCol?: number, endCol?: number): string;
-}
-
-interface CoreBuffer {
-  lines: {
-    length: number;
-    maxLength: number;
-    onTrim(listener: (count: number) => void): IDisposable;
-    get(index: number): CoreLine | undefined;
-    trimStart(count: number): void;
-    set(index: number, value: unknown): void;
-    splice(start: number, deleteCount: number, ...items: unknown[]): void;
-  };
-  ybase: number;
-  ydisp: number;
-  savedY: number;
-  scrollTop: number;
-  scrollBottom: number;
-}
+type Cell = PackedCell;
 
 function buffers(terminal: Terminal): { normal: CoreBuffer; alt: CoreBuffer } {
-  return (terminal as unknown as { _core: { buffers: { normal: CoreBuffer; alt: CoreBuffer } } })._core.buffers;
+  return core(terminal).buffers;
 }
 
 function normalBuffer(terminal: Terminal): CoreBuffer {
@@ -136,13 +109,6 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, contin
   if (pen !== '' && pen !== '\x1b[0m') out.push('\x1b[0m');
   if (continuedBy) out.push(CONTINUED);
   return out.join('');
-}
-
-const CODE_POINT_MASK = 0x1fffff;
-const COMBINED_MASK = 0x200000;
-
-function coreLine(row: IBufferLine): CoreLine {
-  return (row as unknown as { _line: CoreLine })._line;
 }
 
 /**
@@ -384,9 +350,9 @@ export class HistoryCapture implements IDisposable {
     try {
       scratch.loadAddon(new Unicode11Addon());
       scratch.unicode.activeVersion = this.terminal.unicode.activeVersion;
-      const core = (scratch as unknown as { _core: { _writeBuffer: { writeSync(data: string): void }; buffers: { normal: CoreBuffer } } })._core;
-      core._writeBuffer.writeSync(joinEncoded(encoded));
-      const lines = core.buffers.normal.lines;
+      const scratchCore = core(scratch);
+      scratchCore._writeBuffer.writeSync(joinEncoded(encoded));
+      const lines = scratchCore.buffers.normal.lines;
       const rows: unknown[] = [];
       for (let y = 0; y < lines.length; y++) rows.push(lines.get(y));
       return rows;

@@ -3,7 +3,9 @@
 import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
 import { runDaemon, writeReadiness } from './daemon';
+import { checkNodePtyInternals } from './nodePtyInternals';
 import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
+import { checkXtermInternals } from './xtermInternals';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -26,6 +28,9 @@ async function main(): Promise<number> {
   const socket = resolveSocketPath(values.socket);
   const limits: Record<string, number> = {};
   try {
+    // Another version of either library fails here, loudly, not later in a session.
+    checkXtermInternals();
+    checkNodePtyInternals();
     if (values.scrollback !== undefined) limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);
     if (values['max-sessions'] !== undefined) limits.maxSessions = parseLimit(values['max-sessions'], '--max-sessions', 1, 100_000);
     const result = await runDaemon({

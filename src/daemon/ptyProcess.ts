@@ -1,10 +1,11 @@
 // A program on a pseudo-terminal (node-pty), in its own session and process group.
 // Two things node-pty does not do for us: keep the last output of a program that exits right
-// after writing (see FACTS.md), and never signal a process group whose members are all gone.
+// after writing (nodePtyInternals.ts), and never signal a process group whose members are all gone.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
 import { Emitter, IDisposable } from '../protocol/disposable';
+import { internalsOf } from './nodePtyInternals';
 
 export interface ExitInfo {
   code: number | null;
@@ -27,11 +28,6 @@ export function signalName(num: number): string {
 
 export function isSignalName(name: string): name is NodeJS.Signals {
   return Object.prototype.hasOwnProperty.call(os.constants.signals, name);
-}
-
-interface NodePtyInternals {
-  _socket: { destroy(err?: Error): void; read(): Buffer | null; readableLength: number; emit(event: 'data', chunk: Buffer): boolean };
-  _fd: number;
 }
 
 export class PtyProcess implements IDisposable {
@@ -71,7 +67,7 @@ export class PtyProcess implements IDisposable {
    * by itself (a busy event loop), dropping unread output. Before that destroy, read what is left.
    */
   private keepOutputAfterExit(): void {
-    const internals = this.term as unknown as NodePtyInternals;
+    const internals = internalsOf(this.term);
     const socket = internals._socket;
     const fd = internals._fd;
     const destroy = socket.destroy.bind(socket);

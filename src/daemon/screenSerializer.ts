@@ -3,29 +3,17 @@
 // background, and soft wraps. @xterm/addon-serialize was measured against the differential fuzz
 // (test/snapshot-fidelity.test.ts) and failed 132 of 300 seeds (pen leaking into the alternate
 // screen, background-erased rows, wide characters, emoji modifiers), so this walks the cells itself.
-import type { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
+import type { IBuffer, IBufferLine, Terminal } from '@xterm/headless';
 import { CONTINUED, joinEncoded } from './historyStore';
+import { BG_COLOUR_BITS, PackedCell } from './xtermInternals';
 
-/** The public cell is the emulator's CellData; its packed fg/bg words make comparing attributes cheap. */
-interface Cell extends IBufferCell {
-  fg: number;
-  bg: number;
-  extended?: { underlineStyle: number; underlineColor: number };
-  getUnderlineStyle?(): number;
-  getUnderlineColor?(): number;
-  getUnderlineColorMode?(): number;
-  isUnderlineColorDefault?(): boolean;
-  isUnderlineColorRGB?(): boolean;
-}
+type Cell = PackedCell;
 
 interface Pen {
   fg: number;
   bg: number;
   underline: string;
 }
-
-/** Colour mode and value bits of a packed bg word; the rest are attribute flags. */
-const BG_COLOUR_BITS = 0x3ffffff;
 
 const DEFAULT_PEN: Pen = { fg: 0, bg: 0, underline: '' };
 

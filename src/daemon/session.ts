@@ -27,10 +27,11 @@ export enum SessionTiming {
 
 /** Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. */
 /**
- * full: screen, scrollback and modes (attach, resync); screen: the visible screen only, first;
- * history: the full snapshot that follows a screen snapshot.
+ * full: screen, scrollback and modes (attach, resync); screen: the visible screen only, and the
+ * history soon after; screen-only: the same without the history; history: the full snapshot that
+ * follows a screen snapshot, wrapped in a synchronized update.
  */
-type SnapshotKind = 'full' | 'screen' | 'history';
+type SnapshotKind = 'full' | 'screen' | 'screen-only' | 'history';
 
 const SYNC_START = '\x1b[?2026h';
 const SYNC_END = '\x1b[?2026l';
@@ -242,12 +243,16 @@ export class Session implements IDisposable {
 
   // --- clients -----------------------------------------------------------------------------
 
-  /** `screenFirst`: the visible screen at once, the scrollback in a second snapshot (see snapshotKind). */
-  attach(subscriber: Subscriber, size?: { cols: number; rows: number }, screenFirst = false): void {
+  /**
+   * `screen-first`: the visible screen at once, the scrollback in a second snapshot soon after;
+   * `screen-only`: the scrollback when the client asks (requestSnapshot 'history').
+   */
+  attach(subscriber: Subscriber, size?: { cols: number; rows: number }, delivery: 'full' | 'screen-first' | 'screen-only' = 'full'): void {
     this.roles.add(subscriber);
     if (subscriber.role === 'owner' && size) this.resize(size.cols, size.rows);
     this.updateQueryAnswering();
-    this.requestSnapshot(subscriber, screenFirst && this.emulator.hasScrollback ? 'screen' : 'full');
+    if (delivery === 'full' || !this.emulator.hasScrollback) this.requestSnapshot(subscriber, 'full');
+    else this.requestSnapshot(subscriber, delivery === 'screen-first' ? 'screen' : 'screen-only');
     this.changed();
   }
 
@@ -306,7 +311,7 @@ export class Session implements IDisposable {
     this.awaitingSnapshot.clear();
     for (const [subscriber, kind] of waiting) {
       if (kind === 'history') subscriber.sendEvent({ type: 'history', channel: subscriber.channel });
-      subscriber.sendSnapshot(kind === 'screen' ? this.screenSnapshot() : kind === 'history' ? this.historySnapshot() : this.currentSnapshot());
+      subscriber.sendSnapshot(kind === 'screen' || kind === 'screen-only' ? this.screenSnapshot() : kind === 'history' ? this.historySnapshot() : this.currentSnapshot());
       for (const chunk of this.inflight) subscriber.sendOutput(chunk);
       subscriber.phase = 'live';
       // The screen is on its way; the history follows once the client had time to show it.

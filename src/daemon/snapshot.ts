@@ -1,26 +1,15 @@
 // Renders the emulator's state as VT bytes that rebuild it in a fresh (or reset) terminal:
 // the buffers cell for cell (screenSerializer.ts), then what lives in the emulator's state, some of
-// it internal (see FACTS.md): scroll region, cursor (including a pending wrap), modes, mouse
+// it internal (xtermInternals.ts): scroll region, cursor (including a pending wrap), modes, mouse
 // encoding, cursor style and visibility, the pen the program writes with, and the title.
 import type { Terminal } from '@xterm/headless';
 import { serializeBuffers, sgrFor } from './screenSerializer';
+import { core, PackedCell } from './xtermInternals';
 
 /** Full reset, then clear the scrollback: the receiver may be showing an older screen. */
 export const SNAPSHOT_PREFIX = '\x1bc\x1b[3J';
 
-type PenCell = Parameters<typeof sgrFor>[0];
-
-/** The internals we read; all of them exist in @xterm/headless 6 (checked by the fidelity fuzz). */
-interface CoreInternals {
-  coreService: { isCursorHidden: boolean; decPrivateModes: { cursorStyle?: string; cursorBlink?: boolean } };
-  coreMouseService: { activeEncoding: string };
-  buffer: { scrollTop: number; scrollBottom: number; x: number; y: number };
-  _inputHandler: { _curAttrData: PenCell };
-}
-
-function core(terminal: Terminal): CoreInternals {
-  return (terminal as unknown as { _core: CoreInternals })._core;
-}
+type PenCell = PackedCell;
 
 const MOUSE_TRACKING: Record<string, string> = { x10: '\x1b[?9h', vt200: '\x1b[?1000h', drag: '\x1b[?1002h', any: '\x1b[?1003h' };
 const MOUSE_ENCODING: Record<string, string> = { SGR: '\x1b[?1006h', SGR_PIXELS: '\x1b[?1016h' };

@@ -61,6 +61,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private flushHandle: NodeJS.Immediate | undefined;
   private afterSnapshot: string[] = []; // notices wait for the snapshot, which starts with a reset
   private noticesShown: string[] = []; // since the last snapshot, at most MAX_NOTICES_KEPT
+  private historyPending = false; // attached while hidden: the scrollback is asked for once shown
   private snapshotSeen = false;
   private decoder = new TextDecoder('utf-8');
   private attachment: Attachment | undefined;
@@ -130,6 +131,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     if (dimensions.columns <= 0 || dimensions.rows <= 0) return;
     const changed = !this.size || this.size.cols !== dimensions.columns || this.size.rows !== dimensions.rows;
     this.size = { cols: dimensions.columns, rows: dimensions.rows };
+    this.requestHistoryIfShown();
     if (!this.started) {
       if (this.opened) this.start();
       return;
@@ -279,8 +281,9 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     try {
       const size = role === 'owner' ? this.size : undefined;
       const attachment = await client.attach(
-        // The screen shows at once; the scrollback follows in a second snapshot.
-        { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true },
+        // The screen shows at once; the scrollback follows in a second snapshot, for a hidden tab
+        // (no size yet) once it is shown: ten restored tabs do not all parse their history at load.
+        { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true, historyLater: !this.size },
         {
           onSnapshot: (bytes, why) => this.onSnapshot(bytes, why),
           onOutput: (bytes) => this.emit(this.decoder.decode(bytes, { stream: true })),
@@ -292,6 +295,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         return;
       }
       this.attachment = attachment;
+      this.historyPending = !this.size;
+      this.requestHistoryIfShown();
       this.role = role;
       this.update(attachment.session);
       const archived = archiveAction(attachment.session);
@@ -335,6 +340,17 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       this.queuedInput = [];
       this.print(failureNotice('taking input', err));
     }
+  }
+
+  /** A tab attached while hidden gets its scrollback once VS Code lays it out (it has a size then). */
+  private requestHistoryIfShown(): void {
+    if (!this.historyPending || !this.size || !this.attachment) return;
+    this.historyPending = false;
+    const attachment = this.attachment;
+    attachment.requestHistory().catch((err) => {
+      // Detached or reconnecting meanwhile: the next attach brings the history with it.
+      if (this.attachment === attachment) this.print(failureNotice('loading the scrollback', err));
+    });
   }
 
   private onSnapshot(bytes: Buffer, why: SnapshotReason): void {

@@ -72,6 +72,11 @@ export class Attachment implements IDisposable {
     return this.client.request('resize', { session: this.session.id, cols, rows });
   }
 
+  /** The scrollback, after a historyLater attach: a 'history' snapshot follows. */
+  async requestHistory(): Promise<void> {
+    await this.client.request('history', { channel: this.channel });
+  }
+
   /** Takes input over: this channel becomes the owner, the previous owner is told. */
   async claim(cols?: number, rows?: number): Promise<SessionInfo> {
     const { session } = await this.client.request('claim', { channel: this.channel, cols, rows });

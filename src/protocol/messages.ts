@@ -82,6 +82,8 @@ export interface AttachParams {
   rows?: number;
   /** The visible screen first; when there is scrollback, a 'history' event and a full snapshot follow. */
   screenFirst?: boolean;
+  /** With screenFirst: the history only when asked for (`history`), e.g. once a hidden tab is shown. */
+  historyLater?: boolean;
 }
 
 /** text: RE2 syntax (linear time), flags from "ims"; a line of the screen, or of the history too with `history`. */
@@ -94,6 +96,8 @@ export interface Methods extends RecoveryMethods {
   create: [CreateParams, { session: SessionInfo }];
   attach: [AttachParams, { session: SessionInfo }];
   detach: [{ channel: number }, Record<string, never>];
+  /** A 'history' event and a full snapshot on the channel (after a historyLater attach). */
+  history: [{ channel: number }, Record<string, never>];
   /** A watcher channel becomes the input owner (no new snapshot); the previous owner gets a 'role' event. */
   claim: [{ channel: number; cols?: number; rows?: number }, { session: SessionInfo }];
   resize: [{ session: string; cols: number; rows: number }, { session: SessionInfo }];
