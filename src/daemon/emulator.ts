@@ -25,7 +25,7 @@ export interface EmulatorOptions {
 
 /**
  * xterm keeps only the screen's height of scrollback (what a resize may pull back onto the screen):
- * a line in the store costs about a tenth of a line in xterm's buffer.
+ * a row in xterm's buffer costs 12 bytes per column, a line in the store 2-25 bytes once compressed.
  */
 const DEFAULT_HISTORY_MARGIN = 0;
 
@@ -151,9 +151,9 @@ export class Emulator implements IDisposable {
       return;
     }
     // In slices, each captured once parsed: xterm's scrollback holds what one slice can add.
-    for (let at = 0; at < length; at += HistoryTuning.SliceBytes) {
+    for (let at = 0; at === 0 || at < length; at += HistoryTuning.SliceBytes) {
       const last = at + HistoryTuning.SliceBytes >= length;
-      this.terminal.write(at === 0 && last ? chunk : chunk.subarray(at, at + HistoryTuning.SliceBytes), () => {
+      this.terminal.write(last && at === 0 ? chunk : chunk.subarray(at, at + HistoryTuning.SliceBytes), () => {
         history.capture();
         if (last) done();
       });

@@ -5,9 +5,9 @@ import { scrollbackWithinBudget } from '../protocol/limits';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
-import { SNAPSHOT_PREFIX } from './snapshot';
 import { PtyProcess, PtyOptions } from './ptyProcess';
 import { SequenceBoundary } from './sequenceBoundary';
+import { SNAPSHOT_PREFIX } from './snapshot';
 
 export enum SessionTiming {
   /** No output for this long: the session is idle. */
@@ -25,7 +25,6 @@ export enum SessionTiming {
   KillPollMs = 25,
 }
 
-/** Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. */
 /**
  * full: screen, scrollback and modes (attach, resync); screen: the visible screen only, and the
  * history soon after; screen-only: the same without the history; history: the full snapshot that
@@ -36,6 +35,7 @@ type SnapshotKind = 'full' | 'screen' | 'screen-only' | 'history';
 const SYNC_START = '\x1b[?2026h';
 const SYNC_END = '\x1b[?2026l';
 
+/** Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. */
 const BACKLOG_PAUSE = 4 * 1024 * 1024;
 const BACKLOG_RESUME = 1024 * 1024;
 
