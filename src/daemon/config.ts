@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { IDisposable, toDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { ensurePrivateDir } from '../protocol/paths';
 import { DaemonConfig, RecoveryConfig } from '../protocol/recovery';
@@ -86,8 +87,12 @@ export class ConfigStore {
     return this.current;
   }
 
-  onChange(listener: (config: DaemonConfig) => void): void {
+  onChange(listener: (config: DaemonConfig) => void): IDisposable {
     this.listeners.push(listener);
+    return toDisposable(() => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    });
   }
 
   get(key?: string): unknown {

@@ -18,6 +18,7 @@ import { DaemonError } from './daemonError';
 import { SessionRegistry } from './sessionRegistry';
 
 export class Recovery implements IDisposable {
+  private readonly configListener: IDisposable;
   readonly config: ConfigStore;
   readonly checkpoints: Checkpointer;
   private readonly dir = recoveryDir();
@@ -34,7 +35,7 @@ export class Recovery implements IDisposable {
   ) {
     this.config = new ConfigStore(configPath(), log);
     this.checkpoints = new Checkpointer({ dir: this.dir, startedAt, socket, config: () => this.config.config.recovery, sessions: () => registry.list(), log });
-    this.config.onChange(() => this.checkpoints.configChanged());
+    this.configListener = this.config.onChange(() => this.checkpoints.configChanged());
   }
 
   /** Every routed event: the checkpointer decides what is worth a write. */
@@ -194,6 +195,7 @@ export class Recovery implements IDisposable {
   }
 
   dispose(): void {
+    this.configListener.dispose();
     this.checkpoints.dispose();
   }
 }

@@ -77,6 +77,8 @@ export class Session implements IDisposable {
   private snapshotCache: { key: string; bytes: Buffer } | undefined;
   private screenCache: { key: string; bytes: Buffer } | undefined;
   private readonly historyFollowUps = new Set<NodeJS.Timeout>();
+  /** Pending kill polls and how to end each (with false). */
+  private readonly killPolls = new Map<NodeJS.Timeout, () => void>();
   private ptyPaused = false;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
@@ -128,6 +130,11 @@ export class Session implements IDisposable {
       clearTimeout(this.idleTimer);
       clearTimeout(this.textCheckTimer);
       for (const followUp of this.historyFollowUps) clearTimeout(followUp);
+      for (const [poll, end] of this.killPolls) {
+        clearTimeout(poll);
+        end();
+      }
+      this.killPolls.clear();
       for (const waiter of this.waiters) waiter.resolve(false);
     }));
   }
@@ -399,13 +406,20 @@ export class Session implements IDisposable {
     await this.exited;
   }
 
+  /** Polls `done` until it holds (true) or `ms` pass (false); disposing the session ends the poll (false). */
   private until(done: () => boolean, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     return new Promise((resolve) => {
       const check = () => {
         if (done()) resolve(true);
-        else if (Date.now() >= deadline) resolve(false);
-        else setTimeout(check, SessionTiming.KillPollMs);
+        else if (Date.now() >= deadline || this.disposables.isDisposed) resolve(false);
+        else {
+          const timer = setTimeout(() => {
+            this.killPolls.delete(timer);
+            check();
+          }, SessionTiming.KillPollMs);
+          this.killPolls.set(timer, () => resolve(false));
+        }
       };
       check();
     });

@@ -92,6 +92,8 @@ export function findProgram(program: string, env: Record<string, string>, cwd: s
 
 export class SessionRegistry implements IDisposable {
   private readonly sessions = new Map<string, Session>();
+  /** Each session's event subscription, disposed with it. */
+  private readonly forwarding = new Map<Session, IDisposable>();
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
   readonly onEvent = this.onEventEmitter.event;
   private readonly onEmptyEmitter = new Emitter<void>();
@@ -142,8 +144,7 @@ export class SessionRegistry implements IDisposable {
       if (err instanceof DaemonError) throw err;
       throw new DaemonError(ErrorCode.BadRequest, `cannot start ${argv[0]}: ${(err as Error).message}`);
     }
-    this.sessions.set(id, session);
-    session.onEvent((event) => this.onEventEmitter.fire(event));
+    this.track(session);
     return session;
   }
 
@@ -151,9 +152,20 @@ export class SessionRegistry implements IDisposable {
   add(make: (id: string) => Session): Session {
     if (this.sessions.size >= this.limits.maxSessions) throw new DaemonError(ErrorCode.Limit, `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`);
     const session = make(this.newId());
-    this.sessions.set(session.id, session);
-    session.onEvent((event) => this.onEventEmitter.fire(event));
+    this.track(session);
     return session;
+  }
+
+  /** In the list, its events forwarded until it is dropped (untrack). */
+  private track(session: Session): void {
+    this.sessions.set(session.id, session);
+    this.forwarding.set(session, session.onEvent((event) => this.onEventEmitter.fire(event)));
+  }
+
+  private untrack(session: Session): void {
+    this.forwarding.get(session)?.dispose();
+    this.forwarding.delete(session);
+    session.dispose();
   }
 
   /** Puts `replacement` in `old`'s place in the list and removes `old` (an exited session) without emptying the daemon. */
@@ -163,7 +175,7 @@ export class SessionRegistry implements IDisposable {
     this.sessions.clear();
     for (const s of entries) this.sessions.set(s.id, s);
     this.onEventEmitter.fire({ type: 'removed', id: old.id });
-    old.dispose();
+    this.untrack(old);
   }
 
   /** By exact id, else by unique name. */
@@ -182,7 +194,7 @@ export class SessionRegistry implements IDisposable {
     await session.kill('SIGHUP', graceMs);
     if (!this.sessions.delete(session.id)) return;
     this.onEventEmitter.fire({ type: 'removed', id: session.id });
-    session.dispose();
+    this.untrack(session);
     if (this.sessions.size === 0) this.onEmptyEmitter.fire();
   }
 
@@ -200,7 +212,7 @@ export class SessionRegistry implements IDisposable {
   }
 
   dispose(): void {
-    for (const session of this.sessions.values()) session.dispose();
+    for (const session of [...this.sessions.values()]) this.untrack(session);
     this.sessions.clear();
     this.onEventEmitter.dispose();
     this.onEmptyEmitter.dispose();

@@ -40,6 +40,9 @@ export interface ConnectOptions {
   timeoutMs?: number;
 }
 
+/** Frames whose payload is JSON, after the hello (a kind unknown to this client is skipped unread). */
+const JSON_KINDS = new Set<number>([FrameKind.Response, FrameKind.Event, FrameKind.Error]);
+
 export type SnapshotReason = 'attach' | 'resync' | 'history';
 
 export interface AttachHandlers {
@@ -152,7 +155,7 @@ export class HoldfastClient implements IDisposable {
     // The decoder keeps any partial frame that arrived with the hello; whole ones are replayed.
     const client = new HoldfastClient(socket, decoder, daemonHello);
     client.listen();
-    queueMicrotask(() => rest.forEach((f) => client.onFrame(f.kind, f.payload)));
+    queueMicrotask(() => client.onFrames(rest));
     return client;
   }
 
@@ -222,13 +225,30 @@ export class HoldfastClient implements IDisposable {
       this.onSocketClose(err as Error);
       return;
     }
-    for (const frame of frames) this.onFrame(frame.kind, frame.payload);
+    this.onFrames(frames);
   }
 
-  private onFrame(kind: number, payload: Buffer): void {
+  private onFrames(frames: { kind: number; payload: Buffer }[]): void {
+    for (const frame of frames) {
+      if (this.closed) return;
+      let json: unknown;
+      try {
+        json = JSON_KINDS.has(frame.kind) ? parseJson(frame.payload) : undefined;
+      } catch (err) {
+        // A frame we cannot read: the connection is no longer trustworthy. Never thrown into the
+        // caller's event loop (the extension host).
+        this.onSocketClose(new Error(`a bad frame from the daemon: ${(err as Error).message}`));
+        return;
+      }
+      this.onFrame(frame.kind, frame.payload, json);
+    }
+  }
+
+  /** `json`: the payload parsed, for the JSON kinds. */
+  private onFrame(kind: number, payload: Buffer, json: unknown): void {
     switch (kind) {
       case FrameKind.Response: {
-        const message = parseJson(payload) as ResponseMessage;
+        const message = json as ResponseMessage;
         const waiter = this.pending.get(message.id);
         if (!waiter) return;
         this.pending.delete(message.id);
@@ -237,7 +257,7 @@ export class HoldfastClient implements IDisposable {
         return;
       }
       case FrameKind.Event: {
-        const event = parseJson(payload) as DaemonEvent;
+        const event = json as DaemonEvent;
         if ('channel' in event) {
           const target = this.channels.get(event.channel);
           if ((event.type === 'resync' || event.type === 'history') && target) target.nextSnapshot = event.type;
@@ -263,7 +283,7 @@ export class HoldfastClient implements IDisposable {
         return;
       }
       case FrameKind.Error: {
-        const body = parseJson(payload) as ErrorBody;
+        const body = json as ErrorBody;
         this.onSocketClose(new RequestError(body.code, body.message));
         return;
       }
