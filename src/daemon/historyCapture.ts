@@ -8,8 +8,8 @@ import { Terminal } from '@xterm/headless';
 import type { IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
 import { CONTINUED, HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
-import { sgrFor } from './screenSerializer';
-import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, core, CoreBuffer, CoreLine, coreLine, PackedCell } from './xtermInternals';
+import { isBlankDefault, sgrFor } from './screenSerializer';
+import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, core, CoreBuffer, CoreLine, PackedCell } from './xtermInternals';
 
 type Cell = PackedCell;
 
@@ -51,18 +51,12 @@ function penCache(): (cell: Cell) => string {
   };
 }
 
-function isBlankDefault(cell: Cell): boolean {
-  return cell.fg === 0 && cell.bg === 0 && cell.getWidth() === 1 && cell.getChars() === '';
-}
-
 /**
  * One logical line (a row and its soft-wrapped continuations) as VT bytes that print it from
  * column 0 with the default pen and leave the default pen: printed at any width, the terminal
- * wraps it as xterm's reflow would. Never contains a line feed.
+ * wraps it as xterm's reflow would. Never contains a line feed. (A plain row is plainRow's.)
  */
-export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, continuedBy?: IBufferLine): string {
-  const plain = rows.length === 1 && !continuedBy ? plainRow(coreLine(rows[0]), cols) : undefined;
-  if (plain !== undefined) return plain;
+function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, continuedBy?: IBufferLine): string {
   const penKey = penCache();
   const cells: { chars: string; pen: string; blank: boolean; erasable: boolean }[] = [];
   for (let r = 0; r < rows.length; r++) {

@@ -30,13 +30,14 @@ export const CONTINUED = '\u0000';
 
 /** Encoded lines as one VT stream: a line break after each, except after a piece that continues. */
 export function joinEncoded(lines: string[]): string {
-  let out = '';
+  // Parts joined once (a string built with += is a rope, see historyCapture.encodeRows).
+  const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (line.endsWith(CONTINUED)) out += line.slice(0, -1);
-    else out += i === lines.length - 1 ? line : line + '\r\n';
+    if (line.endsWith(CONTINUED)) out.push(line.slice(0, -1));
+    else out.push(line, i === lines.length - 1 ? '' : '\r\n');
   }
-  return out;
+  return out.join('');
 }
 
 interface Block {

@@ -72,7 +72,7 @@ export function sgrFor(cell: Cell): string {
 }
 
 /** An untouched cell: no text, default attributes, and not the right half of a wide character. */
-function isBlankDefault(cell: Cell): boolean {
+export function isBlankDefault(cell: Cell): boolean {
   return cell.fg === 0 && cell.bg === 0 && cell.getWidth() === 1 && cell.getChars() === '';
 }
 
