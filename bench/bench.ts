@@ -131,7 +131,15 @@ async function main(): Promise<number> {
   const files = makeFiles(dir, quick ? 1_000_000 : 3_000_000);
   const daemon = await startBenchDaemon(launch);
   const client = await daemon.connect('bench');
-  const ctx: Context = { quick, dir, ...files, daemon, client, launch, tmux: tmuxAvailable ? new TmuxServer(tempDir('hf-bench-tmux-')) : undefined };
+  const ctx: Context = {
+    quick,
+    dir,
+    ...files,
+    daemon,
+    client,
+    launch,
+    tmux: tmuxAvailable ? new TmuxServer(tempDir('hf-bench-tmux-')) : undefined,
+  };
   // The tmux server starts with its first session; keep one so it lives between measurements.
   if (ctx.tmux) await ctx.tmux.newSession('keep', 80, 24, 'exec sleep 1000000');
 
@@ -156,14 +164,22 @@ async function main(): Promise<number> {
       hf.push(a);
       if (b) tm.push(b);
       kn.push(c);
-      log(`  run ${i}: holdfast ${ms(a.ms)} (daemon CPU ${ms(a.daemonCpuMs)}, ${a.bytes} bytes, ${a.resyncs} resyncs)  tmux ${ms(b?.ms)} (server CPU ${ms(b?.daemonCpuMs)})  script ${ms(c.ms)}`);
+      log(
+        `  run ${i}: holdfast ${ms(a.ms)} (daemon CPU ${ms(a.daemonCpuMs)}, ${a.bytes} bytes, ${a.resyncs} resyncs)  tmux ${ms(b?.ms)} (server CPU ${ms(b?.daemonCpuMs)})  script ${ms(c.ms)}`,
+      );
     }
     floodZero = hf;
     const h = median(hf.map((r) => r.ms));
     const t = tm.length ? median(tm.map((r) => r.ms)) : undefined;
     const k = median(kn.map((r) => r.ms));
     kernelFloodMs = k;
-    raw.flood = { bytes: files.floodBytes, holdfast: hf, tmux: tm, kernel: kn, median: { holdfast: h, tmux: t, kernel: k } };
+    raw.flood = {
+      bytes: files.floodBytes,
+      holdfast: hf,
+      tmux: tm,
+      kernel: kn,
+      median: { holdfast: h, tmux: t, kernel: k },
+    };
     table.push({
       row: '1 flood',
       metric: `cat ${floodMb} MB at 120x40 → attached client, parsed`,
@@ -270,10 +286,16 @@ async function main(): Promise<number> {
       if (b) tm20.push(b);
       log(`  run ${i}: holdfast ${ms(a.fullMs)} (unchanged: ${ms(w.fullMs)})  tmux ${ms(b?.visibleMs)}`);
     }
-    for (const s of [one, ...twenty]) await client.request('kill', { session: s.id, signal: 'SIGKILL', graceMs: 0, remove: true }).catch(() => undefined);
+    for (const s of [one, ...twenty])
+      await client
+        .request('kill', { session: s.id, signal: 'SIGKILL', graceMs: 0, remove: true })
+        .catch(() => undefined);
     for (const name of [...tmOne, ...tmTwenty]) await ctx.tmux?.killSession(name);
     const m = (rs: Reattach[], k: keyof Reattach) => (rs.length ? median(rs.map((r) => r[k])) : undefined);
-    raw.reattach = { one: { holdfast: hf, holdfastUnchanged: hfWarm, tmux: tm }, twenty: { holdfast: hf20, holdfastUnchanged: hf20Warm, tmux: tm20 } };
+    raw.reattach = {
+      one: { holdfast: hf, holdfastUnchanged: hfWarm, tmux: tm },
+      twenty: { holdfast: hf20, holdfastUnchanged: hf20Warm, tmux: tm20 },
+    };
     const visible = m(hf, 'visibleMs')!;
     const full = m(hf, 'fullMs')!;
     const all20 = m(hf20, 'fullMs')!;
@@ -330,7 +352,9 @@ async function main(): Promise<number> {
       for (const n of [0, 1, 10, 50]) {
         const r = await phase(`flood with ${n} watchers`, () => floodHoldfast(ctx, n));
         results[n].push(r);
-        log(`  run ${i + 1}, ${n} watchers: ${ms(r.ms)} (daemon CPU ${ms(r.daemonCpuMs)})${n ? `, the slow watcher got ${r.slowWatcherBytes} bytes` : ''}`);
+        log(
+          `  run ${i + 1}, ${n} watchers: ${ms(r.ms)} (daemon CPU ${ms(r.daemonCpuMs)})${n ? `, the slow watcher got ${r.slowWatcherBytes} bytes` : ''}`,
+        );
       }
     }
     raw.watchers = results;
@@ -361,7 +385,8 @@ async function main(): Promise<number> {
     if (only.has('memory')) {
       memoryRows(table, mem, 'coloured 120-column lines');
       const last = mem.points[mem.points.length - 1];
-      if (last.tmux && mem.baseline.tmux) tmuxPerSessionKb = (last.tmux.rssKb - mem.baseline.tmux.rssKb) / last.sessions;
+      if (last.tmux && mem.baseline.tmux)
+        tmuxPerSessionKb = (last.tmux.rssKb - mem.baseline.tmux.rssKb) / last.sessions;
       log('memory: short plain lines (seq)');
       const plain = await memoryAndIdle(ctx, quick ? [20] : [20, 100], idleSeconds, 0, quick ? 3 : 5, true);
       raw.memoryPlain = plain;
@@ -424,7 +449,8 @@ async function main(): Promise<number> {
       holdfast: `${mb(p.memory.hibernatedKbPerSession)} / ${mb(p.memory.liveKbPerSession)}`,
       tmux: tmuxPerSessionKb === undefined ? '' : mb(tmuxPerSessionKb),
       other: '',
-      ratio: tmuxPerSessionKb === undefined ? '' : `${x(p.memory.hibernatedKbPerSession, tmuxPerSessionKb)} tmux hibernated`,
+      ratio:
+        tmuxPerSessionKb === undefined ? '' : `${x(p.memory.hibernatedKbPerSession, tmuxPerSessionKb)} tmux hibernated`,
       target: '(evidence)',
       met: null,
     });
@@ -451,9 +477,17 @@ async function main(): Promise<number> {
   }
 
   const elapsed = (now() - started) / 1000;
-  const info: MachineInfo = { ...machine(), loadAtStart, tmux: tmuxVersion, revision: measured, date: new Date().toISOString(), quick, runs, seconds: Math.round(elapsed) };
+  const info: MachineInfo = {
+    ...machine(),
+    loadAtStart,
+    tmux: tmuxVersion,
+    revision: measured,
+    date: new Date().toISOString(),
+    quick,
+    runs,
+    seconds: Math.round(elapsed),
+  };
   await runCleanups();
-
 
   if (json) {
     console.log(JSON.stringify({ machine: info, table, raw, profiles }, null, 2));
@@ -483,7 +517,8 @@ function memoryRows(table: TableRow[], mem: MemoryResult, content: string): void
   }
   const last = mem.points[mem.points.length - 1];
   const hfPss = (last.holdfast.pssKb - mem.baseline.holdfast.pssKb) / last.sessions;
-  const tmPss = last.tmux && mem.baseline.tmux ? (last.tmux.pssKb - mem.baseline.tmux.pssKb) / last.sessions : undefined;
+  const tmPss =
+    last.tmux && mem.baseline.tmux ? (last.tmux.pssKb - mem.baseline.tmux.pssKb) / last.sessions : undefined;
   table.push({
     row: '4 memory',
     metric: `PSS per idle session, ${content}, ${last.sessions} sessions (daemon total)`,
@@ -496,7 +531,15 @@ function memoryRows(table: TableRow[], mem: MemoryResult, content: string): void
   });
 }
 
-type MachineInfo = ReturnType<typeof machine> & { loadAtStart: string; tmux?: string; revision: string; date: string; quick: boolean; runs: number; seconds: number };
+type MachineInfo = ReturnType<typeof machine> & {
+  loadAtStart: string;
+  tmux?: string;
+  revision: string;
+  date: string;
+  quick: boolean;
+  runs: number;
+  seconds: number;
+};
 
 function footer(info: MachineInfo): string {
   return `${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; load average ${info.loadAtStart} at start, ${info.load} at end; ${info.quick ? 'quick' : 'full'} run, ${info.seconds} s, ${info.date}`;
@@ -523,7 +566,16 @@ async function revision(): Promise<string> {
 
 function formatTable(rows: TableRow[]): string {
   const header = ['#', 'benchmark', 'Holdfast', 'tmux', 'other peer', 'ratio', 'target', 'met'];
-  const body = rows.map((r) => [r.row, r.metric, r.holdfast, r.tmux, r.other, r.ratio, r.target, r.met === null ? '–' : r.met ? 'yes' : 'NO']);
+  const body = rows.map((r) => [
+    r.row,
+    r.metric,
+    r.holdfast,
+    r.tmux,
+    r.other,
+    r.ratio,
+    r.target,
+    r.met === null ? '–' : r.met ? 'yes' : 'NO',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
@@ -547,4 +599,3 @@ main().then(
     process.exit(1);
   },
 );
-

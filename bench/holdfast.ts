@@ -58,8 +58,25 @@ export async function startBenchDaemon(launch: DaemonLaunch = {}): Promise<Bench
   env.HOLDFAST_SOCKET = socket;
   env.NODE_PATH = nodePath();
   fs.mkdirSync(path.join(dir, 'run'), { mode: 0o700 });
-  const args = [...DAEMON_NODE_FLAGS, ...(launch.nodeArgs ?? []), daemonScript(), 'run', '--persistent', '--socket', socket, '--ready-fd', '3', '--log', path.join(dir, 'daemon.log')];
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: daemonEnv(env), cwd: '/' });
+  const args = [
+    ...DAEMON_NODE_FLAGS,
+    ...(launch.nodeArgs ?? []),
+    daemonScript(),
+    'run',
+    '--persistent',
+    '--socket',
+    socket,
+    '--ready-fd',
+    '3',
+    '--log',
+    path.join(dir, 'daemon.log'),
+  ];
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    env: daemonEnv(env),
+    cwd: '/',
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const pid = await new Promise<number>((resolve, reject) => {
@@ -135,7 +152,12 @@ export interface OwnedSession {
   resyncs(): number;
 }
 
-export async function attachOwner(client: HoldfastClient, session: SessionInfo, cols: number, rows: number): Promise<OwnedSession> {
+export async function attachOwner(
+  client: HoldfastClient,
+  session: SessionInfo,
+  cols: number,
+  rows: number,
+): Promise<OwnedSession> {
   let snapshotResolve!: () => void;
   const snapshot = new Promise<void>((resolve) => (snapshotResolve = resolve));
   let listeners: ((chunk: Buffer) => void)[] = [];
@@ -180,7 +202,11 @@ export async function attachOwner(client: HoldfastClient, session: SessionInfo, 
  * A watcher that speaks the wire itself and can be told never to read its socket: the slow
  * client the daemon must not wait for. A reading one discards what it gets (counting bytes only).
  */
-export async function rawWatcher(socketPath: string, sessionId: string, reads: boolean): Promise<{ close(): void; bytes(): number }> {
+export async function rawWatcher(
+  socketPath: string,
+  sessionId: string,
+  reads: boolean,
+): Promise<{ close(): void; bytes(): number }> {
   const socket = await new Promise<net.Socket>((resolve, reject) => {
     const s = net.createConnection(socketPath);
     s.once('connect', () => resolve(s));
@@ -189,8 +215,22 @@ export async function rawWatcher(socketPath: string, sessionId: string, reads: b
   const token = fs.readFileSync(tokenPathFor(socketPath), 'utf8').trim();
   let bytes = 0;
   socket.on('error', () => undefined);
-  socket.write(encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client: 'bench-watcher', version: 'bench', token, capabilities: [] }));
-  socket.write(encodeJson(FrameKind.Request, { id: 1, method: 'attach', params: { session: sessionId, channel: 1, role: 'watcher' } }));
+  socket.write(
+    encodeJson(FrameKind.Hello, {
+      protocol: PROTOCOL_VERSION,
+      client: 'bench-watcher',
+      version: 'bench',
+      token,
+      capabilities: [],
+    }),
+  );
+  socket.write(
+    encodeJson(FrameKind.Request, {
+      id: 1,
+      method: 'attach',
+      params: { session: sessionId, channel: 1, role: 'watcher' },
+    }),
+  );
   // Read until the snapshot has arrived (the watcher is live from then on), then maybe stop reading.
   await new Promise<void>((resolve, reject) => {
     const decoder = new FrameDecoder();

@@ -138,8 +138,18 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
   for (const s of live) s.dispose();
 
   return {
-    parse: { bytes: flood.length, ...parse, mbPerS: flood.length / 1e6 / (parse.ms / 1000), cpuMbPerS: flood.length / 1e6 / (parse.cpuMs / 1000) },
-    snapshot: { full: full.result(), fullBytes: Buffer.byteLength(fullSnap), visible: visible.result(), visibleBytes: Buffer.byteLength(visibleSnap) },
+    parse: {
+      bytes: flood.length,
+      ...parse,
+      mbPerS: flood.length / 1e6 / (parse.ms / 1000),
+      cpuMbPerS: flood.length / 1e6 / (parse.cpuMs / 1000),
+    },
+    snapshot: {
+      full: full.result(),
+      fullBytes: Buffer.byteLength(fullSnap),
+      visible: visible.result(),
+      visibleBytes: Buffer.byteLength(visibleSnap),
+    },
     restore: restores.result(),
     memory: { liveKbPerSession: liveKb, hibernatedKbPerSession: hibernatedKb, sessions },
     historyBytesPerLine: { plain: plainBytesPerLine, coloured: colouredBytesPerLine },

@@ -147,7 +147,12 @@ export interface ProfileSummary {
  * `windows`: only samples inside these stretches count (µs of the monotonic clock, which is the
  * clock of a profile's timestamps); the summary is then named after `label`.
  */
-export function summarizeProfile(file: string, top = 25, windows?: { startUs: number; endUs: number }[], label?: string): ProfileSummary {
+export function summarizeProfile(
+  file: string,
+  top = 25,
+  windows?: { startUs: number; endUs: number }[],
+  label?: string,
+): ProfileSummary {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
@@ -171,7 +176,8 @@ export function summarizeProfile(file: string, top = 25, windows?: { startUs: nu
       continue;
     }
     let where = frame.url ? path.basename(frame.url) : '';
-    const mapped = frame.url && frame.lineNumber >= 0 ? mapFor(frame.url)?.lookup(frame.lineNumber, frame.columnNumber) : undefined;
+    const mapped =
+      frame.url && frame.lineNumber >= 0 ? mapFor(frame.url)?.lookup(frame.lineNumber, frame.columnNumber) : undefined;
     let fileKey = where || frame.functionName;
     if (mapped) {
       const src = shortSource(mapped.source);
@@ -193,7 +199,14 @@ export function summarizeProfile(file: string, top = 25, windows?: { startUs: nu
       .sort((a, b) => b.selfMs - a.selfMs)
       .slice(0, top)
       .map((e) => ({ ...e, selfMs: Math.round(e.selfMs), percent: Math.round((1000 * e.selfMs) / busyMs) / 10 }));
-  return { file: label ? `${path.basename(file)} [${label}]` : file, totalMs: Math.round(total / 1000), idleMs: Math.round(idle / 1000), busyMs: Math.round(busyMs), functions: finish(functions), files: finish(files) };
+  return {
+    file: label ? `${path.basename(file)} [${label}]` : file,
+    totalMs: Math.round(total / 1000),
+    idleMs: Math.round(idle / 1000),
+    busyMs: Math.round(busyMs),
+    functions: finish(functions),
+    files: finish(files),
+  };
 }
 
 /** The stretch of time a profile covers (µs of the monotonic clock). */
@@ -203,9 +216,15 @@ export function profileSpan(file: string): { startUs: number; endUs: number } {
 }
 
 export function formatProfile(summary: ProfileSummary): string {
-  const lines = [`${summary.file}: ${summary.totalMs} ms sampled, ${summary.busyMs} ms busy (${summary.idleMs} ms idle)`, '', 'top self time (share of busy time):'];
-  for (const f of summary.functions) lines.push(`  ${String(f.selfMs).padStart(7)} ms ${String(f.percent).padStart(5)}%  ${f.name}  ${f.where}`);
+  const lines = [
+    `${summary.file}: ${summary.totalMs} ms sampled, ${summary.busyMs} ms busy (${summary.idleMs} ms idle)`,
+    '',
+    'top self time (share of busy time):',
+  ];
+  for (const f of summary.functions)
+    lines.push(`  ${String(f.selfMs).padStart(7)} ms ${String(f.percent).padStart(5)}%  ${f.name}  ${f.where}`);
   lines.push('', 'by source file:');
-  for (const f of summary.files.slice(0, 15)) lines.push(`  ${String(f.selfMs).padStart(7)} ms ${String(f.percent).padStart(5)}%  ${f.name}`);
+  for (const f of summary.files.slice(0, 15))
+    lines.push(`  ${String(f.selfMs).padStart(7)} ms ${String(f.percent).padStart(5)}%  ${f.name}`);
   return lines.join('\n');
 }

@@ -4,9 +4,30 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
-import { attachOwner, BenchDaemon, rawWatcher, removeSession, startBenchDaemon, waitIdle, DaemonLaunch } from './holdfast';
+import {
+  attachOwner,
+  BenchDaemon,
+  rawWatcher,
+  removeSession,
+  startBenchDaemon,
+  waitIdle,
+  DaemonLaunch,
+} from './holdfast';
 import { ScriptPty, shellQuote, TmuxServer } from './tmux';
-import { log, markerText, median, now, percentile, printMarker, procCpu, procMemory, ProcMemory, sleep, tempDir, waitUntil } from './util';
+import {
+  log,
+  markerText,
+  median,
+  now,
+  percentile,
+  printMarker,
+  procCpu,
+  procMemory,
+  ProcMemory,
+  sleep,
+  tempDir,
+  waitUntil,
+} from './util';
 
 export interface Context {
   quick: boolean;
@@ -38,13 +59,18 @@ function seqFile(file: string, lines: number): void {
 /** The last line of the plain file. */
 export const PLAIN_LAST_LINE = '12000';
 
-export function makeFiles(dir: string, floodLines: number): { floodFile: string; floodBytes: number; scrollFile: string; scrollLines: number; plainFile: string } {
+export function makeFiles(
+  dir: string,
+  floodLines: number,
+): { floodFile: string; floodBytes: number; scrollFile: string; scrollLines: number; plainFile: string } {
   const floodFile = path.join(dir, 'flood.txt');
   seqFile(floodFile, floodLines);
   const plainFile = path.join(dir, 'plain.txt');
   seqFile(plainFile, Number(PLAIN_LAST_LINE));
   const scrollLines = 10_100;
-  const words = 'the quick brown fox jumps over the lazy dog while holdfast keeps every line of its scrollback'.split(' ');
+  const words = 'the quick brown fox jumps over the lazy dog while holdfast keeps every line of its scrollback'.split(
+    ' ',
+  );
   const out: string[] = [];
   for (let i = 1; i <= scrollLines; i++) {
     const text = Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' ');
@@ -89,10 +115,17 @@ export async function floodHoldfast(ctx: Context, watchers = 0): Promise<FloodRu
   const cpu0 = procCpu(ctx.daemon.pid).cpuMs;
   const t0 = now();
   const seen = owner.expect(markerText(marker)).done;
-  const parsed = ctx.client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 300_000 }).then(() => now());
+  const parsed = ctx.client
+    .request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 300_000 })
+    .then(() => now());
   owner.attachment.write('\r');
   const [tSeen, tParsed] = await Promise.all([seen, parsed]);
-  const result: FloodRun = { ms: Math.max(tSeen, tParsed) - t0, daemonCpuMs: procCpu(ctx.daemon.pid).cpuMs - cpu0, bytes: owner.received(), resyncs: owner.resyncs() };
+  const result: FloodRun = {
+    ms: Math.max(tSeen, tParsed) - t0,
+    daemonCpuMs: procCpu(ctx.daemon.pid).cpuMs - cpu0,
+    bytes: owner.received(),
+    resyncs: owner.resyncs(),
+  };
   if (watchers > 0) result.slowWatcherBytes = others[0].bytes();
   for (const w of others) w.close();
   await owner.attachment.detach();
@@ -105,7 +138,12 @@ export async function floodTmux(ctx: Context): Promise<FloodRun> {
   const id = nextId();
   const name = `flood-${id}`;
   const marker = `END${id}`;
-  await tmux.newSession(name, 120, 40, `read _; cat ${shellQuote(ctx.floodFile)}; ${printMarker(marker)}; exec sleep 1000000`);
+  await tmux.newSession(
+    name,
+    120,
+    40,
+    `read _; cat ${shellQuote(ctx.floodFile)}; ${printMarker(marker)}; exec sleep 1000000`,
+  );
   const client = tmux.attach(name, 120, 40);
   await waitUntil(() => client.firstOutputAt > 0, 10_000, 'the tmux client to draw');
   await sleep(200);
@@ -149,7 +187,11 @@ function summarize(samples: number[]): Latency {
 
 const ECHO_PROGRAM = (marker: string) => `seq 1 12000; stty raw -echo; ${printMarker(marker)}; exec cat`;
 
-async function roundTrips(count: number, write: () => void, subscribe: (onChunk: (chunk: Buffer) => void) => void): Promise<number[]> {
+async function roundTrips(
+  count: number,
+  write: () => void,
+  subscribe: (onChunk: (chunk: Buffer) => void) => void,
+): Promise<number[]> {
   let pending: ((t: number) => void) | undefined;
   subscribe((chunk) => {
     if (pending && chunk.includes(0x78 /* x */)) {
@@ -180,7 +222,13 @@ const BUSY_PROGRAM = (file: string) => `while :; do cat ${shellQuote(file)}; don
 export async function echoHoldfast(ctx: Context, count: number, busy = false): Promise<Latency> {
   let busyId: string | undefined;
   if (busy) {
-    const { session } = await ctx.client.request('create', { name: `busy-${nextId()}`, argv: ['sh', '-c', BUSY_PROGRAM(ctx.floodFile)], cwd: ctx.dir, cols: 120, rows: 40 });
+    const { session } = await ctx.client.request('create', {
+      name: `busy-${nextId()}`,
+      argv: ['sh', '-c', BUSY_PROGRAM(ctx.floodFile)],
+      cwd: ctx.dir,
+      cols: 120,
+      rows: 40,
+    });
     busyId = session.id;
     await sleep(500);
   }
@@ -194,13 +242,31 @@ export async function echoHoldfast(ctx: Context, count: number, busy = false): P
 async function echoHoldfastSession(ctx: Context, count: number): Promise<Latency> {
   const id = nextId();
   const marker = `READY${id}`;
-  const { session } = await ctx.client.request('create', { name: `echo-${id}`, argv: ['sh', '-c', ECHO_PROGRAM(marker)], cwd: ctx.dir, cols: 120, rows: 40, scrollback: 10_000 });
-  const { met } = await ctx.client.request('wait', { session: session.id, condition: { kind: 'text', pattern: markerText(marker) }, timeoutMs: 60_000 });
+  const { session } = await ctx.client.request('create', {
+    name: `echo-${id}`,
+    argv: ['sh', '-c', ECHO_PROGRAM(marker)],
+    cwd: ctx.dir,
+    cols: 120,
+    rows: 40,
+    scrollback: 10_000,
+  });
+  const { met } = await ctx.client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: markerText(marker) },
+    timeoutMs: 60_000,
+  });
   if (!met) throw new Error('the echo session did not get ready');
   let onChunk: (chunk: Buffer) => void = () => undefined;
-  const attachment = await ctx.client.attach({ session: session.id, role: 'owner', cols: 120, rows: 40 }, { onSnapshot: () => undefined, onOutput: (b) => onChunk(b) });
+  const attachment = await ctx.client.attach(
+    { session: session.id, role: 'owner', cols: 120, rows: 40 },
+    { onSnapshot: () => undefined, onOutput: (b) => onChunk(b) },
+  );
   await sleep(200);
-  const samples = await roundTrips(count, () => attachment.write('x'), (f) => (onChunk = f));
+  const samples = await roundTrips(
+    count,
+    () => attachment.write('x'),
+    (f) => (onChunk = f),
+  );
   await attachment.detach();
   await removeSession(ctx.client, session.id);
   return summarize(samples);
@@ -210,7 +276,14 @@ export async function echoNodePty(ctx: Context, count: number): Promise<Latency>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pty = require('node-pty') as typeof import('node-pty');
   const marker = `READY${nextId()}`;
-  const term = pty.spawn('sh', ['-c', ECHO_PROGRAM(marker)], { name: 'xterm-256color', cols: 120, rows: 40, cwd: ctx.dir, env: process.env as Record<string, string>, encoding: null } as import('node-pty').IPtyForkOptions);
+  const term = pty.spawn('sh', ['-c', ECHO_PROGRAM(marker)], {
+    name: 'xterm-256color',
+    cols: 120,
+    rows: 40,
+    cwd: ctx.dir,
+    env: process.env as Record<string, string>,
+    encoding: null,
+  } as import('node-pty').IPtyForkOptions);
   let onChunk: (chunk: Buffer) => void = () => undefined;
   let ready = false;
   let seenText = '';
@@ -225,7 +298,11 @@ export async function echoNodePty(ctx: Context, count: number): Promise<Latency>
   });
   await waitUntil(() => ready, 30_000, 'node-pty echo session');
   await sleep(200);
-  const samples = await roundTrips(count, () => term.write('x'), (f) => (onChunk = f));
+  const samples = await roundTrips(
+    count,
+    () => term.write('x'),
+    (f) => (onChunk = f),
+  );
   term.kill('SIGKILL');
   return summarize(samples);
 }
@@ -250,13 +327,21 @@ async function echoTmuxSession(ctx: Context, count: number): Promise<Latency> {
   const name = `echo-${id}`;
   const marker = `READY${id}`;
   await tmux.newSession(name, 120, 40, ECHO_PROGRAM(marker));
-  await waitUntil(async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(markerText(marker)), 30_000, 'tmux echo session');
+  await waitUntil(
+    async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(markerText(marker)),
+    30_000,
+    'tmux echo session',
+  );
   const client = tmux.attach(name, 120, 40);
   await waitUntil(() => client.firstOutputAt > 0, 10_000, 'the tmux client to draw');
   await sleep(300);
   let onChunk: (chunk: Buffer) => void = () => undefined;
   client.child.stdout!.on('data', (d: Buffer) => onChunk(d));
-  const samples = await roundTrips(count, () => client.write('x'), (f) => (onChunk = f));
+  const samples = await roundTrips(
+    count,
+    () => client.write('x'),
+    (f) => (onChunk = f),
+  );
   await client.close();
   await tmux.killSession(name);
   return summarize(samples);
@@ -265,7 +350,13 @@ async function echoTmuxSession(ctx: Context, count: number): Promise<Latency> {
 // --- 3. reattach -------------------------------------------------------------------------
 
 /** Sessions at 200x50 holding the scroll file: 10,000 lines of scrollback plus the screen. */
-export async function scrollSessions(ctx: Context, count: number, cols = 200, rows = 50, file = ctx.scrollFile): Promise<SessionInfo[]> {
+export async function scrollSessions(
+  ctx: Context,
+  count: number,
+  cols = 200,
+  rows = 50,
+  file = ctx.scrollFile,
+): Promise<SessionInfo[]> {
   const sessions: SessionInfo[] = [];
   for (let i = 0; i < count; i++) {
     const { session } = await ctx.client.request('create', {
@@ -334,7 +425,15 @@ export async function reattachHoldfast(ctx: Context, sessions: SessionInfo[]): P
   return { visibleMs: visibleAt - t0, fullMs: fullAt - t0, snapshotBytes: bytes };
 }
 
-export async function tmuxScrollSessions(ctx: Context, count: number, cols = 200, rows = 50, prefix = 'scroll', file = ctx.scrollFile, last = lastScrollLine(ctx)): Promise<string[]> {
+export async function tmuxScrollSessions(
+  ctx: Context,
+  count: number,
+  cols = 200,
+  rows = 50,
+  prefix = 'scroll',
+  file = ctx.scrollFile,
+  last = lastScrollLine(ctx),
+): Promise<string[]> {
   const tmux = ctx.tmux!;
   const names: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -343,7 +442,13 @@ export async function tmuxScrollSessions(ctx: Context, count: number, cols = 200
     names.push(name);
   }
   // (tmux trims a full history by a tenth at a time, so history_size hovers around 9,000-10,000.)
-  for (const name of names) await waitUntil(async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(last), 60_000, `tmux ${name} to show the last line`, 50);
+  for (const name of names)
+    await waitUntil(
+      async () => (await tmux.cmd('capture-pane', '-p', '-t', name)).includes(last),
+      60_000,
+      `tmux ${name} to show the last line`,
+      50,
+    );
   return names;
 }
 
@@ -359,9 +464,12 @@ export async function reattachTmux(ctx: Context, names: string[], cols = 200, ro
   await Promise.all(clients.map((c) => c.close()));
   // tmux never sends its history to a client; the nearest equivalent is capture-pane of it all.
   const t1 = now();
-  const captured = await Promise.all(names.map((name) => tmux.cmd('capture-pane', '-p', '-e', '-J', '-S', '-', '-E', '-', '-t', name)));
+  const captured = await Promise.all(
+    names.map((name) => tmux.cmd('capture-pane', '-p', '-e', '-J', '-S', '-', '-E', '-', '-t', name)),
+  );
   const fullMs = now() - t1;
-  if (!captured.every((c) => c.includes(lastScrollLine(ctx)))) throw new Error('tmux capture-pane missed the last line');
+  if (!captured.every((c) => c.includes(lastScrollLine(ctx))))
+    throw new Error('tmux capture-pane missed the last line');
   return { visibleMs, fullMs, snapshotBytes };
 }
 
@@ -389,7 +497,13 @@ export async function idleCost(pid: number, seconds: number, settleSeconds: numb
   const a = procCpu(pid);
   await sleep(seconds * 1000);
   const b = procCpu(pid);
-  return { seconds, cpuMs: b.cpuMs - a.cpuMs, wakeups: b.voluntary - a.voluntary, mainWakeups: b.mainVoluntary - a.mainVoluntary, threads: b.threads };
+  return {
+    seconds,
+    cpuMs: b.cpuMs - a.cpuMs,
+    wakeups: b.voluntary - a.voluntary,
+    mainWakeups: b.mainVoluntary - a.mainVoluntary,
+    threads: b.threads,
+  };
 }
 
 export interface MemoryResult {
@@ -400,7 +514,14 @@ export interface MemoryResult {
 
 /** A fresh daemon and a fresh tmux server, filled step by step to each count of idle sessions. */
 /** `plain`: the sessions hold the plain file (`seq`) instead of the coloured scroll file; no idle rows. */
-export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds: number, idleAt: number, settleSeconds: number, plain = false): Promise<MemoryResult> {
+export async function memoryAndIdle(
+  ctx: Context,
+  counts: number[],
+  idleSeconds: number,
+  idleAt: number,
+  settleSeconds: number,
+  plain = false,
+): Promise<MemoryResult> {
   const daemon = await startBenchDaemon(ctx.launch);
   const client = await daemon.connect('bench-memory');
   const sub: Context = { ...ctx, daemon, client };
@@ -421,7 +542,8 @@ export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds:
     log(`memory: filling ${count} sessions`);
     const file = plain ? ctx.plainFile : ctx.scrollFile;
     sessions.push(...(await scrollSessions(sub, count - made, 120, 40, file)));
-    if (tmux) await tmuxScrollSessions(tsub, count - made, 120, 40, 'mem', file, plain ? PLAIN_LAST_LINE : lastScrollLine(ctx));
+    if (tmux)
+      await tmuxScrollSessions(tsub, count - made, 120, 40, 'mem', file, plain ? PLAIN_LAST_LINE : lastScrollLine(ctx));
     made = count;
     await sleep(2000);
     points.push({ sessions: count, holdfast: procMemory(daemon.pid), tmux: tmux?.memory() });
@@ -430,7 +552,11 @@ export async function memoryAndIdle(ctx: Context, counts: number[], idleSeconds:
       const holdfastDetached = await idleCost(daemon.pid, idleSeconds, settleSeconds);
       log(`idle: ${idleSeconds} s with ${count} idle sessions, each with a watcher attached`);
       const watcher = await daemon.connect('bench-idle-watcher');
-      for (const s of sessions) await watcher.attach({ session: s.id, role: 'watcher' }, { onSnapshot: () => undefined, onOutput: () => undefined });
+      for (const s of sessions)
+        await watcher.attach(
+          { session: s.id, role: 'watcher' },
+          { onSnapshot: () => undefined, onOutput: () => undefined },
+        );
       const holdfastWatched = await idleCost(daemon.pid, idleSeconds, settleSeconds);
       watcher.close();
       let tmuxIdle: IdleCost | undefined;

@@ -27,8 +27,16 @@ export class ScriptPty {
   bytes = 0;
   firstOutputAt = 0;
 
-  constructor(command: string, cols: number, rows: number, readonly label = command) {
-    this.child = spawnTracked('script', ['-q', '-c', `stty cols ${cols} rows ${rows}; ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'], env: PEER_ENV() });
+  constructor(
+    command: string,
+    cols: number,
+    rows: number,
+    readonly label = command,
+  ) {
+    this.child = spawnTracked('script', ['-q', '-c', `stty cols ${cols} rows ${rows}; ${command}`, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: PEER_ENV(),
+    });
     this.child.stdin!.on('error', () => undefined);
     this.child.stdout!.on('data', (chunk: Buffer) => {
       if (!this.firstOutputAt) this.firstOutputAt = now();
@@ -79,12 +87,17 @@ export class TmuxServer {
     this.socket = path.join(dir, 'tmux.sock');
     this.conf = path.join(dir, 'tmux.conf');
     // No status line (the pane gets the whole client size), the same scrollback as the session.
-    fs.writeFileSync(this.conf, `set -g status off\nset -g history-limit ${historyLimit}\nset -g default-terminal xterm-256color\nset -g escape-time 0\n`);
+    fs.writeFileSync(
+      this.conf,
+      `set -g status off\nset -g history-limit ${historyLimit}\nset -g default-terminal xterm-256color\nset -g escape-time 0\n`,
+    );
     onCleanup(() => this.kill());
   }
 
   async cmd(...args: string[]): Promise<string> {
-    const { code, stdout, stderr } = await run('tmux', ['-S', this.socket, '-f', this.conf, ...args], { env: PEER_ENV() });
+    const { code, stdout, stderr } = await run('tmux', ['-S', this.socket, '-f', this.conf, ...args], {
+      env: PEER_ENV(),
+    });
     if (code !== 0) throw new Error(`tmux ${args.join(' ')}: ${stderr.trim() || `exit ${code}`}`);
     return stdout;
   }
@@ -108,7 +121,12 @@ export class TmuxServer {
 
   /** A client attached in a kernel PTY (`script`), as a user in a terminal would be. */
   attach(name: string, cols: number, rows: number): ScriptPty {
-    return new ScriptPty(`exec tmux -S ${shellQuote(this.socket)} attach -t ${shellQuote(name)}`, cols, rows, `tmux attach ${name}`);
+    return new ScriptPty(
+      `exec tmux -S ${shellQuote(this.socket)} attach -t ${shellQuote(name)}`,
+      cols,
+      rows,
+      `tmux attach ${name}`,
+    );
   }
 
   memory(): ReturnType<typeof procMemory> {

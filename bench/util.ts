@@ -117,7 +117,12 @@ export function waitExit(child: ChildProcess, timeoutMs = 10_000): Promise<void>
 }
 
 /** Runs a command to completion; resolves with its stdout. */
-export function run(file: string, args: string[], options: SpawnOptions = {}, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function run(
+  file: string,
+  args: string[],
+  options: SpawnOptions = {},
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let stdout = '';
@@ -139,7 +144,12 @@ export function run(file: string, args: string[], options: SpawnOptions = {}, ti
   });
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 20): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -207,8 +217,18 @@ export function procCpu(pid: number): ProcCpu {
 
 export function machine(): { cpu: string; cores: number; memGb: number; kernel: string; node: string; load: string } {
   const cpu = os.cpus()[0]?.model ?? 'unknown';
-  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
-  return { cpu, cores: os.cpus().length, memGb: Math.round(os.totalmem() / 2 ** 30), kernel: `${os.type()} ${os.release()}`, node: process.version, load };
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  return {
+    cpu,
+    cores: os.cpus().length,
+    memGb: Math.round(os.totalmem() / 2 ** 30),
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    load,
+  };
 }
 
 // --- output watching ---------------------------------------------------------------------

@@ -35,9 +35,16 @@ function installProbe(marker: string): void {
   const probe = { ready: 0, firstTab: 0, firstXterm: 0, firstScreen: 0 };
   (window as unknown as { __holdfastLoad: typeof probe }).__holdfastLoad = probe;
   const tick = () => {
-    if (!probe.ready && document.querySelector('.monaco-workbench .part.statusbar') && document.querySelector('.monaco-workbench .part.editor')) probe.ready = performance.now();
-    if (probe.ready && !probe.firstTab && document.querySelector('.part.panel .terminal-tabs-entry .label-name')) probe.firstTab = performance.now();
-    if (probe.ready && !probe.firstXterm && document.querySelector('.part.panel .terminal-wrapper.active .xterm-rows')) probe.firstXterm = performance.now();
+    if (
+      !probe.ready &&
+      document.querySelector('.monaco-workbench .part.statusbar') &&
+      document.querySelector('.monaco-workbench .part.editor')
+    )
+      probe.ready = performance.now();
+    if (probe.ready && !probe.firstTab && document.querySelector('.part.panel .terminal-tabs-entry .label-name'))
+      probe.firstTab = performance.now();
+    if (probe.ready && !probe.firstXterm && document.querySelector('.part.panel .terminal-wrapper.active .xterm-rows'))
+      probe.firstXterm = performance.now();
     if (probe.ready && !probe.firstScreen) {
       for (const rows of Array.from(document.querySelectorAll('.part.panel .terminal-wrapper.active .xterm-rows'))) {
         if ((rows.textContent ?? '').includes(marker)) probe.firstScreen = performance.now();
@@ -57,13 +64,19 @@ async function pageNow(wb: Workbench): Promise<number> {
  * checking every animation frame in the page, until the visible terminal shows `marker`.
  */
 async function showTab(wb: Workbench, index: number, marker: string): Promise<void> {
-  const entries = wb.page.locator('.part.panel .terminal-tabs-entry').filter({ has: wb.page.locator('.monaco-icon-label .label-name') });
+  const entries = wb.page
+    .locator('.part.panel .terminal-tabs-entry')
+    .filter({ has: wb.page.locator('.monaco-icon-label .label-name') });
   await entries.nth(index).click();
   await wb.page.waitForFunction(
     ([i, m]) => {
-      const tabs = Array.from(document.querySelectorAll('.part.panel .terminal-tabs-entry')).filter((e) => e.querySelector('.monaco-icon-label .label-name'));
+      const tabs = Array.from(document.querySelectorAll('.part.panel .terminal-tabs-entry')).filter((e) =>
+        e.querySelector('.monaco-icon-label .label-name'),
+      );
       if (!tabs[i as number]?.classList.contains('is-active')) return false;
-      return Array.from(document.querySelectorAll('.part.panel .terminal-wrapper.active .xterm-rows')).some((rows) => (rows.textContent ?? '').includes(m as string));
+      return Array.from(document.querySelectorAll('.part.panel .terminal-wrapper.active .xterm-rows')).some((rows) =>
+        (rows.textContent ?? '').includes(m as string),
+      );
     },
     [index, marker],
     { polling: 'raf', timeout: 60_000 },
@@ -75,12 +88,22 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
   await wb.reloadWindow();
   const probe = await waitFor(
     async () => {
-      const p = await wb.page.evaluate(() => (window as unknown as { __holdfastLoad?: { ready: number; firstTab: number; firstXterm: number; firstScreen: number } }).__holdfastLoad);
+      const p = await wb.page.evaluate(
+        () =>
+          (
+            window as unknown as {
+              __holdfastLoad?: { ready: number; firstTab: number; firstXterm: number; firstScreen: number };
+            }
+          ).__holdfastLoad,
+      );
       return p && p.firstScreen ? p : undefined;
     },
     { timeout: 120_000, message: 'the first terminal to show its last line', interval: 20 },
   );
-  await waitFor(async () => (await wb.terminalTabs()).length >= tabs, { timeout: 60_000, message: `${tabs} terminal tabs` });
+  await waitFor(async () => (await wb.terminalTabs()).length >= tabs, {
+    timeout: 60_000,
+    message: `${tabs} terminal tabs`,
+  });
   const active = (await wb.terminalTabs()).findIndex((tab) => tab.active);
   for (let i = 0; i < tabs; i++) {
     if (i === active) continue;
@@ -88,7 +111,9 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
   }
   const allShown = await pageNow(wb);
   const since = (t: number) => (t ? `${(t - probe.ready).toFixed(0)} ms` : '–');
-  process.stderr.write(`[bench-window] after ready: first tab listed ${since(probe.firstTab)}, its xterm ${since(probe.firstXterm)}, its screen ${since(probe.firstScreen)}\n`);
+  process.stderr.write(
+    `[bench-window] after ready: first tab listed ${since(probe.firstTab)}, its xterm ${since(probe.firstXterm)}, its screen ${since(probe.firstScreen)}\n`,
+  );
   return { firstScreenMs: probe.firstScreen - probe.ready, allTabsMs: allShown - probe.ready };
 }
 
@@ -105,7 +130,10 @@ async function product(kind: 'holdfast' | 'vscode', scrollFile: string, marker: 
       else {
         const before = (await wb.terminalTabs()).length;
         await wb.runCommand('Terminal: Create New Terminal');
-        await waitFor(async () => (await wb.terminalTabs()).length > before, { timeout: 30_000, message: 'a new VS Code terminal tab' });
+        await waitFor(async () => (await wb.terminalTabs()).length > before, {
+          timeout: 30_000,
+          message: 'a new VS Code terminal tab',
+        });
       }
       await wb.typeInTerminal(`clear; cat ${scrollFile}\n`);
       await wb.waitForTerminalText(marker, 60_000);
@@ -116,7 +144,9 @@ async function product(kind: 'holdfast' | 'vscode', scrollFile: string, marker: 
     for (let i = 0; i < LOADS; i++) {
       try {
         const load = await measureLoad(e2e, tabs, marker);
-        process.stderr.write(`[bench-window] ${kind}: load ${i + 1}: first screen ${load.firstScreenMs.toFixed(0)} ms, every tab ${load.allTabsMs.toFixed(0)} ms\n`);
+        process.stderr.write(
+          `[bench-window] ${kind}: load ${i + 1}: first screen ${load.firstScreenMs.toFixed(0)} ms, every tab ${load.allTabsMs.toFixed(0)} ms\n`,
+        );
         loads.push(load);
       } catch (err) {
         // VS Code's own revival once came back without a terminal's content: counted, not fatal.
@@ -143,11 +173,22 @@ async function main(): Promise<void> {
     const vsFirst = m(vscode, 'firstScreenMs');
     const vsAll = m(vscode, 'allTabsMs');
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-    console.log(`| window load, ${TERMINALS} terminals × 10k lines | Holdfast | VS Code persistent terminals | ratio | target | met |`);
+    console.log(
+      `| window load, ${TERMINALS} terminals × 10k lines | Holdfast | VS Code persistent terminals | ratio | target | met |`,
+    );
     console.log('|---|---|---|---|---|---|');
-    console.log(`| workbench ready → first terminal's screen | ${hfFirst.toFixed(0)} ms | ${vsFirst.toFixed(0)} ms | ${ratio(hfFirst, vsFirst)} | ≤ 1500 ms | ${hfFirst <= 1500 ? 'yes' : 'NO'} |`);
-    console.log(`| workbench ready → every tab shown (clicked through) | ${hfAll.toFixed(0)} ms | ${vsAll.toFixed(0)} ms | ${ratio(hfAll, vsAll)} | ≤ 0.5× VS Code | ${hfAll <= vsAll / 2 ? 'yes' : 'NO'} |`);
-    console.log(`\nmedians of ${LOADS} reloads each (failed: Holdfast ${failures.holdfast}, VS Code ${failures.vscode}); ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${new Date().toISOString()}`);
+    console.log(
+      `| workbench ready → first terminal's screen | ${hfFirst.toFixed(0)} ms | ${vsFirst.toFixed(0)} ms | ${ratio(hfFirst, vsFirst)} | ≤ 1500 ms | ${hfFirst <= 1500 ? 'yes' : 'NO'} |`,
+    );
+    console.log(
+      `| workbench ready → every tab shown (clicked through) | ${hfAll.toFixed(0)} ms | ${vsAll.toFixed(0)} ms | ${ratio(hfAll, vsAll)} | ≤ 0.5× VS Code | ${hfAll <= vsAll / 2 ? 'yes' : 'NO'} |`,
+    );
+    console.log(
+      `\nmedians of ${LOADS} reloads each (failed: Holdfast ${failures.holdfast}, VS Code ${failures.vscode}); ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; ${new Date().toISOString()}`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

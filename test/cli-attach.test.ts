@@ -11,15 +11,33 @@ before(() => {
 after(() => box.cleanup());
 
 test('attach as owner: snapshot, typing, our size, SIGWINCH, ctrl-\\ detaches and restores the terminal', async () => {
-  await box.ok(['new', '--name', 'owned', '--cols', '80', '--rows', '24', '--env', 'PS1=owned$ ', '--', 'bash', '--norc', '--noprofile']);
+  await box.ok([
+    'new',
+    '--name',
+    'owned',
+    '--cols',
+    '80',
+    '--rows',
+    '24',
+    '--env',
+    'PS1=owned$ ',
+    '--',
+    'bash',
+    '--norc',
+    '--noprofile',
+  ]);
   await box.ok(['send', 'owned', '--text', 'echo before-attach', '--enter']);
   await box.ok(['wait', 'owned', '--for', 'text:^before-attach$', '--timeout-ms', '10000']);
   const t = new AttachTerminal(box, ['owned']);
   await t.expect('before-attach', 'the snapshot');
-  await waitFor(async () => {
-    const s = await showSession(box, 'owned');
-    return s.cols === 100 && s.rows === 30 && s.clients.owners === 1;
-  }, STEP_TIMEOUT_MS, 'the owner to give the session its size');
+  await waitFor(
+    async () => {
+      const s = await showSession(box, 'owned');
+      return s.cols === 100 && s.rows === 30 && s.clients.owners === 1;
+    },
+    STEP_TIMEOUT_MS,
+    'the owner to give the session its size',
+  );
 
   const mark = t.output.length;
   t.term.write('echo typed-$((40+2))\r');
@@ -27,10 +45,14 @@ test('attach as owner: snapshot, typing, our size, SIGWINCH, ctrl-\\ detaches an
   await box.ok(['wait', 'owned', '--for', 'text:^typed-42$', '--timeout-ms', '10000']);
 
   t.term.resize(110, 33);
-  await waitFor(async () => {
-    const s = await showSession(box, 'owned');
-    return s.cols === 110 && s.rows === 33;
-  }, STEP_TIMEOUT_MS, 'SIGWINCH to resize the session');
+  await waitFor(
+    async () => {
+      const s = await showSession(box, 'owned');
+      return s.cols === 110 && s.rows === 33;
+    },
+    STEP_TIMEOUT_MS,
+    'SIGWINCH to resize the session',
+  );
 
   t.term.write('\x1c');
   const { rc, after } = await t.finished();
@@ -41,7 +63,7 @@ test('attach as owner: snapshot, typing, our size, SIGWINCH, ctrl-\\ detaches an
   const s = await showSession(box, 'owned');
   assert.equal(s.state, 'running', 'detaching never kills');
   assert.deepEqual(s.clients, { owners: 0, watchers: 0 });
-  assert.deepEqual([s.cols, s.rows], [110, 33], 'the owner\'s size stays after it leaves');
+  assert.deepEqual([s.cols, s.rows], [110, 33], "the owner's size stays after it leaves");
 });
 
 test('keys typed while attach is still starting are not lost', async () => {
@@ -55,11 +77,29 @@ test('keys typed while attach is still starting are not lost', async () => {
 });
 
 test('attach --watch never types and never resizes; it sees the stream and detaches', async () => {
-  await box.ok(['new', '--name', 'watched', '--cols', '80', '--rows', '24', '--env', 'PS1=watched$ ', '--', 'bash', '--norc', '--noprofile']);
+  await box.ok([
+    'new',
+    '--name',
+    'watched',
+    '--cols',
+    '80',
+    '--rows',
+    '24',
+    '--env',
+    'PS1=watched$ ',
+    '--',
+    'bash',
+    '--norc',
+    '--noprofile',
+  ]);
   await box.ok(['wait', 'watched', '--for', 'text:watched\\$', '--timeout-ms', '10000']);
   const t = new AttachTerminal(box, ['watched', '--watch'], 120, 40);
   await t.expect('watched$', 'the snapshot');
-  await waitFor(async () => (await showSession(box, 'watched')).clients.watchers === 1, STEP_TIMEOUT_MS, 'the watcher to attach');
+  await waitFor(
+    async () => (await showSession(box, 'watched')).clients.watchers === 1,
+    STEP_TIMEOUT_MS,
+    'the watcher to attach',
+  );
 
   t.term.write('echo from-watcher\r');
   t.term.resize(130, 45);
@@ -81,12 +121,19 @@ test('a new owner takes input over: the previous attach says so and exits', asyn
   await box.ok(['new', '--name', 'contested', '--env', 'PS1=contested$ ', '--', 'bash', '--norc', '--noprofile']);
   const first = new AttachTerminal(box, ['contested']);
   await first.expect('contested$', 'the first snapshot');
-  await waitFor(async () => (await showSession(box, 'contested')).clients.owners === 1, STEP_TIMEOUT_MS, 'the first owner');
+  await waitFor(
+    async () => (await showSession(box, 'contested')).clients.owners === 1,
+    STEP_TIMEOUT_MS,
+    'the first owner',
+  );
   const second = new AttachTerminal(box, ['contested'], 90, 25);
   await second.expect('contested$', 'the second snapshot');
   const { rc, after } = await first.finished();
   assert.equal(rc, 0);
-  assert.match(first.output, /holdfast: input was taken over \(another client attached as input owner\); detached from contested/);
+  assert.match(
+    first.output,
+    /holdfast: input was taken over \(another client attached as input owner\); detached from contested/,
+  );
   assertCookedTerminal(after);
   const mark = second.output.length;
   second.term.write('echo second-owner\r');

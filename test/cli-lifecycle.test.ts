@@ -17,18 +17,34 @@ describe('sessions that end', () => {
   test('unknown sessions exit 4, ambiguous names exit 2', async () => {
     // A session keeps the on-demand daemon up while the rest run (in parallel: each is a node start).
     await box.ok(['new', '--name', 'keeper', '--', 'sleep', '60']);
-    const cases = [['show', 'nope'], ['read', 'nope'], ['send', 'nope', '--text', 'x'], ['wait', 'nope', '--for', 'exit'], ['kill', 'nope'], ['rm', 'nope'], ['resize', 'nope', '--cols', '10', '--rows', '10'], ['attach', 'nope']];
-    await Promise.all(cases.map(async (args) => {
-      const { code, stderr, stdout } = await box.run(args);
-      assert.equal(code, 4, `${args.join(' ')}: ${stderr}`);
-      assert.ok(isOneErrorLine(stderr), stderr);
-      assert.equal(stdout, '');
-    }));
-    await Promise.all([['show', 'nope'], ['attach', 'nope']].map(async (args) => {
-      const json = await box.run([...args, '--json']);
-      assert.equal(json.code, 4);
-      assert.equal(JSON.parse(json.stdout).error.code, 'no-session');
-    }));
+    const cases = [
+      ['show', 'nope'],
+      ['read', 'nope'],
+      ['send', 'nope', '--text', 'x'],
+      ['wait', 'nope', '--for', 'exit'],
+      ['kill', 'nope'],
+      ['rm', 'nope'],
+      ['resize', 'nope', '--cols', '10', '--rows', '10'],
+      ['attach', 'nope'],
+    ];
+    await Promise.all(
+      cases.map(async (args) => {
+        const { code, stderr, stdout } = await box.run(args);
+        assert.equal(code, 4, `${args.join(' ')}: ${stderr}`);
+        assert.ok(isOneErrorLine(stderr), stderr);
+        assert.equal(stdout, '');
+      }),
+    );
+    await Promise.all(
+      [
+        ['show', 'nope'],
+        ['attach', 'nope'],
+      ].map(async (args) => {
+        const json = await box.run([...args, '--json']);
+        assert.equal(json.code, 4);
+        assert.equal(JSON.parse(json.stdout).error.code, 'no-session');
+      }),
+    );
     const a = (await box.ok(['new', '--name', 'twin', '--', 'sleep', '60'])).trim();
     const b = (await box.ok(['new', '--name', 'twin', '--', 'sleep', '60'])).trim();
     const ambiguous = await box.run(['show', 'twin']);
@@ -38,7 +54,6 @@ describe('sessions that end', () => {
     await box.ok(['rm', a]);
     await box.ok(['rm', b]);
   });
-
 
   test('exit codes and signals are recorded', async () => {
     const code3 = (await box.ok(['new', '--', 'sh', '-c', 'exit 3'])).trim();
@@ -67,5 +82,4 @@ describe('sessions that end', () => {
     await box.ok(['rm', code3]);
     await box.ok(['rm', sleeper]);
   });
-
 });

@@ -40,7 +40,10 @@ describe('with a persistent daemon (serve)', () => {
     const report = JSON.parse(stdout);
     assert.equal(code, 0, stdout);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c: { name: string }) => c.name), ['socket directory', 'socket', 'token file', 'daemon', 'node-pty', 'log directory', 'checkpoints']);
+    assert.deepEqual(
+      report.checks.map((c: { name: string }) => c.name),
+      ['socket directory', 'socket', 'token file', 'daemon', 'node-pty', 'log directory', 'checkpoints'],
+    );
     assert.match(report.checks[3].detail, new RegExp(`pid ${serve.pid}.*persistent`));
     const plain = await box.run(['doctor']);
     assert.equal(plain.code, 0);

@@ -16,7 +16,23 @@ describe('with an on-demand daemon started by new', () => {
   const show = async (ref: string): Promise<SessionInfo> => JSON.parse(await box.ok(['show', ref, '--json']));
 
   test('new starts an on-demand daemon and prints the id', async () => {
-    const { code, stdout, stderr } = await box.run(['new', '--name', 'shell', '--cols', '100', '--rows', '30', '--env', 'PS1=ready> ', '--env', 'HF_MARK=marked', '--', 'bash', '--norc', '--noprofile']);
+    const { code, stdout, stderr } = await box.run([
+      'new',
+      '--name',
+      'shell',
+      '--cols',
+      '100',
+      '--rows',
+      '30',
+      '--env',
+      'PS1=ready> ',
+      '--env',
+      'HF_MARK=marked',
+      '--',
+      'bash',
+      '--norc',
+      '--noprofile',
+    ]);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^[0-9a-f]+\n$/);
     shell = stdout.trim();
@@ -30,14 +46,18 @@ describe('with an on-demand daemon started by new', () => {
     assert.match(plain, /^ID +NAME +PID +STATE +SIZE/);
     assert.match(plain, new RegExp(`^${shell} +shell +\\d+ +running +100x30`, 'm'));
     const { sessions } = JSON.parse(await box.ok(['list', '--json'])) as { sessions: SessionInfo[] };
-    assert.deepEqual(sessions.map((s) => s.id), [shell]);
+    assert.deepEqual(
+      sessions.map((s) => s.id),
+      [shell],
+    );
     const byName = await show('shell');
     assert.equal(byName.id, shell);
     assert.equal(byName.state, 'running');
     assert.equal(byName.cwd, box.dir, 'the session starts in the directory holdfast new ran in');
     assert.deepEqual([byName.cols, byName.rows], [100, 30]);
     const details = await box.ok(['show', shell]);
-    for (const key of ['id', 'name', 'pid', 'state', 'cwd', 'size', 'title', 'clients', 'created']) assert.match(details, new RegExp(`^${key}:`, 'm'));
+    for (const key of ['id', 'name', 'pid', 'state', 'cwd', 'size', 'title', 'clients', 'created'])
+      assert.match(details, new RegExp(`^${key}:`, 'm'));
   });
 
   test('send text and keys, wait for text, read the screen', async () => {

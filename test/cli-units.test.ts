@@ -9,7 +9,14 @@ import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
 import { formatAge, formatState, printable, shellQuote, table } from '../src/cli/output';
 import { hoistGlobals, runCli } from '../src/cli/run';
-import { AltScreenTracker, detachSequences, findDetach, restoreSequence, TERMINAL_RESET, withoutFullReset } from '../src/cli/terminal';
+import {
+  AltScreenTracker,
+  detachSequences,
+  findDetach,
+  restoreSequence,
+  TERMINAL_RESET,
+  withoutFullReset,
+} from '../src/cli/terminal';
 
 function usage(fn: () => unknown): CliError {
   try {
@@ -98,8 +105,15 @@ test('signals by name, short name or number', () => {
 });
 
 test('argument parsing: options, repeats, positionals, the part after --', () => {
-  const options = { name: { type: 'string' as const, help: '' }, env: { type: 'string' as const, multiple: true, help: '' }, cols: { type: 'string' as const, help: '' } };
-  const args = parseCommandArgs(['--name', 'x', '--env', 'A=1', '--env=B=2', '--json', '--', 'sh', '-c', 'echo --name'], options);
+  const options = {
+    name: { type: 'string' as const, help: '' },
+    env: { type: 'string' as const, multiple: true, help: '' },
+    cols: { type: 'string' as const, help: '' },
+  };
+  const args = parseCommandArgs(
+    ['--name', 'x', '--env', 'A=1', '--env=B=2', '--json', '--', 'sh', '-c', 'echo --name'],
+    options,
+  );
   assert.equal(args.values.name, 'x');
   assert.equal(args.values.json, true);
   assert.deepEqual(listOpt(args, 'env'), ['A=1', 'B=2']);
@@ -117,7 +131,10 @@ test('argument parsing: options, repeats, positionals, the part after --', () =>
 });
 
 test('global options before the command move after it', () => {
-  assert.deepEqual(hoistGlobals(['--socket', '/s', '--json', 'list']), { name: 'list', args: ['--socket', '/s', '--json'] });
+  assert.deepEqual(hoistGlobals(['--socket', '/s', '--json', 'list']), {
+    name: 'list',
+    args: ['--socket', '/s', '--json'],
+  });
   assert.deepEqual(hoistGlobals(['read', 'x', '--json']), { name: 'read', args: ['x', '--json'] });
   assert.deepEqual(hoistGlobals([]), { name: undefined, args: [] });
 });
@@ -133,7 +150,21 @@ function captureIo(): Io & { out: string; err: string } {
 }
 
 test('usage errors: exit 2, one line on stderr, a JSON document with --json', async () => {
-  for (const argv of [['frobnicate'], ['read'], ['show', 'a', 'b'], ['new', '--cols', 'wide'], ['wait', 'x'], ['wait', 'x', '--for', 'later'], ['send', 'x'], ['send', 'x', '--key', 'nope'], ['kill', 'x', '--signal', 'NOPE'], ['resize', 'x', '--cols', '10'], ['list', '--bogus'], ['attach', 'x', '--detach-key', 'nope'], ['help', 'nope']]) {
+  for (const argv of [
+    ['frobnicate'],
+    ['read'],
+    ['show', 'a', 'b'],
+    ['new', '--cols', 'wide'],
+    ['wait', 'x'],
+    ['wait', 'x', '--for', 'later'],
+    ['send', 'x'],
+    ['send', 'x', '--key', 'nope'],
+    ['kill', 'x', '--signal', 'NOPE'],
+    ['resize', 'x', '--cols', '10'],
+    ['list', '--bogus'],
+    ['attach', 'x', '--detach-key', 'nope'],
+    ['help', 'nope'],
+  ]) {
     const io = captureIo();
     assert.equal(await runCli(argv, io, {}), ExitCode.Usage, argv.join(' '));
     assert.match(io.err, /^holdfast: [^\n]+\n$/, argv.join(' '));
@@ -149,7 +180,22 @@ test('usage errors: exit 2, one line on stderr, a JSON document with --json', as
 test('help: overview, per command, and no command at all', async () => {
   const overview = captureIo();
   assert.equal(await runCli(['help'], overview, {}), 0);
-  for (const name of ['new', 'list', 'show', 'read', 'send', 'wait', 'attach', 'resize', 'kill', 'rm', 'serve', 'stop', 'doctor', 'version']) {
+  for (const name of [
+    'new',
+    'list',
+    'show',
+    'read',
+    'send',
+    'wait',
+    'attach',
+    'resize',
+    'kill',
+    'rm',
+    'serve',
+    'stop',
+    'doctor',
+    'version',
+  ]) {
     assert.match(overview.out, new RegExp(`^  ${name} `, 'm'));
     const page = captureIo();
     assert.equal(await runCli([name, '--help'], page, {}), 0);
@@ -188,7 +234,17 @@ test('terminal restore: fixed reset, alternate screen left only when the program
   assert.equal(tracker.active, true);
   assert.ok(restoreSequence(true).startsWith('\x1b[?1049l'));
   assert.ok(!restoreSequence(false).includes('\x1b[?1049l'));
-  for (const mode of ['\x1b[?25h', '\x1b[?1000l', '\x1b[?1006l', '\x1b[?2004l', '\x1b[?1l', '\x1b>', '\x1b[r', '\x1b[0m']) assert.ok(TERMINAL_RESET.includes(mode), JSON.stringify(mode));
+  for (const mode of [
+    '\x1b[?25h',
+    '\x1b[?1000l',
+    '\x1b[?1006l',
+    '\x1b[?2004l',
+    '\x1b[?1l',
+    '\x1b>',
+    '\x1b[r',
+    '\x1b[0m',
+  ])
+    assert.ok(TERMINAL_RESET.includes(mode), JSON.stringify(mode));
 });
 
 test('the detach key is found raw and in kitty / modifyOtherKeys encodings', () => {
@@ -200,7 +256,7 @@ test('the detach key is found raw and in kitty / modifyOtherKeys encodings', () 
   assert.equal(findDetach(Buffer.from('x\x01'), detachSequences(Buffer.from('\x01'))), 1);
 });
 
-test('a first snapshot keeps the user\'s scrollback; a resync clears it', () => {
+test("a first snapshot keeps the user's scrollback; a resync clears it", () => {
   const snapshot = Buffer.from('\x1bc\x1b[3Jline\r\n');
   assert.equal(withoutFullReset(snapshot, false).toString(), 'line\r\n');
   assert.equal(withoutFullReset(snapshot, true).toString(), '\x1b[3Jline\r\n');
@@ -233,7 +289,11 @@ test('doctor: socket directory and token file permissions, each failure with a f
     fs.chmodSync(`${socket}.token`, 0o600);
     assert.equal(checkTokenFile(socket).ok, true);
 
-    assert.equal(checkLogDir(path.join(base, 'state', 'holdfast', 'daemon.log')).ok, true, 'a log dir that can be created');
+    assert.equal(
+      checkLogDir(path.join(base, 'state', 'holdfast', 'daemon.log')).ok,
+      true,
+      'a log dir that can be created',
+    );
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }

@@ -26,29 +26,46 @@ describe('without a daemon', () => {
 
   test('every command but new exits 6 with one line naming the socket', async () => {
     // In parallel: each is a node start, and a loaded machine makes them slow one by one.
-    await Promise.all(NON_NEW_COMMANDS.map(async (args) => {
-      const { code, stdout, stderr } = await box.run(args);
-      assert.equal(code, 6, `${args.join(' ')}: ${stderr}`);
-      assert.ok(isOneErrorLine(stderr), `${args.join(' ')}: ${JSON.stringify(stderr)}`);
-      assert.equal(stderr, `holdfast: no daemon is listening on ${box.socket} (start one with \`holdfast new\` or \`holdfast serve\`)\n`);
-      assert.equal(stdout, '');
-    }));
+    await Promise.all(
+      NON_NEW_COMMANDS.map(async (args) => {
+        const { code, stdout, stderr } = await box.run(args);
+        assert.equal(code, 6, `${args.join(' ')}: ${stderr}`);
+        assert.ok(isOneErrorLine(stderr), `${args.join(' ')}: ${JSON.stringify(stderr)}`);
+        assert.equal(
+          stderr,
+          `holdfast: no daemon is listening on ${box.socket} (start one with \`holdfast new\` or \`holdfast serve\`)\n`,
+        );
+        assert.equal(stdout, '');
+      }),
+    );
     // --json: the same error as a document on stdout (a few commands stand for all: one code path).
-    await Promise.all([['list'], ['read', 'x'], ['attach', 'x']].map(async (args) => {
-      const json = await box.run([...args, '--json']);
-      assert.equal(json.code, 6);
-      assert.equal(JSON.parse(json.stdout).error.code, 'no-daemon');
-    }));
+    await Promise.all(
+      [['list'], ['read', 'x'], ['attach', 'x']].map(async (args) => {
+        const json = await box.run([...args, '--json']);
+        assert.equal(json.code, 6);
+        assert.equal(JSON.parse(json.stdout).error.code, 'no-daemon');
+      }),
+    );
   });
 
   test('usage errors exit 2 with one line, and new starts no daemon for them', async () => {
-    const cases = [['bogus'], ['read'], ['new', '--cols', 'x'], ['new', '--cwd', '/no/such/dir'], ['new', '--env', 'novalue'], ['wait', 'x', '--for', 'soon'], ['send', 'x', '--key', 'hyper']];
-    await Promise.all(cases.map(async (args) => {
-      const { code, stdout, stderr } = await box.run(args);
-      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
-      assert.ok(isOneErrorLine(stderr), stderr);
-      assert.equal(stdout, '');
-    }));
+    const cases = [
+      ['bogus'],
+      ['read'],
+      ['new', '--cols', 'x'],
+      ['new', '--cwd', '/no/such/dir'],
+      ['new', '--env', 'novalue'],
+      ['wait', 'x', '--for', 'soon'],
+      ['send', 'x', '--key', 'hyper'],
+    ];
+    await Promise.all(
+      cases.map(async (args) => {
+        const { code, stdout, stderr } = await box.run(args);
+        assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+        assert.ok(isOneErrorLine(stderr), stderr);
+        assert.equal(stdout, '');
+      }),
+    );
     assert.equal((await box.run(['list'])).code, 6, 'no daemon was started');
   });
 

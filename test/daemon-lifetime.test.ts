@@ -27,8 +27,14 @@ test('exit code and signal are recorded, the last screen stays until removal', a
     assert.deepEqual([killed.exit?.code, killed.exit?.signal], [null, 'SIGTERM']);
 
     // A program that ignores SIGHUP is killed after the grace period.
-    const { session: stubborn } = await client.request('create', { argv: ['sh', '-c', "trap '' HUP; echo ready; while :; do sleep 0.05; done"] });
-    await client.request('wait', { session: stubborn.id, condition: { kind: 'text', pattern: 'ready' }, timeoutMs: 5000 });
+    const { session: stubborn } = await client.request('create', {
+      argv: ['sh', '-c', "trap '' HUP; echo ready; while :; do sleep 0.05; done"],
+    });
+    await client.request('wait', {
+      session: stubborn.id,
+      condition: { kind: 'text', pattern: 'ready' },
+      timeoutMs: 5000,
+    });
     const start = Date.now();
     const { session: stubbornInfo } = await client.request('kill', { session: stubborn.id, graceMs: 300 });
     assert.ok(Date.now() - start >= 300);
@@ -41,14 +47,18 @@ test('exit code and signal are recorded, the last screen stays until removal', a
   }
 });
 
-test('regression: a kill right after create reaches the program (it raced the child\'s setsid, so SIGKILL came after the grace period)', async () => {
+test("regression: a kill right after create reaches the program (it raced the child's setsid, so SIGKILL came after the grace period)", async () => {
   const daemon = await startTestDaemon();
   try {
     const client = await daemon.connect();
     for (let i = 0; i < 10; i++) {
       const { session } = await client.request('create', { argv: ['sleep', '100'] });
       const started = Date.now();
-      const { session: killed } = await client.request('kill', { session: session.id, signal: 'TERM', graceMs: 10_000 });
+      const { session: killed } = await client.request('kill', {
+        session: session.id,
+        signal: 'TERM',
+        graceMs: 10_000,
+      });
       assert.deepEqual([killed.exit?.code, killed.exit?.signal], [null, 'SIGTERM'], `run ${i}`);
       assert.ok(Date.now() - started < 9_000, `run ${i}: the kill waited for the grace period`);
     }
@@ -66,7 +76,11 @@ test('stop leaves no process of any session, grandchildren and SIGHUP-ignorers i
     pidFiles.push(file);
     const script = `sleep 1000 & echo $! >> ${file}; (trap '' HUP; exec sleep 1001) & echo $! >> ${file}; echo $$ >> ${file}; echo started; wait`;
     const { session } = await client.request('create', { argv: ['sh', '-c', script] });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'started' }, timeoutMs: 5000 });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: 'started' },
+      timeoutMs: 5000,
+    });
   }
   const pids = pidFiles.flatMap((f) => fs.readFileSync(f, 'utf8').trim().split('\n').map(Number));
   assert.equal(pids.length, 9);
@@ -93,14 +107,30 @@ test('an on-demand daemon exits when its last session is removed', async () => {
 
 test("a session's environment is clean of the daemon's launch", async () => {
   const dir = tempDir();
-  const env: NodeJS.ProcessEnv = { ...isolatedEnv(dir), NODE_OPTIONS: '--max-old-space-size=512', VSCODE_PID: '1234', KEEP_ME: 'yes' };
-  const ready = await startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
+  const env: NodeJS.ProcessEnv = {
+    ...isolatedEnv(dir),
+    NODE_OPTIONS: '--max-old-space-size=512',
+    VSCODE_PID: '1234',
+    KEEP_ME: 'yes',
+  };
+  const ready = await startDaemon({
+    socket: env.HOLDFAST_SOCKET!,
+    daemonScript: DAEMON_SCRIPT,
+    env,
+    args: ['--persistent'],
+  });
   const client = await HoldfastClient.connect({ socket: env.HOLDFAST_SOCKET!, client: 't', version: 't' });
   try {
-    const { session } = await client.request('create', { argv: ['env'], cols: 200, env: { FROM_CLIENT: 'ok', NODE_OPTIONS: '--inspect' } });
+    const { session } = await client.request('create', {
+      argv: ['env'],
+      cols: 200,
+      env: { FROM_CLIENT: 'ok', NODE_OPTIONS: '--inspect' },
+    });
     await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 5000 });
     const lines = (await client.request('read', { session: session.id, scrollback: 1000 })).lines;
-    const vars = new Map(lines.filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const vars = new Map(
+      lines.filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     assert.equal(vars.get('ELECTRON_RUN_AS_NODE'), undefined);
     assert.equal(vars.get('NODE_OPTIONS'), undefined);
     assert.equal(vars.get('VSCODE_PID'), undefined);
@@ -120,15 +150,22 @@ for (const starters of [2, 20]) {
     const dir = tempDir();
     const env = isolatedEnv(dir);
     const socket = env.HOLDFAST_SOCKET!;
-    const results = await Promise.all(Array.from({ length: starters }, () => startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'], timeoutMs: 30_000 })));
+    const results = await Promise.all(
+      Array.from({ length: starters }, () =>
+        startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'], timeoutMs: 30_000 }),
+      ),
+    );
     const winners = results.filter((r) => 'ready' in r);
     assert.equal(winners.length, 1, `${winners.length} daemons reported ready`);
-    const clients = await Promise.all(Array.from({ length: starters }, (_, i) => HoldfastClient.connect({ socket, client: `c${i}`, version: 't' })));
+    const clients = await Promise.all(
+      Array.from({ length: starters }, (_, i) => HoldfastClient.connect({ socket, client: `c${i}`, version: 't' })),
+    );
     assert.equal(new Set(clients.map((c) => c.hello.pid)).size, 1);
     const created = await Promise.all(clients.map((c) => c.request('create', { argv: ['sleep', '100'] })));
     const { sessions } = await clients[0].request('list', {});
     assert.deepEqual(new Set(sessions.map((s) => s.id)), new Set(created.map((c) => c.session.id)));
-    for (const result of results) if (!('ready' in result) && 'pid' in result) await waitFor(() => !isAlive(result.pid), 5000, 'a loser to exit');
+    for (const result of results)
+      if (!('ready' in result) && 'pid' in result) await waitFor(() => !isAlive(result.pid), 5000, 'a loser to exit');
     const winnerPid = (winners[0] as { pid: number }).pid;
     await clients[0].request('stop', {});
     await waitFor(() => !isAlive(winnerPid), 10_000, 'stop');
@@ -165,7 +202,13 @@ test('garbage, oversized and out-of-order frames close that connection only', as
     const client = await daemon.connect();
     const { session } = await client.request('create', { argv: ['sh', '-c', 'while read l; do echo "echo:$l"; done'] });
     const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
-    const hello = encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client: 'bad', version: 't', token, capabilities: [] });
+    const hello = encodeJson(FrameKind.Hello, {
+      protocol: PROTOCOL_VERSION,
+      client: 'bad',
+      version: 't',
+      token,
+      capabilities: [],
+    });
     const oversized = Buffer.alloc(5);
     oversized.writeUInt32BE(0xfffffff0, 0);
     oversized[4] = FrameKind.Request;
@@ -173,7 +216,16 @@ test('garbage, oversized and out-of-order frames close that connection only', as
       ['garbage before hello', Buffer.from('GET / HTTP/1.1\r\n\r\n')],
       ['oversized frame', Buffer.concat([hello, oversized])],
       ['bad JSON', Buffer.concat([hello, Buffer.from([0, 0, 0, 3, FrameKind.Request, 0x7b, 0x7b, 0x7b])])],
-      ['wrong token', encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client: 'bad', version: 't', token: 'nope', capabilities: [] })],
+      [
+        'wrong token',
+        encodeJson(FrameKind.Hello, {
+          protocol: PROTOCOL_VERSION,
+          client: 'bad',
+          version: 't',
+          token: 'nope',
+          capabilities: [],
+        }),
+      ],
       ['a daemon-only kind', Buffer.concat([hello, encodeJson(FrameKind.Response, { id: 1, ok: true })])],
     ];
     for (const [what, bytes] of cases) {
@@ -192,12 +244,19 @@ test('garbage, oversized and out-of-order frames close that connection only', as
       socket.write(bytes);
       await closed;
       assert.ok(kinds.includes(FrameKind.Error), `${what}: no error frame (got kinds ${kinds.join(',')})`);
-      assert.ok(!kinds.includes(FrameKind.Snapshot) && !kinds.includes(FrameKind.Output), `${what}: session data was sent`);
+      assert.ok(
+        !kinds.includes(FrameKind.Snapshot) && !kinds.includes(FrameKind.Output),
+        `${what}: session data was sent`,
+      );
       assert.match(errorBody, /"message"/);
     }
     // The daemon and the well-behaved client carry on.
     await client.request('send', { session: session.id, data: 'still here\r' });
-    const { met } = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^echo:still here$' }, timeoutMs: 5000 });
+    const { met } = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^echo:still here$' },
+      timeoutMs: 5000,
+    });
     assert.ok(met);
     // An unknown method is answered, not fatal.
     await assert.rejects(client.request('frobnicate' as 'list', {}), /unsupported method/);
@@ -213,9 +272,17 @@ test('the socket directory must be private; the token file is 0600', async () =>
   const socketDir = path.dirname(env.HOLDFAST_SOCKET!);
   fs.mkdirSync(socketDir, { recursive: true, mode: 0o777 });
   fs.chmodSync(socketDir, 0o777);
-  await assert.rejects(startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }), /mode 777.*chmod 700/);
+  await assert.rejects(
+    startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }),
+    /mode 777.*chmod 700/,
+  );
   fs.chmodSync(socketDir, 0o700);
-  const ready = await startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
+  const ready = await startDaemon({
+    socket: env.HOLDFAST_SOCKET!,
+    daemonScript: DAEMON_SCRIPT,
+    env,
+    args: ['--persistent'],
+  });
   assert.equal(fs.statSync(tokenPathFor(env.HOLDFAST_SOCKET!)).mode & 0o777, 0o600);
   process.kill((ready as { pid: number }).pid, 'SIGTERM');
   await waitFor(() => !isAlive((ready as { pid: number }).pid), 10_000, 'stop');

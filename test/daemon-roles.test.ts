@@ -17,14 +17,22 @@ after(async () => {
 
 test("a watcher's size never reaches the PTY, and its input is dropped", async () => {
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['sh', '-c', 'read line; echo "got:$line"; stty size; sleep 30'], cols: 91, rows: 27 });
+  const { session } = await client.request('create', {
+    argv: ['sh', '-c', 'read line; echo "got:$line"; stty size; sleep 30'],
+    cols: 91,
+    rows: 27,
+  });
   const watcher = await daemon.connect('watcher');
   const replay = new ReplayTerminal(50, 10);
   const attachment = await watcher.attach({ session: session.id, role: 'watcher', cols: 50, rows: 10 }, replay);
   attachment.write('from-watcher\r');
   await new Promise((r) => setTimeout(r, 300));
   await client.request('send', { session: session.id, data: 'from-send\r' });
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^27 91$' }, timeoutMs: 5000 });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^27 91$' },
+    timeoutMs: 5000,
+  });
   const { lines } = await client.request('read', { session: session.id });
   assert.ok(lines.includes('got:from-send'), `the watcher's input reached the program: ${lines.join('|')}`);
   const { session: info } = await client.request('show', { session: session.id });
@@ -35,23 +43,41 @@ test("a watcher's size never reaches the PTY, and its input is dropped", async (
 
 test('a new input owner takes over, the previous one is told why, and the size is the owner’s', async () => {
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['sh', '-c', 'while read line; do echo "got:$line"; done'], cols: 80, rows: 24 });
+  const { session } = await client.request('create', {
+    argv: ['sh', '-c', 'while read line; do echo "got:$line"; done'],
+    cols: 80,
+    rows: 24,
+  });
   const first = await daemon.connect('first');
   const firstEvents: DaemonEvent[] = [];
-  const firstAttachment = await first.attach({ session: session.id, role: 'owner', cols: 100, rows: 30 }, { onSnapshot() {}, onOutput() {}, onEvent: (e) => firstEvents.push(e) });
+  const firstAttachment = await first.attach(
+    { session: session.id, role: 'owner', cols: 100, rows: 30 },
+    { onSnapshot() {}, onOutput() {}, onEvent: (e) => firstEvents.push(e) },
+  );
   firstAttachment.write('one\r');
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^got:one$' }, timeoutMs: 5000 });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^got:one$' },
+    timeoutMs: 5000,
+  });
   assert.deepEqual(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 100);
 
   const second = await daemon.connect('second');
-  const secondAttachment = await second.attach({ session: session.id, role: 'owner', cols: 120, rows: 40 }, { onSnapshot() {}, onOutput() {} });
+  const secondAttachment = await second.attach(
+    { session: session.id, role: 'owner', cols: 120, rows: 40 },
+    { onSnapshot() {}, onOutput() {} },
+  );
   await waitFor(() => firstEvents.some((e) => e.type === 'role'), 3000, 'the role event');
   const roleEvent = firstEvents.find((e) => e.type === 'role') as Extract<DaemonEvent, { type: 'role' }>;
   assert.equal(roleEvent.role, 'watcher');
   assert.match(roleEvent.reason, /another client/);
   firstAttachment.write('ignored\r');
   secondAttachment.write('two\r');
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^got:two$' }, timeoutMs: 5000 });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^got:two$' },
+    timeoutMs: 5000,
+  });
   const { lines } = await client.request('read', { session: session.id });
   assert.ok(!lines.includes('got:ignored'), 'the previous owner could still write');
   const { session: info } = await client.request('show', { session: session.id });
@@ -63,7 +89,11 @@ test('a new input owner takes over, the previous one is told why, and the size i
   assert.deepEqual(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 120);
   await firstAttachment.claim(90, 20);
   firstAttachment.write('three\r');
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^got:three$' }, timeoutMs: 5000 });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^got:three$' },
+    timeoutMs: 5000,
+  });
   assert.equal(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 90);
   await client.request('remove', { session: session.id });
 });
@@ -81,8 +111,13 @@ async function askQuery(query: string, withOwner: boolean): Promise<string> {
   const file = path.join(daemon.dir, 'query.js');
   fs.writeFileSync(file, QUERY_PROGRAM);
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['sh', '-c', `sleep 0.4; exec "${process.execPath}" ${file} "$(printf '${query}')"`], cols: 80, rows: 24 });
-  if (withOwner) await client.attach({ session: session.id, role: 'owner', cols: 80, rows: 24 }, { onSnapshot() {}, onOutput() {} });
+  const { session } = await client.request('create', {
+    argv: ['sh', '-c', `sleep 0.4; exec "${process.execPath}" ${file} "$(printf '${query}')"`],
+    cols: 80,
+    rows: 24,
+  });
+  if (withOwner)
+    await client.attach({ session: session.id, role: 'owner', cols: 80, rows: 24 }, { onSnapshot() {}, onOutput() {} });
   await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 10_000 });
   const { lines } = await client.request('read', { session: session.id });
   await client.request('remove', { session: session.id });
@@ -112,7 +147,10 @@ test('regression: a wait for text is answered (not met) when the program exits w
   const client = await daemon.connect();
   const { session } = await client.request('create', { argv: ['sh', '-c', 'echo something else; sleep 0.3'] });
   const started = Date.now();
-  const { met } = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'never printed' } });
+  const { met } = await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: 'never printed' },
+  });
   assert.equal(met, false);
   assert.ok(Date.now() - started < 10_000);
   await client.request('remove', { session: session.id });

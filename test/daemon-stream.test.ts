@@ -20,17 +20,29 @@ after(async () => {
 });
 
 function assertConsecutive(lines: string[], what: string): number {
-  const numbers = lines.map((l) => l.trim()).filter((l) => l !== '').map(Number);
+  const numbers = lines
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .map(Number);
   assert.ok(numbers.length > 0, `${what}: no numbers on screen`);
   for (let i = 1; i < numbers.length; i++) {
-    assert.equal(numbers[i], numbers[i - 1] + 1, `${what}: line ${i} is ${numbers[i]} after ${numbers[i - 1]} (lost or doubled output)`);
+    assert.equal(
+      numbers[i],
+      numbers[i - 1] + 1,
+      `${what}: line ${i} is ${numbers[i]} after ${numbers[i - 1]} (lost or doubled output)`,
+    );
   }
   return numbers[numbers.length - 1];
 }
 
 test('watchers attaching during a flood see every line exactly once', async () => {
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['seq', '1', '300000'], cols: 80, rows: 24, scrollback: 2000 });
+  const { session } = await client.request('create', {
+    argv: ['seq', '1', '300000'],
+    cols: 80,
+    rows: 24,
+    scrollback: 2000,
+  });
   const watchers: ReplayTerminal[] = [];
   for (let i = 0; i < 6; i++) {
     const replay = new ReplayTerminal(80, 24, 400_000);
@@ -62,16 +74,35 @@ test('the last output of a program that exits right after writing is never lost'
   for (let run = 0; run < 3; run++) {
     // The program turns echo off, says so, and waits for a line: the watcher is live and counting
     // before the first byte of the file, and the line sent to start it is not echoed.
-    const { session } = await client.request('create', { argv: ['sh', '-c', `stty -echo; printf READY; read go; cat ${file}`], cols: 120, rows: 30, scrollback: 100 });
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', `stty -echo; printf READY; read go; cat ${file}`],
+      cols: 120,
+      rows: 30,
+      scrollback: 100,
+    });
     const replay = new ReplayTerminal(120, 30, 100);
     await client.attach({ session: session.id, role: 'watcher' }, replay);
-    await waitFor(async () => (await replay.lines()).some((l) => l.startsWith('READY')), 10_000, 'the program to be ready');
+    await waitFor(
+      async () => (await replay.lines()).some((l) => l.startsWith('READY')),
+      10_000,
+      'the program to be ready',
+    );
     const before = replay.outputBytes;
     await client.request('send', { session: session.id, data: '\r' });
-    const { met } = await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 60_000 });
+    const { met } = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'exit' },
+      timeoutMs: 60_000,
+    });
     assert.ok(met);
-    await waitFor(() => replay.outputBytes - before >= expectedBytes, 5000, 'all output at the watcher').catch(() => undefined);
-    assert.equal(replay.outputBytes - before, expectedBytes, `run ${run}: watcher got ${replay.outputBytes - before} of ${expectedBytes} bytes`);
+    await waitFor(() => replay.outputBytes - before >= expectedBytes, 5000, 'all output at the watcher').catch(
+      () => undefined,
+    );
+    assert.equal(
+      replay.outputBytes - before,
+      expectedBytes,
+      `run ${run}: watcher got ${replay.outputBytes - before} of ${expectedBytes} bytes`,
+    );
     const screen = await client.request('read', { session: session.id });
     assert.ok(screen.lines.includes('THE-END'), `run ${run}: the emulator lacks the last line`);
     await client.request('remove', { session: session.id });
@@ -80,17 +111,40 @@ test('the last output of a program that exits right after writing is never lost'
 
 test('a watcher that never reads (more than its 8 MiB queue) does not slow the program, and is resynced when it reads again', async () => {
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['sh', '-c', 'sleep 0.3; seq 1 1500000; echo FLOOD-DONE; sleep 30'], cols: 80, rows: 24, scrollback: 100 });
+  const { session } = await client.request('create', {
+    argv: ['sh', '-c', 'sleep 0.3; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
+    cols: 80,
+    rows: 24,
+    scrollback: 100,
+  });
   // A raw client that attaches and then stops reading its socket.
   const socket = net.createConnection(daemon.socket);
   await new Promise((r) => socket.once('connect', r));
   const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
-  socket.write(encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client: 'stalled', version: 'test', token, capabilities: [] }));
-  socket.write(encodeJson(FrameKind.Request, { id: 1, method: 'attach', params: { session: session.id, channel: 7, role: 'watcher' } }));
+  socket.write(
+    encodeJson(FrameKind.Hello, {
+      protocol: PROTOCOL_VERSION,
+      client: 'stalled',
+      version: 'test',
+      token,
+      capabilities: [],
+    }),
+  );
+  socket.write(
+    encodeJson(FrameKind.Request, {
+      id: 1,
+      method: 'attach',
+      params: { session: session.id, channel: 7, role: 'watcher' },
+    }),
+  );
   await new Promise((r) => setTimeout(r, 100));
   socket.pause();
   const started = Date.now();
-  const { met } = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^FLOOD-DONE$' }, timeoutMs: 60_000 });
+  const { met } = await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^FLOOD-DONE$' },
+    timeoutMs: 60_000,
+  });
   assert.ok(met, 'the program was held up by a watcher that does not read');
   const floodMs = Date.now() - started;
   // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
@@ -104,7 +158,11 @@ test('a watcher that never reads (more than its 8 MiB queue) does not slow the p
     }
   });
   socket.resume();
-  await waitFor(() => lastSnapshot.includes('FLOOD-DONE'), 20_000, `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`);
+  await waitFor(
+    () => lastSnapshot.includes('FLOOD-DONE'),
+    20_000,
+    `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`,
+  );
   socket.destroy();
   await client.request('remove', { session: session.id });
 });
@@ -113,27 +171,47 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
   const client = await daemon.connect();
   const script = `printf 'before\\n\\033[?2026hpartial'; sleep 0.6; printf ' complete\\033[?2026l\\n'; sleep 30`;
   const { session } = await client.request('create', { argv: ['sh', '-c', script], cols: 80, rows: 10 });
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'partial' }, timeoutMs: 5000 });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: 'partial' },
+    timeoutMs: 5000,
+  });
   const replay = new ReplayTerminal(80, 10);
   const attachedAt = Date.now();
   let snapshotAt = 0;
-  await client.attach({ session: session.id, role: 'watcher' }, {
-    onSnapshot: (bytes, why) => {
-      snapshotAt = Date.now();
-      replay.onSnapshot(bytes, why);
+  await client.attach(
+    { session: session.id, role: 'watcher' },
+    {
+      onSnapshot: (bytes, why) => {
+        snapshotAt = Date.now();
+        replay.onSnapshot(bytes, why);
+      },
+      onOutput: (bytes) => replay.onOutput(bytes),
     },
-    onOutput: (bytes) => replay.onOutput(bytes),
-  });
+  );
   await waitFor(() => snapshotAt > 0, 3000, 'the snapshot');
-  assert.ok((await replay.lines()).some((l) => l.includes('partial complete')), 'the snapshot was taken inside the update');
-  assert.ok(snapshotAt - attachedAt >= 200, `the snapshot came after ${snapshotAt - attachedAt} ms, not after the update`);
+  assert.ok(
+    (await replay.lines()).some((l) => l.includes('partial complete')),
+    'the snapshot was taken inside the update',
+  );
+  assert.ok(
+    snapshotAt - attachedAt >= 200,
+    `the snapshot came after ${snapshotAt - attachedAt} ms, not after the update`,
+  );
 
   // An update that never ends: the snapshot comes after the one-second cap.
-  const { session: stuck } = await client.request('create', { argv: ['sh', '-c', `printf 'stuck\\033[?2026h'; sleep 30`], cols: 80, rows: 10 });
+  const { session: stuck } = await client.request('create', {
+    argv: ['sh', '-c', `printf 'stuck\\033[?2026h'; sleep 30`],
+    cols: 80,
+    rows: 10,
+  });
   await client.request('wait', { session: stuck.id, condition: { kind: 'text', pattern: 'stuck' }, timeoutMs: 5000 });
   const start = Date.now();
   let stuckSnapshotAt = 0;
-  await client.attach({ session: stuck.id, role: 'watcher' }, { onSnapshot: () => (stuckSnapshotAt = Date.now()), onOutput: () => undefined });
+  await client.attach(
+    { session: stuck.id, role: 'watcher' },
+    { onSnapshot: () => (stuckSnapshotAt = Date.now()), onOutput: () => undefined },
+  );
   await waitFor(() => stuckSnapshotAt > 0, 3000, 'the capped snapshot');
   const waited = stuckSnapshotAt - start;
   assert.ok(waited >= 900 && waited < 2000, `waited ${waited} ms for a never-ending update`);
@@ -144,23 +222,43 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
 test('a screenFirst attach gets the visible screen first, then the whole scrollback, and no line is lost or doubled while the program prints', async () => {
   const client = await daemon.connect();
   // 3000 numbered lines, then one more every few milliseconds while the snapshots go out.
-  const { session } = await client.request('create', { argv: ['sh', '-c', 'seq 1 3000; i=3001; while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; exec sleep 60'], cols: 80, rows: 24, scrollback: 10_000 });
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^2999$', history: true }, timeoutMs: 10_000 });
+  const { session } = await client.request('create', {
+    argv: [
+      'sh',
+      '-c',
+      'seq 1 3000; i=3001; while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; exec sleep 60',
+    ],
+    cols: 80,
+    rows: 24,
+    scrollback: 10_000,
+  });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^2999$', history: true },
+    timeoutMs: 10_000,
+  });
   const replay = new ReplayTerminal(80, 24, 20_000);
   const reasons: string[] = [];
   let screenLines: string[] | undefined;
   const watcher = await daemon.connect('screen-first');
-  await watcher.attach({ session: session.id, role: 'watcher', screenFirst: true }, {
-    onSnapshot: (bytes, why) => {
-      reasons.push(why);
-      if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
-      replay.onSnapshot(bytes, why);
+  await watcher.attach(
+    { session: session.id, role: 'watcher', screenFirst: true },
+    {
+      onSnapshot: (bytes, why) => {
+        reasons.push(why);
+        if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
+        replay.onSnapshot(bytes, why);
+      },
+      onOutput: (bytes) => replay.onOutput(bytes),
+      onEvent: (event) => replay.onEvent(event),
     },
-    onOutput: (bytes) => replay.onOutput(bytes),
-    onEvent: (event) => replay.onEvent(event),
-  });
+  );
   await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^3400$' }, timeoutMs: 10_000 });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^3400$' },
+    timeoutMs: 10_000,
+  });
   await waitFor(async () => (await replay.lines()).some((l) => l.trim() === '3400'), 10_000, 'the replay to show 3400');
   assert.deepEqual(reasons, ['attach', 'history']);
   assert.ok(screenLines!.length <= 24 + 1, `the first snapshot is the screen only (${screenLines!.length} lines)`);
@@ -172,18 +270,30 @@ test('a screenFirst attach gets the visible screen first, then the whole scrollb
 
 test('a historyLater attach gets the screen only, and the scrollback when it asks for it', async () => {
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['sh', '-c', 'seq 1 500; exec sleep 60'], cols: 80, rows: 24, scrollback: 10_000 });
-  await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^500$' }, timeoutMs: 10_000 });
+  const { session } = await client.request('create', {
+    argv: ['sh', '-c', 'seq 1 500; exec sleep 60'],
+    cols: 80,
+    rows: 24,
+    scrollback: 10_000,
+  });
+  await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: '^500$' },
+    timeoutMs: 10_000,
+  });
   const watcher = await daemon.connect('history-later');
   const reasons: string[] = [];
   const replay = new ReplayTerminal(80, 24, 2000);
-  const attachment = await watcher.attach({ session: session.id, role: 'watcher', screenFirst: true, historyLater: true }, {
-    onSnapshot: (bytes, why) => {
-      reasons.push(why);
-      replay.onSnapshot(bytes, why);
+  const attachment = await watcher.attach(
+    { session: session.id, role: 'watcher', screenFirst: true, historyLater: true },
+    {
+      onSnapshot: (bytes, why) => {
+        reasons.push(why);
+        replay.onSnapshot(bytes, why);
+      },
+      onOutput: (bytes) => replay.onOutput(bytes),
     },
-    onOutput: (bytes) => replay.onOutput(bytes),
-  });
+  );
   await waitFor(() => reasons.length > 0, 5000, 'the screen');
   // Longer than a screenFirst attach's history waits (HistoryAfterScreenMs), then a request on the
   // same connection: every frame the daemon sent before its answer has arrived.

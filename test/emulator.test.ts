@@ -27,7 +27,10 @@ test('output is cut only between complete sequences and characters', () => {
     const piece = cutter.cut(bytes);
     if (piece) pieces.push(piece.toString('latin1'));
   };
-  const stream = Buffer.from('plain \x1b[31mred\x1b[0m \x1b]0;a title\x07 \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ 漢字😀 \x1b(B\x1bPq#0;1\x1b\\ end', 'utf8');
+  const stream = Buffer.from(
+    'plain \x1b[31mred\x1b[0m \x1b]0;a title\x07 \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ 漢字😀 \x1b(B\x1bPq#0;1\x1b\\ end',
+    'utf8',
+  );
   // Every split point: whatever the reads were, each piece ends on a boundary and nothing is lost.
   for (let split = 1; split < stream.length; split++) {
     pieces.length = 0;
@@ -36,7 +39,11 @@ test('output is cut only between complete sequences and characters', () => {
     assert.equal(Buffer.from(pieces.join(''), 'latin1').toString('utf8'), stream.toString('utf8'), `split at ${split}`);
     for (const piece of pieces.slice(0, -1)) {
       const probe = new SequenceBoundary();
-      assert.equal(probe.cut(Buffer.from(piece, 'latin1'))?.length, Buffer.byteLength(piece, 'latin1'), `piece ${JSON.stringify(piece)} ends inside a sequence (split ${split})`);
+      assert.equal(
+        probe.cut(Buffer.from(piece, 'latin1'))?.length,
+        Buffer.byteLength(piece, 'latin1'),
+        `piece ${JSON.stringify(piece)} ends inside a sequence (split ${split})`,
+      );
     }
   }
   // One byte at a time.
@@ -54,7 +61,7 @@ test('an incomplete tail is held, then released by flush when the program ends',
   assert.deepEqual([...cutter.cut(Buffer.from([0xa2, 0x41]))!], [0xe6, 0xbc, 0xa2, 0x41]);
 });
 
-test('an agent\'s desktop notification (OSC 9, OSC 777 notify) counts as a bell; a progress report does not', async () => {
+test("an agent's desktop notification (OSC 9, OSC 777 notify) counts as a bell; a progress report does not", async () => {
   const emulator = new Emulator({ cols: 40, rows: 5, scrollback: 10 });
   let bells = 0;
   emulator.onBell(() => bells++);

@@ -7,10 +7,26 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { SessionInfo } from '../src/protocol/messages';
-import { findRemoteCli, hookPath, newHookId, pointHook, pruneHooks, shellQuote, writeCodeShim, writeHoldfastLauncher } from '../src/extension/codeCli';
+import {
+  findRemoteCli,
+  hookPath,
+  newHookId,
+  pointHook,
+  pruneHooks,
+  shellQuote,
+  writeCodeShim,
+  writeHoldfastLauncher,
+} from '../src/extension/codeCli';
 import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/extension/daemonInstall';
 import { formatChecks, runChecks } from '../src/extension/doctor';
-import { defaultSessionName, nextOrder, planRestore, readLayout, withLayout, workspaceKey } from '../src/extension/layout';
+import {
+  defaultSessionName,
+  nextOrder,
+  planRestore,
+  readLayout,
+  withLayout,
+  workspaceKey,
+} from '../src/extension/layout';
 import { exitNotice, noticeLine } from '../src/extension/notices';
 import { processAgeSeconds } from '../src/extension/processAge';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';
@@ -49,7 +65,11 @@ test('restore plan: this workspace only, in order, detached and already shown le
 });
 
 test('restore plan: exited sessions come back (their tab was open); missing order sorts by creation', () => {
-  const sessions = [session('late', { workspace: W }, { createdAt: 3 }), session('early', { workspace: W }, { createdAt: 1 }), session('done', { workspace: W, order: 0 }, { state: 'exited', exit: { code: 0, signal: null, at: 1 } })];
+  const sessions = [
+    session('late', { workspace: W }, { createdAt: 3 }),
+    session('early', { workspace: W }, { createdAt: 1 }),
+    session('done', { workspace: W, order: 0 }, { state: 'exited', exit: { code: 0, signal: null, at: 1 } }),
+  ];
   assert.deepEqual(
     planRestore(sessions, W, new Set()).items.map((i) => i.session.id),
     ['done', 'early', 'late'],
@@ -58,8 +78,14 @@ test('restore plan: exited sessions come back (their tab was open); missing orde
 });
 
 test('layout metadata: reading ignores wrong types; patches keep foreign keys and delete undefined ones', () => {
-  assert.deepEqual(readLayout({ workspace: 3, order: 'x', location: 'sidebar', activeAt: NaN, detached: 'yes', cliHook: '../evil' }), {});
-  assert.deepEqual(readLayout({ workspace: W, order: 2, location: 'editor', activeAt: 5, detached: true, cliHook: 'abc123' }), { workspace: W, order: 2, location: 'editor', activeAt: 5, detached: true, cliHook: 'abc123' });
+  assert.deepEqual(
+    readLayout({ workspace: 3, order: 'x', location: 'sidebar', activeAt: NaN, detached: 'yes', cliHook: '../evil' }),
+    {},
+  );
+  assert.deepEqual(
+    readLayout({ workspace: W, order: 2, location: 'editor', activeAt: 5, detached: true, cliHook: 'abc123' }),
+    { workspace: W, order: 2, location: 'editor', activeAt: 5, detached: true, cliHook: 'abc123' },
+  );
   const next = withLayout({ agent: 'claude', detached: true, order: 1 }, { detached: undefined, order: 4 });
   assert.deepEqual(next, { agent: 'claude', order: 4 });
 });
@@ -109,7 +135,8 @@ test('daemon copy: one folder per version and bundle, runtime files only, reused
   assert.ok(fs.existsSync(path.join(pty, 'lib', 'index.js')));
   assert.ok(fs.existsSync(path.join(pty, 'build', 'Release', 'pty.node')));
   assert.ok(fs.statSync(path.join(pty, 'build', 'Release', 'spawn-helper')).mode & 0o100);
-  for (const left of ['lib/index.test.js', 'build/Release/obj.o', 'src/unix.cc']) assert.ok(!fs.existsSync(path.join(pty, left)), left);
+  for (const left of ['lib/index.test.js', 'build/Release/obj.o', 'src/unix.cc'])
+    assert.ok(!fs.existsSync(path.join(pty, left)), left);
   assert.deepEqual(ensureDaemonInstall(ext, storage, '1.2.3'), first);
   // A rebuilt bundle (same version) gets its own folder; the old one stays for a daemon still running from it.
   fs.writeFileSync(path.join(ext, 'dist', 'daemon.js'), 'console.log("daemon v2")\n');
@@ -170,11 +197,18 @@ test('code hook: a stable short path re-pointed in one step; stale ones pruned',
 test('launchers: holdfast runs the bundled CLI with the given node; code runs the editor CLI', () => {
   const dir = tmpdir();
   const cli = path.join(dir, "it's cli.js");
-  fs.writeFileSync(cli, 'console.log(JSON.stringify({argv: process.argv.slice(2), socket: process.env.HOLDFAST_SOCKET, electron: process.env.ELECTRON_RUN_AS_NODE}))');
+  fs.writeFileSync(
+    cli,
+    'console.log(JSON.stringify({argv: process.argv.slice(2), socket: process.env.HOLDFAST_SOCKET, electron: process.env.ELECTRON_RUN_AS_NODE}))',
+  );
   const launcher = writeHoldfastLauncher(path.join(dir, 'bin'), process.execPath, cli, '/tmp/my "odd" $sock');
-  const out = JSON.parse(execFileSync(launcher, ['list', 'a b'], { encoding: 'utf8', env: { PATH: process.env.PATH } }));
+  const out = JSON.parse(
+    execFileSync(launcher, ['list', 'a b'], { encoding: 'utf8', env: { PATH: process.env.PATH } }),
+  );
   assert.deepEqual(out, { argv: ['list', 'a b'], socket: '/tmp/my "odd" $sock', electron: '1' });
-  const kept = JSON.parse(execFileSync(launcher, [], { encoding: 'utf8', env: { PATH: process.env.PATH, HOLDFAST_SOCKET: '/mine' } }));
+  const kept = JSON.parse(
+    execFileSync(launcher, [], { encoding: 'utf8', env: { PATH: process.env.PATH, HOLDFAST_SOCKET: '/mine' } }),
+  );
   assert.equal(kept.socket, '/mine');
 
   const editorCli = path.join(dir, 'remote-cli-code');
@@ -202,14 +236,28 @@ test('remote CLI: found under appRoot/bin/remote-cli, `code` preferred', () => {
 
 test('session environment: editor-process variables dropped, hook and PATH set', () => {
   const env = buildSessionEnv(
-    { PATH: '/usr/bin:/opt/hf/bin:/bin', HOME: '/home/u', VSCODE_IPC_HOOK_CLI: '/stale.sock', VSCODE_PID: '9', ELECTRON_RUN_AS_NODE: '1', NODE_OPTIONS: '--inspect', HOLDFAST_SESSION: 'old', LANG: 'C.UTF-8' },
-    { pathPrepend: ['/opt/hf/bin', '/opt/code-bin'], cliHook: '/run/holdfast/cli/abc.sock', termProgramVersion: '1.139.1' },
+    {
+      PATH: '/usr/bin:/opt/hf/bin:/bin',
+      HOME: '/home/u',
+      VSCODE_IPC_HOOK_CLI: '/stale.sock',
+      VSCODE_PID: '9',
+      ELECTRON_RUN_AS_NODE: '1',
+      NODE_OPTIONS: '--inspect',
+      HOLDFAST_SESSION: 'old',
+      LANG: 'C.UTF-8',
+    },
+    {
+      pathPrepend: ['/opt/hf/bin', '/opt/code-bin'],
+      cliHook: '/run/holdfast/cli/abc.sock',
+      termProgramVersion: '1.139.1',
+    },
   );
   assert.equal(env.PATH, '/opt/hf/bin:/opt/code-bin:/usr/bin:/bin');
   assert.equal(env.VSCODE_IPC_HOOK_CLI, '/run/holdfast/cli/abc.sock');
   assert.equal(env.HOME, '/home/u');
   assert.equal(env.LANG, 'C.UTF-8');
-  for (const gone of ['VSCODE_PID', 'ELECTRON_RUN_AS_NODE', 'NODE_OPTIONS', 'HOLDFAST_SESSION']) assert.equal(env[gone], undefined, gone);
+  for (const gone of ['VSCODE_PID', 'ELECTRON_RUN_AS_NODE', 'NODE_OPTIONS', 'HOLDFAST_SESSION'])
+    assert.equal(env[gone], undefined, gone);
   assert.equal(env.TERM_PROGRAM, 'vscode');
   assert.equal(buildSessionEnv({ VSCODE_IPC_HOOK_CLI: '/x' }, { pathPrepend: [] }).VSCODE_IPC_HOOK_CLI, undefined);
   assert.equal(prependPath('', ['/a']), '/a');
@@ -224,7 +272,14 @@ test('notices: own line, dim, exit code or signal', () => {
 test('status checks without a daemon say so and how to fix it', async () => {
   const dir = tmpdir();
   fs.chmodSync(dir, 0o700);
-  const checks = await runChecks({ socket: path.join(dir, 'holdfast.sock'), client: undefined, extensionVersion: '0.1.0', systemdScope: false, workspace: W, tabsHere: 0 });
+  const checks = await runChecks({
+    socket: path.join(dir, 'holdfast.sock'),
+    client: undefined,
+    extensionVersion: '0.1.0',
+    systemdScope: false,
+    workspace: W,
+    tabsHere: 0,
+  });
   const daemon = checks.find((c) => c.name === 'daemon');
   assert.equal(daemon?.level, 'fail');
   assert.ok(daemon?.fix);
@@ -262,8 +317,17 @@ test('security: previews follow no link; an untrusted workspace cannot choose th
   }
   assert.equal(opened, false);
   const root = path.join(__dirname, '..', '..');
-  assert.match(fs.readFileSync(path.join(root, 'src', 'extension', 'webview', 'main.ts'), 'utf8'), /linkHandler: PREVIEW_LINKS/);
+  assert.match(
+    fs.readFileSync(path.join(root, 'src', 'extension', 'webview', 'main.ts'), 'utf8'),
+    /linkHandler: PREVIEW_LINKS/,
+  );
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(), ['holdfast.agents', 'holdfast.shell.args', 'holdfast.shell.path', 'holdfast.socketPath']);
-  for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations) assert.ok(manifest.contributes.configuration.properties[key], `${key} is a real setting`);
+  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(), [
+    'holdfast.agents',
+    'holdfast.shell.args',
+    'holdfast.shell.path',
+    'holdfast.socketPath',
+  ]);
+  for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations)
+    assert.ok(manifest.contributes.configuration.properties[key], `${key} is a real setting`);
 });

@@ -60,7 +60,10 @@ test('ED 3 (what `clear` sends) erases the stored history with the scrollback', 
     assert.ok(emulator.historyLength > 30);
     await parsed(emulator, '\x1b[H\x1b[2J\x1b[3J');
     assert.equal(emulator.historyLength, 0);
-    assert.deepEqual(emulator.lines(1000).filter((l) => l !== ''), []);
+    assert.deepEqual(
+      emulator.lines(1000).filter((l) => l !== ''),
+      [],
+    );
   } finally {
     emulator.dispose();
   }
@@ -90,14 +93,20 @@ test('regression: a cursor saved on a row that went to the store stays above the
 test('a flood in large chunks keeps exactly the newest lines: xterm recycles only captured rows, and a quiet session keeps one screen of them', async () => {
   const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 3000 });
   try {
-    const lines = Array.from({ length: 20_000 }, (_, i) => (i % 3 === 0 ? `\x1b[3${i % 8}mline ${i}\x1b[0m` : i % 7 === 0 ? `ｗｉｄｅ ${i}` : `line ${i}`));
+    const lines = Array.from({ length: 20_000 }, (_, i) =>
+      i % 3 === 0 ? `\x1b[3${i % 8}mline ${i}\x1b[0m` : i % 7 === 0 ? `ｗｉｄｅ ${i}` : `line ${i}`,
+    );
     const data = Buffer.from(lines.join('\r\n'), 'utf8');
     // 64 KiB at a time, as a PTY read can deliver: far more rows than one slice adds.
     for (let at = 0; at < data.length; at += 65_536) emulator.write(data.subarray(at, at + 65_536));
     await parsed(emulator, '');
     assert.equal(emulator.historyLostRows, 0);
-    const core = (emulator.terminal as unknown as { _core: { buffers: { normal: { lines: { length: number } } } } })._core;
-    assert.ok(core.buffers.normal.lines.length <= 5 + 5 + HistoryTuning.KeptRowSlack + HistoryTuning.SliceBytes + 1, `xterm holds ${core.buffers.normal.lines.length} rows`);
+    const core = (emulator.terminal as unknown as { _core: { buffers: { normal: { lines: { length: number } } } } })
+      ._core;
+    assert.ok(
+      core.buffers.normal.lines.length <= 5 + 5 + HistoryTuning.KeptRowSlack + HistoryTuning.SliceBytes + 1,
+      `xterm holds ${core.buffers.normal.lines.length} rows`,
+    );
     const expected = lines.slice(-3005).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
     assert.deepEqual(emulator.lines(100_000), expected);
     emulator.compactHistory();
@@ -112,13 +121,19 @@ test('a line longer than xterm keeps is stored in pieces that snapshots and refl
   const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 10_000 });
   const reference = new Emulator({ cols: 20, rows: 5, scrollback: 10_000, historyMargin: null });
   try {
-    const long = Array.from({ length: 600 }, (_, i) => (i % 5 === 0 ? `\x1b[3${i % 8}m${i}ｗ\x1b[0m` : `${i}-`)).join('');
+    const long = Array.from({ length: 600 }, (_, i) => (i % 5 === 0 ? `\x1b[3${i % 8}m${i}ｗ\x1b[0m` : `${i}-`)).join(
+      '',
+    );
     const data = `before\r\n${long}\r\nafter\r\n`;
     for (const e of [emulator, reference]) await parsed(e, data);
     assert.equal(emulator.historyLostRows, 0);
     emulator.compactHistory();
     assert.ok(emulator.historyLength > 2, 'pieces in the store');
-    for (const [cols, rows] of [[57, 9], [13, 4], [20, 5]]) {
+    for (const [cols, rows] of [
+      [57, 9],
+      [13, 4],
+      [20, 5],
+    ]) {
       for (const e of [emulator, reference]) e.resize(cols, rows);
       emulator.compactHistory();
       const replayOf = async (e: Emulator) => {

@@ -15,10 +15,26 @@ test('regression: an event frame that is not JSON closed nothing and threw into 
   const socket = path.join(dir, 'holdfast.sock');
   const server = net.createServer((c) => {
     c.once('data', () => {
-      c.write(encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, version: '0.0.0', pid: process.pid, startedAt: 0, startMode: 'on-demand', capabilities: [] }));
+      c.write(
+        encodeJson(FrameKind.Hello, {
+          protocol: PROTOCOL_VERSION,
+          version: '0.0.0',
+          pid: process.pid,
+          startedAt: 0,
+          startMode: 'on-demand',
+          capabilities: [],
+        }),
+      );
       // Once the client waits for an answer: a frame of a kind it does not know (skipped), then
       // one it cannot read.
-      c.once('data', () => c.write(Buffer.concat([encodeFrame(99 as FrameKind, Buffer.from('\x00raw')), encodeFrame(FrameKind.Event, Buffer.from('{not json'))])));
+      c.once('data', () =>
+        c.write(
+          Buffer.concat([
+            encodeFrame(99 as FrameKind, Buffer.from('\x00raw')),
+            encodeFrame(FrameKind.Event, Buffer.from('{not json')),
+          ]),
+        ),
+      );
     });
     c.on('error', () => undefined); // the client hangs up: expected
   });

@@ -61,7 +61,11 @@ function home(config?: object): Home {
     cli(args) {
       return new Promise((resolve) => {
         execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-          const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
+          const code = err
+            ? typeof (err as NodeJS.ErrnoException).code === 'number'
+              ? Number((err as NodeJS.ErrnoException).code)
+              : -1
+            : 0;
           resolve({ code, stdout, stderr });
         });
       });
@@ -71,7 +75,10 @@ function home(config?: object): Home {
 
 function checkpointFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((n) => /^checkpoint-.*\.json$/.test(n)).map((n) => path.join(dir, n));
+  return fs
+    .readdirSync(dir)
+    .filter((n) => /^checkpoint-.*\.json$/.test(n))
+    .map((n) => path.join(dir, n));
 }
 
 function readCheckpoint(file: string): CheckpointFile {
@@ -79,22 +86,31 @@ function readCheckpoint(file: string): CheckpointFile {
 }
 
 /** The newest checkpoint once `check` holds for it. */
-async function checkpointWhere(dir: string, check: (c: CheckpointFile) => boolean, what: string, timeoutMs = 5000): Promise<CheckpointFile> {
+async function checkpointWhere(
+  dir: string,
+  check: (c: CheckpointFile) => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<CheckpointFile> {
   let found: CheckpointFile | undefined;
-  await waitFor(() => {
-    for (const file of checkpointFiles(dir)) {
-      try {
-        const c = readCheckpoint(file);
-        if (check(c)) {
-          found = c;
-          return true;
+  await waitFor(
+    () => {
+      for (const file of checkpointFiles(dir)) {
+        try {
+          const c = readCheckpoint(file);
+          if (check(c)) {
+            found = c;
+            return true;
+          }
+        } catch {
+          // being replaced right now: rename is atomic, so this is a bug; the parse tests catch it
         }
-      } catch {
-        // being replaced right now: rename is atomic, so this is a bug; the parse tests catch it
       }
-    }
-    return false;
-  }, timeoutMs, what);
+      return false;
+    },
+    timeoutMs,
+    what,
+  );
   return found!;
 }
 
@@ -105,8 +121,28 @@ function runIdOf(dir: string): string {
 }
 
 function validCheckpoint(id: string, sessions: Partial<CheckpointFile['sessions'][number]>[] = []): string {
-  const full = sessions.map((s, i) => ({ id: `0000000${i}`, name: `s${i}`, cwd: '/', cols: 80, rows: 24, title: '', createdAt: 1, running: true, exit: null, metadata: {}, ...s }));
-  return JSON.stringify({ version: 1, id, writtenAt: Date.now(), daemonPid: 1, daemonStartedAt: 1, socket: '/nowhere', sessions: full });
+  const full = sessions.map((s, i) => ({
+    id: `0000000${i}`,
+    name: `s${i}`,
+    cwd: '/',
+    cols: 80,
+    rows: 24,
+    title: '',
+    createdAt: 1,
+    running: true,
+    exit: null,
+    metadata: {},
+    ...s,
+  }));
+  return JSON.stringify({
+    version: 1,
+    id,
+    writtenAt: Date.now(),
+    daemonPid: 1,
+    daemonStartedAt: 1,
+    socket: '/nowhere',
+    sessions: full,
+  });
 }
 
 test('checkpoint content and permissions; screen text and argv only when enabled; config get/set', async () => {
@@ -114,11 +150,27 @@ test('checkpoint content and permissions; screen text and argv only when enabled
   const d = await h.start();
   try {
     const { client } = d;
-    const { session: shell } = await client.request('create', { name: 'shell', argv: ['sh', '-c', 'echo secret-on-screen; exec sleep 1000'], cwd: h.dir, metadata: { workspace: 'w1', tab: { index: 0 } } });
-    const { session: done } = await client.request('create', { argv: ['sh', '-c', 'echo finished; exit 3'], cwd: h.dir });
+    const { session: shell } = await client.request('create', {
+      name: 'shell',
+      argv: ['sh', '-c', 'echo secret-on-screen; exec sleep 1000'],
+      cwd: h.dir,
+      metadata: { workspace: 'w1', tab: { index: 0 } },
+    });
+    const { session: done } = await client.request('create', {
+      argv: ['sh', '-c', 'echo finished; exit 3'],
+      cwd: h.dir,
+    });
     await client.request('wait', { session: done.id, condition: { kind: 'exit' }, timeoutMs: 5000 });
-    await client.request('update', { session: shell.id, name: 'renamed', metadata: { workspace: 'w1', tab: { index: 1 }, agent: { profile: 'claude', sessionId: 'u-1' } } });
-    const c = await checkpointWhere(h.recovery, (c) => c.sessions.some((s) => s.name === 'renamed') && c.sessions.some((s) => s.exit !== null), 'a checkpoint with the rename and the exit');
+    await client.request('update', {
+      session: shell.id,
+      name: 'renamed',
+      metadata: { workspace: 'w1', tab: { index: 1 }, agent: { profile: 'claude', sessionId: 'u-1' } },
+    });
+    const c = await checkpointWhere(
+      h.recovery,
+      (c) => c.sessions.some((s) => s.name === 'renamed') && c.sessions.some((s) => s.exit !== null),
+      'a checkpoint with the rename and the exit',
+    );
     assert.equal(fs.statSync(h.recovery).mode & 0o777, 0o700);
     for (const file of checkpointFiles(h.recovery)) assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(c.version, 1);
@@ -127,7 +179,11 @@ test('checkpoint content and permissions; screen text and argv only when enabled
     const saved = c.sessions.find((s) => s.id === shell.id)!;
     assert.equal(saved.cwd, h.dir);
     assert.equal(saved.running, true);
-    assert.deepEqual(saved.metadata, { workspace: 'w1', tab: { index: 1 }, agent: { profile: 'claude', sessionId: 'u-1' } });
+    assert.deepEqual(saved.metadata, {
+      workspace: 'w1',
+      tab: { index: 1 },
+      agent: { profile: 'claude', sessionId: 'u-1' },
+    });
     assert.deepEqual([saved.cols, saved.rows], [80, 24]);
     const savedDone = c.sessions.find((s) => s.id === done.id)!;
     assert.equal(savedDone.running, false);
@@ -139,9 +195,17 @@ test('checkpoint content and permissions; screen text and argv only when enabled
     assert.equal((await client.request('config.get', { key: 'recovery.screenText' })).value, false);
     await client.request('config.set', { key: 'recovery.screenText', value: true });
     await client.request('config.set', { key: 'recovery.argv', value: true });
-    const withScreen = await checkpointWhere(h.recovery, (c) => c.sessions.every((s) => typeof s.screen === 'string' && Array.isArray(s.argv)), 'a checkpoint with screens and argv');
+    const withScreen = await checkpointWhere(
+      h.recovery,
+      (c) => c.sessions.every((s) => typeof s.screen === 'string' && Array.isArray(s.argv)),
+      'a checkpoint with screens and argv',
+    );
     assert.match(withScreen.sessions.find((s) => s.id === shell.id)!.screen!, /secret-on-screen/);
-    assert.deepEqual(withScreen.sessions.find((s) => s.id === shell.id)!.argv, ['sh', '-c', 'echo secret-on-screen; exec sleep 1000']);
+    assert.deepEqual(withScreen.sessions.find((s) => s.id === shell.id)!.argv, [
+      'sh',
+      '-c',
+      'echo secret-on-screen; exec sleep 1000',
+    ]);
     const configFile = path.join(h.env.XDG_CONFIG_HOME!, 'holdfast', 'config.json');
     assert.deepEqual(JSON.parse(fs.readFileSync(configFile, 'utf8')), { recovery: { screenText: true, argv: true } });
     await assert.rejects(client.request('config.set', { key: 'recovery.keep', value: 0 }), /recovery.keep must be/);
@@ -186,7 +250,11 @@ test('atomic under SIGKILL: every checkpoint left parses and the previous one is
   for (let round = 0; round < 8 && midWrite < 2; round++) {
     const d = await h.start();
     for (let i = 0; i < 6; i++) {
-      await d.client.request('create', { argv: ['sh', '-c', `while :; do seq 1 400 | sed "s/$/ ${pad}/" || exit; sleep 0.05; done`], cols: 200, cwd: h.dir });
+      await d.client.request('create', {
+        argv: ['sh', '-c', `while :; do seq 1 400 | sed "s/$/ ${pad}/" || exit; sleep 0.05; done`],
+        cols: 200,
+        cwd: h.dir,
+      });
     }
     const mine = (c: CheckpointFile) => c.daemonPid === d.pid && c.sessions.length === 6;
     await checkpointWhere(h.recovery, mine, 'a first checkpoint', 15_000);
@@ -212,7 +280,11 @@ test('atomic under SIGKILL: every checkpoint left parses and the previous one is
   // A new daemon's first write cleans up temp files the dead ones left.
   const d = await h.start();
   await d.client.request('create', { argv: ['sleep', '100'], cwd: h.dir });
-  await waitFor(() => fs.readdirSync(h.recovery).filter((n) => n.startsWith('.tmp-')).length === 0, 5000, 'temp files to be cleaned up');
+  await waitFor(
+    () => fs.readdirSync(h.recovery).filter((n) => n.startsWith('.tmp-')).length === 0,
+    5000,
+    'temp files to be cleaned up',
+  );
   await h.stop(d);
 });
 
@@ -232,15 +304,22 @@ test('retention: count, age and size; a corrupt checkpoint is reported and skipp
   try {
     await d.client.request('create', { argv: ['sleep', '1000'], cwd: h.dir });
     await waitFor(() => checkpointFiles(h.recovery).length === 3, 5000, 'pruning to 3 files');
-    const left = checkpointFiles(h.recovery).map((f) => path.basename(f)).sort();
+    const left = checkpointFiles(h.recovery)
+      .map((f) => path.basename(f))
+      .sort();
     assert.ok(left.includes('checkpoint-old3.json') && left.includes('checkpoint-old4.json'), `kept ${left.join(' ')}`);
     assert.ok(!left.includes('checkpoint-ancient.json'));
 
     // Corrupt and truncated files: listed as skipped, never fatal.
-    fs.writeFileSync(path.join(h.recovery, 'checkpoint-bad.json'), validCheckpoint('bad', [{}]).slice(0, 40), { mode: 0o600 });
+    fs.writeFileSync(path.join(h.recovery, 'checkpoint-bad.json'), validCheckpoint('bad', [{}]).slice(0, 40), {
+      mode: 0o600,
+    });
     fs.writeFileSync(path.join(h.recovery, 'checkpoint-empty.json'), '', { mode: 0o600 });
     const { checkpoints, skipped } = await d.client.request('recovery.list', {});
-    assert.deepEqual(skipped.map((s) => path.basename(s.file)).sort(), ['checkpoint-bad.json', 'checkpoint-empty.json']);
+    assert.deepEqual(skipped.map((s) => path.basename(s.file)).sort(), [
+      'checkpoint-bad.json',
+      'checkpoint-empty.json',
+    ]);
     assert.match(skipped[0].error, /truncated or corrupt|empty/);
     assert.equal(checkpoints.length, 3);
     assert.equal(checkpoints[0].current, true, 'newest first');
@@ -253,8 +332,15 @@ test('retention: count, age and size; a corrupt checkpoint is reported and skipp
     // Size: scrollback is trimmed until the file fits, the screen itself stays.
     await d.client.request('config.set', { key: 'recovery.screenText', value: true });
     await d.client.request('config.set', { key: 'recovery.maxBytes', value: 8000 });
-    const { session } = await d.client.request('create', { argv: ['sh', '-c', 'seq 1 3000 | sed "s/$/ padding-padding-padding/"; echo the-last-line; exec sleep 1000'], cwd: h.dir });
-    await d.client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'the-last-line' }, timeoutMs: 5000 });
+    const { session } = await d.client.request('create', {
+      argv: ['sh', '-c', 'seq 1 3000 | sed "s/$/ padding-padding-padding/"; echo the-last-line; exec sleep 1000'],
+      cwd: h.dir,
+    });
+    await d.client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: 'the-last-line' },
+      timeoutMs: 5000,
+    });
     const { checkpoint } = await d.client.request('recovery.checkpoint', {});
     assert.ok(checkpoint.bytes <= 8000, `${checkpoint.bytes} bytes`);
     const saved = readCheckpoint(checkpoint.file).sessions.find((s) => s.id === session.id)!;
@@ -270,22 +356,58 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
   const h = home({ recovery: { screenText: true } });
   const agent = path.join(h.dir, 'agent.sh');
   fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $*"\nexec sleep 1000\n', { mode: 0o755 });
-  const agentMeta = (sessionId: string) => ({ agent: { profile: 'stand-in', sessionId, resumeArgv: [agent, '--resume', '{id}'] } });
+  const agentMeta = (sessionId: string) => ({
+    agent: { profile: 'stand-in', sessionId, resumeArgv: [agent, '--resume', '{id}'] },
+  });
 
   const a = await h.start();
-  const { session: shell } = await a.client.request('create', { name: 'shell', argv: ['sh', '-c', 'echo hello from the old shell; exec sleep 1000'], cwd: h.dir, metadata: { tab: 0 } });
-  const { session: bot } = await a.client.request('create', { name: 'bot', argv: [agent, '--new'], cwd: h.dir, metadata: { tab: 1, ...agentMeta('conv-42') } });
-  const { session: finished } = await a.client.request('create', { name: 'finished', argv: ['sh', '-c', 'echo all done; exit 0'], cwd: h.dir, metadata: { tab: 2, ...agentMeta('conv-7') } });
+  const { session: shell } = await a.client.request('create', {
+    name: 'shell',
+    argv: ['sh', '-c', 'echo hello from the old shell; exec sleep 1000'],
+    cwd: h.dir,
+    metadata: { tab: 0 },
+  });
+  const { session: bot } = await a.client.request('create', {
+    name: 'bot',
+    argv: [agent, '--new'],
+    cwd: h.dir,
+    metadata: { tab: 1, ...agentMeta('conv-42') },
+  });
+  const { session: finished } = await a.client.request('create', {
+    name: 'finished',
+    argv: ['sh', '-c', 'echo all done; exit 0'],
+    cwd: h.dir,
+    metadata: { tab: 2, ...agentMeta('conv-7') },
+  });
   await a.client.request('wait', { session: finished.id, condition: { kind: 'exit' }, timeoutMs: 5000 });
-  await a.client.request('wait', { session: bot.id, condition: { kind: 'text', pattern: 'agent argv: --new' }, timeoutMs: 5000 });
-  await a.client.request('wait', { session: shell.id, condition: { kind: 'text', pattern: 'hello from' }, timeoutMs: 5000 });
-  await checkpointWhere(h.recovery, (c) => c.sessions.length === 3 && c.sessions.every((s) => /hello|agent argv|all done/.test(s.screen ?? '')), 'a checkpoint with the three screens');
+  await a.client.request('wait', {
+    session: bot.id,
+    condition: { kind: 'text', pattern: 'agent argv: --new' },
+    timeoutMs: 5000,
+  });
+  await a.client.request('wait', {
+    session: shell.id,
+    condition: { kind: 'text', pattern: 'hello from' },
+    timeoutMs: 5000,
+  });
+  await checkpointWhere(
+    h.recovery,
+    (c) => c.sessions.length === 3 && c.sessions.every((s) => /hello|agent argv|all done/.test(s.screen ?? '')),
+    'a checkpoint with the three screens',
+  );
   await h.crash(a);
 
   // After the crash, before any daemon runs: the CLI reads the checkpoints itself.
   const offline = await h.cli(['recovery', 'inspect', `${runIdOf(h.recovery)}`, '--json']);
   assert.equal(offline.code, 0, offline.stderr);
-  assert.deepEqual(JSON.parse(offline.stdout).sessions.map((s: { name: string; resumable: boolean }) => [s.name, s.resumable]), [['shell', false], ['bot', true], ['finished', false]]);
+  assert.deepEqual(
+    JSON.parse(offline.stdout).sessions.map((s: { name: string; resumable: boolean }) => [s.name, s.resumable]),
+    [
+      ['shell', false],
+      ['bot', true],
+      ['finished', false],
+    ],
+  );
 
   const b = await h.start();
   try {
@@ -298,12 +420,22 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
     assert.equal(offered.daemonPid, a.pid);
     assert.deepEqual([offered.sessions, offered.running], [3, 2]);
     const inspected = await client.request('recovery.inspect', { id: offered.id });
-    assert.deepEqual(inspected.sessions.map((s) => [s.name, s.running, s.resumable]), [['shell', true, false], ['bot', true, true], ['finished', false, false]]);
+    assert.deepEqual(
+      inspected.sessions.map((s) => [s.name, s.running, s.resumable]),
+      [
+        ['shell', true, false],
+        ['bot', true, true],
+        ['finished', false, false],
+      ],
+    );
     const cliList = await h.cli(['recovery', 'list', '--json']);
     assert.equal(JSON.parse(cliList.stdout).checkpoints[0].id, offered.id);
 
     const { sessions } = await client.request('recovery.restore', { id: offered.id });
-    assert.deepEqual(sessions.map((s) => s.name), ['shell', 'bot', 'finished']);
+    assert.deepEqual(
+      sessions.map((s) => s.name),
+      ['shell', 'bot', 'finished'],
+    );
     await assert.rejects(client.request('recovery.restore', { id: offered.id }), /already restored/);
     for (const s of sessions) {
       assert.equal(s.state, 'exited');
@@ -313,8 +445,14 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
     const [archShell, archBot, archFinished] = sessions;
     assert.deepEqual((archShell.metadata.archivedFrom as { id: string }).id, shell.id);
     assert.equal(archShell.metadata.tab, 0);
-    assert.ok((await client.request('read', { session: archShell.id })).lines.some((l) => l.includes('hello from the old shell')));
-    assert.ok((await client.request('read', { session: archBot.id })).lines.some((l) => l.includes('agent argv: --new')));
+    assert.ok(
+      (await client.request('read', { session: archShell.id })).lines.some((l) =>
+        l.includes('hello from the old shell'),
+      ),
+    );
+    assert.ok(
+      (await client.request('read', { session: archBot.id })).lines.some((l) => l.includes('agent argv: --new')),
+    );
     assert.ok((await client.request('read', { session: archFinished.id })).lines.some((l) => l.includes('all done')));
     await assert.rejects(client.request('send', { session: archShell.id, data: 'x' }), /exited/);
 
@@ -334,18 +472,41 @@ test('crash with live sessions: list offers it, restore archives them, relaunch 
     assert.equal(newBot.state, 'running');
     assert.equal(newBot.metadata.archivedFrom, undefined);
     assert.equal(newBot.metadata.tab, 1);
-    await client.request('wait', { session: newBot.id, condition: { kind: 'text', pattern: 'agent argv: --resume conv-42' }, timeoutMs: 5000 });
+    await client.request('wait', {
+      session: newBot.id,
+      condition: { kind: 'text', pattern: 'agent argv: --resume conv-42' },
+      timeoutMs: 5000,
+    });
 
-    const relaunched = await client.request('relaunch', { session: archShell.id, argv: ['sh', '-c', 'echo a new run; exec sleep 1000'] });
+    const relaunched = await client.request('relaunch', {
+      session: archShell.id,
+      argv: ['sh', '-c', 'echo a new run; exec sleep 1000'],
+    });
     assert.equal(relaunched.replaced, archShell.id);
-    await client.request('wait', { session: relaunched.session.id, condition: { kind: 'text', pattern: 'a new run' }, timeoutMs: 5000 });
+    await client.request('wait', {
+      session: relaunched.session.id,
+      condition: { kind: 'text', pattern: 'a new run' },
+      timeoutMs: 5000,
+    });
     assert.equal(relaunched.session.cwd, h.dir);
     const order = (await client.request('list', {})).sessions.map((s) => [s.name, s.id]);
-    assert.deepEqual(order, [['shell', relaunched.session.id], ['bot', newBot.id], ['finished', archFinished.id]], 'not in the same places');
+    assert.deepEqual(
+      order,
+      [
+        ['shell', relaunched.session.id],
+        ['bot', newBot.id],
+        ['finished', archFinished.id],
+      ],
+      'not in the same places',
+    );
     await assert.rejects(client.request('relaunch', { session: newBot.id }), /still running/);
 
     // The restored, not yet relaunched archive stays "not resumable" in this daemon's own checkpoint.
-    const own = await checkpointWhere(h.recovery, (c) => c.daemonPid === b.pid && c.sessions.length === 3, "the new daemon's checkpoint");
+    const own = await checkpointWhere(
+      h.recovery,
+      (c) => c.daemonPid === b.pid && c.sessions.length === 3,
+      "the new daemon's checkpoint",
+    );
     assert.equal(own.sessions.find((s) => s.name === 'finished')!.running, false);
   } finally {
     await h.stop(b);
@@ -421,24 +582,43 @@ test('CLI: restore with no daemon running starts an on-demand one; the restored 
   assert.deepEqual(checkpointFiles(h.recovery), [], 'nothing is offered again');
 });
 
-test('a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; resume without an id; relaunch takes the client\'s env', async () => {
+test("a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; resume without an id; relaunch takes the client's env", async () => {
   const h = home();
   const agent = path.join(h.dir, 'latest-agent.sh');
-  fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $* mark=$HOLDFAST_TEST_MARK"\nexec sleep 1000\n', { mode: 0o755 });
+  fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $* mark=$HOLDFAST_TEST_MARK"\nexec sleep 1000\n', {
+    mode: 0o755,
+  });
   // Like Codex: no id is known, the resume command continues "the latest conversation here".
   const latestAgent = { agent: { profile: 'latest', resumeArgv: [agent, 'resume', '--last'] } };
 
   const a = await h.start();
-  const { session: bot } = await a.client.request('create', { name: 'bot', argv: [agent], cwd: h.dir, metadata: latestAgent });
-  await a.client.request('wait', { session: bot.id, condition: { kind: 'text', pattern: 'agent argv' }, timeoutMs: 5000 });
-  await checkpointWhere(h.recovery, (c) => c.daemonPid === a.pid && c.sessions.length === 1, "the first daemon's checkpoint");
+  const { session: bot } = await a.client.request('create', {
+    name: 'bot',
+    argv: [agent],
+    cwd: h.dir,
+    metadata: latestAgent,
+  });
+  await a.client.request('wait', {
+    session: bot.id,
+    condition: { kind: 'text', pattern: 'agent argv' },
+    timeoutMs: 5000,
+  });
+  await checkpointWhere(
+    h.recovery,
+    (c) => c.daemonPid === a.pid && c.sessions.length === 1,
+    "the first daemon's checkpoint",
+  );
   await h.crash(a);
   const first = runIdOf(h.recovery);
 
   const b = await h.start();
   const restoredOnce = (await b.client.request('recovery.restore', { id: first })).sessions;
   assert.equal(restoredOnce.length, 1);
-  await checkpointWhere(h.recovery, (c) => c.daemonPid === b.pid && c.sessions.length === 1, "the second daemon's checkpoint (the archive, not yet resumed)");
+  await checkpointWhere(
+    h.recovery,
+    (c) => c.daemonPid === b.pid && c.sessions.length === 1,
+    "the second daemon's checkpoint (the archive, not yet resumed)",
+  );
   await h.crash(b);
 
   const c = await h.start();
@@ -447,15 +627,29 @@ test('a crash after a restore: the newer checkpoint carries the archives, the ol
     const newest = checkpoints.filter((cp) => !cp.current).sort((x, y) => y.writtenAt - x.writtenAt)[0];
     assert.equal(newest.daemonPid, b.pid);
     const { sessions } = await c.client.request('recovery.restore', { id: newest.id });
-    assert.deepEqual(sessions.map((s) => s.name), ['bot']);
+    assert.deepEqual(
+      sessions.map((s) => s.name),
+      ['bot'],
+    );
     // The first checkpoint's session came back with the second: restoring it too would show it twice.
     await assert.rejects(c.client.request('recovery.restore', { id: first }), /already restored/);
     assert.equal((await c.client.request('list', {})).sessions.length, 1);
 
-    const resumed = await c.client.request('resume', { session: sessions[0].id, env: { HOLDFAST_TEST_MARK: 'from-the-editor' }, resumeArgv: [agent, 'resume', '--last'] });
+    const resumed = await c.client.request('resume', {
+      session: sessions[0].id,
+      env: { HOLDFAST_TEST_MARK: 'from-the-editor' },
+      resumeArgv: [agent, 'resume', '--last'],
+    });
     assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
-    await c.client.request('wait', { session: resumed.session.id, condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' }, timeoutMs: 5000 });
-    await assert.rejects(c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }), /relaunch: env\.X: .*expected string/);
+    await c.client.request('wait', {
+      session: resumed.session.id,
+      condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' },
+      timeoutMs: 5000,
+    });
+    await assert.rejects(
+      c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }),
+      /relaunch: env\.X: .*expected string/,
+    );
   } finally {
     await h.stop(c);
   }

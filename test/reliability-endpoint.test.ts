@@ -35,10 +35,19 @@ test('a socket file unlinked under the daemon is noticed and re-published', asyn
     assert.equal(fs.statSync(daemon.socket).mode & 0o777, 0o600);
     const again = await daemon.connect('after');
     assert.equal(again.hello.pid, daemon.pid);
-    assert.deepEqual((await again.request('list', {})).sessions.map((s) => s.id), [session.id]);
+    assert.deepEqual(
+      (await again.request('list', {})).sessions.map((s) => s.id),
+      [session.id],
+    );
     assert.ok((await client.request('show', { session: session.id })).session, 'the existing client is still served');
     assert.match(daemonLog(daemon.env), /no longer leads to this daemon[\s\S]*re-published the socket path/);
-    record({ item: '1', name: 'socket unlinked: re-published after', value: noticeMs, unit: 'ms', bound: '< 10000 ms' });
+    record({
+      item: '1',
+      name: 'socket unlinked: re-published after',
+      value: noticeMs,
+      unit: 'ms',
+      bound: '< 10000 ms',
+    });
   } finally {
     await daemon.stop();
   }
@@ -56,7 +65,11 @@ test('a socket path replaced by a stale socket file is taken back', async () => 
     await new Promise((r) => stale.close(r));
     const staleInode = fs.statSync(`${stalePath}.keep`).ino;
     fs.renameSync(`${stalePath}.keep`, daemon.socket);
-    await waitFor(() => fs.statSync(daemon.socket, { throwIfNoEntry: false })?.ino !== staleInode, 10_000, 'the stale socket to be replaced');
+    await waitFor(
+      () => fs.statSync(daemon.socket, { throwIfNoEntry: false })?.ino !== staleInode,
+      10_000,
+      'the stale socket to be replaced',
+    );
     assert.ok(await connectsTo(daemon.socket, daemon.pid), 'a new client does not reach the daemon');
     assert.ok((await client.request('list', {})).sessions);
   } finally {
@@ -75,7 +88,11 @@ test('a socket path taken by another live server is left to it; the daemon logs 
     await new Promise((r) => other.once('listening', r));
     const otherInode = fs.statSync(otherPath).ino;
     fs.renameSync(otherPath, daemon.socket);
-    await waitFor(() => /lost the endpoint: another daemon serves the socket path now/.test(daemonLog(daemon.env)), 10_000, 'the daemon to log the lost endpoint');
+    await waitFor(
+      () => /lost the endpoint: another daemon serves the socket path now/.test(daemonLog(daemon.env)),
+      10_000,
+      'the daemon to log the lost endpoint',
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fs.statSync(daemon.socket).ino, otherInode, 'the daemon replaced a live server’s socket');
     assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
@@ -91,16 +108,24 @@ test('the socket directory removed under the daemon: it notices and logs the los
     const client = await daemon.connect();
     const { session } = await client.request('create', { argv: ['sleep', '100'] });
     // rm -rf races the daemon, which re-publishes into the directory while it still exists.
-    await waitFor(() => {
-      try {
-        fs.rmSync(path.dirname(daemon.socket), { recursive: true, force: true });
-      } catch {
-        // ENOTEMPTY: the daemon just published again
-      }
-      return !fs.existsSync(path.dirname(daemon.socket));
-    }, 10_000, 'the directory to be removed');
+    await waitFor(
+      () => {
+        try {
+          fs.rmSync(path.dirname(daemon.socket), { recursive: true, force: true });
+        } catch {
+          // ENOTEMPTY: the daemon just published again
+        }
+        return !fs.existsSync(path.dirname(daemon.socket));
+      },
+      10_000,
+      'the directory to be removed',
+    );
     // It cannot publish into a directory that is gone; it says so instead of going on unaware.
-    await waitFor(() => /no longer leads to this daemon[\s\S]*lost the endpoint: /.test(daemonLog(daemon.env)), 10_000, 'the daemon to notice and log it');
+    await waitFor(
+      () => /no longer leads to this daemon[\s\S]*lost the endpoint: /.test(daemonLog(daemon.env)),
+      10_000,
+      'the daemon to notice and log it',
+    );
     assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
   } finally {
     await daemon.stop();

@@ -20,10 +20,15 @@ test('a client killed in the middle of a frame: the daemon and its other clients
   const daemon = await startTestDaemon();
   try {
     const client = await daemon.connect();
-    const { session } = await client.request('create', { argv: ['sh', '-c', 'i=0; while :; do i=$((i+1)); echo "tick $i"; sleep 0.05; done'] });
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', 'i=0; while :; do i=$((i+1)); echo "tick $i"; sleep 0.05; done'],
+    });
     const watcher = await daemon.connect('watcher');
     let bytes = 0;
-    await watcher.attach({ session: session.id, role: 'watcher' }, { onSnapshot: () => undefined, onOutput: (b) => (bytes += b.length) });
+    await watcher.attach(
+      { session: session.id, role: 'watcher' },
+      { onSnapshot: () => undefined, onOutput: (b) => (bytes += b.length) },
+    );
     // A separate process: hello, then half of a request frame, then it is SIGKILLed.
     const script = `
       const net = require('net');
@@ -34,11 +39,23 @@ test('a client killed in the middle of a frame: the daemon and its other clients
         s.write(req.subarray(0, 600), () => process.stdout.write('HALF\\n'));
       });
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['-e', script, daemon.socket, daemonToken(daemon.socket)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('HALF') && resolve()));
-    await waitFor(async () => (await client.request('status', {})).clients === 3, 5000, 'the doomed client to be connected');
+    const child = spawn(process.execPath, ['-e', script, daemon.socket, daemonToken(daemon.socket)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout!.on('data', (d: Buffer) => d.toString().includes('HALF') && resolve()),
+    );
+    await waitFor(
+      async () => (await client.request('status', {})).clients === 3,
+      5000,
+      'the doomed client to be connected',
+    );
     child.kill('SIGKILL');
-    await waitFor(async () => (await client.request('status', {})).clients === 2, 5000, 'the daemon to drop the killed client');
+    await waitFor(
+      async () => (await client.request('status', {})).clients === 2,
+      5000,
+      'the daemon to drop the killed client',
+    );
     const before = bytes;
     await waitFor(() => bytes > before + 50, 5000, 'the watcher to keep receiving');
     assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
@@ -58,7 +75,13 @@ test('a client that connects and never sends a hello is dropped after the 5 s ha
     const after = closedAt - connectedAt;
     assert.ok(after >= 4900, `dropped after ${after} ms`);
     assert.deepEqual(raw.errorFrame(), { code: 'protocol', message: 'no hello within 5000 ms' });
-    record({ item: '5', name: 'silent client dropped after', value: after, unit: 'ms', bound: '≥ 5000 ms (timeout), closed with an error frame' });
+    record({
+      item: '5',
+      name: 'silent client dropped after',
+      value: after,
+      unit: 'ms',
+      bound: '≥ 5000 ms (timeout), closed with an error frame',
+    });
   } finally {
     await daemon.stop();
   }
@@ -68,40 +91,77 @@ test('regression: the disk full while a checkpoint is written: the failed write 
   const dir = tempDir('hf-diskfull-');
   const env = isolatedEnv(dir);
   fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'holdfast'), { recursive: true });
-  fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'holdfast', 'config.json'), JSON.stringify({ recovery: { screenText: true, intervalSeconds: 0.05 } }));
+  fs.writeFileSync(
+    path.join(env.XDG_CONFIG_HOME!, 'holdfast', 'config.json'),
+    JSON.stringify({ recovery: { screenText: true, intervalSeconds: 0.05 } }),
+  );
   const recovery = path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery');
   fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
   // A real full disk: a 256 KiB tmpfs for the checkpoints only (the log stays writable).
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', recovery]);
   let pid = 0;
   try {
-    const ready = await startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
+    const ready = await startDaemon({
+      socket: env.HOLDFAST_SOCKET!,
+      daemonScript: DAEMON_SCRIPT,
+      env,
+      args: ['--persistent'],
+    });
     assert.ok('ready' in ready);
     pid = ready.pid;
     const client = await HoldfastClient.connect({ socket: env.HOLDFAST_SOCKET!, client: 't', version: 't' });
     await client.request('create', { name: 'small', argv: ['sh', '-c', 'echo small; sleep 100'], cwd: dir });
     const files = () => fs.readdirSync(recovery);
     await waitFor(() => files().some((n) => n.startsWith('checkpoint-')), 10_000, 'a first checkpoint');
-    const file = path.join(recovery, files().find((n) => n.startsWith('checkpoint-'))!);
+    const file = path.join(
+      recovery,
+      files().find((n) => n.startsWith('checkpoint-'))!,
+    );
     await sleep(300);
     const previous = fs.readFileSync(file, 'utf8');
     assert.equal(JSON.parse(previous).sessions.length, 1);
     // ~2,000 lines of 150 characters of screen: the next checkpoint does not fit. The session prints
     // them only once the checkpoint that adds it (still empty) is written: a write of its first lines
     // could fit, and the file would change before the disk is full (a race seen under load).
-    const { session: big } = await client.request('create', { name: 'big', argv: ['sh', '-c', 'read go; seq -f "%0.0f ' + 'y'.repeat(140) + '" 1 2000; sleep 100'], cols: 160, scrollback: 3000, cwd: dir });
-    await waitFor(() => JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 2, 10_000, 'the checkpoint with the new, empty session');
+    const { session: big } = await client.request('create', {
+      name: 'big',
+      argv: ['sh', '-c', 'read go; seq -f "%0.0f ' + 'y'.repeat(140) + '" 1 2000; sleep 100'],
+      cols: 160,
+      scrollback: 3000,
+      cwd: dir,
+    });
+    await waitFor(
+      () => JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 2,
+      10_000,
+      'the checkpoint with the new, empty session',
+    );
     const withEmpty = fs.readFileSync(file, 'utf8');
     await client.request('send', { session: big.id, data: '\n' });
-    await waitFor(() => /checkpoint not written: ENOSPC/.test(daemonLog(env)), 20_000, 'a checkpoint write to fail with ENOSPC');
-    await assert.rejects(client.request('recovery.checkpoint', {}), /checkpoint not written: ENOSPC: no space left on device/);
+    await waitFor(
+      () => /checkpoint not written: ENOSPC/.test(daemonLog(env)),
+      20_000,
+      'a checkpoint write to fail with ENOSPC',
+    );
+    await assert.rejects(
+      client.request('recovery.checkpoint', {}),
+      /checkpoint not written: ENOSPC: no space left on device/,
+    );
     assert.equal(fs.readFileSync(file, 'utf8'), withEmpty, 'the previous checkpoint changed');
-    assert.deepEqual(files().filter((n) => n.startsWith('.tmp-')), [], 'a failed write left its temp file, keeping the disk full');
+    assert.deepEqual(
+      files().filter((n) => n.startsWith('.tmp-')),
+      [],
+      'a failed write left its temp file, keeping the disk full',
+    );
     assert.ok(isAlive(pid));
     assert.equal((await client.request('list', {})).sessions.length, 2);
     // Space again: the next checkpoint is written.
     await client.request('remove', { session: big.id });
-    await waitFor(() => JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 1 && fs.readFileSync(file, 'utf8') !== previous, 10_000, 'a checkpoint once there is space');
+    await waitFor(
+      () =>
+        JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 1 && fs.readFileSync(file, 'utf8') !== previous,
+      10_000,
+      'a checkpoint once there is space',
+    );
     client.close();
   } finally {
     if (pid && isAlive(pid)) {
@@ -120,7 +180,11 @@ test('the daemon killed with SIGKILL: its sessions get SIGHUP, nothing is left r
   assert.ok('ready' in first);
   const client = await HoldfastClient.connect({ socket, client: 't', version: 't' });
   const pidFile = path.join(dir, 'pids');
-  const scripts = [`echo $$ >> ${pidFile}; exec sleep 1000`, `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`, `bash -c 'echo $$ >> ${pidFile}; while :; do sleep 1; done' & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`];
+  const scripts = [
+    `echo $$ >> ${pidFile}; exec sleep 1000`,
+    `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
+    `bash -c 'echo $$ >> ${pidFile}; while :; do sleep 1; done' & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
+  ];
   for (const script of scripts) {
     const { session } = await client.request('create', { argv: ['sh', '-c', script] });
     await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length >= 1, 5000, 'pids');
@@ -133,15 +197,32 @@ test('the daemon killed with SIGKILL: its sessions get SIGHUP, nothing is left r
   client.close();
   process.kill(first.pid, 'SIGKILL');
   const killedAt = Date.now();
-  await waitFor(() => pids.every((p) => !isAlive(p)), 10_000, `every session process to end (left: ${pids.filter(isAlive).join(' ')})`);
-  record({ item: '5', name: 'daemon SIGKILLed: all 6 session processes (grandchildren included) gone after', value: Date.now() - killedAt, unit: 'ms' });
+  await waitFor(
+    () => pids.every((p) => !isAlive(p)),
+    10_000,
+    `every session process to end (left: ${pids.filter(isAlive).join(' ')})`,
+  );
+  record({
+    item: '5',
+    name: 'daemon SIGKILLed: all 6 session processes (grandchildren included) gone after',
+    value: Date.now() - killedAt,
+    unit: 'ms',
+  });
   const second = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
   assert.ok('ready' in second, 'the next daemon did not start cleanly');
   const again = await HoldfastClient.connect({ socket, client: 't', version: 't' });
   assert.equal(again.hello.pid, second.pid);
   assert.deepEqual((await again.request('list', {})).sessions, []);
   const { session } = await again.request('create', { argv: ['sh', '-c', 'echo alive; sleep 100'] });
-  assert.ok((await again.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^alive$' }, timeoutMs: 5000 })).met);
+  assert.ok(
+    (
+      await again.request('wait', {
+        session: session.id,
+        condition: { kind: 'text', pattern: '^alive$' },
+        timeoutMs: 5000,
+      })
+    ).met,
+  );
   await again.request('stop', {});
   await waitFor(() => !isAlive(second.pid), 10_000, 'stop');
 });
@@ -153,20 +234,36 @@ test('a program that closes its terminal but keeps running stays a running sessi
     const pidFile = path.join(daemon.dir, 'closer');
     const script = `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; echo CLOSING; exec >/dev/null 2>&1 </dev/null; while :; do sleep 1; done`;
     const { session } = await client.request('create', { argv: ['sh', '-c', script] });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^CLOSING$' }, timeoutMs: 5000 });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^CLOSING$' },
+      timeoutMs: 5000,
+    });
     await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === 2, 5000, 'pids');
     const pids = pidsIn(pidFile);
-    assert.equal((await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 1500 })).met, false, 'the session ended while its program runs');
+    assert.equal(
+      (await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 1500 })).met,
+      false,
+      'the session ended while its program runs',
+    );
     assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
     assert.ok(pids.every(isAlive));
     const { session: killed } = await client.request('kill', { session: session.id });
     assert.equal(killed.state, 'exited');
-    await waitFor(() => pids.every((p) => !isAlive(p)), 5000, `the program and its grandchild to be gone (left: ${pids.filter(isAlive).join(' ')})`);
+    await waitFor(
+      () => pids.every((p) => !isAlive(p)),
+      5000,
+      `the program and its grandchild to be gone (left: ${pids.filter(isAlive).join(' ')})`,
+    );
 
     // The same, left to stop: nothing survives it.
     fs.rmSync(pidFile);
     const { session: second } = await client.request('create', { argv: ['sh', '-c', script] });
-    await client.request('wait', { session: second.id, condition: { kind: 'text', pattern: '^CLOSING$' }, timeoutMs: 5000 });
+    await client.request('wait', {
+      session: second.id,
+      condition: { kind: 'text', pattern: '^CLOSING$' },
+      timeoutMs: 5000,
+    });
     await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === 2, 5000, 'pids');
     const secondPids = pidsIn(pidFile);
     await client.request('stop', {});

@@ -25,22 +25,70 @@ const int = (r: Rand, max: number) => Math.floor(r() * max);
 
 function randomJson(r: Rand, depth = 0): unknown {
   switch (int(r, depth > 2 ? 5 : 8)) {
-    case 0: return null;
-    case 1: return r() < 0.5;
-    case 2: return int(r, 1e9) * (r() < 0.5 ? -1 : 1) / (r() < 0.2 ? 7 : 1);
-    case 3: return 'x'.repeat(int(r, 20)) + String.fromCharCode(int(r, 0x3000));
-    case 4: return pick(r, ['', 'watcher', 'owner', 'SIGKILL', 'exit', '(', '.*', 'nope']);
-    case 5: return Array.from({ length: int(r, 4) }, () => randomJson(r, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return (int(r, 1e9) * (r() < 0.5 ? -1 : 1)) / (r() < 0.2 ? 7 : 1);
+    case 3:
+      return 'x'.repeat(int(r, 20)) + String.fromCharCode(int(r, 0x3000));
+    case 4:
+      return pick(r, ['', 'watcher', 'owner', 'SIGKILL', 'exit', '(', '.*', 'nope']);
+    case 5:
+      return Array.from({ length: int(r, 4) }, () => randomJson(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let i = int(r, 5); i > 0; i--) o[pick(r, ['session', 'channel', 'role', 'cols', 'rows', 'condition', 'kind', 'pattern', 'timeoutMs', 'data', 'signal', 'graceMs', 'name', 'metadata', 'key', 'id', 'scrollback'])] = randomJson(r, depth + 1);
+      for (let i = int(r, 5); i > 0; i--)
+        o[
+          pick(r, [
+            'session',
+            'channel',
+            'role',
+            'cols',
+            'rows',
+            'condition',
+            'kind',
+            'pattern',
+            'timeoutMs',
+            'data',
+            'signal',
+            'graceMs',
+            'name',
+            'metadata',
+            'key',
+            'id',
+            'scrollback',
+          ])
+        ] = randomJson(r, depth + 1);
       return o;
     }
   }
 }
 
 /** Methods a fuzzer may call: none of them creates, stops or changes anything that exists. */
-const METHODS = ['list', 'show', 'read', 'wait', 'detach', 'attach', 'claim', 'resize', 'send', 'update', 'kill', 'remove', 'status', 'config.get', 'recovery.inspect', 'frobnicate', '', 'constructor', '__proto__', 'toString'];
+const METHODS = [
+  'list',
+  'show',
+  'read',
+  'wait',
+  'detach',
+  'attach',
+  'claim',
+  'resize',
+  'send',
+  'update',
+  'kill',
+  'remove',
+  'status',
+  'config.get',
+  'recovery.inspect',
+  'frobnicate',
+  '',
+  'constructor',
+  '__proto__',
+  'toString',
+];
 
 function randomParams(r: Rand): unknown {
   if (r() < 0.1) return randomJson(r);
@@ -56,7 +104,12 @@ function randomParams(r: Rand): unknown {
 function harmlessFrame(r: Rand, id: number): Buffer {
   const roll = r();
   if (roll < 0.55) return encodeJson(FrameKind.Request, { id, method: pick(r, METHODS), params: randomParams(r) });
-  if (roll < 0.75) return encodeRaw(FrameKind.Input, 1000 + int(r, 1e6), Buffer.from(Array.from({ length: int(r, 64) }, () => int(r, 256))));
+  if (roll < 0.75)
+    return encodeRaw(
+      FrameKind.Input,
+      1000 + int(r, 1e6),
+      Buffer.from(Array.from({ length: int(r, 64) }, () => int(r, 256))),
+    );
   // An unknown kind from a newer client: ignored.
   return encodeFrame(9 + int(r, 247), Buffer.from(Array.from({ length: int(r, 200) }, () => int(r, 256))));
 }
@@ -64,19 +117,38 @@ function harmlessFrame(r: Rand, id: number): Buffer {
 /** A frame after which the daemon sends an error and closes. */
 function fatalFrame(r: Rand): { bytes: Buffer; what: string } {
   switch (int(r, 8)) {
-    case 0: return { bytes: encodeFrame(FrameKind.Request, Buffer.from('{"id":1,"method":' + 'x'.repeat(int(r, 50)))), what: 'bad JSON' };
-    case 1: return { bytes: encodeJson(pick(r, [FrameKind.Response, FrameKind.Event, FrameKind.Error, FrameKind.Snapshot, FrameKind.Output]), randomJson(r)), what: 'a daemon-only kind' };
-    case 2: return { bytes: helloFrame('', 'x'), what: 'a second hello' };
+    case 0:
+      return {
+        bytes: encodeFrame(FrameKind.Request, Buffer.from('{"id":1,"method":' + 'x'.repeat(int(r, 50)))),
+        what: 'bad JSON',
+      };
+    case 1:
+      return {
+        bytes: encodeJson(
+          pick(r, [FrameKind.Response, FrameKind.Event, FrameKind.Error, FrameKind.Snapshot, FrameKind.Output]),
+          randomJson(r),
+        ),
+        what: 'a daemon-only kind',
+      };
+    case 2:
+      return { bytes: helloFrame('', 'x'), what: 'a second hello' };
     case 3: {
       const head = Buffer.alloc(5);
       head.writeUInt32BE(MAX_FRAME_PAYLOAD + 1 + int(r, 0xffffffff - MAX_FRAME_PAYLOAD - 1), 0);
       head[4] = int(r, 256);
       return { bytes: head, what: 'an oversized length' };
     }
-    case 4: return { bytes: encodeFrame(FrameKind.Input, Buffer.from([1, 2].slice(0, int(r, 3)))), what: 'an input shorter than its channel' };
-    case 5: return { bytes: encodeJson(FrameKind.Request, { method: 'list', params: {} }), what: 'a request without an id' };
-    case 6: return { bytes: encodeFrame(FrameKind.Request, Buffer.from([0xff, 0xfe, 0x00])), what: 'binary JSON' };
-    default: return { bytes: encodeJson(FrameKind.Request, null), what: 'null JSON' };
+    case 4:
+      return {
+        bytes: encodeFrame(FrameKind.Input, Buffer.from([1, 2].slice(0, int(r, 3)))),
+        what: 'an input shorter than its channel',
+      };
+    case 5:
+      return { bytes: encodeJson(FrameKind.Request, { method: 'list', params: {} }), what: 'a request without an id' };
+    case 6:
+      return { bytes: encodeFrame(FrameKind.Request, Buffer.from([0xff, 0xfe, 0x00])), what: 'binary JSON' };
+    default:
+      return { bytes: encodeJson(FrameKind.Request, null), what: 'null JSON' };
   }
 }
 
@@ -111,7 +183,14 @@ async function fuzzConnection(socket: string, r: Rand, tally: Tally, budget: num
   const scenario = r();
   if (scenario < 0.08) {
     // No hello: garbage, a valid kind out of order, or a mutated hello first.
-    parts.push(pick(r, [Buffer.from(Array.from({ length: 1 + int(r, 100) }, () => int(r, 256))), encodeJson(FrameKind.Request, { id: 1, method: 'list', params: {} }), mutate(r, helloFrame(socket)), harmlessFrame(r, 1)]));
+    parts.push(
+      pick(r, [
+        Buffer.from(Array.from({ length: 1 + int(r, 100) }, () => int(r, 256))),
+        encodeJson(FrameKind.Request, { id: 1, method: 'list', params: {} }),
+        mutate(r, helloFrame(socket)),
+        harmlessFrame(r, 1),
+      ]),
+    );
     tally.frames += 1;
     raw.socket.write(Buffer.concat(parts));
     await Promise.race([raw.closed, sleep(6000)]);
@@ -154,12 +233,23 @@ test(`protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris wri
   try {
     const client = await daemon.connect();
     const program = `stty -echo; echo READY; read go; i=0; while [ ! -e ${stopFile} ]; do i=$((i+1)); echo "line $i"; if [ $((i % 20)) = 0 ]; then read -t 0.01 x; fi; done; echo "END $i"; sleep 100`;
-    const { session } = await client.request('create', { name: `watched-${process.pid}`, argv: ['bash', '-c', program], scrollback: 100 });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^READY$' }, timeoutMs: 10_000 });
+    const { session } = await client.request('create', {
+      name: `watched-${process.pid}`,
+      argv: ['bash', '-c', program],
+      scrollback: 100,
+    });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^READY$' },
+      timeoutMs: 10_000,
+    });
     const watcher = await daemon.connect('watcher');
     const output: Buffer[] = [];
     let snapshots = 0;
-    await watcher.attach({ session: session.id, role: 'watcher' }, { onSnapshot: () => snapshots++, onOutput: (bytes) => output.push(bytes) });
+    await watcher.attach(
+      { session: session.id, role: 'watcher' },
+      { onSnapshot: () => snapshots++, onOutput: (bytes) => output.push(bytes) },
+    );
     await waitFor(() => snapshots === 1, 10_000, 'the watcher snapshot');
     await client.request('send', { session: session.id, data: 'go\r' });
 
@@ -193,7 +283,9 @@ test(`protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris wri
         await raw.connected();
         const size = i % 2 === 0 ? MAX_FRAME_PAYLOAD - 4 : 8 * 1024 * 1024 + int(r, 1024);
         raw.socket.write(helloFrame(daemon.socket));
-        raw.socket.write(encodeRaw(i % 3 === 0 ? FrameKind.Input : (9 + int(r, 200)) as FrameKind, 5, Buffer.alloc(size, 0x61)));
+        raw.socket.write(
+          encodeRaw(i % 3 === 0 ? FrameKind.Input : ((9 + int(r, 200)) as FrameKind), 5, Buffer.alloc(size, 0x61)),
+        );
         raw.socket.write(encodeJson(FrameKind.Request, { id: 77, method: 'status', params: {} }));
         await waitFor(() => raw.answered.has(77), 60_000, 'the answer after a huge frame');
         tally.frames += 3;
@@ -217,27 +309,58 @@ test(`protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris wri
       assert.ok(closedAt - slowStarted >= 4500, `a slowloris was dropped after ${closedAt - slowStarted} ms`);
       assert.deepEqual(c.errorFrame(), { code: 'protocol', message: 'no hello within 5000 ms' });
     }
-    await waitFor(() => slowAfter.every((c) => c.answered.has(42)), 10_000, 'the answers to the byte-a-second requests');
+    await waitFor(
+      () => slowAfter.every((c) => c.answered.has(42)),
+      10_000,
+      'the answers to the byte-a-second requests',
+    );
     for (const c of [...slowAfter, ...slowBefore]) c.destroy();
 
     const peak = rss.stop();
     assert.ok(isAlive(daemon.pid), 'the daemon died');
     fs.writeFileSync(stopFile, '');
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^END \\d+$' }, timeoutMs: 30_000 });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^END \\d+$' },
+      timeoutMs: 30_000,
+    });
     await sleep(200);
-    const lines = Buffer.concat(output).toString('utf8').replace(/\r/g, '').split('\n').filter((l) => l !== '');
+    const lines = Buffer.concat(output)
+      .toString('utf8')
+      .replace(/\r/g, '')
+      .split('\n')
+      .filter((l) => l !== '');
     const end = /^END (\d+)$/.exec(lines[lines.length - 1] ?? '');
     assert.ok(end, `the watcher's output does not end with END n: ${JSON.stringify(lines.slice(-3))}`);
     const n = Number(end[1]);
     assert.equal(lines.length, n + 1, `the watcher got ${lines.length - 1} lines of ${n}`);
-    for (let i = 0; i < n; i++) if (lines[i] !== `line ${i + 1}`) assert.fail(`the watcher's line ${i + 1} is ${JSON.stringify(lines[i])}`);
+    for (let i = 0; i < n; i++)
+      if (lines[i] !== `line ${i + 1}`) assert.fail(`the watcher's line ${i + 1} is ${JSON.stringify(lines[i])}`);
     assert.equal(snapshots, 1, 'the watcher was resynced');
 
-    record({ item: '2', name: 'frames sent (random, mutated, huge) / connections', value: `${tally.frames} / ${tally.connections}` });
-    record({ item: '2', name: 'fuzzing time (seed, rerun with HOLDFAST_PROTOCOL_FUZZ_SEED)', value: `${fuzzMs} ms (seed ${seed})` });
-    record({ item: '2', name: 'daemon RSS idle → peak while fuzzed', value: `${Math.round(idle)} → ${Math.round(peak)}`, unit: 'MiB', bound: `growth < ${RSS_GROWTH_BOUND_MIB} MiB` });
+    record({
+      item: '2',
+      name: 'frames sent (random, mutated, huge) / connections',
+      value: `${tally.frames} / ${tally.connections}`,
+    });
+    record({
+      item: '2',
+      name: 'fuzzing time (seed, rerun with HOLDFAST_PROTOCOL_FUZZ_SEED)',
+      value: `${fuzzMs} ms (seed ${seed})`,
+    });
+    record({
+      item: '2',
+      name: 'daemon RSS idle → peak while fuzzed',
+      value: `${Math.round(idle)} → ${Math.round(peak)}`,
+      unit: 'MiB',
+      bound: `growth < ${RSS_GROWTH_BOUND_MIB} MiB`,
+    });
     record({ item: '2', name: 'numbered lines the watcher saw, all in order, none missing', value: n });
-    record({ item: '2', name: 'slowloris writers (5 before hello dropped at 5 s, 3 after hello answered)', value: `${SLOWLORIS_SECONDS} s` });
+    record({
+      item: '2',
+      name: 'slowloris writers (5 before hello dropped at 5 s, 3 after hello answered)',
+      value: `${SLOWLORIS_SECONDS} s`,
+    });
     assert.ok(tally.frames >= TOTAL_FRAMES);
     assert.ok(peak - idle < RSS_GROWTH_BOUND_MIB, `the daemon grew from ${idle.toFixed(0)} to ${peak.toFixed(0)} MiB`);
     assert.equal((await client.request('list', {})).sessions.length, 1, 'the fuzzers changed the sessions');

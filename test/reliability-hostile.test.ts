@@ -31,63 +31,149 @@ async function refusedWith(request: Promise<unknown>, code: string, message: Reg
   assert.fail(`expected a ${code} error`);
 }
 
-test('regression: a backtracking pattern in wait froze the daemon (^(a+)+$ on 34 a\'s took 129 s)', async () => {
+test("regression: a backtracking pattern in wait froze the daemon (^(a+)+$ on 34 a's took 129 s)", async () => {
   await withDaemon(async (daemon, client) => {
-    const { session } = await client.request('create', { argv: ['sh', '-c', `printf '${'a'.repeat(34)}!\\n'; exec sleep 60`] });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^a+!$' }, timeoutMs: 10_000 });
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', `printf '${'a'.repeat(34)}!\\n'; exec sleep 60`],
+    });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^a+!$' },
+      timeoutMs: 10_000,
+    });
     const other = await daemon.connect('other');
     const started = Date.now();
-    const evil = client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^(a+)+$' }, timeoutMs: 1500 });
+    const evil = client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^(a+)+$' },
+      timeoutMs: 1500,
+    });
     const listed = await other.request('list', {});
     const listMs = Date.now() - started;
     assert.equal(listed.sessions.length, 1);
     assert.ok(listMs < 1000, `another client was answered in ${listMs} ms`);
     assert.equal((await evil).met, false);
-    record({ item: 'hostile', name: 'wait --for text:^(a+)+$ on a line of 34 a\'s', value: `no match after its 1.5 s timeout; another client answered in ${listMs} ms (was: daemon frozen 129 s)`, bound: '< 1000 ms' });
-    await refusedWith(client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '(a)\\1' } }), 'bad-request', /RE2 syntax.*no backreferences/);
-    await refusedWith(client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'x'.repeat(5000) } }), 'bad-request', /at most 4096/);
+    record({
+      item: 'hostile',
+      name: "wait --for text:^(a+)+$ on a line of 34 a's",
+      value: `no match after its 1.5 s timeout; another client answered in ${listMs} ms (was: daemon frozen 129 s)`,
+      bound: '< 1000 ms',
+    });
+    await refusedWith(
+      client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '(a)\\1' } }),
+      'bad-request',
+      /RE2 syntax.*no backreferences/,
+    );
+    await refusedWith(
+      client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'x'.repeat(5000) } }),
+      'bad-request',
+      /at most 4096/,
+    );
   });
 });
 
 test('regression: wait matched the whole scrollback while the docs said the screen; history is on request', async () => {
   await withDaemon(async (_daemon, client) => {
-    const { session } = await client.request('create', { argv: ['sh', '-c', 'echo MARKER-IN-HISTORY; seq 1 100; exec sleep 60'], rows: 24 });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^100$' }, timeoutMs: 10_000 });
-    const screenOnly = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^MARKER-IN-HISTORY$' }, timeoutMs: 300 });
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', 'echo MARKER-IN-HISTORY; seq 1 100; exec sleep 60'],
+      rows: 24,
+    });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^100$' },
+      timeoutMs: 10_000,
+    });
+    const screenOnly = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^MARKER-IN-HISTORY$' },
+      timeoutMs: 300,
+    });
     assert.equal(screenOnly.met, false, 'the marker scrolled off the screen');
-    const withHistory = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^MARKER-IN-HISTORY$', history: true }, timeoutMs: 5000 });
+    const withHistory = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^MARKER-IN-HISTORY$', history: true },
+      timeoutMs: 5000,
+    });
     assert.equal(withHistory.met, true);
   });
 });
 
 test('regression: cols 10000 x rows 10000 took the daemon to 1.3 GB; sizes and the scrollback are bounded', async () => {
   await withDaemon(async (daemon, client) => {
-    await refusedWith(client.request('create', { argv: ['cat'], cols: 10_000, rows: 10_000 }), 'bad-request', /cols must be an integer from 1 to 1000/);
-    await refusedWith(client.request('create', { argv: ['cat'], cols: 1000, rows: 500 }), 'bad-request', /at most 200000 cells/);
+    await refusedWith(
+      client.request('create', { argv: ['cat'], cols: 10_000, rows: 10_000 }),
+      'bad-request',
+      /cols must be an integer from 1 to 1000/,
+    );
+    await refusedWith(
+      client.request('create', { argv: ['cat'], cols: 1000, rows: 500 }),
+      'bad-request',
+      /at most 200000 cells/,
+    );
     const { session } = await client.request('create', { argv: ['cat'], cols: 100, rows: 30, scrollback: 200_000 });
-    await refusedWith(client.request('resize', { session: session.id, cols: 10_000, rows: 10_000 }), 'bad-request', /cols must be/);
-    await refusedWith(client.request('attach', { session: session.id, channel: 1, role: 'owner', cols: 5000, rows: 10 }), 'bad-request', /cols must be/);
+    await refusedWith(
+      client.request('resize', { session: session.id, cols: 10_000, rows: 10_000 }),
+      'bad-request',
+      /cols must be/,
+    );
+    await refusedWith(
+      client.request('attach', { session: session.id, channel: 1, role: 'owner', cols: 5000, rows: 10 }),
+      'bad-request',
+      /cols must be/,
+    );
     // Widening the screen keeps fewer lines, not more memory: 10M cells / 1000 columns.
     await client.request('resize', { session: session.id, cols: 1000, rows: 100 });
     await client.request('send', { session: session.id, data: 'x'.repeat(900) + '\n' });
     const rss = rssMiB(daemon.pid);
     assert.ok(rss < 400, `daemon RSS ${rss.toFixed(0)} MiB`);
-    record({ item: 'hostile', name: 'create/resize/attach with cols 10000 x rows 10000', value: `refused (bad-request: at most 1000 x 500 and 200,000 cells); a 1000-column screen keeps at most 10,000 scrollback lines; daemon RSS ${rss.toFixed(0)} MiB`, bound: '< 400 MiB' });
+    record({
+      item: 'hostile',
+      name: 'create/resize/attach with cols 10000 x rows 10000',
+      value: `refused (bad-request: at most 1000 x 500 and 200,000 cells); a 1000-column screen keeps at most 10,000 scrollback lines; daemon RSS ${rss.toFixed(0)} MiB`,
+      bound: '< 400 MiB',
+    });
   });
 });
 
 test('regression: a 10 MB name and a name with a newline were accepted; a 9 MB title made list 18 MB', async () => {
   await withDaemon(async (_daemon, client) => {
-    await refusedWith(client.request('create', { argv: ['cat'], name: 'n'.repeat(10 * 1024 * 1024) }), 'bad-request', /name must be at most 256 characters/);
-    await refusedWith(client.request('create', { argv: ['cat'], name: 'ok\nFAKE LOG LINE' }), 'bad-request', /control characters/);
-    const { session } = await client.request('create', { argv: ['sh', '-c', `printf '\\033]0;%s\\007' "$(head -c 9000000 /dev/zero | tr '\\0' t)"; echo titled; exec sleep 60`] });
-    await refusedWith(client.request('update', { session: session.id, name: 'x'.repeat(300) }), 'bad-request', /at most 256/);
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '^titled$' }, timeoutMs: 60_000 });
+    await refusedWith(
+      client.request('create', { argv: ['cat'], name: 'n'.repeat(10 * 1024 * 1024) }),
+      'bad-request',
+      /name must be at most 256 characters/,
+    );
+    await refusedWith(
+      client.request('create', { argv: ['cat'], name: 'ok\nFAKE LOG LINE' }),
+      'bad-request',
+      /control characters/,
+    );
+    const { session } = await client.request('create', {
+      argv: [
+        'sh',
+        '-c',
+        `printf '\\033]0;%s\\007' "$(head -c 9000000 /dev/zero | tr '\\0' t)"; echo titled; exec sleep 60`,
+      ],
+    });
+    await refusedWith(
+      client.request('update', { session: session.id, name: 'x'.repeat(300) }),
+      'bad-request',
+      /at most 256/,
+    );
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^titled$' },
+      timeoutMs: 60_000,
+    });
     const listed = await client.request('list', {});
     const bytes = JSON.stringify(listed).length;
     assert.equal(listed.sessions[0].title.length, 1024);
     assert.ok(bytes < 8192, `list is ${bytes} bytes`);
-    record({ item: 'hostile', name: 'a 10 MB name, a name with a newline; a 9 MB OSC 0 title', value: `names refused (256 characters, no control characters); the title cut to 1,024 characters, list ${bytes} bytes`, bound: '< 8 KiB' });
+    record({
+      item: 'hostile',
+      name: 'a 10 MB name, a name with a newline; a 9 MB OSC 0 title',
+      value: `names refused (256 characters, no control characters); the title cut to 1,024 characters, list ${bytes} bytes`,
+      bound: '< 8 KiB',
+    });
   });
 });
 
@@ -107,17 +193,45 @@ test('regression: wrong types answered "internal", env and argv slipped past the
       ['update', { session: 'x', metadata: [] }],
     ];
     for (const [method, params] of wrong) {
-      await refusedWith(client.request(method as 'show', params as { session: string }), 'bad-request', new RegExp(`^${method.replace('.', '\\.')}: `));
+      await refusedWith(
+        client.request(method as 'show', params as { session: string }),
+        'bad-request',
+        new RegExp(`^${method.replace('.', '\\.')}: `),
+      );
     }
-    await refusedWith(client.request('create', { argv: ['cat'], metadata: [] as unknown as Record<string, unknown> }), 'bad-request', /metadata/);
-    await refusedWith(client.request('create', { argv: ['env'], env: { 'NODE_OPTIONS=--require=/tmp/x.js': '', A: 'b' } }), 'bad-request', /without "=" or NUL/);
+    await refusedWith(
+      client.request('create', { argv: ['cat'], metadata: [] as unknown as Record<string, unknown> }),
+      'bad-request',
+      /metadata/,
+    );
+    await refusedWith(
+      client.request('create', { argv: ['env'], env: { 'NODE_OPTIONS=--require=/tmp/x.js': '', A: 'b' } }),
+      'bad-request',
+      /without "=" or NUL/,
+    );
     await refusedWith(client.request('create', { argv: ['env'], env: { A: 'b\u0000c' } }), 'bad-request', /NUL/);
     await refusedWith(client.request('create', { argv: ['echo', 'a\u0000rm -rf'] }), 'bad-request', /argv.*NUL/);
-    await refusedWith(client.request('create', { argv: ['/no/such/holdfast-binary'] }), 'bad-request', /no such program: \/no\/such\/holdfast-binary/);
-    await refusedWith(client.request('create', { argv: ['holdfast-no-such-program'] }), 'bad-request', /no such program/);
-    await refusedWith(client.request('config.set', { key: 'recovery.hasOwnProperty', value: true }), 'bad-request', /unknown config key/);
+    await refusedWith(
+      client.request('create', { argv: ['/no/such/holdfast-binary'] }),
+      'bad-request',
+      /no such program: \/no\/such\/holdfast-binary/,
+    );
+    await refusedWith(
+      client.request('create', { argv: ['holdfast-no-such-program'] }),
+      'bad-request',
+      /no such program/,
+    );
+    await refusedWith(
+      client.request('config.set', { key: 'recovery.hasOwnProperty', value: true }),
+      'bad-request',
+      /unknown config key/,
+    );
     assert.equal((await client.request('list', {})).sessions.length, 0, 'nothing was created');
-    record({ item: 'hostile', name: 'wrong types for 11 methods; array metadata; env key "NODE_OPTIONS=..."; NUL in env and argv; a missing binary', value: 'each a bad-request naming the field; nothing created' });
+    record({
+      item: 'hostile',
+      name: 'wrong types for 11 methods; array metadata; env key "NODE_OPTIONS=..."; NUL in env and argv; a missing binary',
+      value: 'each a bad-request naming the field; nothing created',
+    });
   });
 });
 
@@ -125,8 +239,27 @@ test('regression: a crafted checkpoint with a 10000x10000 screen was restored as
   await withDaemon(async (daemon, client) => {
     const dir = path.join(daemon.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const saved = { id: 'old1', name: `evil\x1b]52;c;AAAA\x07${'n'.repeat(1000)}`, cwd: '/', cols: 10_000, rows: 10_000, title: 't', createdAt: 1, running: true, exit: null, metadata: {} };
-    const file = { version: 1, id: 'crafted', writtenAt: Date.now(), daemonPid: 1, daemonStartedAt: 1, socket: '/nowhere', sessions: [saved] };
+    const saved = {
+      id: 'old1',
+      name: `evil\x1b]52;c;AAAA\x07${'n'.repeat(1000)}`,
+      cwd: '/',
+      cols: 10_000,
+      rows: 10_000,
+      title: 't',
+      createdAt: 1,
+      running: true,
+      exit: null,
+      metadata: {},
+    };
+    const file = {
+      version: 1,
+      id: 'crafted',
+      writtenAt: Date.now(),
+      daemonPid: 1,
+      daemonStartedAt: 1,
+      socket: '/nowhere',
+      sessions: [saved],
+    };
     fs.writeFileSync(path.join(dir, 'checkpoint-crafted.json'), JSON.stringify(file), { mode: 0o600 });
     const { sessions } = await client.request('recovery.restore', { id: 'crafted' });
     assert.equal(sessions.length, 1);
@@ -135,6 +268,11 @@ test('regression: a crafted checkpoint with a 10000x10000 screen was restored as
     assert.doesNotMatch(sessions[0].name, /[\u0000-\u001f]/);
     const rss = rssMiB(daemon.pid);
     assert.ok(rss < 400, `daemon RSS ${rss.toFixed(0)} MiB`);
-    record({ item: 'hostile', name: 'a crafted checkpoint: a 10000x10000 screen, a 1 KB name with an OSC 52', value: `restored as 1000x200 with a 256-character printable name; daemon RSS ${rss.toFixed(0)} MiB`, bound: '< 400 MiB' });
+    record({
+      item: 'hostile',
+      name: 'a crafted checkpoint: a 10000x10000 screen, a 1 KB name with an OSC 52',
+      value: `restored as 1000x200 with a 256-character printable name; daemon RSS ${rss.toFixed(0)} MiB`,
+      bound: '< 400 MiB',
+    });
   });
 });

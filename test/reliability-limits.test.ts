@@ -34,10 +34,16 @@ test('permissions: a socket directory owned by someone else or writable by the g
   const socketDir = path.dirname(socket);
   fs.mkdirSync(socketDir, { recursive: true, mode: 0o700 });
   fs.chownSync(socketDir, 65534, 65534); // nobody
-  await assert.rejects(startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }), /owned by uid 65534, not by you.*refusing to use it/);
+  await assert.rejects(
+    startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }),
+    /owned by uid 65534, not by you.*refusing to use it/,
+  );
   fs.chownSync(socketDir, process.getuid!(), process.getgid!());
   fs.chmodSync(socketDir, 0o720);
-  await assert.rejects(startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }), /has mode 720.*chmod 700/);
+  await assert.rejects(
+    startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }),
+    /has mode 720.*chmod 700/,
+  );
   fs.chmodSync(socketDir, 0o700);
   const ready = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
   assert.ok('ready' in ready);
@@ -50,7 +56,10 @@ test('permissions: a socket directory owned by someone else or writable by the g
   await stopPid(ready.pid);
   // A token file others can read is not trusted: the daemon does not start with it.
   fs.chmodSync(tokenPathFor(socket), 0o644);
-  await assert.rejects(startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }), /token file: .* has mode 644; others could read or change the token \(fix: chmod 600 /);
+  await assert.rejects(
+    startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] }),
+    /token file: .* has mode 644; others could read or change the token \(fix: chmod 600 /,
+  );
 });
 
 test('auth: a missing, empty or wrong token is refused before any session data', async () => {
@@ -58,15 +67,30 @@ test('auth: a missing, empty or wrong token is refused before any session data',
   try {
     const client = await daemon.connect();
     const { session } = await client.request('create', { argv: ['sh', '-c', 'echo SECRET-SCREEN; sleep 100'] });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'SECRET-SCREEN' }, timeoutMs: 10_000 });
-    const attach = encodeJson(FrameKind.Request, { id: 1, method: 'attach', params: { session: session.id, channel: 1, role: 'watcher' } });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: 'SECRET-SCREEN' },
+      timeoutMs: 10_000,
+    });
+    const attach = encodeJson(FrameKind.Request, {
+      id: 1,
+      method: 'attach',
+      params: { session: session.id, channel: 1, role: 'watcher' },
+    });
     const list = encodeJson(FrameKind.Request, { id: 2, method: 'list', params: {} });
-    for (const [what, token] of [['missing', null], ['empty', ''], ['wrong', 'f'.repeat(64)]] as const) {
+    for (const [what, token] of [
+      ['missing', null],
+      ['empty', ''],
+      ['wrong', 'f'.repeat(64)],
+    ] as const) {
       const raw = await refused(daemon.socket, Buffer.concat([helloFrame(daemon.socket, token), attach, list]));
       assert.deepEqual(raw.kinds(), [FrameKind.Error], `${what} token: the daemon sent ${raw.kinds().join(',')}`);
       assert.equal(raw.errorFrame()?.code, 'auth');
       assert.equal(raw.errorFrame()?.message, 'wrong or missing token');
-      assert.ok(!raw.frames.some((f) => f.payload.includes('SECRET-SCREEN') || f.payload.includes(session.id)), `${what} token: session data leaked`);
+      assert.ok(
+        !raw.frames.some((f) => f.payload.includes('SECRET-SCREEN') || f.payload.includes(session.id)),
+        `${what} token: session data leaked`,
+      );
     }
   } finally {
     await daemon.stop();
@@ -89,7 +113,10 @@ test('regression: before its hello a client made the daemon buffer up to 32 MiB 
     over.writeUInt32BE(MAX_FRAME_PAYLOAD + 1, 0);
     over[4] = FrameKind.Request;
     const raw = await refused(daemon.socket, Buffer.concat([helloFrame(daemon.socket), over]));
-    assert.deepEqual(raw.errorFrame(), { code: 'protocol', message: `frame of ${MAX_FRAME_PAYLOAD + 1} bytes exceeds the ${MAX_FRAME_PAYLOAD}-byte limit` });
+    assert.deepEqual(raw.errorFrame(), {
+      code: 'protocol',
+      message: `frame of ${MAX_FRAME_PAYLOAD + 1} bytes exceeds the ${MAX_FRAME_PAYLOAD}-byte limit`,
+    });
 
     // Before the hello, no client gets the daemon to hold more than a hello's worth per connection.
     const rss = new RssSampler(daemon.pid);
@@ -108,7 +135,8 @@ test('regression: before its hello a client made the daemon buffer up to 32 MiB 
     await Promise.all(connections.map((c) => c.closedWithin(30_000, 'an oversized hello')));
     const grown = rss.stop() - base;
     // They keep writing, so the error frame may be lost in the reset; the daemon's log names it.
-    const refusals = daemonLog(daemon.env).match(/\(no hello\): protocol: the hello must be at most 65536 bytes/g) ?? [];
+    const refusals =
+      daemonLog(daemon.env).match(/\(no hello\): protocol: the hello must be at most 65536 bytes/g) ?? [];
     assert.equal(refusals.length, 20);
     // A client that stops writing gets the error frame.
     const polite = new RawConnection(daemon.socket);
@@ -119,7 +147,13 @@ test('regression: before its hello a client made the daemon buffer up to 32 MiB 
     polite.socket.write(Buffer.concat([head, Buffer.alloc(100_000, 0x20)]));
     await polite.closedWithin(20_000, 'an oversized hello');
     assert.deepEqual(polite.errorFrame(), { code: 'protocol', message: 'the hello must be at most 65536 bytes' });
-    record({ item: '8', name: 'daemon RSS growth, 20 unauthenticated clients each sending 16 MiB of a 32 MiB hello', value: Math.round(grown), unit: 'MiB', bound: '< 100 MiB' });
+    record({
+      item: '8',
+      name: 'daemon RSS growth, 20 unauthenticated clients each sending 16 MiB of a 32 MiB hello',
+      value: Math.round(grown),
+      unit: 'MiB',
+      bound: '< 100 MiB',
+    });
     assert.ok(grown < 100, `the daemon grew by ${grown.toFixed(0)} MiB`);
     assert.ok((await client.request('list', {})).sessions);
   } finally {
@@ -148,12 +182,25 @@ test('regression: a client that never reads its answers is dropped at the 256 Mi
       raw.socket.write(show);
       if (i % 20 === 0) await sleep(10);
     }
-    await waitFor(() => /limit: \d+ bytes are queued for this client, over the 268435456-byte limit: it does not read what it asked for/.test(daemonLog(daemon.env)), 60_000, 'the limit in the log');
+    await waitFor(
+      () =>
+        /limit: \d+ bytes are queued for this client, over the 268435456-byte limit: it does not read what it asked for/.test(
+          daemonLog(daemon.env),
+        ),
+      60_000,
+      'the limit in the log',
+    );
     raw.keep = 0;
     raw.socket.resume(); // a paused socket never sees the close
     await raw.closedWithin(30_000, 'a client over the queue cap');
     const peak = rss.stop();
-    record({ item: '8', name: 'daemon RSS peak while a client never read 400 MiB of answers', value: Math.round(peak), unit: 'MiB', bound: `< base ${Math.round(base)} MiB + 600 MiB` });
+    record({
+      item: '8',
+      name: 'daemon RSS peak while a client never read 400 MiB of answers',
+      value: Math.round(peak),
+      unit: 'MiB',
+      bound: `< base ${Math.round(base)} MiB + 600 MiB`,
+    });
     assert.ok(peak - base < 600, `the daemon grew by ${(peak - base).toFixed(0)} MiB`);
     assert.equal((await client.request('status', {})).clients, 1, 'the non-reader is still connected');
   } finally {
@@ -166,28 +213,74 @@ test('regression: a bad --max-sessions turned the session limit off; sessions pe
   try {
     const client = await daemon.connect();
     for (let i = 0; i < 3; i++) await client.request('create', { argv: ['sleep', '100'], scrollback: 50 });
-    await assert.rejects(client.request('create', { argv: ['sleep', '100'] }), (err: RequestError) => err.code === 'limit' && err.message === 'this daemon already has 3 sessions, its limit (maxSessions)');
+    await assert.rejects(
+      client.request('create', { argv: ['sleep', '100'] }),
+      (err: RequestError) =>
+        err.code === 'limit' && err.message === 'this daemon already has 3 sessions, its limit (maxSessions)',
+    );
     const [first] = (await client.request('list', {})).sessions;
     await client.request('remove', { session: first.id });
-    await assert.rejects(client.request('create', { argv: ['sleep', '1'], scrollback: 200_001 }), (err: RequestError) => err.code === 'limit' && err.message === 'scrollback must be from 0 to 200000 lines');
+    await assert.rejects(
+      client.request('create', { argv: ['sleep', '1'], scrollback: 200_001 }),
+      (err: RequestError) => err.code === 'limit' && err.message === 'scrollback must be from 0 to 200000 lines',
+    );
     // The scrollback kept is the one asked for, whatever the program prints.
-    const { session } = await client.request('create', { argv: ['sh', '-c', 'seq 1 2000; echo SEQ-DONE; sleep 100'], rows: 10, scrollback: 50 });
-    await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'SEQ-DONE' }, timeoutMs: 20_000 });
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', 'seq 1 2000; echo SEQ-DONE; sleep 100'],
+      rows: 10,
+      scrollback: 50,
+    });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: 'SEQ-DONE' },
+      timeoutMs: 20_000,
+    });
     const { lines } = await client.request('read', { session: session.id, scrollback: 100_000 });
     assert.ok(lines.length <= 60, `${lines.length} lines kept for a scrollback of 50 and 10 rows`);
     // Channels: 1024 per connection.
     const many = await daemon.connect('many');
-    for (let channel = 1; channel <= 1024; channel++) many.writeWire(encodeJson(FrameKind.Request, { id: 10_000 + channel, method: 'attach', params: { session: session.id, channel, role: 'watcher' } }));
-    await assert.rejects(many.request('attach', { session: session.id, channel: 1025, role: 'watcher' }), (err: RequestError) => err.code === 'limit' && err.message === 'at most 1024 channels per connection');
+    for (let channel = 1; channel <= 1024; channel++)
+      many.writeWire(
+        encodeJson(FrameKind.Request, {
+          id: 10_000 + channel,
+          method: 'attach',
+          params: { session: session.id, channel, role: 'watcher' },
+        }),
+      );
+    await assert.rejects(
+      many.request('attach', { session: session.id, channel: 1025, role: 'watcher' }),
+      (err: RequestError) => err.code === 'limit' && err.message === 'at most 1024 channels per connection',
+    );
   } finally {
     await daemon.stop();
   }
   // Bad limits on the command line or in the environment are refused, not silently ignored.
   const dir = tempDir();
   const env = isolatedEnv(dir);
-  await assert.rejects(startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent', '--max-sessions', 'lots'] }), /--max-sessions must be an integer from 1 to 100000, not "lots"/);
-  await assert.rejects(startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env: { ...env, HOLDFAST_MAX_SESSIONS: '0' }, args: ['--persistent'] }), /HOLDFAST_MAX_SESSIONS must be an integer from 1 to 100000, not "0"/);
-  const ready = await startDaemon({ socket: env.HOLDFAST_SOCKET!, daemonScript: DAEMON_SCRIPT, env: { ...env, HOLDFAST_MAX_SESSIONS: '1' }, args: ['--persistent'] });
+  await assert.rejects(
+    startDaemon({
+      socket: env.HOLDFAST_SOCKET!,
+      daemonScript: DAEMON_SCRIPT,
+      env,
+      args: ['--persistent', '--max-sessions', 'lots'],
+    }),
+    /--max-sessions must be an integer from 1 to 100000, not "lots"/,
+  );
+  await assert.rejects(
+    startDaemon({
+      socket: env.HOLDFAST_SOCKET!,
+      daemonScript: DAEMON_SCRIPT,
+      env: { ...env, HOLDFAST_MAX_SESSIONS: '0' },
+      args: ['--persistent'],
+    }),
+    /HOLDFAST_MAX_SESSIONS must be an integer from 1 to 100000, not "0"/,
+  );
+  const ready = await startDaemon({
+    socket: env.HOLDFAST_SOCKET!,
+    daemonScript: DAEMON_SCRIPT,
+    env: { ...env, HOLDFAST_MAX_SESSIONS: '1' },
+    args: ['--persistent'],
+  });
   assert.ok('ready' in ready);
   const client = await HoldfastClient.connect({ socket: env.HOLDFAST_SOCKET!, client: 't', version: 't' });
   await client.request('create', { argv: ['sleep', '100'] });

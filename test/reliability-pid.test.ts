@@ -13,7 +13,10 @@ import { record, sleep } from './helpers/reliability';
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
 
 /** An unrelated process group leader (setsid) whose pid is `target`, or undefined after `attempts` tries. */
-async function unrelatedGroupWithPid(target: number, attempts = 200): Promise<{ child: ChildProcess; tries: number } | undefined> {
+async function unrelatedGroupWithPid(
+  target: number,
+  attempts = 200,
+): Promise<{ child: ChildProcess; tries: number } | undefined> {
   for (let tries = 1; tries <= attempts; tries++) {
     fs.writeFileSync(NS_LAST_PID, String(target - 1));
     const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
@@ -68,7 +71,13 @@ test('regression: kill, remove and stop of an exited session never signal the pr
 
 test('PtyProcess: once reaped, signalGroup never reaches a group that later bears the same id', async () => {
   // In-process, at the boundary: the recorded pid is pointed at an unrelated live group leader.
-  const proc = new PtyProcess({ argv: ['sh', '-c', 'exit 0'], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
+  const proc = new PtyProcess({
+    argv: ['sh', '-c', 'exit 0'],
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cols: 80,
+    rows: 24,
+  });
   await new Promise<void>((resolve) => proc.onExit(() => resolve()));
   const unrelated = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
   try {

@@ -98,7 +98,12 @@ for (const attack of ATTACKS) {
     try {
       const expected = attack.plant(dir, fake.socket);
       const env = { ...sandbox.env, HOLDFAST_SOCKET: fake.socket };
-      for (const args of [['list'], ['new', '--env', 'GITHUB_TOKEN=secret', '--', 'true'], ['send', 'x', '--text', 'mysql -p hunter2'], ['attach', 'x', '--watch']]) {
+      for (const args of [
+        ['list'],
+        ['new', '--env', 'GITHUB_TOKEN=secret', '--', 'true'],
+        ['send', 'x', '--text', 'mysql -p hunter2'],
+        ['attach', 'x', '--watch'],
+      ]) {
         const run = await sandbox.run(args, { env });
         assert.equal(run.code, 1, `holdfast ${args[0]}: ${run.stderr}`);
         assert.match(run.stderr, /refusing to use/);
@@ -106,10 +111,20 @@ for (const attack of ATTACKS) {
         assert.match(run.stderr, /fix: /);
       }
       // The extension connects through the same client.
-      await assert.rejects(HoldfastClient.connect({ socket: fake.socket, client: 'extension', version: 'test' }), UntrustedEndpointError);
-      assert.ok(checkEndpoint(fake.socket).some((c) => c.state === 'unsafe'), 'the doctors see it too');
+      await assert.rejects(
+        HoldfastClient.connect({ socket: fake.socket, client: 'extension', version: 'test' }),
+        UntrustedEndpointError,
+      );
+      assert.ok(
+        checkEndpoint(fake.socket).some((c) => c.state === 'unsafe'),
+        'the doctors see it too',
+      );
       assert.equal(fake.received(), 0, 'not one byte reached the fake daemon');
-      record({ item: 'hostile', name: `fake daemon, ${attack.name}: list, new --env, send, attach --watch, the extension's connect`, value: 'refused with the fix named; 0 bytes sent' });
+      record({
+        item: 'hostile',
+        name: `fake daemon, ${attack.name}: list, new --env, send, attach --watch, the extension's connect`,
+        value: 'refused with the fix named; 0 bytes sent',
+      });
     } finally {
       await fake.close();
       fs.rmSync(sandbox.dir, { recursive: true, force: true });
@@ -129,7 +144,7 @@ test('a private socket directory with no daemon is "no daemon" (exit 6), not an 
   }
 });
 
-test('regression: the config file\'s temp name was predictable and followed a planted symlink', async () => {
+test("regression: the config file's temp name was predictable and followed a planted symlink", async () => {
   const { ConfigStore } = await import('../src/daemon/config');
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-config-'));
   try {
@@ -143,17 +158,33 @@ test('regression: the config file\'s temp name was predictable and followed a pl
     assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the symlink target is untouched');
     assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).recovery.screenText, true);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
-    assert.deepEqual(fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp') && !f.includes(String(process.pid))), [], 'no temp file left');
-    record({ item: 'hostile', name: 'symlink planted at the config temp file name', value: 'not followed (random exclusive temp names); target untouched' });
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp') && !f.includes(String(process.pid))),
+      [],
+      'no temp file left',
+    );
+    record({
+      item: 'hostile',
+      name: 'symlink planted at the config temp file name',
+      value: 'not followed (random exclusive temp names); target untouched',
+    });
 
     assert.throws(() => store.set('recovery.hasOwnProperty', true), /unknown config key "recovery.hasOwnProperty"/);
     assert.throws(() => store.set('recovery.constructor', true), /unknown config key/);
-    record({ item: 'hostile', name: 'config.set recovery.hasOwnProperty (a prototype key)', value: 'refused: unknown config key' });
+    record({
+      item: 'hostile',
+      name: 'config.set recovery.hasOwnProperty (a prototype key)',
+      value: 'refused: unknown config key',
+    });
 
     fs.chownSync(path.dirname(file), OTHER_UID, OTHER_UID);
     assert.throws(() => store.set('recovery.screenText', false), /owned by uid 65534, not by you/);
     assert.throws(() => store.reload(), /owned by uid 65534, not by you/);
-    record({ item: 'hostile', name: 'config directory owned by another user', value: 'refused (set and reload), the fix named' });
+    record({
+      item: 'hostile',
+      name: 'config directory owned by another user',
+      value: 'refused (set and reload), the fix named',
+    });
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }

@@ -66,7 +66,11 @@ test('exited shows the exit; archived is an exited session restored from a check
   assert.equal(toCard(exited, tracker.status(exited, T0 + 600), 'ws').exitLabel, 'exited with code 3');
   const killed = session('k', { state: 'exited', exit: { code: null, signal: 'SIGTERM', at: T0 } });
   assert.equal(toCard(killed, tracker.status(killed, T0), 'ws').exitLabel, 'killed by SIGTERM');
-  const archived = session('b', { state: 'exited', exit, metadata: { archivedFrom: { checkpoint: 'c', id: 'old', running: true, exit: null, writtenAt: T0 } } });
+  const archived = session('b', {
+    state: 'exited',
+    exit,
+    metadata: { archivedFrom: { checkpoint: 'c', id: 'old', running: true, exit: null, writtenAt: T0 } },
+  });
   assert.equal(tracker.status(archived, T0 + 600).phase, 'archived');
   // A waiting session that exits is exited.
   tracker.apply({ type: 'bell', id: 'a', at: T0 + 400 }, T0 + 400);
@@ -105,12 +109,27 @@ test('the model: this workspace first in tab order, others newest first; actions
     session('old-other', { createdAt: T0 - 5, metadata: { workspace: 'file:///work/b' } }),
     session('new-other', { createdAt: T0 + 5 }),
     session('done', { state: 'exited', exit, metadata: { workspace: ws, order: 3 } }),
-    session('agent-archive', { state: 'exited', exit, metadata: { workspace: ws, order: 4, archivedFrom, agent: { profile: 'claude', sessionId: 'uuid-1', resumeArgv: ['claude', '--resume', '{id}'] } } }),
+    session('agent-archive', {
+      state: 'exited',
+      exit,
+      metadata: {
+        workspace: ws,
+        order: 4,
+        archivedFrom,
+        agent: { profile: 'claude', sessionId: 'uuid-1', resumeArgv: ['claude', '--resume', '{id}'] },
+      },
+    }),
     session('shell-archive', { state: 'exited', exit, metadata: { workspace: ws, order: 5, archivedFrom } }),
   ];
   const model = buildModel(sessions, tracker, ws, T0 + 10_000, true);
-  assert.deepEqual(model.here.map((c) => c.id), ['first', 'second', 'done', 'agent-archive', 'shell-archive']);
-  assert.deepEqual(model.others.map((c) => c.id), ['new-other', 'old-other']);
+  assert.deepEqual(
+    model.here.map((c) => c.id),
+    ['first', 'second', 'done', 'agent-archive', 'shell-archive'],
+  );
+  assert.deepEqual(
+    model.others.map((c) => c.id),
+    ['new-other', 'old-other'],
+  );
   assert.equal(model.hasArchivedAgents, true);
   assert.equal(model.now, T0 + 10_000);
   const actions = Object.fromEntries([...model.here, ...model.others].map((c) => [c.id, c.actions]));
@@ -127,7 +146,10 @@ test('the model: this workspace first in tab order, others newest first; actions
 test('agent kinds: the three known profiles, custom ones by name, else a terminal', () => {
   assert.deepEqual(agentKind({}), { kind: 'terminal', label: 'Terminal' });
   assert.deepEqual(agentKind({ agent: { profile: 'claude' } }), { kind: 'claude', label: 'Claude Code' });
-  assert.deepEqual(agentKind({ agent: { profile: 'codex', name: 'Codex CLI' } }), { kind: 'codex', label: 'Codex CLI' });
+  assert.deepEqual(agentKind({ agent: { profile: 'codex', name: 'Codex CLI' } }), {
+    kind: 'codex',
+    label: 'Codex CLI',
+  });
   assert.deepEqual(agentKind({ agent: { profile: 'gemini' } }), { kind: 'gemini', label: 'Gemini CLI' });
   assert.deepEqual(agentKind({ agent: { profile: 'aider', name: 'Aider' } }), { kind: 'custom', label: 'Aider' });
   assert.deepEqual(agentKind({ agent: 'nonsense' }), { kind: 'terminal', label: 'Terminal' });
@@ -149,41 +171,59 @@ test('elapsed times', () => {
   assert.equal(formatElapsed(3 * 86400_000 + 4 * 3600_000), '3d 4h');
 });
 
-test('a real daemon pushes running → idle → (output, bell) waiting → (answer) running → exited', { timeout: 60_000 }, async () => {
-  const daemon = await startTestDaemon();
-  try {
-    const client = await daemon.connect('sidebar-test');
-    const tracker = new SessionStateTracker();
-    const infos = new Map<string, SessionInfo>();
-    const kinds: string[] = [];
-    // The phase after each pushed event: nothing else moves it.
-    const phases: string[] = [];
-    let watched: string | undefined;
-    client.onEvent((event) => {
-      if (event.type === 'session') infos.set(event.session.id, event.session);
-      if (event.type === 'exit') infos.set(event.id, { ...infos.get(event.id)!, state: 'exited', exit: event.exit });
-      tracker.apply(event, Date.now());
-      if (!watched || !('id' in event ? event.id === watched : event.type === 'session' && event.session.id === watched)) return;
-      kinds.push(event.type);
-      const phase = tracker.status(infos.get(watched)!, Date.now()).phase;
-      if (phases[phases.length - 1] !== phase) phases.push(phase);
-    });
-    const { sessions } = await client.request('subscribe', {});
-    tracker.reset(sessions, Date.now());
-    // Prints for a moment, goes quiet, rings the bell and waits for a line, prints it, exits 7.
-    const script = 'sleep 0.3; for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 3; printf "answer? \\a"; read line; echo "got $line"; sleep 0.5; exit 7';
-    const { session: created } = await client.request('create', { name: 'states', argv: ['/bin/sh', '-c', script], cols: 80, rows: 24 });
-    infos.set(created.id, created);
-    watched = created.id;
-    await waitFor(() => phases.includes('waiting'), 15_000, 'waiting for input');
-    // Still waiting once the prompt went quiet; a person answers after that.
-    await waitFor(() => kinds.lastIndexOf('idle') > kinds.indexOf('bell'), 10_000, 'idle after the bell');
-    assert.equal(phases[phases.length - 1], 'waiting');
-    await client.request('send', { session: created.id, data: 'yes\r' });
-    await waitFor(() => phases.includes('exited'), 15_000, 'exited');
-    assert.deepEqual(phases, ['running', 'idle', 'running', 'waiting', 'running', 'exited'], `phases after events ${kinds.join(', ')}`);
-    assert.equal(tracker.status(infos.get(created.id)!, Date.now()).exit?.code, 7);
-  } finally {
-    await daemon.stop();
-  }
-});
+test(
+  'a real daemon pushes running → idle → (output, bell) waiting → (answer) running → exited',
+  { timeout: 60_000 },
+  async () => {
+    const daemon = await startTestDaemon();
+    try {
+      const client = await daemon.connect('sidebar-test');
+      const tracker = new SessionStateTracker();
+      const infos = new Map<string, SessionInfo>();
+      const kinds: string[] = [];
+      // The phase after each pushed event: nothing else moves it.
+      const phases: string[] = [];
+      let watched: string | undefined;
+      client.onEvent((event) => {
+        if (event.type === 'session') infos.set(event.session.id, event.session);
+        if (event.type === 'exit') infos.set(event.id, { ...infos.get(event.id)!, state: 'exited', exit: event.exit });
+        tracker.apply(event, Date.now());
+        if (
+          !watched ||
+          !('id' in event ? event.id === watched : event.type === 'session' && event.session.id === watched)
+        )
+          return;
+        kinds.push(event.type);
+        const phase = tracker.status(infos.get(watched)!, Date.now()).phase;
+        if (phases[phases.length - 1] !== phase) phases.push(phase);
+      });
+      const { sessions } = await client.request('subscribe', {});
+      tracker.reset(sessions, Date.now());
+      // Prints for a moment, goes quiet, rings the bell and waits for a line, prints it, exits 7.
+      const script =
+        'sleep 0.3; for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 3; printf "answer? \\a"; read line; echo "got $line"; sleep 0.5; exit 7';
+      const { session: created } = await client.request('create', {
+        name: 'states',
+        argv: ['/bin/sh', '-c', script],
+        cols: 80,
+        rows: 24,
+      });
+      infos.set(created.id, created);
+      watched = created.id;
+      await waitFor(() => phases.includes('waiting'), 15_000, 'waiting for input');
+      // Still waiting once the prompt went quiet; a person answers after that.
+      await waitFor(() => kinds.lastIndexOf('idle') > kinds.indexOf('bell'), 10_000, 'idle after the bell');
+      assert.equal(phases[phases.length - 1], 'waiting');
+      await client.request('send', { session: created.id, data: 'yes\r' });
+      await waitFor(() => phases.includes('exited'), 15_000, 'exited');
+      assert.deepEqual(
+        phases,
+        ['running', 'idle', 'running', 'waiting', 'running', 'exited'],
+        `phases after events ${kinds.join(', ')}`,
+      );
+      assert.equal(tracker.status(infos.get(created.id)!, Date.now()).exit?.code, 7);
+    } finally {
+      await daemon.stop();
+    }
+  },
+);

@@ -81,7 +81,12 @@ async function roundTrip(seed: number, historyMargin: number | null): Promise<st
     const unreachable = unreachableOnResize ?? unreachableState(reference) ?? unreachableState(emulator.terminal);
     if (unreachable) return { unreachable };
     const snapshot = emulator.snapshot();
-    const replay = new Terminal({ cols: emulator.terminal.cols, rows: emulator.terminal.rows, scrollback: historyMargin === null ? 200 : 100_000, allowProposedApi: true });
+    const replay = new Terminal({
+      cols: emulator.terminal.cols,
+      rows: emulator.terminal.rows,
+      scrollback: historyMargin === null ? 200 : 100_000,
+      allowProposedApi: true,
+    });
     replay.loadAddon(new Unicode11Addon());
     replay.unicode.activeVersion = '11';
     let replayTitle = '';
@@ -115,10 +120,17 @@ async function fuzz(historyMargin: number | null): Promise<void> {
     if ('unreachable' in result) unreachable.push(`seed ${seed}: ${result.unreachable}`);
     else if (result.length > 0) failures.push(`seed ${seed}: ${result.join('; ')}`);
   }
-  if (unreachable.length > 0) console.log(`# ${unreachable.length} seeds reached an emulator state no stream can rebuild:\n# ${unreachable.join('\n# ')}`);
+  if (unreachable.length > 0)
+    console.log(
+      `# ${unreachable.length} seeds reached an emulator state no stream can rebuild:\n# ${unreachable.join('\n# ')}`,
+    );
   // The escape hatch above must stay rare, or it would hide real failures.
   assert.ok(unreachable.length <= RUNS * 0.05, `${unreachable.length} of ${RUNS} seeds were unreachable states`);
-  assert.deepEqual(failures, [], `${failures.length} of ${RUNS} seeds failed (rerun one with HOLDFAST_FUZZ_SEED=N HOLDFAST_FUZZ_RUNS=1):\n${failures.slice(0, 15).join('\n')}`);
+  assert.deepEqual(
+    failures,
+    [],
+    `${failures.length} of ${RUNS} seeds failed (rerun one with HOLDFAST_FUZZ_SEED=N HOLDFAST_FUZZ_RUNS=1):\n${failures.slice(0, 15).join('\n')}`,
+  );
 }
 
 test(`snapshots rebuild the exact state (${RUNS} seeded random VT streams)`, () => fuzz(null));

@@ -16,7 +16,11 @@ export type OptionSpecs = Record<string, OptionSpec>;
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: OptionSpecs = {
   json: { type: 'boolean', help: 'print exactly one JSON document on stdout (errors too)' },
-  socket: { type: 'string', value: 'PATH', help: 'daemon socket (default: $HOLDFAST_SOCKET, else $XDG_RUNTIME_DIR/holdfast/holdfast.sock)' },
+  socket: {
+    type: 'string',
+    value: 'PATH',
+    help: 'daemon socket (default: $HOLDFAST_SOCKET, else $XDG_RUNTIME_DIR/holdfast/holdfast.sock)',
+  },
   help: { type: 'boolean', short: 'h', help: 'show help for this command' },
 };
 

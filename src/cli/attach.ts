@@ -9,7 +9,14 @@ import { connect } from './connect';
 import { ExitCode, usageError } from './errors';
 import { keyBytes, UnknownKeyError } from './keys';
 import { formatState } from './output';
-import { AltScreenTracker, detachSequences, findDetach, restoreSequence, snapshotPrefix, withoutFullReset } from './terminal';
+import {
+  AltScreenTracker,
+  detachSequences,
+  findDetach,
+  restoreSequence,
+  snapshotPrefix,
+  withoutFullReset,
+} from './terminal';
 
 export const DEFAULT_DETACH_KEY = 'ctrl-\\';
 
@@ -24,7 +31,7 @@ export const attachCommand: Command = {
     'detach-key': { type: 'string', value: 'K', help: `key that detaches (default ${DEFAULT_DETACH_KEY})` },
   },
   details: [
-    'As input owner your keys go to the program and your terminal\'s size becomes the session\'s; a previous owner is told and detached.',
+    "As input owner your keys go to the program and your terminal's size becomes the session's; a previous owner is told and detached.",
     'Ends when you press the detach key, when another client takes input over, when the program exits, or when the daemon stops; your terminal is reset each time (alternate screen, cursor, mouse, paste and keypad modes, scroll region, colours).',
     '--json prints {"session": ID, "reason": detached|taken|exited|removed|stopped|disconnected|signal, "exit": ...} after the terminal is restored.',
   ],
@@ -43,7 +50,8 @@ export const attachCommand: Command = {
     try {
       // The id (not the name the user typed) is what events carry.
       const { session } = await client.request('show', { session: ctx.args.positionals[0] });
-      if (ctx.env.HOLDFAST_SESSION === session.id) throw usageError(`this shell runs inside session ${session.id}; attaching it to itself would loop`);
+      if (ctx.env.HOLDFAST_SESSION === session.id)
+        throw usageError(`this shell runs inside session ${session.id}; attaching it to itself would loop`);
       return await new AttachSession(client, session, role, detachKey).run();
     } finally {
       client.close();
@@ -91,7 +99,8 @@ class AttachSession {
     });
     this.takeTerminal();
     this.listen();
-    const size = this.role === 'owner' && this.stdout.isTTY ? { cols: this.stdout.columns, rows: this.stdout.rows } : {};
+    const size =
+      this.role === 'owner' && this.stdout.isTTY ? { cols: this.stdout.columns, rows: this.stdout.rows } : {};
     this.client
       .attach(
         { session: this.id, role: this.role, ...size },
@@ -155,8 +164,13 @@ class AttachSession {
     const events = this.client.onEvent((event) => {
       if (event.type === 'stopping') this.end('stopped', 'the daemon is stopping', ExitCode.Ok);
     });
-    const closed = this.client.onClose(() => this.end('disconnected', 'the daemon closed the connection', ExitCode.Failed));
-    this.cleanups.push(() => events.dispose(), () => closed.dispose());
+    const closed = this.client.onClose(() =>
+      this.end('disconnected', 'the daemon closed the connection', ExitCode.Failed),
+    );
+    this.cleanups.push(
+      () => events.dispose(),
+      () => closed.dispose(),
+    );
   }
 
   private onInput(chunk: Buffer): void {
@@ -198,7 +212,11 @@ class AttachSession {
     switch (event.type) {
       case 'role':
         if (event.role === 'watcher' && this.role === 'owner') {
-          this.end('taken', `input was taken over (${event.reason || 'another client claimed it'}); detached from ${this.label()}`, ExitCode.Ok);
+          this.end(
+            'taken',
+            `input was taken over (${event.reason || 'another client claimed it'}); detached from ${this.label()}`,
+            ExitCode.Ok,
+          );
         }
         this.role = event.role;
         return;

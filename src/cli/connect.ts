@@ -22,4 +22,3 @@ export async function withClient<T>(ctx: Context, fn: (client: HoldfastClient) =
     client.close();
   }
 }
-

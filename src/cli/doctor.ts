@@ -5,7 +5,12 @@ import * as path from 'node:path';
 import { readCheckpoints, recoveryDir } from '../protocol/checkpointFiles';
 import { HoldfastClient, NoDaemonError } from '../protocol/client';
 import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
-import { checkSocket as trustCheckSocket, checkSocketDir as trustCheckSocketDir, readTokenFile, TrustCheck } from '../protocol/endpointTrust';
+import {
+  checkSocket as trustCheckSocket,
+  checkSocketDir as trustCheckSocketDir,
+  readTokenFile,
+  TrustCheck,
+} from '../protocol/endpointTrust';
 import { defaultLogPath } from '../protocol/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
@@ -34,7 +39,9 @@ function mode(st: fs.Stats): string {
 
 /** A check of src/protocol/endpointTrust.ts, the rules the clients and the daemon apply themselves. */
 function fromTrust(check: TrustCheck): Check {
-  return check.state === 'ok' ? { name: check.name, ok: true, detail: check.detail } : { name: check.name, ok: false, detail: check.detail, fix: check.fix };
+  return check.state === 'ok'
+    ? { name: check.name, ok: true, detail: check.detail }
+    : { name: check.name, ok: false, detail: check.detail, fix: check.fix };
 }
 
 export function checkSocketDir(socketPath: string, env: NodeJS.ProcessEnv): Check {
@@ -57,9 +64,23 @@ export async function checkDaemon(socketPath: string): Promise<{ check: Check; s
     client = await HoldfastClient.connect({ ...connectOptions(socketPath), timeoutMs: 3000 });
   } catch (err) {
     if (err instanceof NoDaemonError) {
-      return { check: { name, ok: false, detail: `no daemon is listening on ${socketPath}`, fix: 'start one: `holdfast new` (on demand) or `holdfast serve` (persistent)' } };
+      return {
+        check: {
+          name,
+          ok: false,
+          detail: `no daemon is listening on ${socketPath}`,
+          fix: 'start one: `holdfast new` (on demand) or `holdfast serve` (persistent)',
+        },
+      };
     }
-    return { check: { name, ok: false, detail: (err as Error).message, fix: 'see the daemon log; if it hangs, kill its pid and start it again' } };
+    return {
+      check: {
+        name,
+        ok: false,
+        detail: (err as Error).message,
+        fix: 'see the daemon log; if it hangs, kill its pid and start it again',
+      },
+    };
   }
   try {
     const { hello } = client;
@@ -69,10 +90,16 @@ export async function checkDaemon(socketPath: string): Promise<{ check: Check; s
     } catch {
       // an older daemon without status: the hello still says enough
     }
-    const detail = `pid ${hello.pid}, version ${hello.version}, protocol ${hello.protocol}, ${hello.startMode}` + (status ? `, ${status.sessions} sessions, ${status.clients} clients, node ${status.nodeVersion}` : '');
+    const detail =
+      `pid ${hello.pid}, version ${hello.version}, protocol ${hello.protocol}, ${hello.startMode}` +
+      (status ? `, ${status.sessions} sessions, ${status.clients} clients, node ${status.nodeVersion}` : '');
     const warnings: string[] = [];
-    if (hello.version !== VERSION) warnings.push(`the daemon runs version ${hello.version}, this CLI is ${VERSION}; \`holdfast stop\` and start it again to update`);
-    if (hello.protocol !== PROTOCOL_VERSION) warnings.push(`protocol ${hello.protocol} differs from this CLI's ${PROTOCOL_VERSION}`);
+    if (hello.version !== VERSION)
+      warnings.push(
+        `the daemon runs version ${hello.version}, this CLI is ${VERSION}; \`holdfast stop\` and start it again to update`,
+      );
+    if (hello.protocol !== PROTOCOL_VERSION)
+      warnings.push(`protocol ${hello.protocol} differs from this CLI's ${PROTOCOL_VERSION}`);
     return { check: { name, ok: true, detail, warning: warnings.join('; ') || undefined }, status };
   } finally {
     client.close();
@@ -86,19 +113,39 @@ export async function checkNodePty(fromDir: string): Promise<Check> {
   try {
     pty = createRequire(path.join(fromDir, 'daemon.js'))('node-pty') as typeof import('node-pty');
   } catch (err) {
-    return { name, ok: false, detail: `cannot load node-pty from ${fromDir}: ${(err as Error).message.split('\n')[0]}`, fix: 'rebuild it: `npm rebuild node-pty` in the Holdfast folder (needs python3, make, g++)' };
+    return {
+      name,
+      ok: false,
+      detail: `cannot load node-pty from ${fromDir}: ${(err as Error).message.split('\n')[0]}`,
+      fix: 'rebuild it: `npm rebuild node-pty` in the Holdfast folder (needs python3, make, g++)',
+    };
   }
   return new Promise<Check>((resolve) => {
     let term: import('node-pty').IPty;
     const timer = setTimeout(() => {
       term?.kill();
-      resolve({ name, ok: false, detail: 'a test PTY did not exit within 3 s', fix: 'check that /dev/ptmx and /dev/pts are usable' });
+      resolve({
+        name,
+        ok: false,
+        detail: 'a test PTY did not exit within 3 s',
+        fix: 'check that /dev/ptmx and /dev/pts are usable',
+      });
     }, 3000);
     try {
-      term = pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 80, rows: 24, cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+      term = pty.spawn('/bin/sh', ['-c', 'exit 0'], {
+        cols: 80,
+        rows: 24,
+        cwd: '/',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
     } catch (err) {
       clearTimeout(timer);
-      resolve({ name, ok: false, detail: `cannot open a PTY: ${(err as Error).message}`, fix: 'check that /dev/ptmx and /dev/pts are usable' });
+      resolve({
+        name,
+        ok: false,
+        detail: `cannot open a PTY: ${(err as Error).message}`,
+        fix: 'check that /dev/ptmx and /dev/pts are usable',
+      });
       return;
     }
     term.onExit(() => {
@@ -117,7 +164,12 @@ export function checkLogDir(logFile: string): Check {
   try {
     fs.accessSync(probe, fs.constants.W_OK | fs.constants.X_OK);
   } catch {
-    return { name, ok: false, detail: `${probe} is not writable`, fix: `make ${dir} writable by you, or set XDG_STATE_HOME to a writable directory` };
+    return {
+      name,
+      ok: false,
+      detail: `${probe} is not writable`,
+      fix: `make ${dir} writable by you, or set XDG_STATE_HOME to a writable directory`,
+    };
   }
   return { name, ok: true, detail: probe === dir ? `${dir} is writable` : `${dir} will be created (under ${probe})` };
 }
@@ -133,12 +185,23 @@ export function checkCheckpoints(env: NodeJS.ProcessEnv): Check {
     return { name, ok: true, detail: `${dir} (none written yet)` };
   }
   if (!st.isDirectory() || st.uid !== uid() || (st.mode & 0o077) !== 0) {
-    return { name, ok: false, detail: `${dir} must be a directory of yours with mode 700 (it is ${st.isDirectory() ? `mode ${mode(st)}, uid ${st.uid}` : 'not a directory'})`, fix: `chmod 700 ${dir}, or move it away` };
+    return {
+      name,
+      ok: false,
+      detail: `${dir} must be a directory of yours with mode 700 (it is ${st.isDirectory() ? `mode ${mode(st)}, uid ${st.uid}` : 'not a directory'})`,
+      fix: `chmod 700 ${dir}, or move it away`,
+    };
   }
   const { checkpoints, skipped } = readCheckpoints(dir, '');
   const newest = checkpoints[0];
   const detail = `${dir}: ${checkpoints.length} readable${newest ? `, newest written ${new Date(newest.summary.writtenAt).toISOString()} with ${newest.summary.sessions} session(s)` : ''}`;
-  if (skipped.length > 0) return { name, ok: true, detail, warning: `${skipped.length} unreadable and skipped: ${skipped.map((f) => `${path.basename(f.file)} (${f.error})`).join('; ')}; delete them` };
+  if (skipped.length > 0)
+    return {
+      name,
+      ok: true,
+      detail,
+      warning: `${skipped.length} unreadable and skipped: ${skipped.map((f) => `${path.basename(f.file)} (${f.error})`).join('; ')}; delete them`,
+    };
   return { name, ok: true, detail };
 }
 
@@ -157,10 +220,13 @@ export async function runChecks(socketPath: string, env: NodeJS.ProcessEnv, dist
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check the socket directory, token, daemon, node-pty, log directory and checkpoints; exit 1 if any check fails',
+  summary:
+    'check the socket directory, token, daemon, node-pty, log directory and checkpoints; exit 1 if any check fails',
   usage: 'doctor',
   options: {},
-  details: ['Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.'],
+  details: [
+    'Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.',
+  ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
     const checks = await runChecks(ctx.socket, ctx.env, __dirname);

@@ -33,7 +33,8 @@ export function noDaemonMessage(socketPath: string): string {
 /** Maps anything thrown by a command onto an exit code and one line of text. */
 export function toCliError(err: unknown): CliError {
   if (err instanceof CliError) return err;
-  if (err instanceof NoDaemonError) return new CliError(ExitCode.NoDaemon, 'no-daemon', noDaemonMessage(err.socketPath));
+  if (err instanceof NoDaemonError)
+    return new CliError(ExitCode.NoDaemon, 'no-daemon', noDaemonMessage(err.socketPath));
   if (err instanceof RequestError) {
     switch (err.code) {
       case ErrorCode.NoSession:

@@ -11,7 +11,9 @@ runCli(process.argv.slice(2)).then(
   (code) => exit(code),
   (err: unknown) => {
     // runCli turns every command error into a code; reaching here is a bug in the CLI itself.
-    process.stderr.write(`holdfast: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `holdfast: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     exit(1);
   },
 );

@@ -13,7 +13,10 @@ export function formatState(s: Pick<SessionInfo, 'state' | 'exit'>): string {
 }
 
 export function formatClients(c: SessionInfo['clients']): string {
-  const parts = [`${c.owners} owner${c.owners === 1 ? '' : 's'}`, `${c.watchers} watcher${c.watchers === 1 ? '' : 's'}`];
+  const parts = [
+    `${c.owners} owner${c.owners === 1 ? '' : 's'}`,
+    `${c.watchers} watcher${c.watchers === 1 ? '' : 's'}`,
+  ];
   return parts.join(', ');
 }
 
@@ -48,7 +51,16 @@ export function commandLine(argv: readonly string[]): string {
 export function table(header: string[], rows: string[][]): string {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    all
+      .map((r) =>
+        r
+          .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i])))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 export function sessionTable(sessions: SessionInfo[], now = Date.now()): string {
@@ -74,7 +86,11 @@ export function sessionDetails(s: SessionInfo): string {
     ['pid', String(s.pid)],
     ['state', formatState(s)],
   ];
-  if (s.exit) lines.push(['exit', s.exit.signal ? `signal ${s.exit.signal}` : `code ${s.exit.code}`], ['exited', formatTime(s.exit.at)]);
+  if (s.exit)
+    lines.push(
+      ['exit', s.exit.signal ? `signal ${s.exit.signal}` : `code ${s.exit.code}`],
+      ['exited', formatTime(s.exit.at)],
+    );
   lines.push(
     ['command', s.argv.map(shellQuote).join(' ')],
     ['cwd', s.cwd],

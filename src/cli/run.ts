@@ -38,7 +38,11 @@ function beforeTerminator(args: string[]): string[] {
   return end < 0 ? args : args.slice(0, end);
 }
 
-export async function runCli(argv: string[], io: Io = processIo, env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+export async function runCli(
+  argv: string[],
+  io: Io = processIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ExitCode> {
   let { name, args } = hoistGlobals(argv);
   const flags = beforeTerminator(args);
   const json = flags.includes('--json');
@@ -62,7 +66,13 @@ export async function runCli(argv: string[], io: Io = processIo, env: NodeJS.Pro
   return runCommand(command, args, io, env, json);
 }
 
-async function runCommand(command: Command, argv: string[], io: Io, env: NodeJS.ProcessEnv, json: boolean): Promise<ExitCode> {
+async function runCommand(
+  command: Command,
+  argv: string[],
+  io: Io,
+  env: NodeJS.ProcessEnv,
+  json: boolean,
+): Promise<ExitCode> {
   let ctx: Context;
   try {
     const args = parseCommandArgs(argv, command.options);

@@ -88,6 +88,7 @@ const CLEAR_SCROLLBACK = Buffer.from(`${ESC}[3J`);
 export function withoutFullReset(snapshot: Buffer, resync: boolean): Buffer {
   let body = snapshot;
   if (body.subarray(0, FULL_RESET.length).equals(FULL_RESET)) body = body.subarray(FULL_RESET.length);
-  if (!resync && body.subarray(0, CLEAR_SCROLLBACK.length).equals(CLEAR_SCROLLBACK)) body = body.subarray(CLEAR_SCROLLBACK.length);
+  if (!resync && body.subarray(0, CLEAR_SCROLLBACK.length).equals(CLEAR_SCROLLBACK))
+    body = body.subarray(CLEAR_SCROLLBACK.length);
   return body;
 }

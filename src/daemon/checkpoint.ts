@@ -16,7 +16,13 @@ import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
 import { checkpointFile, listCheckpointFiles, summarize } from '../protocol/checkpointFiles';
 import { ensurePrivateDir } from '../protocol/paths';
-import { CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, RecoveryConfig, SavedSession } from '../protocol/recovery';
+import {
+  CHECKPOINT_VERSION,
+  CheckpointFile,
+  CheckpointSummary,
+  RecoveryConfig,
+  SavedSession,
+} from '../protocol/recovery';
 import type { Session } from './session';
 
 export enum CheckpointTiming {
@@ -34,7 +40,10 @@ const TEMP_PREFIX = '.tmp-';
 
 /** 20261201T212724Z-4242: when the daemon started and its pid. */
 export function runId(startedAt: number, pid: number): string {
-  return `${new Date(startedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${pid}`;
+  return `${new Date(startedAt)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${pid}`;
 }
 
 function isAlive(pid: number): boolean {
@@ -180,7 +189,10 @@ export class Checkpointer {
       this.prepareDir();
       const { data, checkpoint } = await this.serialize(sessions, config);
       // Exclusive and unguessable: a planted file or symlink at the temp name is never written through.
-      const temp = path.join(this.options.dir, `${TEMP_PREFIX}${process.pid}-${this.id}-${randomBytes(6).toString('hex')}`);
+      const temp = path.join(
+        this.options.dir,
+        `${TEMP_PREFIX}${process.pid}-${this.id}-${randomBytes(6).toString('hex')}`,
+      );
       const handle = await fs.promises.open(temp, 'wx', 0o600);
       try {
         try {
@@ -223,7 +235,10 @@ export class Checkpointer {
   }
 
   /** The JSON, with scrollback trimmed (halved, then screens dropped, largest first) until it fits. */
-  private async serialize(sessions: Session[], config: RecoveryConfig): Promise<{ data: Buffer; checkpoint: CheckpointFile }> {
+  private async serialize(
+    sessions: Session[],
+    config: RecoveryConfig,
+  ): Promise<{ data: Buffer; checkpoint: CheckpointFile }> {
     const base = sessions.map((s): SavedSession => {
       const info = s.info();
       const saved: SavedSession = {
@@ -243,12 +258,21 @@ export class Checkpointer {
       return saved;
     });
     const file = (withScreens: SavedSession[]) => {
-      const checkpoint: CheckpointFile = { version: CHECKPOINT_VERSION, id: this.id, writtenAt: Date.now(), daemonPid: process.pid, daemonStartedAt: this.options.startedAt, socket: this.options.socket, sessions: withScreens };
+      const checkpoint: CheckpointFile = {
+        version: CHECKPOINT_VERSION,
+        id: this.id,
+        writtenAt: Date.now(),
+        daemonPid: process.pid,
+        daemonStartedAt: this.options.startedAt,
+        socket: this.options.socket,
+        sessions: withScreens,
+      };
       return { data: Buffer.from(JSON.stringify(checkpoint), 'utf8'), checkpoint };
     };
     if (!config.screenText) {
       const plain = file(base);
-      if (plain.data.length > config.maxBytes) throw new Error(`${plain.data.length} bytes without screens, over the ${config.maxBytes}-byte limit`);
+      if (plain.data.length > config.maxBytes)
+        throw new Error(`${plain.data.length} bytes without screens, over the ${config.maxBytes}-byte limit`);
       return plain;
     }
     let scrollback = MAX_SAVED_SCROLLBACK;
@@ -266,7 +290,9 @@ export class Checkpointer {
         continue;
       }
       // Even the visible screens do not fit: drop the largest ones until the rest does.
-      const order = withScreens.map((s, i) => i).sort((a, b) => (withScreens[b].screen?.length ?? 0) - (withScreens[a].screen?.length ?? 0));
+      const order = withScreens
+        .map((s, i) => i)
+        .sort((a, b) => (withScreens[b].screen?.length ?? 0) - (withScreens[a].screen?.length ?? 0));
       for (const i of order) {
         delete withScreens[i].screen;
         const smaller = file(withScreens);

@@ -14,13 +14,24 @@ import { DaemonError } from './daemonError';
 export const MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_CONFIG: DaemonConfig = {
-  recovery: { enabled: true, intervalSeconds: 30, screenText: false, argv: false, keep: 3, maxBytes: MAX_CHECKPOINT_BYTES },
+  recovery: {
+    enabled: true,
+    intervalSeconds: 30,
+    screenText: false,
+    argv: false,
+    keep: 3,
+    maxBytes: MAX_CHECKPOINT_BYTES,
+  },
 };
 
 type Check = (value: unknown) => string | undefined;
 const bool: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
-const number = (min: number, max: number, integer: boolean): Check => (v) =>
-  typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v)) ? undefined : `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
+const number =
+  (min: number, max: number, integer: boolean): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v))
+      ? undefined
+      : `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
 
 const RECOVERY_KEYS: Record<keyof RecoveryConfig, Check> = {
   enabled: bool,
@@ -35,13 +46,20 @@ const RECOVERY_KEYS: Record<keyof RecoveryConfig, Check> = {
 export const CONFIG_KEYS = Object.keys(RECOVERY_KEYS).map((k) => `recovery.${k}`);
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : path.join(os.homedir(), '.config');
   return path.join(base, 'holdfast', 'config.json');
 }
 
 function splitKey(key: unknown): keyof RecoveryConfig {
   const match = typeof key === 'string' ? /^recovery\.(\w+)$/.exec(key) : null;
-  if (!match || !Object.hasOwn(RECOVERY_KEYS, match[1])) throw new DaemonError(ErrorCode.BadRequest, `unknown config key "${String(key)}" (keys: ${CONFIG_KEYS.join(', ')})`);
+  if (!match || !Object.hasOwn(RECOVERY_KEYS, match[1]))
+    throw new DaemonError(
+      ErrorCode.BadRequest,
+      `unknown config key "${String(key)}" (keys: ${CONFIG_KEYS.join(', ')})`,
+    );
   return match[1] as keyof RecoveryConfig;
 }
 
@@ -53,11 +71,13 @@ function parse(text: string, file: string): DaemonConfig {
   } catch (err) {
     throw new DaemonError(ErrorCode.BadRequest, `${file}: not valid JSON: ${(err as Error).message}`);
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new DaemonError(ErrorCode.BadRequest, `${file}: must hold a JSON object`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new DaemonError(ErrorCode.BadRequest, `${file}: must hold a JSON object`);
   const recovery = { ...DEFAULT_CONFIG.recovery };
   const section = (raw as Record<string, unknown>).recovery;
   if (section !== undefined) {
-    if (!section || typeof section !== 'object' || Array.isArray(section)) throw new DaemonError(ErrorCode.BadRequest, `${file}: "recovery" must be an object`);
+    if (!section || typeof section !== 'object' || Array.isArray(section))
+      throw new DaemonError(ErrorCode.BadRequest, `${file}: "recovery" must be an object`);
     for (const [key, value] of Object.entries(section)) {
       if (!Object.hasOwn(RECOVERY_KEYS, key)) continue;
       const problem = RECOVERY_KEYS[key as keyof RecoveryConfig](value);

@@ -3,8 +3,25 @@
 // with a fresh snapshot once its socket drains: the program is never slowed down by it.
 import type * as net from 'node:net';
 import { DisposableStore, IDisposable, toDisposable } from '../protocol/disposable';
-import { encodeJson, FrameDecoder, FrameError, FrameKind, isKnownKind, parseJson, rawHeader, splitRaw } from '../protocol/frame';
-import { ClientHello, DaemonEvent, DaemonHello, ErrorCode, PROTOCOL_VERSION, RequestMessage, Role } from '../protocol/messages';
+import {
+  encodeJson,
+  FrameDecoder,
+  FrameError,
+  FrameKind,
+  isKnownKind,
+  parseJson,
+  rawHeader,
+  splitRaw,
+} from '../protocol/frame';
+import {
+  ClientHello,
+  DaemonEvent,
+  DaemonHello,
+  ErrorCode,
+  PROTOCOL_VERSION,
+  RequestMessage,
+  Role,
+} from '../protocol/messages';
 import type { Subscriber } from './clientRoles';
 import { tokensMatch } from './endpoint';
 import type { Session } from './session';
@@ -81,7 +98,10 @@ export class ClientConnection implements IDisposable {
     private readonly onClosed: (connection: ClientConnection) => void,
     private readonly log: (line: string) => void,
   ) {
-    const handshakeTimer = setTimeout(() => this.fail(ErrorCode.Protocol, `no hello within ${ConnectionLimits.HandshakeTimeoutMs} ms`), ConnectionLimits.HandshakeTimeoutMs);
+    const handshakeTimer = setTimeout(
+      () => this.fail(ErrorCode.Protocol, `no hello within ${ConnectionLimits.HandshakeTimeoutMs} ms`),
+      ConnectionLimits.HandshakeTimeoutMs,
+    );
     this.disposables.add(toDisposable(() => clearTimeout(handshakeTimer)));
     socket.on('data', (chunk: Buffer) => this.onData(chunk, handshakeTimer));
     socket.on('drain', () => this.onDrain());
@@ -119,9 +139,14 @@ export class ClientConnection implements IDisposable {
   private onHello(kind: number, payload: Buffer): void {
     if (kind !== FrameKind.Hello) throw new DaemonError(ErrorCode.Protocol, 'the first frame must be a hello');
     const hello = parseJson(payload) as Partial<ClientHello> | null;
-    if (!hello || typeof hello !== 'object' || typeof hello.protocol !== 'number') throw new DaemonError(ErrorCode.Protocol, 'malformed hello');
+    if (!hello || typeof hello !== 'object' || typeof hello.protocol !== 'number')
+      throw new DaemonError(ErrorCode.Protocol, 'malformed hello');
     if (!tokensMatch(this.token, hello.token)) throw new DaemonError(ErrorCode.Auth, 'wrong or missing token');
-    if (hello.protocol < 1) throw new DaemonError(ErrorCode.Protocol, `protocol ${hello.protocol} is not supported (this daemon speaks ${PROTOCOL_VERSION})`);
+    if (hello.protocol < 1)
+      throw new DaemonError(
+        ErrorCode.Protocol,
+        `protocol ${hello.protocol} is not supported (this daemon speaks ${PROTOCOL_VERSION})`,
+      );
     this.clientName = String(hello.client ?? '');
     this.ready = true;
     this.send(encodeJson(FrameKind.Hello, this.hello()));
@@ -131,7 +156,12 @@ export class ClientConnection implements IDisposable {
     switch (kind) {
       case FrameKind.Request: {
         const request = parseJson(payload) as Partial<RequestMessage> | null;
-        if (!request || typeof request !== 'object' || typeof request.id !== 'number' || typeof request.method !== 'string') {
+        if (
+          !request ||
+          typeof request !== 'object' ||
+          typeof request.id !== 'number' ||
+          typeof request.method !== 'string'
+        ) {
           throw new DaemonError(ErrorCode.Protocol, 'malformed request');
         }
         this.dispatch(request.id, request.method, request.params ?? {});
@@ -162,9 +192,12 @@ export class ClientConnection implements IDisposable {
   }
 
   addChannel(channel: number, session: Session, role: Role): Channel {
-    if (!Number.isInteger(channel) || channel < 0 || channel > 0xffffffff) throw new DaemonError(ErrorCode.BadRequest, 'channel must be a u32');
-    if (this.channels.has(channel)) throw new DaemonError(ErrorCode.BadRequest, `channel ${channel} is already attached`);
-    if (this.channels.size >= ConnectionLimits.MaxChannels) throw new DaemonError(ErrorCode.Limit, `at most ${ConnectionLimits.MaxChannels} channels per connection`);
+    if (!Number.isInteger(channel) || channel < 0 || channel > 0xffffffff)
+      throw new DaemonError(ErrorCode.BadRequest, 'channel must be a u32');
+    if (this.channels.has(channel))
+      throw new DaemonError(ErrorCode.BadRequest, `channel ${channel} is already attached`);
+    if (this.channels.size >= ConnectionLimits.MaxChannels)
+      throw new DaemonError(ErrorCode.Limit, `at most ${ConnectionLimits.MaxChannels} channels per connection`);
     const attached = new Channel(this, channel, session, role);
     this.channels.set(channel, attached);
     return attached;
@@ -209,7 +242,10 @@ export class ClientConnection implements IDisposable {
   private checkQueue(): void {
     const queued = this.socket.writableLength;
     if (queued > ConnectionLimits.MaxQueuedControlBytes) {
-      this.fail(ErrorCode.Limit, `${queued} bytes are queued for this client, over the ${ConnectionLimits.MaxQueuedControlBytes}-byte limit: it does not read what it asked for`);
+      this.fail(
+        ErrorCode.Limit,
+        `${queued} bytes are queued for this client, over the ${ConnectionLimits.MaxQueuedControlBytes}-byte limit: it does not read what it asked for`,
+      );
       this.socket.destroy(); // the error frame would wait behind the queue: free it now
     }
   }

@@ -2,7 +2,18 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import { DisposableStore, toDisposable } from '../protocol/disposable';
-import { ALL_CAPABILITIES, AttachParams, DaemonEvent, DaemonHello, DaemonStatus, ErrorCode, Method, Params, PROTOCOL_VERSION, StartMode } from '../protocol/messages';
+import {
+  ALL_CAPABILITIES,
+  AttachParams,
+  DaemonEvent,
+  DaemonHello,
+  DaemonStatus,
+  ErrorCode,
+  Method,
+  Params,
+  PROTOCOL_VERSION,
+  StartMode,
+} from '../protocol/messages';
 import type { RecoveryMethods } from '../protocol/recovery';
 import { defaultLogPath } from '../protocol/paths';
 import { compilePattern } from '../protocol/textPattern';
@@ -44,7 +55,8 @@ type RecoveryMethod = keyof RecoveryMethods;
 /** A size a client asked for: both or neither; within the bounds of limits.ts. */
 function optionalSize(cols: number | undefined, rows: number | undefined): { cols: number; rows: number } | undefined {
   if (cols === undefined && rows === undefined) return undefined;
-  if (cols === undefined || rows === undefined) throw new DaemonError(ErrorCode.BadRequest, 'cols and rows go together');
+  if (cols === undefined || rows === undefined)
+    throw new DaemonError(ErrorCode.BadRequest, 'cols and rows go together');
   return checkedSize(cols, rows);
 }
 
@@ -65,13 +77,29 @@ export class Daemon implements RequestHandler {
     readonly options: DaemonOptions,
     readonly log: Log,
   ) {
-    this.registry = this.disposables.add(new SessionRegistry(options.socket, { ...DEFAULT_LIMITS, ...limitsFromEnv(process.env), ...options.limits }, (line) => log.write(line)));
+    this.registry = this.disposables.add(
+      new SessionRegistry(
+        options.socket,
+        { ...DEFAULT_LIMITS, ...limitsFromEnv(process.env), ...options.limits },
+        (line) => log.write(line),
+      ),
+    );
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
-    this.recovery = this.disposables.add(new Recovery(this.registry, options.socket, this.startedAt, (line) => log.write(line), (event) => this.route(event)));
+    this.recovery = this.disposables.add(
+      new Recovery(
+        this.registry,
+        options.socket,
+        this.startedAt,
+        (line) => log.write(line),
+        (event) => this.route(event),
+      ),
+    );
     this.methods = { ...this.coreMethods(), ...this.recovery.methods };
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.
-      this.disposables.add(this.registry.onEmpty(() => setImmediate(() => void this.stop('the last session was removed'))));
+      this.disposables.add(
+        this.registry.onEmpty(() => setImmediate(() => void this.stop('the last session was removed'))),
+      );
     }
   }
 
@@ -79,13 +107,19 @@ export class Daemon implements RequestHandler {
   static async start(options: DaemonOptions): Promise<DaemonStart> {
     const log = new Log(options.logFile ?? defaultLogPath(), undefined, options.logEcho);
     const daemon = new Daemon(options, log);
-    const claim = await Endpoint.claim(options.socket, (socket) => daemon.accept(socket), (line) => log.write(line));
+    const claim = await Endpoint.claim(
+      options.socket,
+      (socket) => daemon.accept(socket),
+      (line) => log.write(line),
+    );
     if (claim.kind === 'taken') {
       daemon.disposables.dispose();
       return { kind: 'taken' };
     }
     daemon.endpoint = daemon.disposables.add(claim.endpoint);
-    daemon.disposables.add(claim.endpoint.onLost((why) => log.write(`lost the endpoint: ${why}; existing clients are still served`)));
+    daemon.disposables.add(
+      claim.endpoint.onLost((why) => log.write(`lost the endpoint: ${why}; existing clients are still served`)),
+    );
     log.write(`daemon ${VERSION} started (${options.startMode}, pid ${process.pid}, node ${process.version})`);
     daemon.armUnusedTimer();
     return { kind: 'serving', daemon };
@@ -96,12 +130,27 @@ export class Daemon implements RequestHandler {
   }
 
   hello(): DaemonHello {
-    return { protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, startedAt: this.startedAt, startMode: this.options.startMode, capabilities: ALL_CAPABILITIES };
+    return {
+      protocol: PROTOCOL_VERSION,
+      version: VERSION,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      startMode: this.options.startMode,
+      capabilities: ALL_CAPABILITIES,
+    };
   }
 
   private accept(socket: net.Socket): void {
     if (this.stopping) return void socket.destroy();
-    const connection = new ClientConnection(this.nextConnectionId++, socket, this.endpoint.token, () => this.hello(), this, (c) => this.onConnectionClosed(c), (line) => this.log.write(line));
+    const connection = new ClientConnection(
+      this.nextConnectionId++,
+      socket,
+      this.endpoint.token,
+      () => this.hello(),
+      this,
+      (c) => this.onConnectionClosed(c),
+      (line) => this.log.write(line),
+    );
     this.connections.add(connection);
     clearTimeout(this.unusedTimer);
   }
@@ -113,7 +162,8 @@ export class Daemon implements RequestHandler {
 
   /** An on-demand daemon nobody uses (no session, no client) goes away instead of lingering. */
   private armUnusedTimer(): void {
-    if (this.options.startMode !== 'on-demand' || this.registry.size > 0 || this.connections.size > 0 || this.stopping) return;
+    if (this.options.startMode !== 'on-demand' || this.registry.size > 0 || this.connections.size > 0 || this.stopping)
+      return;
     clearTimeout(this.unusedTimer);
     this.unusedTimer = setTimeout(() => void this.stop('unused'), DaemonTiming.UnusedExitMs);
   }
@@ -123,14 +173,16 @@ export class Daemon implements RequestHandler {
     const sessionId = event.type === 'session' ? event.session.id : 'id' in event ? event.id : undefined;
     for (const connection of this.connections) {
       if (connection.subscribedToAll) connection.sendEvent(event);
-      else if (sessionId && [...connection.channels.values()].some((c) => c.session.id === sessionId)) connection.sendEvent(event);
+      else if (sessionId && [...connection.channels.values()].some((c) => c.session.id === sessionId))
+        connection.sendEvent(event);
     }
   }
 
   async handle(connection: ClientConnection, method: string, rawParams: unknown): Promise<unknown> {
     if (!isMethod(method)) throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
     const params = parseParams(method, rawParams);
-    if (this.stopping && !READ_ONLY_METHODS.has(method)) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
+    if (this.stopping && !READ_ONLY_METHODS.has(method))
+      throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
     return (this.methods[method] as (params: unknown, connection: ClientConnection) => unknown)(params, connection);
   }
 
@@ -144,7 +196,9 @@ export class Daemon implements RequestHandler {
         clearTimeout(this.unusedTimer);
         this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
         this.route({ type: 'session', session: session.info() });
-        void session.hasExited.then(() => this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`));
+        void session.hasExited.then(() =>
+          this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
+        );
         return { session: session.info() };
       },
       attach: (p, connection) => this.attach(connection, p),
@@ -216,7 +270,12 @@ export class Daemon implements RequestHandler {
     const channel = connection.addChannel(params.channel, session, params.role);
     // The answer goes out first; the snapshot (and then the stream) follows it.
     setImmediate(() => {
-      if (connection.channels.get(params.channel) === channel) session.attach(channel, size, params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full');
+      if (connection.channels.get(params.channel) === channel)
+        session.attach(
+          channel,
+          size,
+          params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full',
+        );
     });
     return { session: { ...session.info(), ...(size ?? {}) } };
   }
@@ -231,7 +290,10 @@ export class Daemon implements RequestHandler {
         throw new DaemonError(ErrorCode.BadRequest, (err as Error).message);
       }
     }
-    const met = await session.wait(condition, Math.min(params.timeoutMs ?? DaemonTiming.MaxWaitMs, DaemonTiming.MaxWaitMs));
+    const met = await session.wait(
+      condition,
+      Math.min(params.timeoutMs ?? DaemonTiming.MaxWaitMs, DaemonTiming.MaxWaitMs),
+    );
     return { met, session: session.info() };
   }
 
@@ -259,7 +321,9 @@ export class Daemon implements RequestHandler {
     this.stopping = (async () => {
       for (const connection of this.connections) connection.sendEvent({ type: 'stopping' });
       await this.recovery.beforeStop();
-      await Promise.all(this.registry.list().map((s) => s.kill('SIGHUP', DaemonTiming.StopGraceMs).catch(() => undefined)));
+      await Promise.all(
+        this.registry.list().map((s) => s.kill('SIGHUP', DaemonTiming.StopGraceMs).catch(() => undefined)),
+      );
       await Promise.all([...this.connections].map((connection) => connection.close()));
       this.disposables.dispose();
       this.log.write('stopped');
@@ -270,7 +334,9 @@ export class Daemon implements RequestHandler {
 }
 
 /** Runs a daemon in this process until it stops; resolves 'taken' if another daemon serves the socket. */
-export async function runDaemon(options: DaemonOptions & { onReady?: (daemon: Daemon) => void }): Promise<'stopped' | 'taken'> {
+export async function runDaemon(
+  options: DaemonOptions & { onReady?: (daemon: Daemon) => void },
+): Promise<'stopped' | 'taken'> {
   const started = await Daemon.start(options);
   if (started.kind === 'taken') return 'taken';
   const { daemon } = started;
@@ -286,10 +352,12 @@ export async function runDaemon(options: DaemonOptions & { onReady?: (daemon: Da
   const onCrash = (err: unknown) => daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
-  disposables.add(toDisposable(() => {
-    process.off('uncaughtException', onCrash);
-    process.off('unhandledRejection', onCrash);
-  }));
+  disposables.add(
+    toDisposable(() => {
+      process.off('uncaughtException', onCrash);
+      process.off('unhandledRejection', onCrash);
+    }),
+  );
   options.onReady?.(daemon);
   await new Promise<void>((resolve) => daemon.onStopped(resolve));
   disposables.dispose();

@@ -30,7 +30,11 @@ export interface EmulatorOptions {
 const DEFAULT_HISTORY_MARGIN = 0;
 
 /** Colours reported to OSC 10/11/12 queries when the daemon answers (a dark theme's defaults). */
-const QUERY_COLOURS: Record<number, string> = { 10: 'rgb:d4d4/d4d4/d4d4', 11: 'rgb:1e1e/1e1e/1e1e', 12: 'rgb:d4d4/d4d4/d4d4' };
+const QUERY_COLOURS: Record<number, string> = {
+  10: 'rgb:d4d4/d4d4/d4d4',
+  11: 'rgb:1e1e/1e1e/1e1e',
+  12: 'rgb:d4d4/d4d4/d4d4',
+};
 
 export class Emulator implements IDisposable {
   readonly terminal: Terminal;
@@ -74,7 +78,13 @@ export class Emulator implements IDisposable {
     this.containParseErrors();
     const margin = options.historyMargin === undefined ? DEFAULT_HISTORY_MARGIN : options.historyMargin;
     this.scrollbackLines = options.scrollback;
-    if (margin !== null) this.history = new HistoryCapture(this.terminal, new HistoryStore(options.scrollback), margin, options.scrollback);
+    if (margin !== null)
+      this.history = new HistoryCapture(
+        this.terminal,
+        new HistoryStore(options.scrollback),
+        margin,
+        options.scrollback,
+      );
     const parser = this.terminal.parser;
     this.disposables.push(
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
@@ -252,9 +262,12 @@ export class Emulator implements IDisposable {
     const start = Math.max(skipped, buffer.baseY - Math.max(0, scrollback));
     const lines: string[] = [];
     // Older lines come from the history store, one per logical line (they are not wrapped to a width).
-    const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - (buffer.baseY - skipped)) : 0;
-    if (fromStore > 0) for (const line of this.history!.store.slice(this.history!.store.length - fromStore)) lines.push(plainText(line));
-    for (let y = start; y < buffer.baseY + this.terminal.rows; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    const fromStore =
+      buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - (buffer.baseY - skipped)) : 0;
+    if (fromStore > 0)
+      for (const line of this.history!.store.slice(this.history!.store.length - fromStore)) lines.push(plainText(line));
+    for (let y = start; y < buffer.baseY + this.terminal.rows; y++)
+      lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
     return lines;
   }
 

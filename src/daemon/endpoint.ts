@@ -95,7 +95,8 @@ async function withTakeoverLock<T>(socketPath: string, fn: () => Promise<T>): Pr
       }
       continue;
     }
-    if (Date.now() > deadline) throw new EndpointError(`timed out waiting for ${lock} (remove it if no Holdfast daemon is starting)`);
+    if (Date.now() > deadline)
+      throw new EndpointError(`timed out waiting for ${lock} (remove it if no Holdfast daemon is starting)`);
     await new Promise((r) => setTimeout(r, delay));
   }
   try {
@@ -134,7 +135,11 @@ export class Endpoint implements IDisposable {
     private readonly log: (line: string) => void,
   ) {}
 
-  static async claim(socketPath: string, onConnection: (socket: net.Socket) => void, log: (line: string) => void): Promise<ClaimResult> {
+  static async claim(
+    socketPath: string,
+    onConnection: (socket: net.Socket) => void,
+    log: (line: string) => void,
+  ): Promise<ClaimResult> {
     ensureSocketDir(socketPath);
     const token = ensureToken(socketPath);
     const endpoint = new Endpoint(socketPath, token, onConnection, log);
@@ -157,7 +162,10 @@ export class Endpoint implements IDisposable {
     const published = await withTakeoverLock(this.socketPath, async () => {
       const probe = await probeEndpoint(this.socketPath);
       if (probe.state === 'connected') return false;
-      if (probe.state === 'unknown') throw new EndpointError(`cannot tell whether a daemon owns ${this.socketPath} (${probe.reason}); refusing to replace it`);
+      if (probe.state === 'unknown')
+        throw new EndpointError(
+          `cannot tell whether a daemon owns ${this.socketPath} (${probe.reason}); refusing to replace it`,
+        );
       fs.renameSync(privatePath, this.socketPath);
       this.inode = fs.statSync(this.socketPath).ino;
       return true;

@@ -9,7 +9,15 @@ import type { IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
 import { CONTINUED, HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
 import { isBlankDefault, sgrFor } from './screenSerializer';
-import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, core, CoreBuffer, CoreLine, PackedCell } from './xtermInternals';
+import {
+  BG_COLOUR_BITS,
+  CODE_POINT_MASK,
+  COMBINED_MASK,
+  core,
+  CoreBuffer,
+  CoreLine,
+  PackedCell,
+} from './xtermInternals';
 
 type Cell = PackedCell;
 
@@ -40,7 +48,9 @@ function penCache(): (cell: Cell) => string {
   let underline = '';
   let pen = '';
   return (cell) => {
-    const ul = cell.isUnderline() ? `${cell.getUnderlineStyle?.()}:${cell.getUnderlineColor?.()}:${cell.getUnderlineColorMode?.()}` : '';
+    const ul = cell.isUnderline()
+      ? `${cell.getUnderlineStyle?.()}:${cell.getUnderlineColor?.()}:${cell.getUnderlineColorMode?.()}`
+      : '';
     if (cell.fg !== fg || cell.bg !== bg || ul !== underline) {
       fg = cell.fg;
       bg = cell.bg;
@@ -65,7 +75,8 @@ function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, continuedBy?:
     const next = rows[r + 1] ?? continuedBy;
     if (next) {
       // A wide character that did not fit in the last column wrapped and left that cell empty.
-      if (next.getCell(0, cell) && cell.getWidth() === 2 && row.getCell(cols - 1, cell) && cell.getChars() === '') end = cols - 1;
+      if (next.getCell(0, cell) && cell.getWidth() === 2 && row.getCell(cols - 1, cell) && cell.getChars() === '')
+        end = cols - 1;
     } else {
       while (end > 0 && row.getCell(end - 1, cell) && isBlankDefault(cell)) end--;
     }
@@ -81,7 +92,8 @@ function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, continuedBy?:
   // so a later reflow does not count them as text; inside the line they are drawn as spaces.
   let tail = cells.length;
   // A piece that the next one continues must end in the pending-wrap state: spaces, not an erase.
-  while (!continuedBy && tail > 0 && cells[tail - 1].erasable && cells[tail - 1].pen === cells[cells.length - 1].pen) tail--;
+  while (!continuedBy && tail > 0 && cells[tail - 1].erasable && cells[tail - 1].pen === cells[cells.length - 1].pen)
+    tail--;
   // Parts joined once: a string built with += is a rope of one node per part in V8, ~20x the
   // size of its text (25 MB per session of 10k coloured lines until the store compressed them).
   const out: string[] = [];
@@ -162,7 +174,9 @@ export class HistoryCapture implements IDisposable {
       // Every way a program saves the cursor (DECSC, SCOSC, modes 1048/1049, DECSTR) sets a new savedY.
       parser.registerEscHandler({ final: '7' }, saved),
       parser.registerCsiHandler({ final: 's' }, saved),
-      parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => (params.some((p) => p === 1048 || p === 1049) ? saved() : false)),
+      parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) =>
+        params.some((p) => p === 1048 || p === 1049) ? saved() : false,
+      ),
       parser.registerCsiHandler({ intermediates: '!', final: 'p' }, saved),
       // ED 3 (what `clear` sends) erases the scrollback: the store is part of it.
       parser.registerCsiHandler({ final: 'J' }, (params) => {
@@ -195,7 +209,10 @@ export class HistoryCapture implements IDisposable {
 
   /** Lines of the store that belong to the scrollback now (xterm's uncaptured rows come after them). */
   get storedInScrollback(): number {
-    return Math.min(this.store.length, Math.max(0, this.scrollback - this.uncapturedAbove(normalBuffer(this.terminal))));
+    return Math.min(
+      this.store.length,
+      Math.max(0, this.scrollback - this.uncapturedAbove(normalBuffer(this.terminal))),
+    );
   }
 
   setScrollback(lines: number): void {

@@ -174,7 +174,9 @@ export class HistoryStore {
 
   private linesOf(block: Block): string[] {
     if (block.lines) return block.lines;
-    return inflateRawSync(block.packed!, { windowBits: DEFLATE_OPTIONS.windowBits }).toString('utf8').split(LINE_SEPARATOR);
+    return inflateRawSync(block.packed!, { windowBits: DEFLATE_OPTIONS.windowBits })
+      .toString('utf8')
+      .split(LINE_SEPARATOR);
   }
 
   private unpack(block: Block): void {

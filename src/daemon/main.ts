@@ -31,8 +31,10 @@ async function main(): Promise<number> {
     // Another version of either library fails here, loudly, not later in a session.
     checkXtermInternals();
     checkNodePtyInternals();
-    if (values.scrollback !== undefined) limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);
-    if (values['max-sessions'] !== undefined) limits.maxSessions = parseLimit(values['max-sessions'], '--max-sessions', 1, 100_000);
+    if (values.scrollback !== undefined)
+      limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);
+    if (values['max-sessions'] !== undefined)
+      limits.maxSessions = parseLimit(values['max-sessions'], '--max-sessions', 1, 100_000);
     const result = await runDaemon({
       socket,
       startMode: values.persistent ? 'persistent' : 'on-demand',

@@ -9,7 +9,12 @@ import * as pty from 'node-pty';
 export const NODE_PTY_VERSION = '1.1.0';
 
 export interface PtyInternals {
-  _socket: { destroy(err?: Error): void; read(): Buffer | null; readableLength: number; emit(event: 'data', chunk: Buffer): boolean };
+  _socket: {
+    destroy(err?: Error): void;
+    read(): Buffer | null;
+    readableLength: number;
+    emit(event: 'data', chunk: Buffer): boolean;
+  };
   _fd: number;
 }
 
@@ -22,13 +27,17 @@ export function checkNodePtyInternals(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- node-pty is external: its own package.json
   const version = (require('node-pty/package.json') as { version: string }).version;
   // A program that ends by itself: never signalled, so no reused pid can be hit.
-  const internals = internalsOf(pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 2, rows: 1, encoding: null } as pty.IPtyForkOptions));
+  const internals = internalsOf(
+    pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 2, rows: 1, encoding: null } as pty.IPtyForkOptions),
+  );
   const missing = [
     typeof internals._socket?.destroy !== 'function' && '_socket.destroy',
     typeof internals._socket?.read !== 'function' && '_socket.read',
     typeof internals._fd !== 'number' && '_fd',
   ].filter((name): name is string => typeof name === 'string');
   if (version !== NODE_PTY_VERSION || missing.length > 0) {
-    throw new Error(`node-pty ${version} is not the ${NODE_PTY_VERSION} whose internals Holdfast reads (src/daemon/nodePtyInternals.ts)${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}`);
+    throw new Error(
+      `node-pty ${version} is not the ${NODE_PTY_VERSION} whose internals Holdfast reads (src/daemon/nodePtyInternals.ts)${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}`,
+    );
   }
 }

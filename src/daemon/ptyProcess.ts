@@ -20,7 +20,9 @@ export interface PtyOptions {
   rows: number;
 }
 
-const SIGNAL_NAMES = new Map<number, string>(Object.entries(os.constants.signals).map(([name, num]) => [num as number, name]));
+const SIGNAL_NAMES = new Map<number, string>(
+  Object.entries(os.constants.signals).map(([name, num]) => [num as number, name]),
+);
 
 export function signalName(num: number): string {
   return SIGNAL_NAMES.get(num) ?? `SIG${num}`;

@@ -34,7 +34,14 @@ export class Recovery implements IDisposable {
     private readonly announce: (event: DaemonEvent) => void,
   ) {
     this.config = new ConfigStore(configPath(), log);
-    this.checkpoints = new Checkpointer({ dir: this.dir, startedAt, socket, config: () => this.config.config.recovery, sessions: () => registry.list(), log });
+    this.checkpoints = new Checkpointer({
+      dir: this.dir,
+      startedAt,
+      socket,
+      config: () => this.config.config.recovery,
+      sessions: () => registry.list(),
+      log,
+    });
     this.configListener = this.config.onChange(() => this.checkpoints.configChanged());
   }
 
@@ -60,7 +67,8 @@ export class Recovery implements IDisposable {
       return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
     },
     'recovery.restore': async (p) => {
-      if (this.restored.has(p.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${p.id} was already restored by this daemon`);
+      if (this.restored.has(p.id))
+        throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${p.id} was already restored by this daemon`);
       const { summary, data } = this.find(p.id);
       const sessions = await this.restore(data);
       await this.supersede(summary.file, data.id);
@@ -73,7 +81,11 @@ export class Recovery implements IDisposable {
       return { forgotten: summary.id };
     },
     'recovery.checkpoint': async () => {
-      if (!this.config.config.recovery.enabled) throw new DaemonError(ErrorCode.BadRequest, 'recovery is off (turn it on: holdfast config set recovery.enabled true)');
+      if (!this.config.config.recovery.enabled)
+        throw new DaemonError(
+          ErrorCode.BadRequest,
+          'recovery is off (turn it on: holdfast config set recovery.enabled true)',
+        );
       if (this.registry.size === 0) throw new DaemonError(ErrorCode.BadRequest, 'there are no sessions to checkpoint');
       const summary = await this.checkpoints.write().catch((err: Error) => {
         throw new DaemonError(ErrorCode.Internal, `checkpoint not written: ${err.message}`);
@@ -99,16 +111,28 @@ export class Recovery implements IDisposable {
     resume: async (p) => {
       const session = this.registry.get(p.session);
       const from = archivedFrom(session.metadata);
-      if (!from) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} is not archived; only a restored session can be resumed`);
-      if (!from.running) throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`);
+      if (!from)
+        throw new DaemonError(
+          ErrorCode.BadRequest,
+          `session ${session.id} is not archived; only a restored session can be resumed`,
+        );
+      if (!from.running)
+        throw new DaemonError(
+          ErrorCode.BadRequest,
+          `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`,
+        );
       // The command is rebuilt from the profile (or the client's template), never read from the editable file.
       const argv = resumeArgv(session.metadata, p.resumeArgv);
-      if (typeof argv === 'string') throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
+      if (typeof argv === 'string')
+        throw new DaemonError(ErrorCode.BadRequest, `session ${session.id} cannot be resumed: ${argv}`);
       return { ...(await this.relaunch(session, argv, p.env)), argv };
     },
   };
 
-  private find(id: unknown): { summary: ReturnType<typeof readCheckpoints>['checkpoints'][number]['summary']; data: CheckpointFile } {
+  private find(id: unknown): {
+    summary: ReturnType<typeof readCheckpoints>['checkpoints'][number]['summary'];
+    data: CheckpointFile;
+  } {
     if (typeof id !== 'string' || !id) throw new DaemonError(ErrorCode.BadRequest, 'a checkpoint id is required');
     const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
     const found = checkpoints.find((c) => c.summary.id === id);
@@ -120,8 +144,10 @@ export class Recovery implements IDisposable {
 
   /** Archived sessions in the checkpoint's order; answered once each shows its saved screen. */
   private async restore(checkpoint: CheckpointFile): Promise<ReturnType<Session['info']>[]> {
-    if (checkpoint.id === this.checkpoints.id) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} is this daemon's own`);
-    if (this.restored.has(checkpoint.id)) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} was already restored by this daemon`);
+    if (checkpoint.id === this.checkpoints.id)
+      throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} is this daemon's own`);
+    if (this.restored.has(checkpoint.id))
+      throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${checkpoint.id} was already restored by this daemon`);
     this.restored.add(checkpoint.id);
     const sessions: Session[] = [];
     for (const saved of checkpoint.sessions) {
@@ -136,7 +162,10 @@ export class Recovery implements IDisposable {
         exit: saved.running ? null : (saved.exit ?? null),
         writtenAt: checkpoint.writtenAt,
       };
-      const exit = saved.exit && !saved.running ? { code: saved.exit.code, signal: saved.exit.signal } : { code: null, signal: null };
+      const exit =
+        saved.exit && !saved.running
+          ? { code: saved.exit.code, signal: saved.exit.signal }
+          : { code: null, signal: null };
       const session = this.registry.add(
         (id) =>
           new Session({
@@ -150,7 +179,8 @@ export class Recovery implements IDisposable {
             name: clampName(saved.name),
             metadata: { ...saved.metadata, archivedFrom: from },
             process: new ArchivedProcess(typeof saved.screen === 'string' ? saved.screen : undefined, exit),
-            onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.message}`),
+            onEmulatorError: (err) =>
+              this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.message}`),
           }),
       );
       sessions.push(session);
@@ -167,15 +197,25 @@ export class Recovery implements IDisposable {
    */
   private async supersede(file: string, id: string): Promise<void> {
     if (!this.config.config.recovery.enabled) return;
-    const own = await this.checkpoints.write().catch((err: Error) => this.log(`recovery: checkpoint after restoring ${id} not written: ${err.message}`));
+    const own = await this.checkpoints
+      .write()
+      .catch((err: Error) => this.log(`recovery: checkpoint after restoring ${id} not written: ${err.message}`));
     if (!own) return;
     fs.rmSync(file, { force: true });
     this.log(`recovery: checkpoint ${id} is superseded by ${own.id} (which holds its archives): removed`);
   }
 
   /** A new run in an exited session's place: same name, cwd, size, metadata (less archivedFrom), position. */
-  private async relaunch(old: Session, argv: string[] | undefined, env: Record<string, string> | undefined): Promise<{ session: ReturnType<Session['info']>; replaced: string }> {
-    if (old.isRunning) throw new DaemonError(ErrorCode.BadRequest, `session ${old.id} is still running; only an exited or archived session can be relaunched`);
+  private async relaunch(
+    old: Session,
+    argv: string[] | undefined,
+    env: Record<string, string> | undefined,
+  ): Promise<{ session: ReturnType<Session['info']>; replaced: string }> {
+    if (old.isRunning)
+      throw new DaemonError(
+        ErrorCode.BadRequest,
+        `session ${old.id} is still running; only an exited or archived session can be relaunched`,
+      );
     const info = old.info();
     const { archivedFrom: _dropped, ...metadata } = old.metadata;
     const cwd = fs.statSync(info.cwd, { throwIfNoEntry: false })?.isDirectory() ? info.cwd : os.homedir();
@@ -202,6 +242,9 @@ export class Recovery implements IDisposable {
 
 /** A saved name that would be refused from a client (too long, control characters) is made one that would not. */
 function clampName(name: string): string {
-  const printable = [...name].map((c) => (hasControl(c) ? '?' : c)).join('').slice(0, TextLimit.Name);
+  const printable = [...name]
+    .map((c) => (hasControl(c) ? '?' : c))
+    .join('')
+    .slice(0, TextLimit.Name);
   return printable.trim() || 'restored';
 }

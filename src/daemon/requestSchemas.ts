@@ -9,7 +9,10 @@ import { DaemonError } from './daemonError';
 
 const NUL = /\u0000/;
 
-const sessionRef = z.string().min(1, 'a session id or name is required').max(TextLimit.Name + 64);
+const sessionRef = z
+  .string()
+  .min(1, 'a session id or name is required')
+  .max(TextLimit.Name + 64);
 const noNul = (what: string) => z.string().refine((s) => !NUL.test(s), `${what} must not contain NUL`);
 const name = z
   .string()
@@ -20,21 +23,38 @@ const argv = z.array(noNul('an argv entry')).min(1, 'argv must not be empty').ma
 const env = z.record(z.string(), noNul('an environment value')).superRefine((vars, ctx) => {
   for (const key of Object.keys(vars)) {
     // "NODE_OPTIONS=x" as a name slipped past the blocked-variable list and set NODE_OPTIONS.
-    if (key === '' || key.includes('=') || NUL.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'an environment variable name must be non-empty, without "=" or NUL' });
+    if (key === '' || key.includes('=') || NUL.test(key))
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: 'an environment variable name must be non-empty, without "=" or NUL',
+      });
   }
 });
 const metadata = z
   .record(z.string(), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= TextLimit.Metadata, `metadata must be at most ${TextLimit.Metadata} bytes of JSON`);
+  .refine(
+    (m) => JSON.stringify(m).length <= TextLimit.Metadata,
+    `metadata must be at most ${TextLimit.Metadata} bytes of JSON`,
+  );
 // Sizes are integers here; their bounds (cells, budget) are checked where the session is sized.
 const dimension = z.number().int();
-const channel = z.number().int().min(0).max(2 ** 32 - 1);
+const channel = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 32 - 1);
 const none = z.object({});
 
 const waitCondition = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exit') }),
   z.object({ kind: z.literal('idle'), ms: z.number().min(0) }),
-  z.object({ kind: z.literal('text'), pattern: z.string(), flags: z.string().optional(), history: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('text'),
+    pattern: z.string(),
+    flags: z.string().optional(),
+    history: z.boolean().optional(),
+  }),
 ]);
 
 export const PARAMS = {
@@ -50,7 +70,15 @@ export const PARAMS = {
     scrollback: z.number().int().min(0).optional(),
     metadata: metadata.optional(),
   }),
-  attach: z.object({ session: sessionRef, channel, role: z.enum(['owner', 'watcher']), cols: dimension.optional(), rows: dimension.optional(), screenFirst: z.boolean().optional(), historyLater: z.boolean().optional() }),
+  attach: z.object({
+    session: sessionRef,
+    channel,
+    role: z.enum(['owner', 'watcher']),
+    cols: dimension.optional(),
+    rows: dimension.optional(),
+    screenFirst: z.boolean().optional(),
+    historyLater: z.boolean().optional(),
+  }),
   detach: z.object({ channel }),
   history: z.object({ channel }),
   claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
@@ -58,7 +86,12 @@ export const PARAMS = {
   send: z.object({ session: sessionRef, data: z.string() }),
   read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
   wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
-  kill: z.object({ session: sessionRef, signal: z.string().max(16).optional(), graceMs: z.number().min(0).optional(), remove: z.boolean().optional() }),
+  kill: z.object({
+    session: sessionRef,
+    signal: z.string().max(16).optional(),
+    graceMs: z.number().min(0).optional(),
+    remove: z.boolean().optional(),
+  }),
   remove: z.object({ session: sessionRef }),
   update: z.object({ session: sessionRef, name: name.optional(), metadata: metadata.optional() }),
   subscribe: none,

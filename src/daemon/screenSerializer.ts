@@ -23,7 +23,11 @@ function underlineKey(cell: Cell): string {
 }
 
 function samePen(cell: Cell, pen: Pen): boolean {
-  return cell.fg === pen.fg && cell.bg === pen.bg && (pen.underline === '' ? !cell.isUnderline() : underlineKey(cell) === pen.underline);
+  return (
+    cell.fg === pen.fg &&
+    cell.bg === pen.bg &&
+    (pen.underline === '' ? !cell.isUnderline() : underlineKey(cell) === pen.underline)
+  );
 }
 
 /** Colour modes of a packed fg/bg word (xterm.js Attributes.CM_*). */
@@ -58,7 +62,9 @@ export function sgrFor(cell: Cell): string {
     params += style > 1 ? `;4:${style}` : ';4';
     if (cell.isUnderlineColorDefault?.() === false) {
       const value = cell.getUnderlineColor!();
-      params += cell.isUnderlineColorRGB!() ? `;58:2::${(value >> 16) & 0xff}:${(value >> 8) & 0xff}:${value & 0xff}` : `;58:5:${value}`;
+      params += cell.isUnderlineColorRGB!()
+        ? `;58:2::${(value >> 16) & 0xff}:${(value >> 8) & 0xff}:${value & 0xff}`
+        : `;58:5:${value}`;
     }
   }
   if (cell.isBlink()) params += ';5';
@@ -116,7 +122,13 @@ class LineWriter {
     if (end === 0 && line.isWrapped) end = 1;
     // A soft-wrapped line must end in the pending-wrap state; a wide character that did not fit
     // leaves one empty cell and wraps by itself.
-    if (continues && nextStartsWide && line.getCell(this.cols - 1, cell) && cell.getChars() === '' && cell.getWidth() === 1) {
+    if (
+      continues &&
+      nextStartsWide &&
+      line.getCell(this.cols - 1, cell) &&
+      cell.getChars() === '' &&
+      cell.getWidth() === 1
+    ) {
       this.wrapPad = line.getCell(this.cols - 1) as Cell;
       end = Math.min(end, this.cols - 1);
     }
@@ -134,7 +146,7 @@ class LineWriter {
       }
       start = 2;
     }
-    for (let x = start; x < end; ) {
+    for (let x = start; x < end;) {
       line.getCell(x, cell);
       const width = cell.getWidth();
       if (width === 0) {
@@ -152,7 +164,15 @@ class LineWriter {
       // background, so that is used when it is all they have; otherwise spaces draw the same.
       const runStart = x;
       const { fg, bg } = cell;
-      while (x < end && line.getCell(x, cell) && cell.getChars() === '' && cell.getWidth() === 1 && cell.fg === fg && cell.bg === bg) x++;
+      while (
+        x < end &&
+        line.getCell(x, cell) &&
+        cell.getChars() === '' &&
+        cell.getWidth() === 1 &&
+        cell.fg === fg &&
+        cell.bg === bg
+      )
+        x++;
       const run = x - runStart;
       // At the start of a soft-wrapped continuation the cursor still waits at the end of the
       // previous line: only a printed character moves it down (an erase would hit that line).
@@ -219,7 +239,12 @@ class LineWriter {
  * active, the alternate screen. The receiver starts from a reset terminal of the same size.
  * The cursor, modes and pen are left to the caller.
  */
-export function serializeBuffers(terminal: Terminal, scrollback = Infinity, history: string[] = [], skippedRows = 0): string {
+export function serializeBuffers(
+  terminal: Terminal,
+  scrollback = Infinity,
+  history: string[] = [],
+  skippedRows = 0,
+): string {
   const normal = terminal.buffer.normal;
   const rows = terminal.rows;
   const from = Math.max(skippedRows, normal.baseY - scrollback);
@@ -238,7 +263,8 @@ export function serializeBuffers(terminal: Terminal, scrollback = Infinity, hist
   }
   const writer = new LineWriter(normal, terminal.cols);
   // History lines print from column 0 with the default pen and wrap at the receiver's width.
-  if (history.length > 0) writer.out.push(joinEncoded(history), history[history.length - 1].endsWith(CONTINUED) ? '' : '\r\n');
+  if (history.length > 0)
+    writer.out.push(joinEncoded(history), history[history.length - 1].endsWith(CONTINUED) ? '' : '\r\n');
   writer.writeFlowing(from, to);
   const out = writer.out;
   if (terminal.buffer.active.type === 'alternate') {

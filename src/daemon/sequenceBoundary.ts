@@ -68,12 +68,20 @@ export class SequenceBoundary {
           break;
         case State.Escape:
           if (b === 0x5b /* [ */) state = State.Csi;
-          else if (b === 0x5d /* ] */ || b === 0x50 /* P */ || b === 0x58 /* X */ || b === 0x5e /* ^ */ || b === 0x5f /* _ */) state = State.String;
+          else if (
+            b === 0x5d /* ] */ ||
+            b === 0x50 /* P */ ||
+            b === 0x58 /* X */ ||
+            b === 0x5e /* ^ */ ||
+            b === 0x5f /* _ */
+          )
+            state = State.String;
           else if (b === ESC) state = State.Escape;
           else if (b === CAN || b === SUB) {
             state = State.Ground;
             boundary = i + 1;
-          } else if (b >= 0x20 && b <= 0x2f) state = State.Escape; // intermediate, e.g. ESC ( B
+          } else if (b >= 0x20 && b <= 0x2f)
+            state = State.Escape; // intermediate, e.g. ESC ( B
           else if (b < 0x20) {
             // C0 controls execute inside escape sequences and leave the state alone
           } else {
@@ -105,7 +113,8 @@ export class SequenceBoundary {
           if (b === 0x5c /* \ */) {
             state = State.Ground;
             boundary = i + 1;
-          } else if (b === 0x5b) state = State.Csi; // string aborted by a new sequence
+          } else if (b === 0x5b)
+            state = State.Csi; // string aborted by a new sequence
           else if (b === 0x5d || b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) state = State.String;
           else if (b === ESC) state = State.Escape;
           else {

@@ -40,7 +40,10 @@ const BACKLOG_PAUSE = 4 * 1024 * 1024;
 const BACKLOG_RESUME = 1024 * 1024;
 
 /** What a session needs of its program: a PtyProcess, or an ArchivedProcess (no program, see recovery). */
-export type ProgramProcess = Pick<PtyProcess, 'pid' | 'onData' | 'onExit' | 'write' | 'resize' | 'pause' | 'resume' | 'signalGroup' | 'groupAlive' | 'dispose'>;
+export type ProgramProcess = Pick<
+  PtyProcess,
+  'pid' | 'onData' | 'onExit' | 'write' | 'resize' | 'pause' | 'resume' | 'signalGroup' | 'groupAlive' | 'dispose'
+>;
 
 export interface SessionOptions extends PtyOptions {
   id: string;
@@ -108,7 +111,13 @@ export class Session implements IDisposable {
     this.startCwd = options.cwd;
     this.lastOutput = this.createdAt;
     this.scrollback = options.scrollback;
-    this.emulator = this.disposables.add(new Emulator({ cols: options.cols, rows: options.rows, scrollback: scrollbackWithinBudget(options.scrollback, options.cols) }));
+    this.emulator = this.disposables.add(
+      new Emulator({
+        cols: options.cols,
+        rows: options.rows,
+        scrollback: scrollbackWithinBudget(options.scrollback, options.cols),
+      }),
+    );
     this.pty = this.disposables.add(options.process ?? new PtyProcess(options));
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
@@ -117,26 +126,32 @@ export class Session implements IDisposable {
     this.disposables.add(this.emulator.onReply((reply) => this.pty.write(reply)));
     this.disposables.add(this.emulator.onTitle(() => this.changed()));
     this.disposables.add(this.emulator.onError((err) => options.onEmulatorError?.(err)));
-    this.disposables.add(this.emulator.onCwd((cwd) => {
-      this.reportedCwd = cwd;
-      this.changed();
-    }));
-    this.disposables.add(this.emulator.onBell(() => {
-      this.bell = Date.now();
-      this.fire({ type: 'bell', id: this.id, at: this.bell });
-    }));
-    this.disposables.add(toDisposable(() => {
-      clearTimeout(this.snapshotTimer);
-      clearTimeout(this.idleTimer);
-      clearTimeout(this.textCheckTimer);
-      for (const followUp of this.historyFollowUps) clearTimeout(followUp);
-      for (const [poll, end] of this.killPolls) {
-        clearTimeout(poll);
-        end();
-      }
-      this.killPolls.clear();
-      for (const waiter of this.waiters) waiter.resolve(false);
-    }));
+    this.disposables.add(
+      this.emulator.onCwd((cwd) => {
+        this.reportedCwd = cwd;
+        this.changed();
+      }),
+    );
+    this.disposables.add(
+      this.emulator.onBell(() => {
+        this.bell = Date.now();
+        this.fire({ type: 'bell', id: this.id, at: this.bell });
+      }),
+    );
+    this.disposables.add(
+      toDisposable(() => {
+        clearTimeout(this.snapshotTimer);
+        clearTimeout(this.idleTimer);
+        clearTimeout(this.textCheckTimer);
+        for (const followUp of this.historyFollowUps) clearTimeout(followUp);
+        for (const [poll, end] of this.killPolls) {
+          clearTimeout(poll);
+          end();
+        }
+        this.killPolls.clear();
+        for (const waiter of this.waiters) waiter.resolve(false);
+      }),
+    );
   }
 
   get pid(): number {
@@ -254,7 +269,11 @@ export class Session implements IDisposable {
    * `screen-first`: the visible screen at once, the scrollback in a second snapshot soon after;
    * `screen-only`: the scrollback when the client asks (requestSnapshot 'history').
    */
-  attach(subscriber: Subscriber, size?: { cols: number; rows: number }, delivery: 'full' | 'screen-first' | 'screen-only' = 'full'): void {
+  attach(
+    subscriber: Subscriber,
+    size?: { cols: number; rows: number },
+    delivery: 'full' | 'screen-first' | 'screen-only' = 'full',
+  ): void {
     this.roles.add(subscriber);
     if (subscriber.role === 'owner' && size) this.resize(size.cols, size.rows);
     this.updateQueryAnswering();
@@ -318,7 +337,13 @@ export class Session implements IDisposable {
     this.awaitingSnapshot.clear();
     for (const [subscriber, kind] of waiting) {
       if (kind === 'history') subscriber.sendEvent({ type: 'history', channel: subscriber.channel });
-      subscriber.sendSnapshot(kind === 'screen' || kind === 'screen-only' ? this.screenSnapshot() : kind === 'history' ? this.historySnapshot() : this.currentSnapshot());
+      subscriber.sendSnapshot(
+        kind === 'screen' || kind === 'screen-only'
+          ? this.screenSnapshot()
+          : kind === 'history'
+            ? this.historySnapshot()
+            : this.currentSnapshot(),
+      );
       for (const chunk of this.inflight) subscriber.sendOutput(chunk);
       subscriber.phase = 'live';
       // The screen is on its way; the history follows once the client had time to show it.
@@ -329,7 +354,8 @@ export class Session implements IDisposable {
   private followWithHistory(subscriber: Subscriber): void {
     const followUp = setTimeout(() => {
       this.historyFollowUps.delete(followUp);
-      if (this.roles.all.has(subscriber) && !this.awaitingSnapshot.has(subscriber)) this.requestSnapshot(subscriber, 'history');
+      if (this.roles.all.has(subscriber) && !this.awaitingSnapshot.has(subscriber))
+        this.requestSnapshot(subscriber, 'history');
     }, SessionTiming.HistoryAfterScreenMs);
     this.historyFollowUps.add(followUp);
   }
@@ -337,7 +363,8 @@ export class Session implements IDisposable {
   /** The visible screen with its modes, no scrollback: what a tab needs to be usable. */
   private screenSnapshot(): Buffer {
     const key = `${this.emulator.parsed}:${this.cols}x${this.rows}`;
-    if (this.screenCache?.key !== key) this.screenCache = { key, bytes: Buffer.from(this.emulator.snapshot(0), 'utf8') };
+    if (this.screenCache?.key !== key)
+      this.screenCache = { key, bytes: Buffer.from(this.emulator.snapshot(0), 'utf8') };
     return this.screenCache.bytes;
   }
 
@@ -348,7 +375,11 @@ export class Session implements IDisposable {
   private historySnapshot(): Buffer {
     const full = this.currentSnapshot();
     const end = this.emulator.inSynchronizedUpdate ? '' : SYNC_END;
-    return Buffer.concat([Buffer.from(SNAPSHOT_PREFIX + SYNC_START), full.subarray(SNAPSHOT_PREFIX.length), Buffer.from(end)]);
+    return Buffer.concat([
+      Buffer.from(SNAPSHOT_PREFIX + SYNC_START),
+      full.subarray(SNAPSHOT_PREFIX.length),
+      Buffer.from(end),
+    ]);
   }
 
   /**
@@ -357,7 +388,8 @@ export class Session implements IDisposable {
    */
   private currentSnapshot(): Buffer {
     const key = `${this.emulator.parsed}:${this.cols}x${this.rows}`;
-    if (this.snapshotCache?.key !== key) this.snapshotCache = { key, bytes: Buffer.from(this.emulator.snapshot(), 'utf8') };
+    if (this.snapshotCache?.key !== key)
+      this.snapshotCache = { key, bytes: Buffer.from(this.emulator.snapshot(), 'utf8') };
     return this.snapshotCache.bytes;
   }
 
@@ -448,11 +480,14 @@ export class Session implements IDisposable {
   private armIdleWait(waiter: Waiter): void {
     if (waiter.condition.kind !== 'idle') return;
     const remaining = waiter.condition.ms - (Date.now() - this.lastOutput);
-    const handle = setTimeout(() => {
-      if (!this.waiters.has(waiter)) return;
-      if (this.isMet(waiter)) waiter.resolve(true);
-      else this.armIdleWait(waiter);
-    }, Math.max(remaining, 10));
+    const handle = setTimeout(
+      () => {
+        if (!this.waiters.has(waiter)) return;
+        if (this.isMet(waiter)) waiter.resolve(true);
+        else this.armIdleWait(waiter);
+      },
+      Math.max(remaining, 10),
+    );
     const resolve = waiter.resolve;
     waiter.resolve = (met) => {
       clearTimeout(handle);

@@ -15,12 +15,17 @@ export interface RegistryLimits {
   maxScrollback: number;
 }
 
-export const DEFAULT_LIMITS: RegistryLimits = { maxSessions: 256, defaultScrollback: 10_000, maxScrollback: MAX_SCROLLBACK_LINES };
+export const DEFAULT_LIMITS: RegistryLimits = {
+  maxSessions: 256,
+  defaultScrollback: 10_000,
+  maxScrollback: MAX_SCROLLBACK_LINES,
+};
 
 /** A limit from the daemon's command line or environment: an integer in range, else a clear error (NaN turned a limit off). */
 export function parseLimit(value: string, what: string, min: number, max: number): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new Error(`${what} must be an integer from ${min} to ${max}, not "${value}"`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${what} must be an integer from ${min} to ${max}, not "${value}"`);
   return n;
 }
 
@@ -31,14 +36,22 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<RegistryLimits> {
 }
 
 /** Variables of the daemon's own launch that must never reach a session. */
-const NEVER_INHERITED = /^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$/;
+const NEVER_INHERITED =
+  /^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$/;
 /** Never taken from anyone, not even a client's explicit environment. */
 const NEVER_SET = /^(ELECTRON_RUN_AS_NODE|NODE_OPTIONS|NODE_CHANNEL_FD)$/;
 
-export function sessionEnvironment(daemonEnv: NodeJS.ProcessEnv, requested: Record<string, string> | undefined, socket: string, id: string): Record<string, string> {
+export function sessionEnvironment(
+  daemonEnv: NodeJS.ProcessEnv,
+  requested: Record<string, string> | undefined,
+  socket: string,
+  id: string,
+): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(daemonEnv)) if (value !== undefined && !NEVER_INHERITED.test(key)) env[key] = value;
-  for (const [key, value] of Object.entries(requested ?? {})) if (typeof value === 'string' && !NEVER_SET.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(daemonEnv))
+    if (value !== undefined && !NEVER_INHERITED.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(requested ?? {}))
+    if (typeof value === 'string' && !NEVER_SET.test(key)) env[key] = value;
   // The emulator is xterm-compatible, whatever terminal the daemon itself was started from.
   env.TERM = requested?.TERM ?? 'xterm-256color';
   env.COLORTERM ??= 'truecolor';
@@ -115,17 +128,27 @@ export class SessionRegistry implements IDisposable {
   }
 
   create(params: CreateParams): Session {
-    if (this.sessions.size >= this.limits.maxSessions) throw new DaemonError(ErrorCode.Limit, `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`);
+    if (this.sessions.size >= this.limits.maxSessions)
+      throw new DaemonError(
+        ErrorCode.Limit,
+        `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`,
+      );
     const argv = params.argv && params.argv.length > 0 ? params.argv : [loginShell(), '-l'];
     const cwd = params.cwd ?? os.homedir();
     if (!path.isAbsolute(cwd)) throw new DaemonError(ErrorCode.BadRequest, `cwd must be an absolute path: ${cwd}`);
-    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new DaemonError(ErrorCode.BadRequest, `no such directory: ${cwd}`);
+    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+      throw new DaemonError(ErrorCode.BadRequest, `no such directory: ${cwd}`);
     const scrollback = params.scrollback ?? this.limits.defaultScrollback;
-    if (!Number.isInteger(scrollback) || scrollback < 0 || scrollback > this.limits.maxScrollback) throw new DaemonError(ErrorCode.Limit, `scrollback must be from 0 to ${this.limits.maxScrollback} lines`);
+    if (!Number.isInteger(scrollback) || scrollback < 0 || scrollback > this.limits.maxScrollback)
+      throw new DaemonError(ErrorCode.Limit, `scrollback must be from 0 to ${this.limits.maxScrollback} lines`);
     const size = checkedSize(params.cols ?? 80, params.rows ?? 24);
     const id = this.newId();
     const env = sessionEnvironment(process.env, params.env, this.socket, id);
-    if (!findProgram(argv[0], env, cwd)) throw new DaemonError(ErrorCode.BadRequest, `no such program: ${argv[0]} (not found on the session's PATH, or not executable)`);
+    if (!findProgram(argv[0], env, cwd))
+      throw new DaemonError(
+        ErrorCode.BadRequest,
+        `no such program: ${argv[0]} (not found on the session's PATH, or not executable)`,
+      );
     const name = params.name?.trim() || this.defaultName(argv[0]);
     let session: Session;
     try {
@@ -138,7 +161,8 @@ export class SessionRegistry implements IDisposable {
         ...size,
         scrollback,
         metadata: params.metadata ?? {},
-        onEmulatorError: (err) => this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
+        onEmulatorError: (err) =>
+          this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
       });
     } catch (err) {
       if (err instanceof DaemonError) throw err;
@@ -150,7 +174,11 @@ export class SessionRegistry implements IDisposable {
 
   /** A session built by the caller (an archived one, see recovery.ts) under a fresh id. */
   add(make: (id: string) => Session): Session {
-    if (this.sessions.size >= this.limits.maxSessions) throw new DaemonError(ErrorCode.Limit, `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`);
+    if (this.sessions.size >= this.limits.maxSessions)
+      throw new DaemonError(
+        ErrorCode.Limit,
+        `this daemon already has ${this.sessions.size} sessions, its limit (maxSessions)`,
+      );
     const session = make(this.newId());
     this.track(session);
     return session;
@@ -159,7 +187,10 @@ export class SessionRegistry implements IDisposable {
   /** In the list, its events forwarded until it is dropped (untrack). */
   private track(session: Session): void {
     this.sessions.set(session.id, session);
-    this.forwarding.set(session, session.onEvent((event) => this.onEventEmitter.fire(event)));
+    this.forwarding.set(
+      session,
+      session.onEvent((event) => this.onEventEmitter.fire(event)),
+    );
   }
 
   private untrack(session: Session): void {
@@ -171,7 +202,9 @@ export class SessionRegistry implements IDisposable {
   /** Puts `replacement` in `old`'s place in the list and removes `old` (an exited session) without emptying the daemon. */
   replace(old: Session, replacement: Session): void {
     if (!this.sessions.has(old.id) || !this.sessions.has(replacement.id)) return;
-    const entries = [...this.sessions.values()].filter((s) => s !== replacement).map((s) => (s === old ? replacement : s));
+    const entries = [...this.sessions.values()]
+      .filter((s) => s !== replacement)
+      .map((s) => (s === old ? replacement : s));
     this.sessions.clear();
     for (const s of entries) this.sessions.set(s.id, s);
     this.onEventEmitter.fire({ type: 'removed', id: old.id });
@@ -180,12 +213,17 @@ export class SessionRegistry implements IDisposable {
 
   /** By exact id, else by unique name. */
   get(ref: string): Session {
-    if (typeof ref !== 'string' || ref === '') throw new DaemonError(ErrorCode.BadRequest, 'a session id or name is required');
+    if (typeof ref !== 'string' || ref === '')
+      throw new DaemonError(ErrorCode.BadRequest, 'a session id or name is required');
     const byId = this.sessions.get(ref);
     if (byId) return byId;
     const named = this.list().filter((s) => s.name === ref);
     if (named.length === 1) return named[0];
-    if (named.length > 1) throw new DaemonError(ErrorCode.Ambiguous, `${named.length} sessions are named "${ref}"; use an id (${named.map((s) => s.id).join(', ')})`);
+    if (named.length > 1)
+      throw new DaemonError(
+        ErrorCode.Ambiguous,
+        `${named.length} sessions are named "${ref}"; use an id (${named.map((s) => s.id).join(', ')})`,
+      );
     throw new DaemonError(ErrorCode.NoSession, `no session "${ref}"`);
   }
 

@@ -11,7 +11,12 @@ export const SNAPSHOT_PREFIX = '\x1bc\x1b[3J';
 
 type PenCell = PackedCell;
 
-const MOUSE_TRACKING: Record<string, string> = { x10: '\x1b[?9h', vt200: '\x1b[?1000h', drag: '\x1b[?1002h', any: '\x1b[?1003h' };
+const MOUSE_TRACKING: Record<string, string> = {
+  x10: '\x1b[?9h',
+  vt200: '\x1b[?1000h',
+  drag: '\x1b[?1002h',
+  any: '\x1b[?1003h',
+};
 const MOUSE_ENCODING: Record<string, string> = { SGR: '\x1b[?1006h', SGR_PIXELS: '\x1b[?1016h' };
 const CURSOR_STYLE: Record<string, number> = { block: 2, underline: 4, bar: 6 };
 
@@ -19,7 +24,13 @@ const CURSOR_STYLE: Record<string, number> = { block: 2, underline: 4, bar: 6 };
  * `history`: encoded lines from the history store, older than the emulator's own scrollback;
  * `skippedRows`: rows at the top of xterm's buffer that the store already has.
  */
-export function renderSnapshot(terminal: Terminal, title: string, scrollback?: number, history: string[] = [], skippedRows = 0): string {
+export function renderSnapshot(
+  terminal: Terminal,
+  title: string,
+  scrollback?: number,
+  history: string[] = [],
+  skippedRows = 0,
+): string {
   const internals = core(terminal);
   const modes = terminal.modes;
   const buffer = internals.buffer;
@@ -50,7 +61,8 @@ export function renderSnapshot(terminal: Terminal, title: string, scrollback?: n
   out += MOUSE_TRACKING[modes.mouseTrackingMode] ?? '';
   out += MOUSE_ENCODING[internals.coreMouseService.activeEncoding] ?? '';
   const { cursorStyle, cursorBlink } = internals.coreService.decPrivateModes;
-  if (cursorStyle && CURSOR_STYLE[cursorStyle] !== undefined) out += `\x1b[${CURSOR_STYLE[cursorStyle] - (cursorBlink ? 1 : 0)} q`;
+  if (cursorStyle && CURSOR_STYLE[cursorStyle] !== undefined)
+    out += `\x1b[${CURSOR_STYLE[cursorStyle] - (cursorBlink ? 1 : 0)} q`;
   if (internals.coreService.isCursorHidden) out += '\x1b[?25l';
   out += sgrFor(internals._inputHandler._curAttrData);
   if (modes.synchronizedOutputMode) out += '\x1b[?2026h';
@@ -75,4 +87,3 @@ function pendingWrapOrCursor(terminal: Terminal, row: number, x: number, y: numb
   // With wraparound off the cursor stays in the last column, so the rewrite must not wrap either.
   return `\x1b[${row + 1};${col + 1}H${sgrFor(cell)}${chars}`;
 }
-

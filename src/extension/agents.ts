@@ -27,12 +27,25 @@ export function readAgentProfiles(setting: unknown): { profiles: AgentProfile[];
     const id = typeof entry.id === 'string' && entry.id.trim() ? entry.id.trim() : slug(name);
     const base = findProfile(profiles, id);
     const argv = entry.argv === undefined ? base?.argv : stringList(entry.argv);
-    if (!argv || argv.length === 0) return problem(`"${name}" needs "argv", a non-empty list of strings such as ["my-agent", "--flag"]`);
+    if (!argv || argv.length === 0)
+      return problem(`"${name}" needs "argv", a non-empty list of strings such as ["my-agent", "--flag"]`);
     const resumeArgv = entry.resumeArgv === undefined ? (base?.resumeArgv ?? []) : stringList(entry.resumeArgv);
     if (!resumeArgv) return problem(`"${name}": "resumeArgv" must be a list of strings`);
-    const sessionId = entry.sessionId === 'generate' || entry.sessionId === 'none' ? entry.sessionId : (base?.sessionId ?? ([...argv, ...resumeArgv].some((a) => a.includes(AGENT_ID_PLACEHOLDER)) ? 'generate' : 'none'));
-    if (sessionId === 'none' && resumeArgv.some((a) => a.includes(AGENT_ID_PLACEHOLDER))) return problem(`"${name}": "resumeArgv" uses {id} but "sessionId" is "none", so no id would be known`);
-    const profile: AgentProfile = { id, name, icon: typeof entry.icon === 'string' && entry.icon.trim() ? entry.icon.trim() : (base?.icon ?? 'terminal'), argv, resumeArgv, sessionId };
+    const sessionId =
+      entry.sessionId === 'generate' || entry.sessionId === 'none'
+        ? entry.sessionId
+        : (base?.sessionId ??
+          ([...argv, ...resumeArgv].some((a) => a.includes(AGENT_ID_PLACEHOLDER)) ? 'generate' : 'none'));
+    if (sessionId === 'none' && resumeArgv.some((a) => a.includes(AGENT_ID_PLACEHOLDER)))
+      return problem(`"${name}": "resumeArgv" uses {id} but "sessionId" is "none", so no id would be known`);
+    const profile: AgentProfile = {
+      id,
+      name,
+      icon: typeof entry.icon === 'string' && entry.icon.trim() ? entry.icon.trim() : (base?.icon ?? 'terminal'),
+      argv,
+      resumeArgv,
+      sessionId,
+    };
     if (base) profiles[profiles.indexOf(base)] = profile;
     else profiles.push(profile);
   });
@@ -49,14 +62,24 @@ export interface AgentLaunch {
 export function agentLaunch(profile: AgentProfile, newId: () => string = randomUUID): AgentLaunch {
   const sessionId = profile.sessionId === 'generate' ? newId() : undefined;
   const argv = profile.argv.map((a) => (sessionId === undefined ? a : a.split(AGENT_ID_PLACEHOLDER).join(sessionId)));
-  const agent: AgentLaunch['agent'] = { profile: profile.id, name: profile.name, icon: profile.icon, resumeArgv: [...profile.resumeArgv] };
+  const agent: AgentLaunch['agent'] = {
+    profile: profile.id,
+    name: profile.name,
+    icon: profile.icon,
+    resumeArgv: [...profile.resumeArgv],
+  };
   if (sessionId !== undefined) agent.sessionId = sessionId;
   return { argv, agent };
 }
 
 /** Where `command` would be found on `searchPath`, or undefined. A command with a slash is checked as it is. */
 export function findExecutable(command: string, searchPath: string | undefined, cwd: string): string | undefined {
-  const candidates = command.includes('/') ? [path.resolve(cwd, command)] : (searchPath ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, command));
+  const candidates = command.includes('/')
+    ? [path.resolve(cwd, command)]
+    : (searchPath ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, command));
   for (const candidate of candidates) {
     try {
       const stat = fs.statSync(candidate);
@@ -76,9 +99,18 @@ export function missingAgentMessage(profile: AgentProfile): string {
   return `Holdfast: ${profile.name} needs \`${profile.argv[0]}\`, which is not on PATH. Install it, or set its command in the setting holdfast.agents (e.g. {"id": "${profile.id}", "name": "${profile.name}", "argv": ["/path/to/${path.basename(profile.argv[0])}"${profile.argv.length > 1 ? ', …' : ''}]}).`;
 }
 
-function ownFields(raw: Record<string, unknown>): Partial<Record<'id' | 'name' | 'icon' | 'argv' | 'resumeArgv' | 'sessionId', unknown>> {
+function ownFields(
+  raw: Record<string, unknown>,
+): Partial<Record<'id' | 'name' | 'icon' | 'argv' | 'resumeArgv' | 'sessionId', unknown>> {
   const own = (key: string) => (Object.prototype.hasOwnProperty.call(raw, key) ? raw[key] : undefined);
-  return { id: own('id'), name: own('name'), icon: own('icon'), argv: own('argv'), resumeArgv: own('resumeArgv'), sessionId: own('sessionId') };
+  return {
+    id: own('id'),
+    name: own('name'),
+    icon: own('icon'),
+    argv: own('argv'),
+    resumeArgv: own('resumeArgv'),
+    sessionId: own('sessionId'),
+  };
 }
 
 /** The resume command a client gives the daemon for `profileId` (the daemon trusts no checkpoint's). */
@@ -92,5 +124,10 @@ function stringList(value: unknown): string[] | undefined {
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'agent';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'agent'
+  );
 }

@@ -24,7 +24,12 @@ export function archiveAction(session: SessionInfo): 'resume' | 'relaunch' | und
  * that checkpoint has some. Only the newest earlier checkpoint is considered: an older one was
  * either superseded by it or deliberately emptied. Resolves how many sessions of `workspace` came back.
  */
-export async function restoreArchives(client: HoldfastClient, workspace: string, sessions: readonly SessionInfo[], log: (line: string) => void): Promise<number> {
+export async function restoreArchives(
+  client: HoldfastClient,
+  workspace: string,
+  sessions: readonly SessionInfo[],
+  log: (line: string) => void,
+): Promise<number> {
   if (!client.supports(Capability.Recovery)) return 0;
   if (sessions.some((s) => readLayout(s.metadata).workspace === workspace)) return 0;
   const { checkpoints } = await client.request('recovery.list', {});
@@ -36,7 +41,9 @@ export async function restoreArchives(client: HoldfastClient, workspace: string,
   try {
     const restored = await client.request('recovery.restore', { id: previous.id });
     const mine = restored.sessions.filter((s) => readLayout(s.metadata).workspace === workspace).length;
-    log(`restored checkpoint ${previous.id} (written ${new Date(previous.writtenAt).toISOString()}): ${restored.sessions.length} archived session(s), ${mine} of this workspace`);
+    log(
+      `restored checkpoint ${previous.id} (written ${new Date(previous.writtenAt).toISOString()}): ${restored.sessions.length} archived session(s), ${mine} of this workspace`,
+    );
     return mine;
   } catch (err) {
     // Another window restored it a moment ago: its archives are in the daemon now.

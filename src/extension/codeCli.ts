@@ -68,7 +68,8 @@ export function findRemoteCli(appRoot: string): { dir: string; script: string } 
   }
   // VS Code Server ships `code`; code-server ships `code-<platform>.sh` (and a `code-server` link to it).
   const preferred = ['code', `code-${process.platform}.sh`, 'code-server'];
-  const script = preferred.find((n) => names.includes(n)) ?? names.filter((n) => !/-(darwin|linux|win32)\.sh$/.test(n)).sort()[0];
+  const script =
+    preferred.find((n) => names.includes(n)) ?? names.filter((n) => !/-(darwin|linux|win32)\.sh$/.test(n)).sort()[0];
   return script ? { dir, script: path.join(dir, script) } : undefined;
 }
 
@@ -87,14 +88,27 @@ export function writeScript(file: string, body: string): void {
 /** A `code` command for sessions that runs the editor's remote CLI (which reads VSCODE_IPC_HOOK_CLI). */
 export function writeCodeShim(binDir: string, remoteCliScript: string): string {
   const file = path.join(binDir, 'code');
-  writeScript(file, `#!/bin/sh\n# Written by the Holdfast extension: the editor's CLI, talking to the window that shows this terminal.\nexec ${shellQuote(remoteCliScript)} "$@"\n`);
+  writeScript(
+    file,
+    `#!/bin/sh\n# Written by the Holdfast extension: the editor's CLI, talking to the window that shows this terminal.\nexec ${shellQuote(remoteCliScript)} "$@"\n`,
+  );
   return file;
 }
 
 /** The `holdfast` command: the bundled CLI run by the editor's own Node (Electron run as Node). */
-export function writeHoldfastLauncher(binDir: string, execPath: string, cliScript: string, socketPath?: string): string {
+export function writeHoldfastLauncher(
+  binDir: string,
+  execPath: string,
+  cliScript: string,
+  socketPath?: string,
+): string {
   const file = path.join(binDir, 'holdfast');
-  const socketLine = socketPath ? `: "\${HOLDFAST_SOCKET:=${socketPath.replace(/["\\$`]/g, '\\$&')}}"\nexport HOLDFAST_SOCKET\n` : '';
-  writeScript(file, `#!/bin/sh\n# Written by the Holdfast extension.\n${socketLine}ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(execPath)} ${shellQuote(cliScript)} "$@"\n`);
+  const socketLine = socketPath
+    ? `: "\${HOLDFAST_SOCKET:=${socketPath.replace(/["\\$`]/g, '\\$&')}}"\nexport HOLDFAST_SOCKET\n`
+    : '';
+  writeScript(
+    file,
+    `#!/bin/sh\n# Written by the Holdfast extension.\n${socketLine}ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(execPath)} ${shellQuote(cliScript)} "$@"\n`,
+  );
   return file;
 }

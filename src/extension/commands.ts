@@ -5,7 +5,14 @@ import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
 import { defaultLogPath } from '../protocol/paths';
 import { agentOf, archivedFrom } from '../protocol/recovery';
-import { agentLaunch, findExecutable, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from './agents';
+import {
+  agentLaunch,
+  findExecutable,
+  findProfile,
+  missingAgentMessage,
+  readAgentProfiles,
+  resumeTemplate,
+} from './agents';
 import { archiveAction } from './archives';
 import { formatChecks, runChecks } from './doctor';
 import { nextOrder, readLayout, TabLocation } from './layout';
@@ -18,7 +25,15 @@ export interface CommandContext {
   sessions: SessionList;
   log: vscode.LogOutputChannel;
   /** Facts for the status report that only the activation knows. */
-  statusFacts(): Promise<{ installDir?: string; installError?: string; cliLauncher?: string; windowCliHook?: string; remoteCli?: string; systemdScope: boolean; extensionVersion: string }>;
+  statusFacts(): Promise<{
+    installDir?: string;
+    installError?: string;
+    cliLauncher?: string;
+    windowCliHook?: string;
+    remoteCli?: string;
+    systemdScope: boolean;
+    extensionVersion: string;
+  }>;
 }
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
@@ -38,7 +53,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   return [
     // Optional argument {name}: used by scripts and tests; the palette passes none.
     run('holdfast.newTerminal', 'New Terminal', (opts?: { name?: string }) => tabs.newTerminal('panel', opts?.name)),
-    run('holdfast.newTerminalInEditor', 'New Terminal in Editor Area', (opts?: { name?: string }) => tabs.newTerminal('editor', opts?.name)),
+    run('holdfast.newTerminalInEditor', 'New Terminal in Editor Area', (opts?: { name?: string }) =>
+      tabs.newTerminal('editor', opts?.name),
+    ),
     run('holdfast.attachSession', 'Attach to Session', () => attachSession(ctx)),
     run('holdfast.detachTerminal', 'Detach Terminal', async () => {
       const tab = await targetTab(ctx, 'Detach which Holdfast terminal?');
@@ -49,7 +66,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     run('holdfast.killSession', 'Kill Session', (id?: string) => killSession(ctx, sessionArg(id))),
     run('holdfast.newAgent', 'New Agent', (opts?: { profile?: string }) => newAgent(ctx, opts?.profile)),
     run('holdfast.focusSession', 'Focus Session', (id?: string) => focusSession(ctx, sessionArg(id), 'panel')),
-    run('holdfast.openSessionInEditor', 'Open Session in Editor Area', (id?: string) => focusSession(ctx, sessionArg(id), 'editor')),
+    run('holdfast.openSessionInEditor', 'Open Session in Editor Area', (id?: string) =>
+      focusSession(ctx, sessionArg(id), 'editor'),
+    ),
     run('holdfast.removeSession', 'Remove Session', (id?: string) => removeSession(ctx, sessionArg(id))),
     run('holdfast.resumeSession', 'Resume Session', (id?: string) => startArchive(ctx, sessionArg(id), 'resume')),
     run('holdfast.relaunchSession', 'Relaunch Session', (id?: string) => startArchive(ctx, sessionArg(id), 'relaunch')),
@@ -79,10 +98,20 @@ async function targetTab(ctx: CommandContext, placeHolder: string): Promise<Sess
 
 function describe(session: SessionInfo, workspace: string): { description: string; detail: string } {
   const layout = readLayout(session.metadata);
-  const state = session.state === 'exited' ? `exited (${session.exit?.signal ?? `code ${session.exit?.code}`})` : 'running';
-  const where = layout.detached ? 'detached' : layout.workspace === workspace ? 'this workspace' : layout.workspace ? `workspace ${path.basename(layout.workspace)}` : 'no workspace';
+  const state =
+    session.state === 'exited' ? `exited (${session.exit?.signal ?? `code ${session.exit?.code}`})` : 'running';
+  const where = layout.detached
+    ? 'detached'
+    : layout.workspace === workspace
+      ? 'this workspace'
+      : layout.workspace
+        ? `workspace ${path.basename(layout.workspace)}`
+        : 'no workspace';
   const clients = session.clients.owners + session.clients.watchers;
-  return { description: `${state} · ${where}${clients ? ` · ${clients} window(s) attached` : ''}`, detail: `${session.argv.join(' ')} — ${session.cwd} — pid ${session.pid}` };
+  return {
+    description: `${state} · ${where}${clients ? ` · ${clients} window(s) attached` : ''}`,
+    detail: `${session.argv.join(' ')} — ${session.cwd} — pid ${session.pid}`,
+  };
 }
 
 /** Quick pick of every session (any workspace): focuses its tab here, or opens one attached to it. */
@@ -94,8 +123,16 @@ async function attachSession(ctx: CommandContext): Promise<void> {
     if (choice) await vscode.commands.executeCommand('holdfast.newTerminal');
     return;
   }
-  const items = sessions.map((session) => ({ label: `${ctx.tabs.tabForSession(session.id) ? '$(eye) ' : ''}${session.name}`, ...describe(session, ctx.tabs.workspace), session }));
-  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Attach to a Holdfast session (shown here as a tab)', matchOnDescription: true, matchOnDetail: true });
+  const items = sessions.map((session) => ({
+    label: `${ctx.tabs.tabForSession(session.id) ? '$(eye) ' : ''}${session.name}`,
+    ...describe(session, ctx.tabs.workspace),
+    session,
+  }));
+  const pick = await vscode.window.showQuickPick(items, {
+    placeHolder: 'Attach to a Holdfast session (shown here as a tab)',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
   if (!pick) return;
   let session = pick.session;
   if (!ctx.tabs.tabForSession(session.id)) {
@@ -103,7 +140,12 @@ async function attachSession(ctx: CommandContext): Promise<void> {
     const unowned = session.clients.owners + session.clients.watchers === 0;
     // It joins this workspace's tabs (restored here after a reload) unless another window shows it.
     if (layout.detached || !layout.workspace || layout.workspace === ctx.tabs.workspace || unowned) {
-      await ctx.tabs.updateLayout(session.id, { detached: undefined, workspace: ctx.tabs.workspace, order: nextOrder(sessions, ctx.tabs.workspace), activeAt: Date.now() });
+      await ctx.tabs.updateLayout(session.id, {
+        detached: undefined,
+        workspace: ctx.tabs.workspace,
+        order: nextOrder(sessions, ctx.tabs.workspace),
+        activeAt: Date.now(),
+      });
       session = (await client.request('show', { session: session.id })).session;
     }
   }
@@ -127,7 +169,11 @@ async function renameSession(ctx: CommandContext, sessionId?: string): Promise<v
   const id = sessionId ?? tab?.sessionId;
   if (!id) return;
   const current = tab?.session?.name ?? (await sessionById(ctx, id)).name;
-  const name = await vscode.window.showInputBox({ prompt: 'New name for the Holdfast session', value: current, validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty') });
+  const name = await vscode.window.showInputBox({
+    prompt: 'New name for the Holdfast session',
+    value: current,
+    validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty'),
+  });
   if (!name?.trim()) return;
   const client = await ctx.tabs.connection.get();
   await client.request('update', { session: id, name: name.trim() });
@@ -139,7 +185,11 @@ async function killSession(ctx: CommandContext, sessionId?: string): Promise<voi
     // From the sidebar: one click away from ending a process, so it asks.
     const session = await sessionById(ctx, sessionId);
     if (session.state === 'running') {
-      const choice = await vscode.window.showWarningMessage(`Kill the Holdfast session "${session.name}"? Its process (pid ${session.pid}) ends.`, { modal: true }, 'Kill');
+      const choice = await vscode.window.showWarningMessage(
+        `Kill the Holdfast session "${session.name}"? Its process (pid ${session.pid}) ends.`,
+        { modal: true },
+        'Kill',
+      );
       if (choice !== 'Kill') return;
     }
     await ctx.tabs.killSession(sessionId);
@@ -174,7 +224,14 @@ async function showStatus(ctx: CommandContext): Promise<void> {
     }
   }
   const facts = await ctx.statusFacts();
-  const checks = await runChecks({ socket: connection.socket, client, connectionError, ...facts, workspace: ctx.tabs.workspace, tabsHere: ctx.tabs.liveTabs().length });
+  const checks = await runChecks({
+    socket: connection.socket,
+    client,
+    connectionError,
+    ...facts,
+    workspace: ctx.tabs.workspace,
+    tabsHere: ctx.tabs.liveTabs().length,
+  });
   ctx.log.info(`— Holdfast status, ${new Date().toISOString()} —`);
   for (const line of formatChecks(checks)) ctx.log.info(line);
   ctx.log.show(true);
@@ -186,13 +243,18 @@ async function restartDaemon(ctx: CommandContext): Promise<void> {
   if (client) {
     const sessions = await ctx.sessions.refresh(client);
     const live = sessions.filter((s) => s.state === 'running').length;
-    const message = live === 0 ? 'Restart the Holdfast daemon? No session is running.' : `Restart the Holdfast daemon? ${live} live session${live === 1 ? '' : 's'} will be killed (their processes end).`;
+    const message =
+      live === 0
+        ? 'Restart the Holdfast daemon? No session is running.'
+        : `Restart the Holdfast daemon? ${live} live session${live === 1 ? '' : 's'} will be killed (their processes end).`;
     const choice = await vscode.window.showWarningMessage(message, { modal: true }, 'Restart Daemon');
     if (choice !== 'Restart Daemon') return;
     await connection.stopDaemon();
   }
   const fresh = await connection.get();
-  void vscode.window.showInformationMessage(`Holdfast: daemon ${fresh.hello.version} started (pid ${fresh.hello.pid}).`);
+  void vscode.window.showInformationMessage(
+    `Holdfast: daemon ${fresh.hello.version} started (pid ${fresh.hello.pid}).`,
+  );
 }
 
 async function openLog(ctx: CommandContext): Promise<void> {
@@ -221,11 +283,17 @@ function resumeCommandFor(ctx: CommandContext, session: SessionInfo): string[] |
 async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
   const { profiles } = agentProfiles(ctx);
   let profile = profileId ? findProfile(profiles, profileId) : undefined;
-  if (profileId && !profile) throw new Error(`no agent profile "${profileId}" (known: ${profiles.map((p) => p.id).join(', ')}; add one in the setting holdfast.agents)`);
+  if (profileId && !profile)
+    throw new Error(
+      `no agent profile "${profileId}" (known: ${profiles.map((p) => p.id).join(', ')}; add one in the setting holdfast.agents)`,
+    );
   if (!profile) {
     const EDIT = '$(settings-gear) Edit agent profiles…';
     const pick = await vscode.window.showQuickPick(
-      [...profiles.map((p) => ({ label: `$(${p.icon}) ${p.name}`, description: p.argv.join(' '), profile: p })), { label: EDIT, description: 'holdfast.agents', profile: undefined }],
+      [
+        ...profiles.map((p) => ({ label: `$(${p.icon}) ${p.name}`, description: p.argv.join(' '), profile: p })),
+        { label: EDIT, description: 'holdfast.agents', profile: undefined },
+      ],
       { placeHolder: 'Start which agent? It runs in a Holdfast session and can be resumed after a reboot.' },
     );
     if (!pick) return;
@@ -242,7 +310,11 @@ async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> 
     return;
   }
   const launch = agentLaunch(profile);
-  await ctx.tabs.newTerminal('panel', undefined, { argv: launch.argv, metadata: { agent: launch.agent }, nameBase: profile.id });
+  await ctx.tabs.newTerminal('panel', undefined, {
+    argv: launch.argv,
+    metadata: { agent: launch.agent },
+    nameBase: profile.id,
+  });
 }
 
 /** Shows a session here and gives this window its input: its tab, or a new tab attached to it. */
@@ -255,7 +327,8 @@ async function focusSession(ctx: CommandContext, id: string | undefined, locatio
     if (location === 'editor' && readLayout(tab.session?.metadata).location !== 'editor') {
       // moveToEditor moves the *active* terminal, and show() makes ours active only a moment later.
       await becomesActive(terminal, 2000);
-      if (vscode.window.activeTerminal !== terminal) throw new Error(`the tab "${terminal.name}" did not become active, so it was not moved`);
+      if (vscode.window.activeTerminal !== terminal)
+        throw new Error(`the tab "${terminal.name}" did not become active, so it was not moved`);
       await vscode.commands.executeCommand('workbench.action.terminal.moveToEditor');
       await ctx.tabs.updateLayout(id, { location: 'editor' });
     }
@@ -264,7 +337,13 @@ async function focusSession(ctx: CommandContext, id: string | undefined, locatio
   }
   const client = await ctx.tabs.connection.get();
   const sessions = await ctx.sessions.refresh(client);
-  await ctx.tabs.updateLayout(id, { detached: undefined, workspace: ctx.tabs.workspace, order: nextOrder(sessions, ctx.tabs.workspace), activeAt: Date.now(), location });
+  await ctx.tabs.updateLayout(id, {
+    detached: undefined,
+    workspace: ctx.tabs.workspace,
+    order: nextOrder(sessions, ctx.tabs.workspace),
+    activeAt: Date.now(),
+    location,
+  });
   ctx.tabs.showSession(await sessionById(ctx, id), location);
 }
 
@@ -283,7 +362,9 @@ async function startArchive(ctx: CommandContext, id: string | undefined, how: 'r
   }
   if (!id) {
     const client = await ctx.tabs.connection.get();
-    const candidates = (await ctx.sessions.refresh(client)).filter((s) => archiveAction(s) === how || (how === 'relaunch' && s.state === 'exited'));
+    const candidates = (await ctx.sessions.refresh(client)).filter(
+      (s) => archiveAction(s) === how || (how === 'relaunch' && s.state === 'exited'),
+    );
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage(`Holdfast: there is no archived session to ${how}.`);
       return;
@@ -297,7 +378,9 @@ async function startArchive(ctx: CommandContext, id: string | undefined, how: 'r
   }
   const session = await sessionById(ctx, id);
   if (how === 'resume' && archiveAction(session) !== 'resume') {
-    throw new Error(`"${session.name}" cannot be resumed: ${archivedFrom(session.metadata) ? 'it is not an agent that was running when its daemon ended' : 'it is not archived'}; use Relaunch Session for a new run`);
+    throw new Error(
+      `"${session.name}" cannot be resumed: ${archivedFrom(session.metadata) ? 'it is not an agent that was running when its daemon ended' : 'it is not archived'}; use Relaunch Session for a new run`,
+    );
   }
   await ctx.tabs.startAgain(id, how, how === 'resume' ? resumeCommandFor(ctx, session) : undefined);
 }
@@ -306,7 +389,9 @@ async function resumeAllAgents(ctx: CommandContext): Promise<void> {
   const client = await ctx.tabs.connection.get();
   // This workspace's (another workspace's agents come back in their own window), in tab order,
   // one at a time so each lands in its own tab.
-  const agents = (await ctx.sessions.refresh(client)).filter((s) => archiveAction(s) === 'resume' && readLayout(s.metadata).workspace === ctx.tabs.workspace);
+  const agents = (await ctx.sessions.refresh(client)).filter(
+    (s) => archiveAction(s) === 'resume' && readLayout(s.metadata).workspace === ctx.tabs.workspace,
+  );
   if (agents.length === 0) {
     void vscode.window.showInformationMessage('Holdfast: this workspace has no archived agent to resume.');
     return;

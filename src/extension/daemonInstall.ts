@@ -59,7 +59,11 @@ export function ensureDaemonInstall(extensionDir: string, storageDir: string, ve
   const name = installName(version, fs.readFileSync(bundle));
   const root = path.join(storageDir, 'daemon');
   const dir = path.join(root, name);
-  const result: DaemonInstall = { dir, daemonScript: path.join(dir, 'dist', 'daemon.js'), cliScript: path.join(dir, 'dist', 'cli.js') };
+  const result: DaemonInstall = {
+    dir,
+    daemonScript: path.join(dir, 'dist', 'daemon.js'),
+    cliScript: path.join(dir, 'dist', 'cli.js'),
+  };
   if (fs.existsSync(path.join(dir, '.complete'))) {
     touch(dir); // in use: keeps it out of pruning
     return result;
@@ -73,8 +77,10 @@ export function ensureDaemonInstall(extensionDir: string, storageDir: string, ve
       if (fs.existsSync(from)) copyFile(from, path.join(tmp, 'dist', file));
     }
     const ptyDir = path.join(extensionDir, 'node_modules', 'node-pty');
-    if (!fs.existsSync(path.join(ptyDir, 'package.json'))) throw new Error(`node-pty is missing from the extension (${ptyDir})`);
-    for (const file of nodePtyRuntimeFiles(ptyDir)) copyFile(path.join(ptyDir, file), path.join(tmp, 'node_modules', 'node-pty', file));
+    if (!fs.existsSync(path.join(ptyDir, 'package.json')))
+      throw new Error(`node-pty is missing from the extension (${ptyDir})`);
+    for (const file of nodePtyRuntimeFiles(ptyDir))
+      copyFile(path.join(ptyDir, file), path.join(tmp, 'node_modules', 'node-pty', file));
     fs.writeFileSync(path.join(tmp, '.complete'), `${new Date().toISOString()}\n`);
     try {
       fs.renameSync(tmp, dir);
@@ -109,7 +115,13 @@ function copyFile(from: string, to: string): void {
  * Removes old copies: keeps `keep` newest plus `current`, and anything younger than `minAgeMs`
  * (a daemon started from an older copy may still be running; its files stay until it is long gone).
  */
-export function pruneDaemonInstalls(storageDir: string, current: string, keep = 3, minAgeMs = 7 * 24 * 3600_000, now = Date.now()): string[] {
+export function pruneDaemonInstalls(
+  storageDir: string,
+  current: string,
+  keep = 3,
+  minAgeMs = 7 * 24 * 3600_000,
+  now = Date.now(),
+): string[] {
   const root = path.join(storageDir, 'daemon');
   if (!fs.existsSync(root)) return [];
   const entries = fs
@@ -126,7 +138,8 @@ export function pruneDaemonInstalls(storageDir: string, current: string, keep = 
   // Leftovers of interrupted copies.
   for (const e of fs.readdirSync(root)) {
     const abs = path.join(root, e);
-    if (e.startsWith('.tmp-') && now - fs.statSync(abs).mtimeMs > 3600_000) fs.rmSync(abs, { recursive: true, force: true });
+    if (e.startsWith('.tmp-') && now - fs.statSync(abs).mtimeMs > 3600_000)
+      fs.rmSync(abs, { recursive: true, force: true });
   }
   return removed;
 }

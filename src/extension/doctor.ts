@@ -34,7 +34,11 @@ export interface DoctorInput {
 
 export async function runChecks(input: DoctorInput): Promise<Check[]> {
   const checks: Check[] = [];
-  checks.push({ level: 'info', name: 'extension', detail: `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ${input.tabsHere} Holdfast tab(s) in this window` });
+  checks.push({
+    level: 'info',
+    name: 'extension',
+    detail: `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ${input.tabsHere} Holdfast tab(s) in this window`,
+  });
   checks.push(...endpointChecks(input.socket));
 
   let status: DaemonStatus | undefined;
@@ -43,35 +47,81 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
       status = await input.client.request('status', {});
       const hello = input.client.hello;
       const up = Math.round((Date.now() - status.startedAt) / 1000);
-      checks.push({ level: 'ok', name: 'daemon', detail: `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)` });
-      checks.push({ level: 'info', name: 'daemon runtime', detail: `${status.execPath} (Node ${status.nodeVersion}); capabilities: ${hello.capabilities.join(', ') || 'none'}` });
+      checks.push({
+        level: 'ok',
+        name: 'daemon',
+        detail: `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)`,
+      });
+      checks.push({
+        level: 'info',
+        name: 'daemon runtime',
+        detail: `${status.execPath} (Node ${status.nodeVersion}); capabilities: ${hello.capabilities.join(', ') || 'none'}`,
+      });
       if (input.client.supports(Capability.Recovery)) checks.push(await checkpointCheck(input.client));
       if (status.version !== input.extensionVersion) {
-        checks.push({ level: 'info', name: 'daemon version', detail: `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep running; "Holdfast: Restart Daemon" switches (it ends every session)` });
+        checks.push({
+          level: 'info',
+          name: 'daemon version',
+          detail: `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep running; "Holdfast: Restart Daemon" switches (it ends every session)`,
+        });
       }
     } catch (err) {
       checks.push({ level: 'fail', name: 'daemon', detail: `connected, but status failed: ${(err as Error).message}` });
     }
   } else {
-    checks.push({ level: 'fail', name: 'daemon', detail: input.connectionError ?? `no daemon listens on ${input.socket}`, fix: 'open a Holdfast terminal (it starts the daemon), then look at "Holdfast: Open Log"' });
+    checks.push({
+      level: 'fail',
+      name: 'daemon',
+      detail: input.connectionError ?? `no daemon listens on ${input.socket}`,
+      fix: 'open a Holdfast terminal (it starts the daemon), then look at "Holdfast: Open Log"',
+    });
   }
 
   const logFile = status?.logFile ?? defaultLogPath();
-  checks.push(fs.existsSync(logFile) ? { level: 'ok', name: 'daemon log', detail: logFile } : { level: 'info', name: 'daemon log', detail: `${logFile} (not written yet)` });
+  checks.push(
+    fs.existsSync(logFile)
+      ? { level: 'ok', name: 'daemon log', detail: logFile }
+      : { level: 'info', name: 'daemon log', detail: `${logFile} (not written yet)` },
+  );
 
-  if (input.installError) checks.push({ level: 'fail', name: 'daemon copy', detail: input.installError, fix: 'reinstall the extension; the copy needs dist/daemon.js and node_modules/node-pty' });
+  if (input.installError)
+    checks.push({
+      level: 'fail',
+      name: 'daemon copy',
+      detail: input.installError,
+      fix: 'reinstall the extension; the copy needs dist/daemon.js and node_modules/node-pty',
+    });
   else if (input.installDir) checks.push(installCheck(input.installDir));
 
-  checks.push({ level: 'info', name: 'start in systemd scope', detail: input.systemdScope ? 'yes (systemd-run --user --scope works)' : 'no (systemd-run --user --scope is not available; the daemon starts as a plain detached process)' });
+  checks.push({
+    level: 'info',
+    name: 'start in systemd scope',
+    detail: input.systemdScope
+      ? 'yes (systemd-run --user --scope works)'
+      : 'no (systemd-run --user --scope is not available; the daemon starts as a plain detached process)',
+  });
 
   if (input.cliLauncher) {
     const executable = isExecutable(input.cliLauncher);
-    checks.push({ level: executable ? 'ok' : 'fail', name: 'holdfast CLI', detail: `${input.cliLauncher}${executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'}` });
+    checks.push({
+      level: executable ? 'ok' : 'fail',
+      name: 'holdfast CLI',
+      detail: `${input.cliLauncher}${executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'}`,
+    });
   }
   if (input.windowCliHook) {
-    checks.push({ level: 'ok', name: '`code` in sessions', detail: `window hook ${input.windowCliHook}; editor CLI ${input.remoteCli ?? 'from PATH'}` });
+    checks.push({
+      level: 'ok',
+      name: '`code` in sessions',
+      detail: `window hook ${input.windowCliHook}; editor CLI ${input.remoteCli ?? 'from PATH'}`,
+    });
   } else {
-    checks.push({ level: 'warn', name: '`code` in sessions', detail: 'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): `code FILE` in a Holdfast terminal opens where the editor decides' });
+    checks.push({
+      level: 'warn',
+      name: '`code` in sessions',
+      detail:
+        'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): `code FILE` in a Holdfast terminal opens where the editor decides',
+    });
   }
   return checks;
 }
@@ -79,16 +129,31 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
 /** What a reboot would leave: the daemon's checkpoints, and any it cannot read. */
 async function checkpointCheck(client: HoldfastClient): Promise<Check> {
   try {
-    const [{ checkpoints, skipped }, { config }] = await Promise.all([client.request('recovery.list', {}), client.request('config.get', {})]);
+    const [{ checkpoints, skipped }, { config }] = await Promise.all([
+      client.request('recovery.list', {}),
+      client.request('config.get', {}),
+    ]);
     const recovery = config.recovery;
     if (skipped.length > 0) {
-      return { level: 'warn', name: 'checkpoints', detail: `${skipped.length} unreadable: ${skipped.map((s) => `${s.file} (${s.error})`).join('; ')}`, fix: 'they are skipped; delete them, or `holdfast recovery forget ID`' };
+      return {
+        level: 'warn',
+        name: 'checkpoints',
+        detail: `${skipped.length} unreadable: ${skipped.map((s) => `${s.file} (${s.error})`).join('; ')}`,
+        fix: 'they are skipped; delete them, or `holdfast recovery forget ID`',
+      };
     }
     const own = checkpoints.find((c) => c.current);
     const earlier = checkpoints.filter((c) => !c.current).length;
     const what = `${recovery.enabled ? 'on' : 'OFF'}, screens ${recovery.screenText ? 'saved' : 'not saved'}, every ${recovery.intervalSeconds}s while screens change`;
     const detail = `${what}; ${own ? `this daemon's written ${Math.round((Date.now() - own.writtenAt) / 1000)}s ago (${own.sessions} session(s))` : 'none written by this daemon yet'}; ${earlier} from earlier daemons (\`holdfast recovery list\`)`;
-    return recovery.enabled ? { level: 'ok', name: 'checkpoints', detail } : { level: 'warn', name: 'checkpoints', detail, fix: 'a reboot would lose layout and agent ids: `holdfast config set recovery.enabled true`' };
+    return recovery.enabled
+      ? { level: 'ok', name: 'checkpoints', detail }
+      : {
+          level: 'warn',
+          name: 'checkpoints',
+          detail,
+          fix: 'a reboot would lose layout and agent ids: `holdfast config set recovery.enabled true`',
+        };
   } catch (err) {
     return { level: 'warn', name: 'checkpoints', detail: `cannot list them: ${(err as Error).message}` };
   }
@@ -96,7 +161,12 @@ async function checkpointCheck(client: HoldfastClient): Promise<Check> {
 
 /** The endpoint rules of src/protocol/endpointTrust.ts, the ones the connection itself applies. */
 function endpointChecks(socket: string): Check[] {
-  return checkEndpoint(socket).map((c) => ({ level: c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'info' : 'fail', name: c.name, detail: c.detail, fix: c.state === 'unsafe' ? c.fix : undefined }));
+  return checkEndpoint(socket).map((c) => ({
+    level: c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'info' : 'fail',
+    name: c.name,
+    detail: c.detail,
+    fix: c.state === 'unsafe' ? c.fix : undefined,
+  }));
 }
 
 function installCheck(dir: string): Check {
@@ -104,7 +174,13 @@ function installCheck(dir: string): Check {
   const missing = needed.filter((f) => !fs.existsSync(path.join(dir, f)));
   const release = path.join(dir, 'node_modules', 'node-pty', 'build', 'Release');
   const native = fs.existsSync(release) && fs.readdirSync(release).some((f) => f.endsWith('.node'));
-  if (missing.length > 0 || !native) return { level: 'fail', name: 'daemon copy', detail: `${dir} lacks ${[...missing, ...(native ? [] : ['node-pty native module'])].join(', ')}`, fix: `delete ${dir} and reload the window` };
+  if (missing.length > 0 || !native)
+    return {
+      level: 'fail',
+      name: 'daemon copy',
+      detail: `${dir} lacks ${[...missing, ...(native ? [] : ['node-pty native module'])].join(', ')}`,
+      fix: `delete ${dir} and reload the window`,
+    };
   return { level: 'ok', name: 'daemon copy', detail: dir };
 }
 

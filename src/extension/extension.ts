@@ -62,7 +62,12 @@ export function activate(context: vscode.ExtensionContext): void {
   try {
     const cliScript = ensureInstall().cliScript;
     if (fs.existsSync(cliScript)) {
-      cliLauncher = writeHoldfastLauncher(binDir, process.execPath, cliScript, settings.socketPath() ? socket : undefined);
+      cliLauncher = writeHoldfastLauncher(
+        binDir,
+        process.execPath,
+        cliScript,
+        settings.socketPath() ? socket : undefined,
+      );
       context.environmentVariableCollection.description = 'Puts the `holdfast` command on PATH';
       context.environmentVariableCollection.prepend('PATH', binDir + path.delimiter);
     }
@@ -80,7 +85,13 @@ export function activate(context: vscode.ExtensionContext): void {
       wrapper: async () => ((await systemdScopeWorks()) ? systemdScopePrefix() : undefined),
     }),
   );
-  store.add(connection.onDidChangeState((state) => log.info(`daemon: ${state.kind === 'connected' ? `connected (pid ${state.client.hello.pid}, ${state.client.hello.version})` : state.kind === 'failed' ? `failed: ${state.error.message}` : state.kind}`)));
+  store.add(
+    connection.onDidChangeState((state) =>
+      log.info(
+        `daemon: ${state.kind === 'connected' ? `connected (pid ${state.client.hello.pid}, ${state.client.hello.version})` : state.kind === 'failed' ? `failed: ${state.error.message}` : state.kind}`,
+      ),
+    ),
+  );
   const sessions = store.add(new SessionList(connection));
   const workspace = workspaceKey(
     vscode.workspace.workspaceFile?.toString(),
@@ -98,12 +109,17 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   store.add(new LayoutTracker(tabs, sessions, log));
   // Menus on a terminal show Holdfast's entries only for Holdfast tabs.
-  const setActiveContext = (t: vscode.Terminal | undefined) => void vscode.commands.executeCommand('setContext', 'holdfast.activeTerminalIsHoldfast', tabs.tabOf(t) !== undefined);
+  const setActiveContext = (t: vscode.Terminal | undefined) =>
+    void vscode.commands.executeCommand('setContext', 'holdfast.activeTerminalIsHoldfast', tabs.tabOf(t) !== undefined);
   store.add(vscode.window.onDidChangeActiveTerminal(setActiveContext));
   setActiveContext(vscode.window.activeTerminal);
   store.add(new StatusBar(connection, sessions));
   store.add(new RecoverySettingsMirror(connection, log));
-  store.add(vscode.window.registerTerminalProfileProvider('holdfast.terminal', { provideTerminalProfile: () => tabs.provideProfile() }));
+  store.add(
+    vscode.window.registerTerminalProfileProvider('holdfast.terminal', {
+      provideTerminalProfile: () => tabs.provideProfile(),
+    }),
+  );
   for (const d of registerCommands({
     tabs,
     sessions,

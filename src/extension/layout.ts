@@ -33,7 +33,10 @@ export function readLayout(metadata: Record<string, unknown> | undefined): TabLa
 }
 
 /** New metadata: the old one with `patch` applied; `undefined` values delete a key. */
-export function withLayout(metadata: Record<string, unknown> | undefined, patch: Partial<Record<keyof TabLayout, unknown>>): Record<string, unknown> {
+export function withLayout(
+  metadata: Record<string, unknown> | undefined,
+  patch: Partial<Record<keyof TabLayout, unknown>>,
+): Record<string, unknown> {
   const next: Record<string, unknown> = { ...(metadata ?? {}) };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) delete next[key];
@@ -64,11 +67,20 @@ export interface RestorePlan {
  * Which tabs this window should (re)create, in order: every session of the workspace that is not
  * detached and has no tab here yet. Exited sessions come back too: their tab was still open.
  */
-export function planRestore(sessions: readonly SessionInfo[], workspace: string, shown: ReadonlySet<string>): RestorePlan {
+export function planRestore(
+  sessions: readonly SessionInfo[],
+  workspace: string,
+  shown: ReadonlySet<string>,
+): RestorePlan {
   const mine = sessions
     .map((session) => ({ session, layout: readLayout(session.metadata) }))
     .filter(({ session, layout }) => layout.workspace === workspace && !layout.detached && !shown.has(session.id));
-  mine.sort((a, b) => (a.layout.order ?? Number.MAX_SAFE_INTEGER) - (b.layout.order ?? Number.MAX_SAFE_INTEGER) || a.session.createdAt - b.session.createdAt || a.session.id.localeCompare(b.session.id));
+  mine.sort(
+    (a, b) =>
+      (a.layout.order ?? Number.MAX_SAFE_INTEGER) - (b.layout.order ?? Number.MAX_SAFE_INTEGER) ||
+      a.session.createdAt - b.session.createdAt ||
+      a.session.id.localeCompare(b.session.id),
+  );
   let activeId: string | undefined;
   let activeAt = -1;
   for (const { session, layout } of mine) {

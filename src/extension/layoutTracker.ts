@@ -31,7 +31,8 @@ export class LayoutTracker implements vscode.Disposable {
     this.activeTimer?.dispose();
     this.activeTimer = timeout(ACTIVE_DEBOUNCE_MS, () => {
       const id = tab.sessionId;
-      if (!id || this.tabs.isFrozen || terminal.exitStatus !== undefined || vscode.window.activeTerminal !== terminal) return;
+      if (!id || this.tabs.isFrozen || terminal.exitStatus !== undefined || vscode.window.activeTerminal !== terminal)
+        return;
       this.write(id, { activeAt: Date.now() });
     });
   }
@@ -48,7 +49,8 @@ export class LayoutTracker implements vscode.Disposable {
     const live = this.tabs.liveTabs();
     const editorLabels = new Map<string, number>();
     for (const group of vscode.window.tabGroups.all) {
-      for (const t of group.tabs) if (t.input instanceof vscode.TabInputTerminal) editorLabels.set(t.label, (editorLabels.get(t.label) ?? 0) + 1);
+      for (const t of group.tabs)
+        if (t.input instanceof vscode.TabInputTerminal) editorLabels.set(t.label, (editorLabels.get(t.label) ?? 0) + 1);
     }
     const nameCount = new Map<string, number>();
     for (const { terminal } of live) nameCount.set(terminal.name, (nameCount.get(terminal.name) ?? 0) + 1);
@@ -63,7 +65,9 @@ export class LayoutTracker implements vscode.Disposable {
 
   private write(id: string, patch: { activeAt?: number; location?: TabLocation }): void {
     if (!this.tabs.connection.client) return;
-    this.tabs.updateLayout(id, patch).catch((err) => this.log.warn(`recording the layout of ${id}: ${(err as Error).message}`));
+    this.tabs
+      .updateLayout(id, patch)
+      .catch((err) => this.log.warn(`recording the layout of ${id}: ${(err as Error).message}`));
   }
 
   dispose(): void {

@@ -31,7 +31,8 @@ export const NOTICE = {
   watching: 'watching: another window has input for this session; type here to take it over',
   inputMoved: 'input moved to another window; type to take it back',
   reconnecting: 'lost the connection to the daemon; reconnecting…',
-  daemonGone: "the daemon stopped, so this session's process is gone. Close this tab; a new Holdfast terminal starts a new daemon.",
+  daemonGone:
+    "the daemon stopped, so this session's process is gone. Close this tab; a new Holdfast terminal starts a new daemon.",
   daemonRestarted: "the daemon was restarted, so this session's process is gone. Close this tab.",
   sessionGone: 'this session no longer exists in the daemon (removed elsewhere, or the daemon was restarted)',
 } as const;

@@ -73,9 +73,11 @@ export class SessionFeed implements IDisposable {
     this.clientStore.dispose();
     this.clientStore = new DisposableStore();
     this.tracker.reset([], Date.now());
-    this.clientStore.add(client.onEvent((event: DaemonEvent) => {
-      if (this.tracker.apply(event, Date.now())) this.changed();
-    }));
+    this.clientStore.add(
+      client.onEvent((event: DaemonEvent) => {
+        if (this.tracker.apply(event, Date.now())) this.changed();
+      }),
+    );
     this.changed();
   }
 
@@ -201,7 +203,13 @@ export class PreviewHost implements IDisposable {
     const client = this.deps.connection.client;
     if (!client || client.isClosed) return; // watched again when the connection is back
     const info = this.deps.sessions.get(id);
-    const watch: Watch = { id, decoder: new TextDecoder('utf-8'), pending: '', cols: info?.cols ?? 80, rows: info?.rows ?? 24 };
+    const watch: Watch = {
+      id,
+      decoder: new TextDecoder('utf-8'),
+      pending: '',
+      cols: info?.cols ?? 80,
+      rows: info?.rows ?? 24,
+    };
     this.watches.set(id, watch);
     try {
       const attachment = await client.attach(
@@ -213,7 +221,13 @@ export class PreviewHost implements IDisposable {
             watch.flush = undefined;
             watch.pending = '';
             watch.decoder = new TextDecoder('utf-8');
-            this.post({ type: 'snapshot', id, data: watch.decoder.decode(bytes, { stream: true }), cols: watch.cols, rows: watch.rows });
+            this.post({
+              type: 'snapshot',
+              id,
+              data: watch.decoder.decode(bytes, { stream: true }),
+              cols: watch.cols,
+              rows: watch.rows,
+            });
           },
           onOutput: (bytes) => this.queue(watch, bytes),
           onEvent: (event) => {
@@ -295,7 +309,8 @@ export class PreviewHost implements IDisposable {
 /** The page of the sidebar and of the wall: the same script and styles, `mode` picks the layout. */
 export function sessionsHtml(webview: vscode.Webview, extensionUri: vscode.Uri, mode: 'sidebar' | 'wall'): string {
   const nonce = randomBytes(16).toString('base64');
-  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', name)).toString();
+  const asset = (name: string) =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', name)).toString();
   const csp = [
     "default-src 'none'",
     `img-src ${webview.cspSource} data:`,

@@ -12,7 +12,9 @@ import { DaemonConnection } from './daemonConnection';
 import { archivedNotice, exitNotice, failureNotice, NOTICE, noticeLine } from './notices';
 
 /** What a tab shows: a session to create when the tab opens, or one that exists. */
-export type TabTarget = { kind: 'new'; name: string; prepare(size: Size | undefined): Promise<CreateParams> } | { kind: 'existing'; session: SessionInfo };
+export type TabTarget =
+  | { kind: 'new'; name: string; prepare(size: Size | undefined): Promise<CreateParams> }
+  | { kind: 'existing'; session: SessionInfo };
 
 export interface Size {
   cols: number;
@@ -120,7 +122,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   open(initialDimensions: vscode.TerminalDimensions | undefined): void {
     this.opened = true;
     for (const text of this.beforeOpen.splice(0)) this.writeEmitter.fire(text);
-    if (initialDimensions && initialDimensions.columns > 0 && initialDimensions.rows > 0) this.size = { cols: initialDimensions.columns, rows: initialDimensions.rows };
+    if (initialDimensions && initialDimensions.columns > 0 && initialDimensions.rows > 0)
+      this.size = { cols: initialDimensions.columns, rows: initialDimensions.rows };
     // A restored tab attaches at once, hidden or not: its session has a size, and the tab's own
     // follows when VS Code lays it out. Only a new session waits for one (it is created with it).
     if (this.size || this.target.kind !== 'new') this.start();
@@ -136,7 +139,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       if (this.opened) this.start();
       return;
     }
-    if (changed && this.isOwner && !this.exited) this.attachment!.resize(this.size.cols, this.size.rows).catch(() => undefined);
+    if (changed && this.isOwner && !this.exited)
+      this.attachment!.resize(this.size.cols, this.size.rows).catch(() => undefined);
   }
 
   handleInput(data: string): void {
@@ -245,7 +249,12 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     this.sizeWait?.dispose();
     void this.run().catch((err) => {
       this.print(failureNotice(this.target.kind === 'new' && !this.info ? 'starting the session' : 'attaching', err));
-      this.host.reportError(this.target.kind === 'new' && !this.info ? 'Holdfast could not start a terminal' : 'Holdfast could not attach to the session', err);
+      this.host.reportError(
+        this.target.kind === 'new' && !this.info
+          ? 'Holdfast could not start a terminal'
+          : 'Holdfast could not attach to the session',
+        err,
+      );
     });
   }
 
@@ -302,7 +311,9 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       const archived = archiveAction(attachment.session);
       if (archived) {
         this.exited = true;
-        this.printAfterSnapshot(archivedNotice(archived, archivedFrom(attachment.session.metadata)!.writtenAt, attachment.session.cwd));
+        this.printAfterSnapshot(
+          archivedNotice(archived, archivedFrom(attachment.session.metadata)!.writtenAt, attachment.session.cwd),
+        );
       } else if (attachment.session.state === 'exited' && !this.exited) {
         this.exited = true;
         this.printAfterSnapshot(exitNotice(attachment.session.exit));
@@ -314,7 +325,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         this.dimensionsEmitter.fire(undefined);
         this.host.becameOwner(this, attachment.session);
         // The size may have changed while attaching.
-        if (this.size && !this.exited && (this.size.cols !== attachment.session.cols || this.size.rows !== attachment.session.rows)) {
+        if (
+          this.size &&
+          !this.exited &&
+          (this.size.cols !== attachment.session.cols || this.size.rows !== attachment.session.rows)
+        ) {
           attachment.resize(this.size.cols, this.size.rows).catch(() => undefined);
         }
       }
@@ -383,7 +398,13 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         if (event.session.id !== id) return;
         this.update(event.session);
         // The previous window's input left just after we arrived (a reload): take input back.
-        if (this.role === 'watcher' && this.attachment && event.session.clients.owners === 0 && Date.now() < this.reclaimUntil) void this.takeInput();
+        if (
+          this.role === 'watcher' &&
+          this.attachment &&
+          event.session.clients.owners === 0 &&
+          Date.now() < this.reclaimUntil
+        )
+          void this.takeInput();
         else if (this.role === 'watcher') this.fitToSession();
         return;
       case 'removed':
@@ -404,7 +425,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   /** A watcher shows the session at the owner's size (VS Code only honours it when smaller than the tab). */
   private fitToSession(): void {
-    if (this.info && this.info.cols > 0 && this.info.rows > 0) this.dimensionsEmitter.fire({ columns: this.info.cols, rows: this.info.rows });
+    if (this.info && this.info.cols > 0 && this.info.rows > 0)
+      this.dimensionsEmitter.fire({ columns: this.info.cols, rows: this.info.rows });
   }
 
   private markGone(): void {

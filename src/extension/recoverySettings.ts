@@ -34,7 +34,9 @@ export class RecoverySettingsMirror implements vscode.Disposable {
         const value = settings.get<unknown>(key);
         if (value === null || value === undefined || config.recovery[key] === value) continue;
         await client.request('config.set', { key: `recovery.${key}`, value });
-        this.log.info(`daemon config: recovery.${key} set to ${JSON.stringify(value)} (from the setting holdfast.recovery.${key})`);
+        this.log.info(
+          `daemon config: recovery.${key} set to ${JSON.stringify(value)} (from the setting holdfast.recovery.${key})`,
+        );
       }
     } catch (err) {
       this.log.warn(`applying holdfast.recovery settings to the daemon: ${(err as Error).message}`);

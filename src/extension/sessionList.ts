@@ -50,7 +50,9 @@ export class SessionList implements IDisposable {
     this.clientStore.add(client.onEvent((event) => this.apply(event)));
     try {
       // An older daemon without subscribe still gets a list (refreshed when we ask again).
-      const { sessions } = client.supports(Capability.Subscribe) ? await client.request('subscribe', {}) : await client.request('list', {});
+      const { sessions } = client.supports(Capability.Subscribe)
+        ? await client.request('subscribe', {})
+        : await client.request('list', {});
       this.replace(sessions);
     } catch {
       // the connection dropped meanwhile: the next connection follows again

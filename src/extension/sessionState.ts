@@ -65,7 +65,8 @@ export class SessionStateTracker {
         // An answer typed while the prompt's own output was still "recent" starts no new burst;
         // but a burst that went on well past the bell (idle comes IDLE_AFTER_MS after the last
         // output) means the program moved on.
-        if (live.waitingSince !== undefined && event.at - IDLE_AFTER_MS - live.waitingSince > OUTPUT_AFTER_BELL_MS) live.waitingSince = undefined;
+        if (live.waitingSince !== undefined && event.at - IDLE_AFTER_MS - live.waitingSince > OUTPUT_AFTER_BELL_MS)
+          live.waitingSince = undefined;
         return true;
       }
       case 'bell': {
@@ -101,16 +102,26 @@ export class SessionStateTracker {
 function initialLive(s: SessionInfo, now: number): Live {
   const active = s.lastOutputAt > 0 && now - s.lastOutputAt < IDLE_AFTER_MS;
   const waiting = s.bellAt > 0 && s.lastOutputAt - s.bellAt < IDLE_AFTER_MS;
-  return { active, since: active ? s.lastOutputAt : Math.max(s.lastOutputAt, s.createdAt), waitingSince: waiting ? s.bellAt : undefined };
+  return {
+    active,
+    since: active ? s.lastOutputAt : Math.max(s.lastOutputAt, s.createdAt),
+    waitingSince: waiting ? s.bellAt : undefined,
+  };
 }
-
 
 // ---- the card model (what the webviews render) ----
 
 export type AgentKind = 'claude' | 'codex' | 'gemini' | 'custom' | 'terminal';
 
 /** Commands a card offers; each is `holdfast.<action>` called with the session id. */
-export type CardAction = 'focusSession' | 'openSessionInEditor' | 'renameSession' | 'killSession' | 'removeSession' | 'resumeSession' | 'relaunchSession';
+export type CardAction =
+  | 'focusSession'
+  | 'openSessionInEditor'
+  | 'renameSession'
+  | 'killSession'
+  | 'removeSession'
+  | 'resumeSession'
+  | 'relaunchSession';
 
 export interface Card {
   id: string;
@@ -145,13 +156,19 @@ export interface SidebarModel {
 export function agentKind(metadata: Record<string, unknown> | undefined): { kind: AgentKind; label: string } {
   const agent = agentOf(metadata);
   if (!agent) return { kind: 'terminal', label: 'Terminal' };
-  const known: Record<string, [AgentKind, string]> = { claude: ['claude', 'Claude Code'], codex: ['codex', 'Codex CLI'], gemini: ['gemini', 'Gemini CLI'] };
+  const known: Record<string, [AgentKind, string]> = {
+    claude: ['claude', 'Claude Code'],
+    codex: ['codex', 'Codex CLI'],
+    gemini: ['gemini', 'Gemini CLI'],
+  };
   // An own key only: a recorded profile "constructor" is no built-in.
-  const hit = typeof agent.profile === 'string' && Object.prototype.hasOwnProperty.call(known, agent.profile) ? known[agent.profile] : undefined;
+  const hit =
+    typeof agent.profile === 'string' && Object.prototype.hasOwnProperty.call(known, agent.profile)
+      ? known[agent.profile]
+      : undefined;
   if (hit) return { kind: hit[0], label: agent.name || hit[1] };
   return { kind: 'custom', label: agent.name || agent.profile || 'Agent' };
 }
-
 
 /** Why an archive is not running: its process ended with its daemon, or had ended before. */
 function archivedLabel(info: SessionInfo): string | undefined {
@@ -166,7 +183,13 @@ export function exitLabel(exit: ExitStatus | null | undefined): string | undefin
 }
 
 function actionsFor(info: SessionInfo, phase: Phase): CardAction[] {
-  if (phase === 'archived') return [archiveAction(info) === 'resume' ? 'resumeSession' : 'relaunchSession', 'focusSession', 'renameSession', 'removeSession'];
+  if (phase === 'archived')
+    return [
+      archiveAction(info) === 'resume' ? 'resumeSession' : 'relaunchSession',
+      'focusSession',
+      'renameSession',
+      'removeSession',
+    ];
   if (phase === 'exited') return ['focusSession', 'renameSession', 'removeSession'];
   return ['focusSession', 'openSessionInEditor', 'renameSession', 'killSession'];
 }
@@ -200,7 +223,14 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
 }
 
 /** Every session as a card: this workspace's first (in tab order), then the others (newest first). */
-export function buildModel(sessions: readonly SessionInfo[], tracker: SessionStateTracker, workspace: string, now: number, connected: boolean, home?: string): SidebarModel {
+export function buildModel(
+  sessions: readonly SessionInfo[],
+  tracker: SessionStateTracker,
+  workspace: string,
+  now: number,
+  connected: boolean,
+  home?: string,
+): SidebarModel {
   const here: { card: Card; order: number }[] = [];
   const others: Card[] = [];
   let hasArchivedAgents = false;
@@ -214,4 +244,3 @@ export function buildModel(sessions: readonly SessionInfo[], tracker: SessionSta
   others.sort((a, b) => b.createdAt - a.createdAt);
   return { now, connected, here: here.map((h) => h.card), others, hasArchivedAgents };
 }
-

@@ -18,7 +18,10 @@ class SessionsViewProvider implements vscode.WebviewViewProvider, vscode.Disposa
 
   resolveWebviewView(view: vscode.WebviewView): void {
     const viewStore = this.store.add(new DisposableStore());
-    view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')] };
+    view.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
+    };
     const host = viewStore.add(new PreviewHost(view.webview, this.feed, this.deps));
     host.setVisible(view.visible);
     // Hidden (collapsed, another container shown): no streams; shown again: fresh snapshots.

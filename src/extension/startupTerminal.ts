@@ -57,17 +57,38 @@ export class StartupTerminalSweep implements vscode.Disposable {
   private async checkOnce(): Promise<void> {
     if (this.done) return;
     const foreign = vscode.window.terminals.filter((t) => !this.isOurs(t) && t.exitStatus === undefined);
-    this.log.debug(`startup shell check: ${foreign.map((t) => `"${t.name}" candidate=${this.candidates.has(t)} touched=${t.state.isInteractedWith} options=${JSON.stringify(t.creationOptions)}`).join('; ')}`);
+    this.log.debug(
+      `startup shell check: ${foreign.map((t) => `"${t.name}" candidate=${this.candidates.has(t)} touched=${t.state.isInteractedWith} options=${JSON.stringify(t.creationOptions)}`).join('; ')}`,
+    );
     if (foreign.length !== 1) return;
     const [terminal] = foreign;
     const options = terminal.creationOptions as vscode.TerminalOptions;
-    if (!this.candidates.has(terminal) || terminal.state.isInteractedWith || options.name || options.shellPath || ('pty' in options && options.pty)) return;
-    const pid = await Promise.race([terminal.processId, new Promise<undefined>((r) => setTimeout(() => r(undefined), PID_WAIT_MS))]);
+    if (
+      !this.candidates.has(terminal) ||
+      terminal.state.isInteractedWith ||
+      options.name ||
+      options.shellPath ||
+      ('pty' in options && options.pty)
+    )
+      return;
+    const pid = await Promise.race([
+      terminal.processId,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), PID_WAIT_MS)),
+    ]);
     const age = pid === undefined ? undefined : processAgeSeconds(pid);
     this.log.debug(`startup shell check: pid ${pid} age ${age}`);
-    if (this.done || age === undefined || age > MAX_AGE_S || terminal.state.isInteractedWith || terminal.exitStatus !== undefined) return;
+    if (
+      this.done ||
+      age === undefined ||
+      age > MAX_AGE_S ||
+      terminal.state.isInteractedWith ||
+      terminal.exitStatus !== undefined
+    )
+      return;
     this.done = true;
-    this.log.info(`closed VS Code's startup shell "${terminal.name}" (pid ${pid}, ${Math.round(age)}s old, untouched): the restored Holdfast tabs replace it`);
+    this.log.info(
+      `closed VS Code's startup shell "${terminal.name}" (pid ${pid}, ${Math.round(age)}s old, untouched): the restored Holdfast tabs replace it`,
+    );
     terminal.dispose();
   }
 

@@ -9,7 +9,9 @@ let probe: Promise<boolean> | undefined;
 export function systemdScopeWorks(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   if (process.platform !== 'linux') return Promise.resolve(false);
   probe ??= new Promise<boolean>((resolve) => {
-    execFile('systemd-run', ['--user', '--scope', '--quiet', '--collect', 'true'], { timeout: 3000, env }, (err) => resolve(!err));
+    execFile('systemd-run', ['--user', '--scope', '--quiet', '--collect', 'true'], { timeout: 3000, env }, (err) =>
+      resolve(!err),
+    );
   });
   return probe;
 }

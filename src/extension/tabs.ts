@@ -9,7 +9,16 @@ import { DisposableStore, timeout } from '../protocol/disposable';
 import { CreateParams, ErrorCode, SessionInfo } from '../protocol/messages';
 import { hookPath, newHookId, pointHook, pruneHooks, removeHook } from './codeCli';
 import { DaemonConnection } from './daemonConnection';
-import { defaultSessionName, nextOrder, planRestore, readLayout, RestoreItem, TabLayout, TabLocation, withLayout } from './layout';
+import {
+  defaultSessionName,
+  nextOrder,
+  planRestore,
+  readLayout,
+  RestoreItem,
+  TabLayout,
+  TabLocation,
+  withLayout,
+} from './layout';
 import { SessionTab, Size, TabHost, TabTarget } from './pseudoterminal';
 import { restoreArchives } from './archives';
 import { buildSessionEnv } from './sessionEnv';
@@ -74,7 +83,9 @@ export class TabManager implements TabHost, vscode.Disposable {
     this.store.add(vscode.window.onDidOpenTerminal((t) => this.track(t)));
     this.store.add(vscode.window.onDidCloseTerminal((t) => void this.onClosed(t)));
     vscode.window.terminals.forEach((t) => this.track(t));
-    this.store.add(options.connection.onDidLose(({ daemonGone, expected }) => this.onConnectionLost(daemonGone, expected)));
+    this.store.add(
+      options.connection.onDidLose(({ daemonGone, expected }) => this.onConnectionLost(daemonGone, expected)),
+    );
     this.store.add(options.connection.onDidConnect((client) => this.forEachTab((tab) => tab.reconnected(client))));
   }
 
@@ -129,7 +140,12 @@ export class TabManager implements TabHost, vscode.Disposable {
   /** Opens a tab with a new session. */
   async newTerminal(location: TabLocation, name?: string, launch?: Launch): Promise<vscode.Terminal> {
     const tab = new SessionTab(this, await this.newTarget(location, name, launch));
-    const terminal = vscode.window.createTerminal({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON, location: toLocation(location, false) });
+    const terminal = vscode.window.createTerminal({
+      name: tab.pendingName,
+      pty: tab,
+      iconPath: TAB_ICON,
+      location: toLocation(location, false),
+    });
     terminal.show();
     return terminal;
   }
@@ -149,7 +165,9 @@ export class TabManager implements TabHost, vscode.Disposable {
     // VS Code asks for its startup terminal (the default profile is Holdfast) when it saw an empty
     // panel, i.e. just before our restored tabs arrived: that tab would be a duplicate, so it closes at once.
     if (this.restoredAt && Date.now() - this.restoredAt < STARTUP_PROFILE_MS) {
-      this.options.log.info(`VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: closing it`);
+      this.options.log.info(
+        `VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: closing it`,
+      );
       return new vscode.TerminalProfile({ name: 'holdfast', pty: new ClosingTab(), iconPath: TAB_ICON });
     }
     const index = this.restoreQueue.findIndex((item) => item.location === 'panel');
@@ -171,7 +189,12 @@ export class TabManager implements TabHost, vscode.Disposable {
       return terminal;
     }
     const tab = this.existingTab(session);
-    const terminal = vscode.window.createTerminal({ name: session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(location, preserveFocus) });
+    const terminal = vscode.window.createTerminal({
+      name: session.name,
+      pty: tab,
+      iconPath: TAB_ICON,
+      location: toLocation(location, preserveFocus),
+    });
     terminal.show(preserveFocus);
     return terminal;
   }
@@ -189,7 +212,8 @@ export class TabManager implements TabHost, vscode.Disposable {
     const target = {
       kind: 'new' as const,
       name: sessionName,
-      prepare: async (size: Size | undefined): Promise<CreateParams> => this.createParams(sessionName, location, size, launch),
+      prepare: async (size: Size | undefined): Promise<CreateParams> =>
+        this.createParams(sessionName, location, size, launch),
     };
     return target;
   }
@@ -197,19 +221,36 @@ export class TabManager implements TabHost, vscode.Disposable {
   /** Where new sessions start, and the environment they get (PATH with `holdfast` and `code`). */
   sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> } {
     return {
-      cwd: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : os.homedir(),
-      env: buildSessionEnv(process.env, { pathPrepend: this.options.sessionPath(), cliHook, termProgramVersion: vscode.version }),
+      cwd:
+        vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file'
+          ? vscode.workspace.workspaceFolders[0].uri.fsPath
+          : os.homedir(),
+      env: buildSessionEnv(process.env, {
+        pathPrepend: this.options.sessionPath(),
+        cliHook,
+        termProgramVersion: vscode.version,
+      }),
     };
   }
 
-  private async createParams(name: string, location: TabLocation, size: Size | undefined, launch?: Launch): Promise<CreateParams> {
+  private async createParams(
+    name: string,
+    location: TabLocation,
+    size: Size | undefined,
+    launch?: Launch,
+  ): Promise<CreateParams> {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
     const shell = settings.shell();
     const hookId = this.options.windowCliHook ? newHookId() : undefined;
     const socket = this.connection.socket;
     if (hookId) pointHook(hookPath(socket, hookId), this.options.windowCliHook!);
-    const layout: TabLayout = { workspace: this.workspace, order: nextOrder(sessions, this.workspace), location, cliHook: hookId };
+    const layout: TabLayout = {
+      workspace: this.workspace,
+      order: nextOrder(sessions, this.workspace),
+      location,
+      cliHook: hookId,
+    };
     return {
       name,
       argv: launch?.argv ?? [shell.path, ...shell.args],
@@ -236,7 +277,9 @@ export class TabManager implements TabHost, vscode.Disposable {
       const client = await this.connection.get();
       let sessions = await this.options.sessions.refresh(client);
       // After a reboot or a daemon crash: this workspace's tabs come back archived.
-      const archived = await restoreArchives(client, this.workspace, sessions, (line) => this.options.log.info(line)).catch((err: Error) => {
+      const archived = await restoreArchives(client, this.workspace, sessions, (line) =>
+        this.options.log.info(line),
+      ).catch((err: Error) => {
         this.options.log.warn(`restoring archived sessions: ${err.message}`);
         return 0;
       });
@@ -253,7 +296,12 @@ export class TabManager implements TabHost, vscode.Disposable {
       for (const item of this.restoreQueue.splice(0)) {
         if (this.bySession.has(item.session.id)) continue;
         const tab = this.existingTab(item.session);
-        const terminal = vscode.window.createTerminal({ name: item.session.name, pty: tab, iconPath: TAB_ICON, location: toLocation(item.location, true) });
+        const terminal = vscode.window.createTerminal({
+          name: item.session.name,
+          pty: tab,
+          iconPath: TAB_ICON,
+          location: toLocation(item.location, true),
+        });
         if (item.session.id === plan.activeId) active = terminal;
         // After an extension host crash the old tab stays, dead (its pseudoterminal died with the host): ours replaces it.
         const index = stale.findIndex((t) => t.name === item.session.name);
@@ -317,7 +365,12 @@ export class TabManager implements TabHost, vscode.Disposable {
   private async applyCloseAction(id: string, name: string, exited: boolean): Promise<void> {
     let action = settings.closeAction();
     if (action === 'ask' && !exited) {
-      const choice = await vscode.window.showWarningMessage(`Holdfast: the terminal "${name}" was closed. Kill its session, or keep it running in the background?`, { modal: true }, 'Kill', 'Keep Running');
+      const choice = await vscode.window.showWarningMessage(
+        `Holdfast: the terminal "${name}" was closed. Kill its session, or keep it running in the background?`,
+        { modal: true },
+        'Kill',
+        'Keep Running',
+      );
       action = choice === 'Kill' ? 'kill' : 'detach';
     }
     try {
@@ -353,7 +406,9 @@ export class TabManager implements TabHost, vscode.Disposable {
     tab?.expectReplacement();
     const client = await this.connection.get();
     // The new run keeps the session's metadata, so its `code` hook too (pointed here when the tab takes input).
-    const hookId = this.options.windowCliHook ? readLayout((tab?.session ?? this.options.sessions.get(id))?.metadata).cliHook : undefined;
+    const hookId = this.options.windowCliHook
+      ? readLayout((tab?.session ?? this.options.sessions.get(id))?.metadata).cliHook
+      : undefined;
     const { env } = this.sessionStart(hookId ? hookPath(this.connection.socket, hookId) : undefined);
     let session: SessionInfo;
     let note: string;
@@ -401,8 +456,10 @@ export class TabManager implements TabHost, vscode.Disposable {
     this.bySession.set(session.id, tab);
     // The tab became active before its session existed, so the layout tracker could not record it.
     const terminal = this.terminals.get(tab);
-    if (terminal && terminal === vscode.window.activeTerminal && !this.frozen) void this.updateLayout(session.id, { activeAt: Date.now() }).catch(() => undefined);
-    if (tab.killWhenCreated) void this.killSession(session.id).catch((err) => this.options.log.warn(`killing ${session.id}: ${err}`));
+    if (terminal && terminal === vscode.window.activeTerminal && !this.frozen)
+      void this.updateLayout(session.id, { activeAt: Date.now() }).catch(() => undefined);
+    if (tab.killWhenCreated)
+      void this.killSession(session.id).catch((err) => this.options.log.warn(`killing ${session.id}: ${err}`));
   }
 
   becameOwner(_tab: SessionTab, session: SessionInfo): void {
@@ -458,10 +515,18 @@ function staleTabs(): vscode.Terminal[] {
     if (t.exitStatus !== undefined) return false;
     // Seen in VS Code 1.139: {name, shellPath, shellArgs, cwd, env, hideFromUser, titleTemplate}, all but the name undefined.
     const options = t.creationOptions as Record<string, unknown>;
-    return typeof options.name === 'string' && Object.entries(options).every(([key, value]) => key === 'name' || value === undefined);
+    return (
+      typeof options.name === 'string' &&
+      Object.entries(options).every(([key, value]) => key === 'name' || value === undefined)
+    );
   });
 }
 
-function toLocation(location: TabLocation, preserveFocus: boolean): vscode.TerminalLocation | vscode.TerminalEditorLocationOptions {
-  return location === 'editor' ? { viewColumn: vscode.ViewColumn.Active, preserveFocus } : vscode.TerminalLocation.Panel;
+function toLocation(
+  location: TabLocation,
+  preserveFocus: boolean,
+): vscode.TerminalLocation | vscode.TerminalEditorLocationOptions {
+  return location === 'editor'
+    ? { viewColumn: vscode.ViewColumn.Active, preserveFocus }
+    : vscode.TerminalLocation.Panel;
 }

@@ -9,7 +9,10 @@ export const WALL_VIEW_TYPE = 'holdfast.wall';
 
 export function registerWall(extensionUri: vscode.Uri, feed: SessionFeed, deps: PreviewDeps): vscode.Disposable {
   const store = new DisposableStore();
-  const options: vscode.WebviewOptions = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')] };
+  const options: vscode.WebviewOptions = {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+  };
   let open: vscode.WebviewPanel | undefined;
 
   const serve = (panel: vscode.WebviewPanel) => {
@@ -33,10 +36,15 @@ export function registerWall(extensionUri: vscode.Uri, feed: SessionFeed, deps: 
   store.add(
     vscode.commands.registerCommand('holdfast.showAllSessions', () => {
       if (open) open.reveal();
-      else serve(vscode.window.createWebviewPanel(WALL_VIEW_TYPE, 'Holdfast Sessions', vscode.ViewColumn.Active, options));
+      else
+        serve(vscode.window.createWebviewPanel(WALL_VIEW_TYPE, 'Holdfast Sessions', vscode.ViewColumn.Active, options));
     }),
   );
-  store.add(vscode.window.registerWebviewPanelSerializer(WALL_VIEW_TYPE, { deserializeWebviewPanel: async (panel) => serve(panel) }));
+  store.add(
+    vscode.window.registerWebviewPanelSerializer(WALL_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => serve(panel),
+    }),
+  );
   // The panel itself is VS Code's: left open when the extension stops, so a reload restores it.
   return store;
 }

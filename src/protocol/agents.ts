@@ -24,14 +24,37 @@ export interface AgentProfile {
 //   Codex CLI    cannot be given an id at start; resumes the latest conversation of its directory (`codex resume --last`).
 //   Gemini CLI   likewise; `gemini --resume latest` resumes the latest conversation of its project.
 export const BUILTIN_AGENTS: readonly AgentProfile[] = [
-  { id: 'claude', name: 'Claude Code', icon: 'sparkle', argv: ['claude', '--session-id', AGENT_ID_PLACEHOLDER], resumeArgv: ['claude', '--resume', AGENT_ID_PLACEHOLDER], sessionId: 'generate' },
-  { id: 'codex', name: 'Codex CLI', icon: 'hubot', argv: ['codex'], resumeArgv: ['codex', 'resume', '--last'], sessionId: 'none' },
-  { id: 'gemini', name: 'Gemini CLI', icon: 'star-empty', argv: ['gemini'], resumeArgv: ['gemini', '--resume', 'latest'], sessionId: 'none' },
+  {
+    id: 'claude',
+    name: 'Claude Code',
+    icon: 'sparkle',
+    argv: ['claude', '--session-id', AGENT_ID_PLACEHOLDER],
+    resumeArgv: ['claude', '--resume', AGENT_ID_PLACEHOLDER],
+    sessionId: 'generate',
+  },
+  {
+    id: 'codex',
+    name: 'Codex CLI',
+    icon: 'hubot',
+    argv: ['codex'],
+    resumeArgv: ['codex', 'resume', '--last'],
+    sessionId: 'none',
+  },
+  {
+    id: 'gemini',
+    name: 'Gemini CLI',
+    icon: 'star-empty',
+    argv: ['gemini'],
+    resumeArgv: ['gemini', '--resume', 'latest'],
+    sessionId: 'none',
+  },
 ];
 
 /** A profile by id, from a list: an exact match on an own string, so "__proto__" or "constructor" finds nothing. */
 export function findProfile<P extends { id: string }>(profiles: readonly P[], id: unknown): P | undefined {
-  return typeof id === 'string' ? profiles.find((p) => Object.prototype.hasOwnProperty.call(p, 'id') && p.id === id) : undefined;
+  return typeof id === 'string'
+    ? profiles.find((p) => Object.prototype.hasOwnProperty.call(p, 'id') && p.id === id)
+    : undefined;
 }
 
 export function builtinAgent(id: unknown): AgentProfile | undefined {
@@ -45,8 +68,10 @@ export const MAX_CONVERSATION_ID_LENGTH = 256;
 /** Why a recorded conversation id is refused, or undefined when it is fine. */
 export function conversationIdProblem(id: unknown): string | undefined {
   if (typeof id !== 'string' || id === '') return 'no agent session id was recorded';
-  if (id.length > MAX_CONVERSATION_ID_LENGTH) return `its agent session id is longer than ${MAX_CONVERSATION_ID_LENGTH} characters`;
-  if (!CONVERSATION_ID.test(id)) return 'its agent session id has characters other than letters, digits, ".", "_" and "-"';
+  if (id.length > MAX_CONVERSATION_ID_LENGTH)
+    return `its agent session id is longer than ${MAX_CONVERSATION_ID_LENGTH} characters`;
+  if (!CONVERSATION_ID.test(id))
+    return 'its agent session id has characters other than letters, digits, ".", "_" and "-"';
   // "-x" would be read as an option of the agent, not as an id.
   if (id.startsWith('-')) return 'its agent session id starts with "-"';
   return undefined;

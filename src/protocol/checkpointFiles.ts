@@ -5,7 +5,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { builtinAgent, resumeArgv, resumeOffered } from './agents';
 import { stateDir } from './paths';
-import { agentOf, archivedFrom, CHECKPOINT_VERSION, CheckpointFile, CheckpointSummary, InspectedSession, SavedSession, SkippedCheckpoint } from './recovery';
+import {
+  agentOf,
+  archivedFrom,
+  CHECKPOINT_VERSION,
+  CheckpointFile,
+  CheckpointSummary,
+  InspectedSession,
+  SavedSession,
+  SkippedCheckpoint,
+} from './recovery';
 
 const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
 
@@ -23,14 +32,19 @@ export function parseCheckpoint(text: string): CheckpointFile {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not valid JSON (${text.length === 0 ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `not valid JSON (${text.length === 0 ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const c = data as CheckpointFile;
   if (!c || typeof c !== 'object') throw new Error('not a JSON object');
   if (c.version !== CHECKPOINT_VERSION) throw new Error(`unknown version ${String(c.version)}`);
-  if (typeof c.id !== 'string' || typeof c.writtenAt !== 'number' || !Array.isArray(c.sessions)) throw new Error('missing id, writtenAt or sessions');
+  if (typeof c.id !== 'string' || typeof c.writtenAt !== 'number' || !Array.isArray(c.sessions))
+    throw new Error('missing id, writtenAt or sessions');
   for (const s of c.sessions) {
-    if (!s || typeof s.id !== 'string' || typeof s.name !== 'string' || typeof s.cwd !== 'string') throw new Error('a session without id, name or cwd');
+    if (!s || typeof s.id !== 'string' || typeof s.name !== 'string' || typeof s.cwd !== 'string')
+      throw new Error('a session without id, name or cwd');
     if (!s.metadata || typeof s.metadata !== 'object') s.metadata = {};
   }
   return c;
@@ -70,7 +84,10 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
 }
 
 /** Every readable checkpoint, newest first; the rest reported as skipped. */
-export function readCheckpoints(dir: string, currentId: string): { checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[]; skipped: SkippedCheckpoint[] } {
+export function readCheckpoints(
+  dir: string,
+  currentId: string,
+): { checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[]; skipped: SkippedCheckpoint[] } {
   const checkpoints: { summary: CheckpointSummary; data: CheckpointFile }[] = [];
   const skipped: SkippedCheckpoint[] = [];
   for (const f of listCheckpointFiles(dir)) {
@@ -92,12 +109,18 @@ export function inspectSaved(saved: SavedSession): InspectedSession {
   const { screen, ...rest } = saved;
   // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
   const running = saved.running || archivedFrom(saved.metadata)?.running === true;
-  const inspected: InspectedSession = { ...rest, screenBytes: screen ? Buffer.byteLength(screen) : 0, resumable: running && resumeOffered(saved.metadata) };
+  const inspected: InspectedSession = {
+    ...rest,
+    screenBytes: screen ? Buffer.byteLength(screen) : 0,
+    resumable: running && resumeOffered(saved.metadata),
+  };
   if (!agentOf(saved.metadata)) return inspected;
   const command = resumeArgv(saved.metadata);
   if (!running) inspected.resumeNote = 'it had exited before the checkpoint was written (relaunch starts a new run)';
   else if (typeof command !== 'string') inspected.resumeCommand = command;
-  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile)) inspected.resumeNote = 'a custom agent profile: the command comes from the client (VS Code\'s holdfast.agents, or holdfast resume ID -- CMD ARGS...)';
+  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile))
+    inspected.resumeNote =
+      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or holdfast resume ID -- CMD ARGS...)";
   else inspected.resumeNote = command;
   return inspected;
 }

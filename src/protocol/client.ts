@@ -28,7 +28,10 @@ export class NoDaemonError extends Error {
 
 /** The daemon answered a request with an error. */
 export class RequestError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -120,11 +123,23 @@ export class HoldfastClient implements IDisposable {
     // Nothing is sent to a path that is not provably this user's daemon (another user's fake would get it all).
     const token = trustedToken(options.socket, () => new NoDaemonError(options.socket));
     const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
-    const hello: ClientHello = { protocol: PROTOCOL_VERSION, client: options.client, version: options.version, token, capabilities: [] };
+    const hello: ClientHello = {
+      protocol: PROTOCOL_VERSION,
+      client: options.client,
+      version: options.version,
+      token,
+      capabilities: [],
+    };
     socket.write(encodeJson(FrameKind.Hello, hello));
     const decoder = new FrameDecoder();
-    const { daemonHello, rest } = await new Promise<{ daemonHello: DaemonHello; rest: { kind: number; payload: Buffer }[] }>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`the daemon on ${options.socket} did not answer the handshake`)), options.timeoutMs ?? 5000);
+    const { daemonHello, rest } = await new Promise<{
+      daemonHello: DaemonHello;
+      rest: { kind: number; payload: Buffer }[];
+    }>((resolve, reject) => {
+      const timer = setTimeout(
+        () => fail(new Error(`the daemon on ${options.socket} did not answer the handshake`)),
+        options.timeoutMs ?? 5000,
+      );
       const fail = (err: Error) => {
         clearTimeout(timer);
         socket.off('data', onData);
@@ -148,7 +163,8 @@ export class HoldfastClient implements IDisposable {
           fail(err as Error);
         }
       };
-      const onClose = () => fail(new Error(`the daemon on ${options.socket} closed the connection during the handshake`));
+      const onClose = () =>
+        fail(new Error(`the daemon on ${options.socket} closed the connection during the handshake`));
       socket.on('data', onData);
       socket.on('close', onClose);
     });
@@ -320,7 +336,8 @@ export function openSocket(socketPath: string, timeoutMs: number): Promise<net.S
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK') reject(new NoDaemonError(socketPath));
+      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK')
+        reject(new NoDaemonError(socketPath));
       else reject(new Error(`cannot connect to ${socketPath}: ${err.code ?? err.message}`));
     });
   });

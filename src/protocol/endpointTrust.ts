@@ -51,14 +51,36 @@ export function checkSocketDir(socketPath: string, env: NodeJS.ProcessEnv = proc
   const name = 'socket directory';
   const dir = path.dirname(socketPath);
   const st = lstat(dir);
-  if (!st) return { name, state: 'missing', detail: `${dir} does not exist`, fix: 'it is created when a daemon starts: run `holdfast new` or `holdfast serve`' };
-  if (!st.isDirectory()) return { name, state: 'unsafe', detail: `${dir} is not a directory (a symlink or file)`, fix: `remove ${dir}, then start Holdfast again` };
+  if (!st)
+    return {
+      name,
+      state: 'missing',
+      detail: `${dir} does not exist`,
+      fix: 'it is created when a daemon starts: run `holdfast new` or `holdfast serve`',
+    };
+  if (!st.isDirectory())
+    return {
+      name,
+      state: 'unsafe',
+      detail: `${dir} is not a directory (a symlink or file)`,
+      fix: `remove ${dir}, then start Holdfast again`,
+    };
   if (st.uid !== userId()) {
-    return { name, state: 'unsafe', detail: `${dir} is owned by uid ${st.uid}, not by you (uid ${userId()})`, fix: `remove ${dir} (someone else made it), then start Holdfast again, or pick another socket` };
+    return {
+      name,
+      state: 'unsafe',
+      detail: `${dir} is owned by uid ${st.uid}, not by you (uid ${userId()})`,
+      fix: `remove ${dir} (someone else made it), then start Holdfast again, or pick another socket`,
+    };
   }
   const strict = isStrictSocketDir(socketPath, env);
   if ((st.mode & (strict ? 0o077 : 0o022)) !== 0) {
-    return { name, state: 'unsafe', detail: `${dir} has mode ${modeOf(st)}; it must not be ${strict ? 'accessible' : 'writable'} by group or others`, fix: `chmod 700 ${dir}` };
+    return {
+      name,
+      state: 'unsafe',
+      detail: `${dir} has mode ${modeOf(st)}; it must not be ${strict ? 'accessible' : 'writable'} by group or others`,
+      fix: `chmod 700 ${dir}`,
+    };
   }
   return { name, state: 'ok', detail: `${dir} (mode ${modeOf(st)}, yours)` };
 }
@@ -66,9 +88,27 @@ export function checkSocketDir(socketPath: string, env: NodeJS.ProcessEnv = proc
 export function checkSocket(socketPath: string): TrustCheck {
   const name = 'socket';
   const st = lstat(socketPath);
-  if (!st) return { name, state: 'missing', detail: `${socketPath} does not exist`, fix: 'start a daemon: `holdfast new` or `holdfast serve`' };
-  if (!st.isSocket()) return { name, state: 'unsafe', detail: `${socketPath} is not a socket`, fix: `remove ${socketPath}, then start Holdfast again` };
-  if (st.uid !== userId()) return { name, state: 'unsafe', detail: `${socketPath} is owned by uid ${st.uid}, not by you`, fix: `remove ${socketPath} (someone else's daemon), then start Holdfast again` };
+  if (!st)
+    return {
+      name,
+      state: 'missing',
+      detail: `${socketPath} does not exist`,
+      fix: 'start a daemon: `holdfast new` or `holdfast serve`',
+    };
+  if (!st.isSocket())
+    return {
+      name,
+      state: 'unsafe',
+      detail: `${socketPath} is not a socket`,
+      fix: `remove ${socketPath}, then start Holdfast again`,
+    };
+  if (st.uid !== userId())
+    return {
+      name,
+      state: 'unsafe',
+      detail: `${socketPath} is owned by uid ${st.uid}, not by you`,
+      fix: `remove ${socketPath} (someone else's daemon), then start Holdfast again`,
+    };
   return { name, state: 'ok', detail: socketPath };
 }
 
@@ -82,15 +122,28 @@ export function readTokenFile(socketPath: string): TrustCheck & { token?: string
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { name, state: 'missing', detail: `${file} does not exist`, fix: 'the daemon writes it when it starts: run `holdfast new` or `holdfast serve`' };
+    if (code === 'ENOENT')
+      return {
+        name,
+        state: 'missing',
+        detail: `${file} does not exist`,
+        fix: 'the daemon writes it when it starts: run `holdfast new` or `holdfast serve`',
+      };
     if (code === 'ELOOP') return { name, state: 'unsafe', detail: `${file} is a symlink`, fix: restart };
     return { name, state: 'unsafe', detail: `${file} cannot be read (${code})`, fix: `chmod 600 ${file}` };
   }
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { name, state: 'unsafe', detail: `${file} is not a regular file`, fix: restart };
-    if (st.uid !== userId()) return { name, state: 'unsafe', detail: `${file} is owned by uid ${st.uid}, not by you`, fix: restart };
-    if ((st.mode & 0o077) !== 0) return { name, state: 'unsafe', detail: `${file} has mode ${modeOf(st)}; others could read or change the token`, fix: `chmod 600 ${file}` };
+    if (st.uid !== userId())
+      return { name, state: 'unsafe', detail: `${file} is owned by uid ${st.uid}, not by you`, fix: restart };
+    if ((st.mode & 0o077) !== 0)
+      return {
+        name,
+        state: 'unsafe',
+        detail: `${file} has mode ${modeOf(st)}; others could read or change the token`,
+        fix: `chmod 600 ${file}`,
+      };
     const token = fs.readFileSync(fd, 'utf8').trim();
     if (!token) return { name, state: 'missing', detail: `${file} is empty`, fix: restart };
     return { name, state: 'ok', detail: `${file} (mode ${modeOf(st)})`, token };
@@ -112,7 +165,11 @@ export function checkEndpoint(socketPath: string, env: NodeJS.ProcessEnv = proce
  * user's and private. Returns the token; throws `missing` when no daemon is there (`onMissing`)
  * and UntrustedEndpointError when the path is someone else's.
  */
-export function trustedToken(socketPath: string, onMissing: (check: TrustCheck) => Error, env: NodeJS.ProcessEnv = process.env): string {
+export function trustedToken(
+  socketPath: string,
+  onMissing: (check: TrustCheck) => Error,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const dir = checkSocketDir(socketPath, env);
   if (dir.state === 'unsafe') throw new UntrustedEndpointError(dir);
   if (dir.state === 'missing') throw onMissing(dir);
@@ -121,7 +178,8 @@ export function trustedToken(socketPath: string, onMissing: (check: TrustCheck) 
   if (socket.state === 'missing') throw onMissing(socket);
   const token = readTokenFile(socketPath);
   if (token.state === 'unsafe') throw new UntrustedEndpointError(token);
-  if (token.state === 'missing' || !token.token) throw new Error(`cannot read the daemon's token: ${token.detail} (fix: ${token.fix})`);
+  if (token.state === 'missing' || !token.token)
+    throw new Error(`cannot read the daemon's token: ${token.detail} (fix: ${token.fix})`);
   return token.token;
 }
 

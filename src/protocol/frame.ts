@@ -56,7 +56,10 @@ export interface Frame {
 }
 
 export class FrameError extends Error {
-  constructor(readonly code: 'oversized' | 'malformed', message: string) {
+  constructor(
+    readonly code: 'oversized' | 'malformed',
+    message: string,
+  ) {
     super(message);
   }
 }

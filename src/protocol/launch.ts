@@ -47,7 +47,18 @@ export const DAEMON_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
  */
 export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
   return new Promise((resolve, reject) => {
-    const command = [options.execPath ?? process.execPath, ...DAEMON_NODE_FLAGS, options.daemonScript, 'run', '--on-demand', '--socket', options.socket, '--ready-fd', String(READY_FD), ...(options.args ?? [])];
+    const command = [
+      options.execPath ?? process.execPath,
+      ...DAEMON_NODE_FLAGS,
+      options.daemonScript,
+      'run',
+      '--on-demand',
+      '--socket',
+      options.socket,
+      '--ready-fd',
+      String(READY_FD),
+      ...(options.args ?? []),
+    ];
     const [file, ...args] = [...(options.wrapper ?? []), ...command];
     const child = spawn(file, args, {
       detached: true, // setsid: its own session, no controlling terminal
@@ -58,7 +69,10 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
     let readiness = '';
     let stderr = '';
     let settled = false;
-    const timer = setTimeout(() => finish(new Error(`the daemon did not report ready within ${options.timeoutMs ?? 10000} ms`)), options.timeoutMs ?? 10000);
+    const timer = setTimeout(
+      () => finish(new Error(`the daemon did not report ready within ${options.timeoutMs ?? 10000} ms`)),
+      options.timeoutMs ?? 10000,
+    );
     const finish = (result: ReadyMessage | Error) => {
       if (settled) return;
       settled = true;
@@ -87,13 +101,22 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
     });
     child.on('exit', (code, signal) => {
       // Let stderr drain into the message before giving up.
-      setImmediate(() => finish(new Error(`the daemon exited during startup (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`)));
+      setImmediate(() =>
+        finish(
+          new Error(
+            `the daemon exited during startup (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
+          ),
+        ),
+      );
     });
   });
 }
 
 /** Connects, starting an on-demand daemon first when none is listening. */
-export async function connectOrStart(connect: ConnectOptions, launch: Omit<LaunchOptions, 'socket'>): Promise<HoldfastClient> {
+export async function connectOrStart(
+  connect: ConnectOptions,
+  launch: Omit<LaunchOptions, 'socket'>,
+): Promise<HoldfastClient> {
   try {
     return await HoldfastClient.connect(connect);
   } catch (err) {

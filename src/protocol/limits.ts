@@ -27,9 +27,12 @@ export enum TextLimit {
 
 /** Why cols x rows is not a size a session may have, or undefined when it is. */
 export function screenSizeProblem(cols: number, rows: number): string | undefined {
-  if (!Number.isInteger(cols) || cols < 1 || cols > SizeLimit.MaxCols) return `cols must be an integer from 1 to ${SizeLimit.MaxCols}`;
-  if (!Number.isInteger(rows) || rows < 1 || rows > SizeLimit.MaxRows) return `rows must be an integer from 1 to ${SizeLimit.MaxRows}`;
-  if (cols * rows > SizeLimit.MaxScreenCells) return `cols x rows must be at most ${SizeLimit.MaxScreenCells} cells (${cols}x${rows} is ${cols * rows})`;
+  if (!Number.isInteger(cols) || cols < 1 || cols > SizeLimit.MaxCols)
+    return `cols must be an integer from 1 to ${SizeLimit.MaxCols}`;
+  if (!Number.isInteger(rows) || rows < 1 || rows > SizeLimit.MaxRows)
+    return `rows must be an integer from 1 to ${SizeLimit.MaxRows}`;
+  if (cols * rows > SizeLimit.MaxScreenCells)
+    return `cols x rows must be at most ${SizeLimit.MaxScreenCells} cells (${cols}x${rows} is ${cols * rows})`;
   return undefined;
 }
 
@@ -40,7 +43,8 @@ export function scrollbackWithinBudget(lines: number, cols: number): number {
 
 /** A size from a checkpoint or a client, brought within the bounds (restore never refuses a file for it). */
 export function clampScreenSize(cols: unknown, rows: unknown): { cols: number; rows: number } {
-  const clamp = (v: unknown, max: number, fallback: number) => (Number.isInteger(v) && (v as number) >= 1 ? Math.min(v as number, max) : fallback);
+  const clamp = (v: unknown, max: number, fallback: number) =>
+    Number.isInteger(v) && (v as number) >= 1 ? Math.min(v as number, max) : fallback;
   const c = clamp(cols, SizeLimit.MaxCols, 80);
   const r = Math.min(clamp(rows, SizeLimit.MaxRows, 24), Math.floor(SizeLimit.MaxScreenCells / c));
   return { cols: c, rows: r };

@@ -87,7 +87,10 @@ export interface AttachParams {
 }
 
 /** text: RE2 syntax (linear time), flags from "ims"; a line of the screen, or of the history too with `history`. */
-export type WaitCondition = { kind: 'exit' } | { kind: 'idle'; ms: number } | { kind: 'text'; pattern: string; flags?: string; history?: boolean };
+export type WaitCondition =
+  | { kind: 'exit' }
+  | { kind: 'idle'; ms: number }
+  | { kind: 'text'; pattern: string; flags?: string; history?: boolean };
 
 /** Method → [params, result]. */
 export interface Methods extends RecoveryMethods {

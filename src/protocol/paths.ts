@@ -27,7 +27,10 @@ export function tokenPathFor(socketPath: string): string {
 }
 
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+  const base =
+    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
+      ? env.XDG_STATE_HOME
+      : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'holdfast');
 }
 
@@ -49,10 +52,15 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
   }
   const st = fs.lstatSync(dir);
   if (!st.isDirectory()) throw new UnsafeDirectoryError(`${dir} is not a directory`);
-  if (st.uid !== userId()) throw new UnsafeDirectoryError(`${dir} is owned by uid ${st.uid}, not by you (uid ${userId()}); refusing to use it`);
+  if (st.uid !== userId())
+    throw new UnsafeDirectoryError(
+      `${dir} is owned by uid ${st.uid}, not by you (uid ${userId()}); refusing to use it`,
+    );
   const forbidden = strict ? 0o077 : 0o022;
   if ((st.mode & forbidden) !== 0) {
     const mode = (st.mode & 0o777).toString(8);
-    throw new UnsafeDirectoryError(`${dir} has mode ${mode}; it must not be ${strict ? 'accessible' : 'writable'} by group or others (fix: chmod 700 ${dir})`);
+    throw new UnsafeDirectoryError(
+      `${dir} has mode ${mode}; it must not be ${strict ? 'accessible' : 'writable'} by group or others (fix: chmod 700 ${dir})`,
+    );
   }
 }

@@ -30,7 +30,10 @@ export function printableLines(text: string): string {
 
 /** JSON.stringify, with DEL, C1 and bidi characters written as \uXXXX too: the same JSON value, safe on a terminal. */
 export function safeJson(value: unknown): string {
-  return (JSON.stringify(value) ?? 'null').replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return (JSON.stringify(value) ?? 'null').replace(
+    JSON_UNSAFE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Whether `text` has a control character (C0, DEL or C1): such a path or id is refused, not escaped. */

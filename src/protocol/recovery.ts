@@ -117,12 +117,18 @@ export interface RecoveryMethods {
   'config.set': [{ key: string; value: unknown }, { config: DaemonConfig; file: string }];
   'config.reload': [Record<string, never>, { config: DaemonConfig; file: string }];
   /** A new process in an exited (e.g. archived) session's place: same name, cwd, size, metadata, position. */
-  relaunch: [{ session: string; argv?: string[]; env?: Record<string, string> }, { session: SessionInfo; replaced: string }];
+  relaunch: [
+    { session: string; argv?: string[]; env?: Record<string, string> },
+    { session: SessionInfo; replaced: string },
+  ];
   /**
    * Relaunch with the agent's resume command: `resumeArgv` (the client's own profile), else the
    * built-in profile named by metadata.agent.profile; "{id}" replaced by the recorded agent session id.
    */
-  resume: [{ session: string; env?: Record<string, string>; resumeArgv?: string[] }, { session: SessionInfo; replaced: string; argv: string[] }];
+  resume: [
+    { session: string; env?: Record<string, string>; resumeArgv?: string[] },
+    { session: SessionInfo; replaced: string; argv: string[] },
+  ];
 }
 
 /** Where an archived session came from (set by `recovery.restore`). */
@@ -132,7 +138,9 @@ export function archivedFrom(metadata: Record<string, unknown> | undefined): Arc
 }
 
 /** The agent part of a session's metadata, if it is an agent session. */
-export function agentOf(metadata: Record<string, unknown> | undefined): (AgentMetadata & { name?: string; icon?: string }) | undefined {
+export function agentOf(
+  metadata: Record<string, unknown> | undefined,
+): (AgentMetadata & { name?: string; icon?: string }) | undefined {
   const agent = metadata?.agent;
   return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
 }

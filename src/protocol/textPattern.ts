@@ -16,7 +16,8 @@ export interface TextPattern {
 /** Compiles `pattern` with flags from "ims"; throws PatternError with a one-line reason. */
 export function compilePattern(pattern: unknown, flags: unknown = ''): TextPattern {
   if (typeof pattern !== 'string' || pattern === '') throw new PatternError('pattern must be a non-empty string');
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new PatternError(`pattern is ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH}`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new PatternError(`pattern is ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH}`);
   if (typeof flags !== 'string') throw new PatternError('flags must be a string');
   let bits = 0;
   for (const flag of flags) {
@@ -27,6 +28,8 @@ export function compilePattern(pattern: unknown, flags: unknown = ''): TextPatte
     const re = RE2JS.compile(pattern, bits);
     return { test: (text) => re.test(text) };
   } catch (err) {
-    throw new PatternError(`bad pattern (RE2 syntax, matched in linear time: no backreferences or lookaround): ${(err as Error).message}`);
+    throw new PatternError(
+      `bad pattern (RE2 syntax, matched in linear time: no backreferences or lookaround): ${(err as Error).message}`,
+    );
   }
 }

@@ -108,7 +108,12 @@ export async function waitFor<T>(
       lastError = err;
     }
     if (Date.now() >= deadline) {
-      const why = lastError instanceof Error ? `; last error: ${lastError.message}` : lastValue !== undefined ? `; last value: ${JSON.stringify(lastValue)}` : '';
+      const why =
+        lastError instanceof Error
+          ? `; last error: ${lastError.message}`
+          : lastValue !== undefined
+            ? `; last value: ${JSON.stringify(lastValue)}`
+            : '';
       throw new Error(`timed out after ${timeout} ms waiting for ${opts.message ?? 'a condition'}${why}`);
     }
     await sleep(interval);
@@ -123,7 +128,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -137,7 +144,12 @@ function escapeRegExp(text: string): string {
 }
 
 function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 120) || 'unnamed';
+  return (
+    name
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 120) || 'unnamed'
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -279,7 +291,8 @@ export class Isolation {
   /** Runs the CLI with --json and parses stdout; throws with its stderr on failure. */
   cliJson<T = unknown>(args: string[]): T {
     const r = this.cli([...args, '--json']);
-    if (r.code !== 0) throw new Error(`holdfast ${args.join(' ')} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
+    if (r.code !== 0)
+      throw new Error(`holdfast ${args.join(' ')} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
     return JSON.parse(r.stdout) as T;
   }
 
@@ -289,7 +302,7 @@ export class Isolation {
     if (r.code === 6) return [];
     if (r.code !== 0) throw new Error(`holdfast list exited ${r.code}: ${r.stderr.trim()}`);
     const parsed = JSON.parse(r.stdout) as { sessions?: SessionView[] } | SessionView[];
-    return Array.isArray(parsed) ? parsed : parsed.sessions ?? [];
+    return Array.isArray(parsed) ? parsed : (parsed.sessions ?? []);
   }
 
   session(id: string): SessionView {
@@ -300,7 +313,7 @@ export class Isolation {
   /** The session's screen as text lines (`holdfast read ID --json`). */
   screen(id: string): string[] {
     const parsed = this.cliJson<{ lines?: string[] } | string[]>(['read', id]);
-    return Array.isArray(parsed) ? parsed : parsed.lines ?? [];
+    return Array.isArray(parsed) ? parsed : (parsed.lines ?? []);
   }
 
   /** Polls the session's screen until it matches. */
@@ -320,7 +333,10 @@ export class Isolation {
     const marker = `HOLDFAST_SOCKET=${this.socket}`;
     const runtime = `XDG_RUNTIME_DIR=${this.runtimeDir}`;
     const leftovers = () =>
-      allProcs().filter((p) => p.pid !== process.pid && p.state !== 'Z' && readEnviron(p.pid).some((e) => e === marker || e === runtime));
+      allProcs().filter(
+        (p) =>
+          p.pid !== process.pid && p.state !== 'Z' && readEnviron(p.pid).some((e) => e === marker || e === runtime),
+      );
     try {
       await waitFor(() => leftovers().length === 0, { timeout: 4_000, message: 'the daemon to stop' });
     } catch {
@@ -452,11 +468,16 @@ export class CodeServer {
     fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
     const args = [
       CODE_SERVER_ENTRY,
-      '--config', configFile,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${this.port}`,
-      '--user-data-dir', this.userDataDir,
-      '--extensions-dir', this.extensionsDir,
+      '--config',
+      configFile,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${this.port}`,
+      '--user-data-dir',
+      this.userDataDir,
+      '--extensions-dir',
+      this.extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
@@ -466,7 +487,13 @@ export class CodeServer {
     const env: NodeJS.ProcessEnv = { ...process.env };
     // Variables of an enclosing VS Code or of the test runner must not leak into this one.
     for (const key of Object.keys(env)) {
-      if (key.startsWith('VSCODE_') || key === 'ELECTRON_RUN_AS_NODE' || key === 'NODE_OPTIONS' || key.startsWith('NODE_TEST')) delete env[key];
+      if (
+        key.startsWith('VSCODE_') ||
+        key === 'ELECTRON_RUN_AS_NODE' ||
+        key === 'NODE_OPTIONS' ||
+        key.startsWith('NODE_TEST')
+      )
+        delete env[key];
     }
     env.PATH = `${path.dirname(NODE24)}:${env.PATH ?? '/usr/bin:/bin'}`;
     env.SHELL = env.SHELL || '/bin/bash';
@@ -508,7 +535,9 @@ export class CodeServer {
       throw new Error(`${(err as Error).message}\n--- ${this.logFile} (tail) ---\n${this.logTail()}`, { cause: err });
     }
     if (outcome === 'exited') {
-      throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) before answering\n--- ${this.logFile} (tail) ---\n${this.logTail()}`);
+      throw new Error(
+        `code-server exited (${child.exitCode ?? child.signalCode}) before answering\n--- ${this.logFile} (tail) ---\n${this.logTail()}`,
+      );
     }
   }
 
@@ -525,7 +554,11 @@ export class CodeServer {
       const procs = allProcs();
       const root = procs.find((p) => p.pid === pgid);
       const sid = root?.sid ?? pgid;
-      return procs.filter((p) => p.state !== 'Z' && (p.pgid === pgid || (p.sid === sid && processTree(pgid, procs).some((q) => q.pid === p.pid))));
+      return procs.filter(
+        (p) =>
+          p.state !== 'Z' &&
+          (p.pgid === pgid || (p.sid === sid && processTree(pgid, procs).some((q) => q.pid === p.pid))),
+      );
     };
     const tree = processTree(pgid).filter((p) => p.state !== 'Z');
     const rootSid = tree[0]?.sid;
@@ -672,7 +705,10 @@ export class Workbench {
   }
 
   /** A second window (page) in the same browser, on the same folder unless told otherwise. */
-  async newWindow(folder = this.folder, opts: { viewport?: { width: number; height: number } } = {}): Promise<Workbench> {
+  async newWindow(
+    folder = this.folder,
+    opts: { viewport?: { width: number; height: number } } = {},
+  ): Promise<Workbench> {
     const page = await this.context.newPage();
     if (opts.viewport) await page.setViewportSize(opts.viewport);
     const wb = new Workbench(this.server, this.context, page, false);
@@ -714,7 +750,9 @@ export class Workbench {
   private async waitReloaded(mark: string, timeout = 60_000): Promise<void> {
     await waitFor(
       async () => {
-        const seen = await this.page.evaluate(() => (window as unknown as Record<string, string | undefined>).__holdfastE2E);
+        const seen = await this.page.evaluate(
+          () => (window as unknown as Record<string, string | undefined>).__holdfastE2E,
+        );
         return seen !== mark;
       },
       { timeout, message: 'the window to reload' },
@@ -737,12 +775,19 @@ export class Workbench {
           await this.page.waitForSelector(QUICK_INPUT_BOX, { state: 'visible', timeout: 10_000 });
           await this.page.fill(QUICK_INPUT_BOX, `>${title}`);
           // The list filters as typed; a contributed command may appear only once registered.
-          return await waitFor(() => this.clickQuickPickRow(title), { timeout: 10_000, message: `"${title}" in the command palette` });
+          return await waitFor(() => this.clickQuickPickRow(title), {
+            timeout: 10_000,
+            message: `"${title}" in the command palette`,
+          });
         } catch (err) {
           const rows = await this.page
-            .$$eval(`${QUICK_INPUT} .quick-input-list .monaco-list-row .label-name`, (els) => els.map((e) => (e.textContent ?? '').trim()))
+            .$$eval(`${QUICK_INPUT} .quick-input-list .monaco-list-row .label-name`, (els) =>
+              els.map((e) => (e.textContent ?? '').trim()),
+            )
             .catch(() => []);
-          trace(`runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}; rows: ${JSON.stringify(rows.slice(0, 5))}`);
+          trace(
+            `runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}; rows: ${JSON.stringify(rows.slice(0, 5))}`,
+          );
           throw err;
         }
       },
@@ -757,7 +802,13 @@ export class Workbench {
     const count = await rows.count();
     for (let i = 0; i < count; i++) {
       const row = rows.nth(i);
-      const text = ((await row.locator('.label-name').first().textContent({ timeout: 1_000 }).catch(() => null)) ?? '').trim();
+      const text = (
+        (await row
+          .locator('.label-name')
+          .first()
+          .textContent({ timeout: 1_000 })
+          .catch(() => null)) ?? ''
+      ).trim();
       if (typeof label === 'string' ? text === label : label.test(text)) {
         await row.click();
         return true;
@@ -809,14 +860,17 @@ export class Workbench {
 
   /** A notification's button, e.g. "Restart Extension Host" or a modal dialog's "Yes". */
   async clickButton(label: string | RegExp, timeout = 15_000): Promise<void> {
-    const button = this.page.locator('.monaco-workbench .monaco-button, .monaco-dialog-box .monaco-button').filter({ hasText: label });
+    const button = this.page
+      .locator('.monaco-workbench .monaco-button, .monaco-dialog-box .monaco-button')
+      .filter({ hasText: label });
     await button.first().click({ timeout });
   }
 
   /** The text of visible notifications and dialogs (toasts, modal dialogs). */
   async notifications(): Promise<string[]> {
-    return this.page.$$eval('.notification-toast .notification-list-item-message, .monaco-dialog-box .dialog-message-text, .monaco-dialog-box .dialog-message-detail', (els) =>
-      els.map((e) => (e.textContent ?? '').trim()).filter(Boolean),
+    return this.page.$$eval(
+      '.notification-toast .notification-list-item-message, .monaco-dialog-box .dialog-message-text, .monaco-dialog-box .dialog-message-detail',
+      (els) => els.map((e) => (e.textContent ?? '').trim()).filter(Boolean),
     );
   }
 
@@ -847,14 +901,21 @@ export class Workbench {
   private tabEntry(name: string) {
     return this.page
       .locator('.part.panel .terminal-tabs-entry')
-      .filter({ has: this.page.locator('.monaco-icon-label .label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`) }) })
+      .filter({
+        has: this.page.locator('.monaco-icon-label .label-name', {
+          hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`),
+        }),
+      })
       .first();
   }
 
   /** Clicks a terminal tab in the panel's tab list, making it the active terminal. */
   async clickTerminalTab(name: string): Promise<void> {
     await this.tabEntry(name).click();
-    await waitFor(async () => (await this.terminalTabs()).find((t) => t.name === name)?.active, { timeout: 10_000, message: `tab "${name}" to be active` });
+    await waitFor(async () => (await this.terminalTabs()).find((t) => t.name === name)?.active, {
+      timeout: 10_000,
+      message: `tab "${name}" to be active`,
+    });
   }
 
   /** Closes a terminal tab with its trash icon ("Kill Terminal"), as a user does. */
@@ -869,10 +930,16 @@ export class Workbench {
    * when given), and still are after `settleMs` (a late duplicate would show up by then).
    * Returns every panel tab, Holdfast's and others.
    */
-  async waitForHoldfastTabs(expected: { name: string; active?: boolean }[], opts: { timeout?: number; settleMs?: number } = {}): Promise<TerminalTab[]> {
+  async waitForHoldfastTabs(
+    expected: { name: string; active?: boolean }[],
+    opts: { timeout?: number; settleMs?: number } = {},
+  ): Promise<TerminalTab[]> {
     const matches = (tabs: TerminalTab[]) => {
       const mine = tabs.filter((t) => t.holdfast);
-      return mine.length === expected.length && expected.every((e, i) => mine[i].name === e.name && (e.active === undefined || mine[i].active === e.active));
+      return (
+        mine.length === expected.length &&
+        expected.every((e, i) => mine[i].name === e.name && (e.active === undefined || mine[i].active === e.active))
+      );
     };
     let last: TerminalTab[] = [];
     const check = async () => matches((last = await this.terminalTabs()));
@@ -898,7 +965,8 @@ export class Workbench {
 
   /** Shows the terminal panel (without creating a terminal). */
   async showTerminalPanel(): Promise<void> {
-    if (!(await this.page.isVisible('.part.panel .integrated-terminal'))) await this.runCommand('View: Toggle Terminal');
+    if (!(await this.page.isVisible('.part.panel .integrated-terminal')))
+      await this.runCommand('View: Toggle Terminal');
     await this.page.waitForSelector('.part.panel .integrated-terminal', { state: 'visible', timeout: 15_000 });
   }
 
@@ -921,10 +989,13 @@ export class Workbench {
     const xterm = this.activeXterm();
     await xterm.waitFor({ state: 'visible', timeout: 15_000 });
     await xterm.click({ position: { x: 40, y: 10 } });
-    await waitFor(() => this.page.evaluate(() => !!document.activeElement?.classList.contains('xterm-helper-textarea')), {
-      timeout: 5_000,
-      message: 'the terminal to take focus',
-    });
+    await waitFor(
+      () => this.page.evaluate(() => !!document.activeElement?.classList.contains('xterm-helper-textarea')),
+      {
+        timeout: 5_000,
+        message: 'the terminal to take focus',
+      },
+    );
   }
 
   /** Types into the visible terminal; "\n" presses Enter. */
@@ -978,12 +1049,17 @@ export class Workbench {
   /** The text the panel's Output view shows now (its visible lines). */
   async outputText(): Promise<string> {
     return this.page
-      .$$eval('.part.panel .output-view .view-lines .view-line, .part.panel .monaco-editor .view-lines .view-line', (lines) =>
-        lines
-          .map((line) => ({ top: parseFloat((line as HTMLElement).style.top || '0'), text: (line.textContent ?? '').replace(/\u00a0/g, ' ') }))
-          .sort((a, b) => a.top - b.top)
-          .map((l) => l.text)
-          .join('\n'),
+      .$$eval(
+        '.part.panel .output-view .view-lines .view-line, .part.panel .monaco-editor .view-lines .view-line',
+        (lines) =>
+          lines
+            .map((line) => ({
+              top: parseFloat((line as HTMLElement).style.top || '0'),
+              text: (line.textContent ?? '').replace(/\u00a0/g, ' '),
+            }))
+            .sort((a, b) => a.top - b.top)
+            .map((l) => l.text)
+            .join('\n'),
       )
       .catch(() => '');
   }
@@ -1193,10 +1269,13 @@ export class HoldfastE2E {
   async shellPid(wb: Workbench, label: string): Promise<number> {
     const file = this.file(`pid-${label}-${Date.now()}`);
     await wb.typeInTerminal(`echo $$ > ${file}\n`);
-    const text = await waitFor(() => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() || undefined : undefined), {
-      timeout: 15_000,
-      message: `the shell to write its PID to ${file}`,
-    });
+    const text = await waitFor(
+      () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() || undefined : undefined),
+      {
+        timeout: 15_000,
+        message: `the shell to write its PID to ${file}`,
+      },
+    );
     return Number(text);
   }
 
@@ -1228,7 +1307,10 @@ export async function openSidebar(wb: Workbench): Promise<void> {
   const page = wb.page;
   const icon = page.locator('.part.activitybar .action-item a.action-label[aria-label^="Holdfast"]').first();
   await icon.click({ timeout: 15_000 });
-  await page.waitForSelector('.part.sidebar .pane-header[aria-label^="Sessions"], .part.sidebar .title-label h2[title^="Holdfast"], .part.sidebar .composite.title', { timeout: 15_000 });
+  await page.waitForSelector(
+    '.part.sidebar .pane-header[aria-label^="Sessions"], .part.sidebar .title-label h2[title^="Holdfast"], .part.sidebar .composite.title',
+    { timeout: 15_000 },
+  );
   trace('sidebar open');
 }
 
@@ -1257,7 +1339,9 @@ export class SessionsWebview {
     const frame = await this.frame();
     // An expression, not a function built in the page: the webview's CSP forbids eval there.
     const selector = JSON.stringify(`.card[data-session-id="${id}"]`);
-    return frame.evaluate(`(() => { const card = document.querySelector(${selector}); return card ? (${fn.toString()})(card) : undefined; })()`) as Promise<T | undefined>;
+    return frame.evaluate(
+      `(() => { const card = document.querySelector(${selector}); return card ? (${fn.toString()})(card) : undefined; })()`,
+    ) as Promise<T | undefined>;
   }
 
   /** The preview's rows as rendered by xterm.js's DOM renderer. */
@@ -1286,7 +1370,10 @@ export class SessionsWebview {
   }
 
   async waitForPhase(id: string, phase: string, timeout = 20_000): Promise<void> {
-    await waitFor(async () => (await this.phase(id)) === phase, { timeout, message: `the ${this.mode} card of ${id} to say ${phase}` });
+    await waitFor(async () => (await this.phase(id)) === phase, {
+      timeout,
+      message: `the ${this.mode} card of ${id} to say ${phase}`,
+    });
     trace(`${id} is ${phase}`);
   }
 
@@ -1299,7 +1386,9 @@ export class SessionsWebview {
   }
 
   async actions(id: string): Promise<string[] | undefined> {
-    return this.card(id, (card) => Array.from(card.querySelectorAll('.actions button')).map((b) => (b.className.match(/action-(\w+)/) ?? [])[1]));
+    return this.card(id, (card) =>
+      Array.from(card.querySelectorAll('.actions button')).map((b) => (b.className.match(/action-(\w+)/) ?? [])[1]),
+    );
   }
 
   /** The preview terminal's size (its xterm's cols x rows). */
@@ -1312,7 +1401,9 @@ export class SessionsWebview {
 
   async cardOrder(): Promise<string[]> {
     const frame = await this.frame();
-    return frame.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('.card')).map((c) => c.dataset.sessionId ?? ''));
+    return frame.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('.card')).map((c) => c.dataset.sessionId ?? ''),
+    );
   }
 
   async click(id: string): Promise<void> {

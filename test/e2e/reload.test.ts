@@ -15,115 +15,140 @@ after(async () => {
   await e2e?.dispose();
 });
 
-test('a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works', { timeout: 240_000 }, async (t) => {
-  await e2e.run(t.name, async () => {
-    const wb = e2e.wb;
-    await e2e.open(e2e.workspace('reload-one'));
-    const session = await e2e.newTerminal();
-    const pid = await e2e.shellPid(wb, 'before');
-    assert.equal(pid, session.pid, 'the shell runs as the session process the daemon reports');
-
-    // Coloured output; the printed text ("COLOR-42") is not in the command line itself.
-    await wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
-    await e2e.iso.waitForScreen(session.id, 'COLOR-42');
-    await wb.waitForTerminalText('COLOR-42');
-    assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is rendered red');
-
-    await wb.reloadWindow();
-
-    // The same tab comes back, showing the old screen (from the daemon's snapshot).
-    await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
-    await wb.waitForTerminalText('COLOR-42');
-    assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is still red after the reload');
-
-    assert.ok(isAlive(pid), 'the shell process is still alive');
-    const again = await e2e.shellPid(wb, 'after');
-    assert.equal(again, pid, 'typing after the reload reaches the same shell process');
-    await wb.typeInTerminal('echo typed-$((6*7))\n');
-    await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
-    await wb.waitForTerminalText(/^typed-42$/m);
-
-    const sessions = e2e.iso.sessions();
-    assert.equal(sessions.length, 1, 'no new session was started by the reload');
-    assert.equal(sessions[0].pid, pid);
-    assert.equal(sessions[0].state, 'running');
-    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-  });
-});
-
-test('after a reload, `code notes.txt` typed in a Holdfast terminal opens notes.txt in that window', { timeout: 240_000 }, async (t) => {
-  await e2e.run(t.name, async () => {
-    const wb = e2e.wb;
-    // The first test's workspace, when it is still open: saves a page load.
-    const folder = e2e.workspace('reload-one');
-    fs.writeFileSync(path.join(folder, 'notes.txt'), 'holdfast notes\n');
-    if (wb.folder !== folder) await e2e.open(folder);
-    const session = await e2e.newTerminal();
-    await wb.reloadWindow();
-    await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.holdfast && tab.name === session.name && tab.active), {
-      timeout: 30_000,
-      message: `the tab ${session.name} back and active`,
-    });
-    await wb.waitForTerminalText(PROMPT_RE);
-    await wb.typeInTerminal(`code notes.txt; echo code-exit-$?\n`);
-    await e2e.iso.waitForScreen(session.id, /^code-exit-\d+$/m);
-    const screen = e2e.iso.screen(session.id).join('\n');
-    assert.match(screen, /^code-exit-0$/m, `the code CLI succeeded; screen:\n${screen}`);
-    await waitFor(async () => (await wb.editorTabs()).find((tab) => tab.name === 'notes.txt'), {
-      timeout: 20_000,
-      message: 'an editor tab for notes.txt',
-    });
-    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-  });
-});
-
-test('three named terminals, the second active: Reload Window keeps order, names and the active tab, without duplicates', { timeout: 300_000 }, async (t) => {
-  await e2e.run(t.name, async () => {
-    const wb = e2e.wb;
-    await e2e.open(e2e.workspace('reload-three'));
-    const names = ['alpha', 'beta', 'gamma'];
-    const pids = new Map<string, number>();
-    for (const name of names) {
+test(
+  'a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works',
+  { timeout: 240_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('reload-one'));
       const session = await e2e.newTerminal();
-      await wb.runCommand('Holdfast: Rename Session');
-      await wb.answerInputBox(name);
-      await waitFor(() => e2e.iso.session(session.id).name === name, { timeout: 10_000, message: `session ${session.id} renamed to ${name}` });
-      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.name === name), { timeout: 10_000, message: `a tab named ${name}` });
-      pids.set(name, session.pid);
-    }
-    await wb.clickTerminalTab('beta');
-    await wb.typeInTerminal('echo i-am-beta\n');
-    const beta = e2e.iso.sessions().find((s) => s.name === 'beta')!;
-    await e2e.iso.waitForScreen(beta.id, /^i-am-beta$/m);
-    await wb.waitForHoldfastTabs(
-      [
-        { name: 'alpha', active: false },
-        { name: 'beta', active: true },
-        { name: 'gamma', active: false },
-      ],
-      { settleMs: 0 },
-    );
+      const pid = await e2e.shellPid(wb, 'before');
+      assert.equal(pid, session.pid, 'the shell runs as the session process the daemon reports');
 
-    await wb.reloadWindow();
+      // Coloured output; the printed text ("COLOR-42") is not in the command line itself.
+      await wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
+      await e2e.iso.waitForScreen(session.id, 'COLOR-42');
+      await wb.waitForTerminalText('COLOR-42');
+      assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is rendered red');
 
-    await wb.waitForHoldfastTabs(
-      [
-        { name: 'alpha', active: false },
-        { name: 'beta', active: true },
-        { name: 'gamma', active: false },
-      ],
-      { settleMs: 3_000 },
-    );
-    await wb.waitForTerminalText(/^i-am-beta$/m);
+      await wb.reloadWindow();
 
-    const sessions = e2e.iso.sessions().filter((s) => names.includes(s.name));
-    assert.equal(sessions.length, 3, 'still three sessions');
-    for (const s of sessions) {
-      assert.equal(s.pid, pids.get(s.name), `${s.name} has the same PID`);
-      assert.equal(s.state, 'running');
-    }
-    // The visible terminal is beta's shell.
-    assert.equal(await e2e.shellPid(wb, 'beta-after'), pids.get('beta'));
-    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-  });
-});
+      // The same tab comes back, showing the old screen (from the daemon's snapshot).
+      await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+      await wb.waitForTerminalText('COLOR-42');
+      assert.match(
+        (await wb.terminalTextClasses('COLOR-42')) ?? '',
+        /xterm-fg-1\b/,
+        'COLOR-42 is still red after the reload',
+      );
+
+      assert.ok(isAlive(pid), 'the shell process is still alive');
+      const again = await e2e.shellPid(wb, 'after');
+      assert.equal(again, pid, 'typing after the reload reaches the same shell process');
+      await wb.typeInTerminal('echo typed-$((6*7))\n');
+      await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
+      await wb.waitForTerminalText(/^typed-42$/m);
+
+      const sessions = e2e.iso.sessions();
+      assert.equal(sessions.length, 1, 'no new session was started by the reload');
+      assert.equal(sessions[0].pid, pid);
+      assert.equal(sessions[0].state, 'running');
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
+
+test(
+  'after a reload, `code notes.txt` typed in a Holdfast terminal opens notes.txt in that window',
+  { timeout: 240_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      // The first test's workspace, when it is still open: saves a page load.
+      const folder = e2e.workspace('reload-one');
+      fs.writeFileSync(path.join(folder, 'notes.txt'), 'holdfast notes\n');
+      if (wb.folder !== folder) await e2e.open(folder);
+      const session = await e2e.newTerminal();
+      await wb.reloadWindow();
+      await waitFor(
+        async () => (await wb.terminalTabs()).find((tab) => tab.holdfast && tab.name === session.name && tab.active),
+        {
+          timeout: 30_000,
+          message: `the tab ${session.name} back and active`,
+        },
+      );
+      await wb.waitForTerminalText(PROMPT_RE);
+      await wb.typeInTerminal(`code notes.txt; echo code-exit-$?\n`);
+      await e2e.iso.waitForScreen(session.id, /^code-exit-\d+$/m);
+      const screen = e2e.iso.screen(session.id).join('\n');
+      assert.match(screen, /^code-exit-0$/m, `the code CLI succeeded; screen:\n${screen}`);
+      await waitFor(async () => (await wb.editorTabs()).find((tab) => tab.name === 'notes.txt'), {
+        timeout: 20_000,
+        message: 'an editor tab for notes.txt',
+      });
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
+
+test(
+  'three named terminals, the second active: Reload Window keeps order, names and the active tab, without duplicates',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('reload-three'));
+      const names = ['alpha', 'beta', 'gamma'];
+      const pids = new Map<string, number>();
+      for (const name of names) {
+        const session = await e2e.newTerminal();
+        await wb.runCommand('Holdfast: Rename Session');
+        await wb.answerInputBox(name);
+        await waitFor(() => e2e.iso.session(session.id).name === name, {
+          timeout: 10_000,
+          message: `session ${session.id} renamed to ${name}`,
+        });
+        await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.name === name), {
+          timeout: 10_000,
+          message: `a tab named ${name}`,
+        });
+        pids.set(name, session.pid);
+      }
+      await wb.clickTerminalTab('beta');
+      await wb.typeInTerminal('echo i-am-beta\n');
+      const beta = e2e.iso.sessions().find((s) => s.name === 'beta')!;
+      await e2e.iso.waitForScreen(beta.id, /^i-am-beta$/m);
+      await wb.waitForHoldfastTabs(
+        [
+          { name: 'alpha', active: false },
+          { name: 'beta', active: true },
+          { name: 'gamma', active: false },
+        ],
+        { settleMs: 0 },
+      );
+
+      await wb.reloadWindow();
+
+      await wb.waitForHoldfastTabs(
+        [
+          { name: 'alpha', active: false },
+          { name: 'beta', active: true },
+          { name: 'gamma', active: false },
+        ],
+        { settleMs: 3_000 },
+      );
+      await wb.waitForTerminalText(/^i-am-beta$/m);
+
+      const sessions = e2e.iso.sessions().filter((s) => names.includes(s.name));
+      assert.equal(sessions.length, 3, 'still three sessions');
+      for (const s of sessions) {
+        assert.equal(s.pid, pids.get(s.name), `${s.name} has the same PID`);
+        assert.equal(s.state, 'running');
+      }
+      // The visible terminal is beta's shell.
+      assert.equal(await e2e.shellPid(wb, 'beta-after'), pids.get('beta'));
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);

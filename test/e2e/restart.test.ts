@@ -16,37 +16,41 @@ after(async () => {
   await e2e?.dispose();
 });
 
-test('a full editor quit (code-server process tree stopped, browser closed) and a start again: same PID, screen, typing', { timeout: 300_000 }, async (t) => {
-  await e2e.run(t.name, async () => {
-    const folder = e2e.workspace('restart-full');
-    await e2e.open(folder);
-    const session = await e2e.newTerminal();
-    const pid = await e2e.shellPid(e2e.wb, 'before');
-    assert.equal(pid, session.pid);
-    await e2e.wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
-    await e2e.iso.waitForScreen(session.id, 'COLOR-42');
+test(
+  'a full editor quit (code-server process tree stopped, browser closed) and a start again: same PID, screen, typing',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const folder = e2e.workspace('restart-full');
+      await e2e.open(folder);
+      const session = await e2e.newTerminal();
+      const pid = await e2e.shellPid(e2e.wb, 'before');
+      assert.equal(pid, session.pid);
+      await e2e.wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
+      await e2e.iso.waitForScreen(session.id, 'COLOR-42');
 
-    await e2e.closeBrowser();
-    await e2e.server.stop();
-    assert.equal(e2e.server.processes().length, 0, 'no code-server process left');
-    assert.ok(isAlive(pid), 'the shell outlived the editor');
-    const during = e2e.iso.session(session.id);
-    assert.equal(during.state, 'running');
-    assert.equal(during.pid, pid);
+      await e2e.closeBrowser();
+      await e2e.server.stop();
+      assert.equal(e2e.server.processes().length, 0, 'no code-server process left');
+      assert.ok(isAlive(pid), 'the shell outlived the editor');
+      const during = e2e.iso.session(session.id);
+      assert.equal(during.state, 'running');
+      assert.equal(during.pid, pid);
 
-    await e2e.server.start();
-    const wb = await e2e.launchBrowser();
-    await e2e.open(folder);
-    await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
-    await wb.waitForTerminalText('COLOR-42');
-    assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is still red');
-    assert.equal(await e2e.shellPid(wb, 'after'), pid, 'typing reaches the same shell');
-    await wb.typeInTerminal('echo typed-$((6*7))\n');
-    await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
-    assert.equal(e2e.iso.sessions().length, 1, 'no session was added');
-    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-  });
-});
+      await e2e.server.start();
+      const wb = await e2e.launchBrowser();
+      await e2e.open(folder);
+      await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+      await wb.waitForTerminalText('COLOR-42');
+      assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is still red');
+      assert.equal(await e2e.shellPid(wb, 'after'), pid, 'typing reaches the same shell');
+      await wb.typeInTerminal('echo typed-$((6*7))\n');
+      await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
+      assert.equal(e2e.iso.sessions().length, 1, 'no session was added');
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
 
 test('closing the browser page, then stopping the editor, never kills a session', { timeout: 300_000 }, async (t) => {
   await e2e.run(t.name, async () => {
@@ -63,7 +67,7 @@ test('closing the browser page, then stopping the editor, never kills a session'
     await wb.closeWindow();
     await waitFor(() => hostsBefore.every((h) => !e2e.server.extensionHostPids().includes(h)), {
       timeout: 60_000,
-      message: 'the closed window\'s extension host to end',
+      message: "the closed window's extension host to end",
     });
     await sleep(1_000);
     assert.ok(isAlive(pid), 'the shell is alive after the window closed');

@@ -65,10 +65,27 @@ async function main(): Promise<void> {
     const workspace = pathToFileURL(folder).toString();
     const client = await HoldfastClient.connect({ socket: e2e.iso.socket, client: 'screenshots', version: 'docs' });
     const make = async (name: string, script: string, metadata: Record<string, unknown>, cols = 90, rows = 16) =>
-      (await client.request('create', { name, argv: ['/bin/bash', '--norc', '--noprofile', '-c', script], cwd: folder, cols, rows, metadata })).session;
-    const claude = await make('claude: streaming tokenizer', CLAUDE, { workspace, order: 0, agent: { profile: 'claude', name: 'Claude Code' } });
+      (
+        await client.request('create', {
+          name,
+          argv: ['/bin/bash', '--norc', '--noprofile', '-c', script],
+          cwd: folder,
+          cols,
+          rows,
+          metadata,
+        })
+      ).session;
+    const claude = await make('claude: streaming tokenizer', CLAUDE, {
+      workspace,
+      order: 0,
+      agent: { profile: 'claude', name: 'Claude Code' },
+    });
     const tests = await make('tests', TESTS, { workspace, order: 1 });
-    const codex = await make('codex: benchmarks', CODEX, { workspace, order: 2, agent: { profile: 'codex', name: 'Codex CLI' } });
+    const codex = await make('codex: benchmarks', CODEX, {
+      workspace,
+      order: 2,
+      agent: { profile: 'codex', name: 'Codex CLI' },
+    });
     const server = await make('dev server', SERVER, { workspace: 'file:///home/me/src/web' });
     await openSidebar(wb);
     await widenSidebar(440);
@@ -103,7 +120,10 @@ async function main(): Promise<void> {
       const side = await wb.page.locator('.part.sidebar').boundingBox();
       if (!bar || !side) throw new Error('no sidebar on the page');
       const target = path.join(OUT, file);
-      await wb.page.screenshot({ path: target, clip: { x: bar.x, y: side.y, width: side.x + side.width - bar.x, height: side.height } });
+      await wb.page.screenshot({
+        path: target,
+        clip: { x: bar.x, y: side.y, width: side.x + side.width - bar.x, height: side.height },
+      });
       trace(`wrote ${target}`);
       console.log(target);
     }
@@ -119,9 +139,15 @@ async function widenSidebar(width: number): Promise<void> {
   const side = await page.locator('.part.sidebar').boundingBox();
   if (!side) throw new Error('no sidebar on the page');
   // The sash nearest the sidebar's right edge (the floating-panel layout leaves a gap).
-  const sashes = await page.locator('.monaco-sash.vertical').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x + r.width / 2, y: r.y, height: r.height })));
+  const sashes = await page
+    .locator('.monaco-sash.vertical')
+    .evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x + r.width / 2, y: r.y, height: r.height })),
+    );
   const edge = side.x + side.width;
-  const sash = sashes.filter((s) => s.height > side.height / 2).sort((a, b) => Math.abs(a.x - edge) - Math.abs(b.x - edge))[0];
+  const sash = sashes
+    .filter((s) => s.height > side.height / 2)
+    .sort((a, b) => Math.abs(a.x - edge) - Math.abs(b.x - edge))[0];
   if (!sash) throw new Error('no sash beside the sidebar');
   const x = sash.x;
   const y = sash.y + sash.height / 2;
@@ -130,7 +156,10 @@ async function widenSidebar(width: number): Promise<void> {
   await page.mouse.move(x + (width - side.width) / 2, y, { steps: 4 });
   await page.mouse.move(x + width - side.width, y, { steps: 4 });
   await page.mouse.up();
-  await waitFor(async () => Math.abs(((await page.locator('.part.sidebar').boundingBox())?.width ?? 0) - width) < 8, { timeout: 5_000, message: `the sidebar ${width} px wide` });
+  await waitFor(async () => Math.abs(((await page.locator('.part.sidebar').boundingBox())?.width ?? 0) - width) < 8, {
+    timeout: 5_000,
+    message: `the sidebar ${width} px wide`,
+  });
 }
 
 let e2eRef: HoldfastE2E | undefined;

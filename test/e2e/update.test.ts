@@ -17,7 +17,8 @@ function makeUpdatedCopy(dir: string, version: string): string {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
   for (const sub of ['dist', 'media', 'bin']) {
-    if (fs.existsSync(path.join(REPO_ROOT, sub))) fs.cpSync(path.join(REPO_ROOT, sub), path.join(dir, sub), { recursive: true });
+    if (fs.existsSync(path.join(REPO_ROOT, sub)))
+      fs.cpSync(path.join(REPO_ROOT, sub), path.join(dir, sub), { recursive: true });
   }
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   return dir;
@@ -32,56 +33,86 @@ after(async () => {
   await e2e?.dispose();
 });
 
-test('update: a higher version installed + reload keeps sessions alive and attached to the old daemon; Restart Daemon asks first', { timeout: 360_000 }, async (t) => {
-  await e2e.run(t.name, async () => {
-    const wb = e2e.wb;
-    await e2e.open(e2e.workspace('update'));
-    const session = await e2e.newTerminal();
-    const pid = await e2e.shellPid(wb, 'before');
-    await wb.typeInTerminal('echo before-update\n');
-    await e2e.iso.waitForScreen(session.id, /^before-update$/m);
+test(
+  'update: a higher version installed + reload keeps sessions alive and attached to the old daemon; Restart Daemon asks first',
+  { timeout: 360_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('update'));
+      const session = await e2e.newTerminal();
+      const pid = await e2e.shellPid(wb, 'before');
+      await wb.typeInTerminal('echo before-update\n');
+      await e2e.iso.waitForScreen(session.id, /^before-update$/m);
 
-    const [daemon] = daemonPids(e2e.iso);
-    assert.ok(daemon, 'the daemon process is found');
-    const oldVersion = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    const daemonCmd = readProc(daemon)!.cmdline.join(' ');
-    assert.match(daemonCmd, new RegExp(`/daemon/${oldVersion.replace(/\./g, '\\.')}-[0-9a-f]+/dist/daemon\\.js`), `the daemon runs from its versioned copy: ${daemonCmd}`);
+      const [daemon] = daemonPids(e2e.iso);
+      assert.ok(daemon, 'the daemon process is found');
+      const oldVersion = (
+        JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+      ).version;
+      const daemonCmd = readProc(daemon)!.cmdline.join(' ');
+      assert.match(
+        daemonCmd,
+        new RegExp(`/daemon/${oldVersion.replace(/\./g, '\\.')}-[0-9a-f]+/dist/daemon\\.js`),
+        `the daemon runs from its versioned copy: ${daemonCmd}`,
+      );
 
-    // The update: a newer copy beside the old one (VS Code runs the highest version), then a reload.
-    const newVersion = `${oldVersion}-update.1`.replace(/^(\d+)\.(\d+)\.(\d+).*$/, (_m, a, b, c) => `${a}.${b}.${Number(c) + 1}`);
-    e2e.server.installExtension(makeUpdatedCopy(copy, newVersion));
-    await wb.reloadWindow();
+      // The update: a newer copy beside the old one (VS Code runs the highest version), then a reload.
+      const newVersion = `${oldVersion}-update.1`.replace(
+        /^(\d+)\.(\d+)\.(\d+).*$/,
+        (_m, a, b, c) => `${a}.${b}.${Number(c) + 1}`,
+      );
+      e2e.server.installExtension(makeUpdatedCopy(copy, newVersion));
+      await wb.reloadWindow();
 
-    // The new version is the one running: it made its own copy of the daemon's files.
-    const storage = path.join(e2e.server.userDataDir, 'User', 'globalStorage', 'holdfast.holdfast', 'daemon');
-    await waitFor(() => fs.existsSync(storage) && fs.readdirSync(storage).some((d) => d.startsWith(`${newVersion}-`)), {
-      timeout: 45_000,
-      message: `extension ${newVersion} to activate (a ${newVersion}-* copy in ${storage})`,
+      // The new version is the one running: it made its own copy of the daemon's files.
+      const storage = path.join(e2e.server.userDataDir, 'User', 'globalStorage', 'holdfast.holdfast', 'daemon');
+      await waitFor(
+        () => fs.existsSync(storage) && fs.readdirSync(storage).some((d) => d.startsWith(`${newVersion}-`)),
+        {
+          timeout: 45_000,
+          message: `extension ${newVersion} to activate (a ${newVersion}-* copy in ${storage})`,
+        },
+      );
+
+      await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+      await wb.waitForTerminalText(/^before-update$/m);
+      assert.deepEqual(daemonPids(e2e.iso), [daemon], 'the same daemon process serves the sessions');
+      assert.match(
+        readProc(daemon)!.cmdline.join(' '),
+        new RegExp(`/daemon/${oldVersion.replace(/\./g, '\\.')}-`),
+        'still from the old copy',
+      );
+      assert.equal(await e2e.shellPid(wb, 'after'), pid, 'the tab is attached to the same shell');
+      assert.ok((e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, 'the tab is the input owner');
+
+      // Restart Daemon asks first, naming what dies; Cancel keeps everything.
+      await wb.runCommand('Holdfast: Restart Daemon');
+      const question = await waitFor(() => wb.dialogText(), {
+        timeout: 15_000,
+        message: 'the Restart Daemon confirmation',
+      });
+      assert.match(question, /1 live session/, `the question says how many sessions die: ${question}`);
+      await wb.clickButton('Cancel');
+      await waitFor(async () => !(await wb.dialogText()), { timeout: 10_000, message: 'the dialog to close' });
+      assert.ok(isAlive(pid), 'Cancel kills nothing');
+      assert.deepEqual(daemonPids(e2e.iso), [daemon]);
+
+      // Confirmed: the old daemon goes (with the session), a new one starts from the new copy.
+      await wb.runCommand('Holdfast: Restart Daemon');
+      await waitFor(() => wb.dialogText(), { timeout: 15_000, message: 'the Restart Daemon confirmation' });
+      await wb.clickButton(/^Restart Daemon$/);
+      await waitFor(() => !isAlive(daemon) && !isAlive(pid), {
+        timeout: 20_000,
+        message: 'the old daemon and its session to end',
+      });
+      const fresh = await waitFor(() => daemonPids(e2e.iso)[0], { timeout: 20_000, message: 'a new daemon' });
+      assert.match(
+        readProc(fresh)!.cmdline.join(' '),
+        new RegExp(`/daemon/${newVersion.replace(/\./g, '\\.')}-`),
+        'the new daemon runs from the new copy',
+      );
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
     });
-
-    await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
-    await wb.waitForTerminalText(/^before-update$/m);
-    assert.deepEqual(daemonPids(e2e.iso), [daemon], 'the same daemon process serves the sessions');
-    assert.match(readProc(daemon)!.cmdline.join(' '), new RegExp(`/daemon/${oldVersion.replace(/\./g, '\\.')}-`), 'still from the old copy');
-    assert.equal(await e2e.shellPid(wb, 'after'), pid, 'the tab is attached to the same shell');
-    assert.ok((e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, 'the tab is the input owner');
-
-    // Restart Daemon asks first, naming what dies; Cancel keeps everything.
-    await wb.runCommand('Holdfast: Restart Daemon');
-    const question = await waitFor(() => wb.dialogText(), { timeout: 15_000, message: 'the Restart Daemon confirmation' });
-    assert.match(question, /1 live session/, `the question says how many sessions die: ${question}`);
-    await wb.clickButton('Cancel');
-    await waitFor(async () => !(await wb.dialogText()), { timeout: 10_000, message: 'the dialog to close' });
-    assert.ok(isAlive(pid), 'Cancel kills nothing');
-    assert.deepEqual(daemonPids(e2e.iso), [daemon]);
-
-    // Confirmed: the old daemon goes (with the session), a new one starts from the new copy.
-    await wb.runCommand('Holdfast: Restart Daemon');
-    await waitFor(() => wb.dialogText(), { timeout: 15_000, message: 'the Restart Daemon confirmation' });
-    await wb.clickButton(/^Restart Daemon$/);
-    await waitFor(() => !isAlive(daemon) && !isAlive(pid), { timeout: 20_000, message: 'the old daemon and its session to end' });
-    const fresh = await waitFor(() => daemonPids(e2e.iso)[0], { timeout: 20_000, message: 'a new daemon' });
-    assert.match(readProc(fresh)!.cmdline.join(' '), new RegExp(`/daemon/${newVersion.replace(/\./g, '\\.')}-`), 'the new daemon runs from the new copy');
-    assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-  });
-});
+  },
+);

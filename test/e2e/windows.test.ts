@@ -31,7 +31,10 @@ test('a second window watches without resizing; typing there takes input over', 
     await wb2.clickTerminalTab(session.name);
     await wb2.waitForTerminalText(/^from-window-1$/m);
     await wb2.waitForTerminalText(/watching/i);
-    await waitFor(() => (e2e.iso.session(session.id).clients?.watchers ?? 0) >= 1, { timeout: 15_000, message: 'a watcher client' });
+    await waitFor(() => (e2e.iso.session(session.id).clients?.watchers ?? 0) >= 1, {
+      timeout: 15_000,
+      message: 'a watcher client',
+    });
     await sleep(2_000);
     let now = e2e.iso.session(session.id);
     assert.equal(now.clients?.owners, 1, 'window 1 keeps input');
@@ -46,10 +49,13 @@ test('a second window watches without resizing; typing there takes input over', 
         const s = e2e.iso.session(session.id);
         return s.cols !== size.cols || s.rows !== size.rows ? s : undefined;
       },
-      { timeout: 15_000, message: 'the session to take the new owner\'s size' },
+      { timeout: 15_000, message: "the session to take the new owner's size" },
     );
     assert.equal(now.clients?.owners, 1, 'exactly one input owner');
-    assert.ok(now.cols < size.cols || now.rows < size.rows, `the smaller window's size (${now.cols}x${now.rows}, was ${size.cols}x${size.rows})`);
+    assert.ok(
+      now.cols < size.cols || now.rows < size.rows,
+      `the smaller window's size (${now.cols}x${now.rows}, was ${size.cols}x${size.rows})`,
+    );
     assert.equal(await e2e.shellPid(wb2, 'window-2'), session.pid);
   });
 });

@@ -20,12 +20,18 @@ export class AttachTerminal {
     rows = 30,
   ) {
     const script = `node "$0" attach "$@"; echo "[rc=$?]"; stty -a; echo "[end]"`;
-    this.term = pty.spawn('/bin/sh', ['-c', script, CLI_SCRIPT, ...args], { cols, rows, cwd: box.dir, env: { ...box.env, TERM: 'xterm-256color' } as Record<string, string> });
+    this.term = pty.spawn('/bin/sh', ['-c', script, CLI_SCRIPT, ...args], {
+      cols,
+      rows,
+      cwd: box.dir,
+      env: { ...box.env, TERM: 'xterm-256color' } as Record<string, string>,
+    });
     this.term.onData((data) => (this.output += data));
   }
 
   async expect(pattern: RegExp | string, what: string, from = 0): Promise<void> {
-    const found = () => (typeof pattern === 'string' ? this.output.includes(pattern, from) : pattern.test(this.output.slice(from)));
+    const found = () =>
+      typeof pattern === 'string' ? this.output.includes(pattern, from) : pattern.test(this.output.slice(from));
     await waitFor(found, STEP_TIMEOUT_MS, `${what}; the terminal showed: ${JSON.stringify(this.output.slice(-600))}`);
   }
 
@@ -37,7 +43,11 @@ export class AttachTerminal {
       const sessions = await this.box.run(['list', '--json']);
       let log = '';
       try {
-        log = fs.readFileSync(`${this.box.env.XDG_STATE_HOME}/holdfast/daemon.log`, 'utf8').split('\n').slice(-15).join('\n');
+        log = fs
+          .readFileSync(`${this.box.env.XDG_STATE_HOME}/holdfast/daemon.log`, 'utf8')
+          .split('\n')
+          .slice(-15)
+          .join('\n');
       } catch {
         // no log yet
       }

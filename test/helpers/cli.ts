@@ -29,14 +29,28 @@ export function cliSandbox(): CliSandbox {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-cli-'));
   fs.chmodSync(dir, 0o700);
   const socket = path.join(dir, 'holdfast.sock');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOLDFAST_SOCKET: socket, XDG_STATE_HOME: path.join(dir, 'state'), XDG_RUNTIME_DIR: path.join(dir, 'run') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOLDFAST_SOCKET: socket,
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    XDG_RUNTIME_DIR: path.join(dir, 'run'),
+  };
   delete env.HOLDFAST_SESSION;
   const run = (args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}) =>
     new Promise<CliRun>((resolve) => {
-      execFile(process.execPath, [CLI_SCRIPT, ...args], { env: options.env ?? env, timeout: options.timeoutMs ?? 30_000, cwd: dir }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
-        resolve({ code, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [CLI_SCRIPT, ...args],
+        { env: options.env ?? env, timeout: options.timeoutMs ?? 30_000, cwd: dir },
+        (err, stdout, stderr) => {
+          const code = err
+            ? typeof (err as NodeJS.ErrnoException).code === 'number'
+              ? Number((err as NodeJS.ErrnoException).code)
+              : -1
+            : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
     });
   return {
     dir,
@@ -45,7 +59,8 @@ export function cliSandbox(): CliSandbox {
     run,
     async ok(args) {
       const result = await run(args);
-      if (result.code !== 0) throw new Error(`holdfast ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
+      if (result.code !== 0)
+        throw new Error(`holdfast ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
       return result.stdout;
     },
     async cleanup() {

@@ -24,10 +24,19 @@ export function tempDir(prefix = 'hf-test-'): string {
 
 /** An environment isolated from the user's own daemon, state and config. */
 export function isolatedEnv(dir: string): NodeJS.ProcessEnv {
-  return { ...process.env, XDG_RUNTIME_DIR: path.join(dir, 'run'), XDG_STATE_HOME: path.join(dir, 'state'), XDG_CONFIG_HOME: path.join(dir, 'config'), HOLDFAST_SOCKET: path.join(dir, 'run', 'holdfast', 'holdfast.sock') };
+  return {
+    ...process.env,
+    XDG_RUNTIME_DIR: path.join(dir, 'run'),
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    HOLDFAST_SOCKET: path.join(dir, 'run', 'holdfast', 'holdfast.sock'),
+  };
 }
 
-export async function startTestDaemon(args: string[] = [], mode: '--persistent' | '--on-demand' = '--persistent'): Promise<TestDaemon> {
+export async function startTestDaemon(
+  args: string[] = [],
+  mode: '--persistent' | '--on-demand' = '--persistent',
+): Promise<TestDaemon> {
   const dir = tempDir();
   const env = isolatedEnv(dir);
   const socket = env.HOLDFAST_SOCKET!;

@@ -71,7 +71,13 @@ export function daemonToken(socket: string): string {
 
 /** A client hello; `token: null` leaves the token out. */
 export function helloFrame(socket: string, token: string | null = daemonToken(socket), client = 'raw'): Buffer {
-  return encodeJson(FrameKind.Hello, { protocol: PROTOCOL_VERSION, client, version: 'test', ...(token === null ? {} : { token }), capabilities: [] });
+  return encodeJson(FrameKind.Hello, {
+    protocol: PROTOCOL_VERSION,
+    client,
+    version: 'test',
+    ...(token === null ? {} : { token }),
+    capabilities: [],
+  });
 }
 
 /** A raw socket to the daemon that records the frames it gets back and when it closed. */
@@ -92,8 +98,10 @@ export class RawConnection {
     this.socket.on('data', (chunk: Buffer) => {
       this.received += chunk.length;
       for (const frame of this.decoder.push(chunk)) {
-        if (frame.kind === FrameKind.Response) this.answered.add((JSON.parse(frame.payload.toString('utf8')) as { id: number }).id);
-        if (frame.kind === FrameKind.Error || this.frames.length < this.keep) this.frames.push({ kind: frame.kind, payload: Buffer.from(frame.payload) });
+        if (frame.kind === FrameKind.Response)
+          this.answered.add((JSON.parse(frame.payload.toString('utf8')) as { id: number }).id);
+        if (frame.kind === FrameKind.Error || this.frames.length < this.keep)
+          this.frames.push({ kind: frame.kind, payload: Buffer.from(frame.payload) });
       }
     });
     this.closed = new Promise((resolve) => this.socket.once('close', () => resolve(Date.now())));
@@ -109,7 +117,13 @@ export class RawConnection {
   /** Resolves when the daemon closed the connection; rejects after `timeoutMs`. */
   closedWithin(timeoutMs: number, what: string): Promise<number> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: the daemon did not close the connection within ${timeoutMs} ms`)), timeoutMs)));
+    const timeout = new Promise<number>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`${what}: the daemon did not close the connection within ${timeoutMs} ms`)),
+          timeoutMs,
+        )),
+    );
     return Promise.race([this.closed, timeout]).finally(() => clearTimeout(timer));
   }
 

@@ -39,7 +39,32 @@ export function randomStream(seed: number, cols: number, rows: number, steps = 6
         out.push({ data: pick(WORDS) + (r() < 0.3 ? '\r\n' : ' ') });
         break;
       case 3: {
-        const sgr = pick(['0', '1', '2', '3', '4', '4:3', '5', '7', '8', '9', '53', '22', '24', '27', `3${int(8)}`, `9${int(8)}`, `4${int(8)}`, `10${int(8)}`, `38;5;${int(256)}`, `48;5;${int(256)}`, `38;2;${int(256)};${int(256)};${int(256)}`, `48;2;${int(256)};${int(256)};${int(256)}`, '39', '49']);
+        const sgr = pick([
+          '0',
+          '1',
+          '2',
+          '3',
+          '4',
+          '4:3',
+          '5',
+          '7',
+          '8',
+          '9',
+          '53',
+          '22',
+          '24',
+          '27',
+          `3${int(8)}`,
+          `9${int(8)}`,
+          `4${int(8)}`,
+          `10${int(8)}`,
+          `38;5;${int(256)}`,
+          `48;5;${int(256)}`,
+          `38;2;${int(256)};${int(256)};${int(256)}`,
+          `48;2;${int(256)};${int(256)};${int(256)}`,
+          '39',
+          '49',
+        ]);
         out.push({ data: `\x1b[${sgr}m` });
         break;
       }
@@ -47,7 +72,22 @@ export function randomStream(seed: number, cols: number, rows: number, steps = 6
         out.push({ data: `\x1b[${1 + int(h + 2)};${1 + int(c + 2)}H` });
         break;
       case 5:
-        out.push({ data: pick(['\x1b[A', '\x1b[B', '\x1b[C', '\x1b[D', '\x1b[3C', '\x1b[2A', '\r', '\n', '\x08', '\x1bM', '\x1bD', '\x1bE']) });
+        out.push({
+          data: pick([
+            '\x1b[A',
+            '\x1b[B',
+            '\x1b[C',
+            '\x1b[D',
+            '\x1b[3C',
+            '\x1b[2A',
+            '\r',
+            '\n',
+            '\x08',
+            '\x1bM',
+            '\x1bD',
+            '\x1bE',
+          ]),
+        });
         break;
       case 6: {
         const top = 1 + int(h);
@@ -61,15 +101,59 @@ export function randomStream(seed: number, cols: number, rows: number, steps = 6
         out.push({ data: pick(['\x1b[?1049h', '\x1b[?1049l']) });
         break;
       case 8:
-        out.push({ data: pick(['\x1b[K', '\x1b[1K', '\x1b[2K', '\x1b[J', '\x1b[1J', '\x1b[2J', '\x1b[L', '\x1b[2M', '\x1b[P', '\x1b[3@', '\x1b[X', '\x1b[S', '\x1b[2T']) });
+        out.push({
+          data: pick([
+            '\x1b[K',
+            '\x1b[1K',
+            '\x1b[2K',
+            '\x1b[J',
+            '\x1b[1J',
+            '\x1b[2J',
+            '\x1b[L',
+            '\x1b[2M',
+            '\x1b[P',
+            '\x1b[3@',
+            '\x1b[X',
+            '\x1b[S',
+            '\x1b[2T',
+          ]),
+        });
         break;
       case 9:
         // Not DECAWM off (?7l): xterm.js then overwrites halves of wide characters at the margin,
         // leaving cells no byte stream can rebuild. Wraparound itself is covered by the snapshot tests.
-        out.push({ data: pick(['\x1b[?1h', '\x1b[?1l', '\x1b=', '\x1b>', '\x1b[?2004h', '\x1b[?2004l', '\x1b[4h', '\x1b[4l', '\x1b[?6h', '\x1b[?6l', '\x1b[?25l', '\x1b[?25h', '\x1b[?1004h', '\x1b[?45h']) });
+        out.push({
+          data: pick([
+            '\x1b[?1h',
+            '\x1b[?1l',
+            '\x1b=',
+            '\x1b>',
+            '\x1b[?2004h',
+            '\x1b[?2004l',
+            '\x1b[4h',
+            '\x1b[4l',
+            '\x1b[?6h',
+            '\x1b[?6l',
+            '\x1b[?25l',
+            '\x1b[?25h',
+            '\x1b[?1004h',
+            '\x1b[?45h',
+          ]),
+        });
         break;
       case 10:
-        out.push({ data: pick(['\x1b[?1000h', '\x1b[?1002h', '\x1b[?1003h', '\x1b[?9h', '\x1b[?1000l', '\x1b[?1006h', '\x1b[?1006l', '\x1b[?1016h']) });
+        out.push({
+          data: pick([
+            '\x1b[?1000h',
+            '\x1b[?1002h',
+            '\x1b[?1003h',
+            '\x1b[?9h',
+            '\x1b[?1000l',
+            '\x1b[?1006h',
+            '\x1b[?1006l',
+            '\x1b[?1016h',
+          ]),
+        });
         break;
       case 11:
         out.push({ data: `\x1b]2;title ${int(100)}\x07` });
@@ -118,8 +202,26 @@ interface CellView {
 
 /** Cells are compared as displayed: an untouched cell and a space look the same. */
 function cellKey(cell: CellView): string {
-  const flags = [cell.isBold(), cell.isItalic(), cell.isDim(), cell.isUnderline(), cell.isBlink(), cell.isInverse(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()].map((f) => (f ? 1 : 0));
-  return [cell.getChars() || ' ', cell.getWidth(), cell.getFgColorMode(), cell.getFgColor(), cell.getBgColorMode(), cell.getBgColor(), ...flags].join(',');
+  const flags = [
+    cell.isBold(),
+    cell.isItalic(),
+    cell.isDim(),
+    cell.isUnderline(),
+    cell.isBlink(),
+    cell.isInverse(),
+    cell.isInvisible(),
+    cell.isStrikethrough(),
+    cell.isOverline(),
+  ].map((f) => (f ? 1 : 0));
+  return [
+    cell.getChars() || ' ',
+    cell.getWidth(),
+    cell.getFgColorMode(),
+    cell.getFgColor(),
+    cell.getBgColorMode(),
+    cell.getBgColor(),
+    ...flags,
+  ].join(',');
 }
 
 type Core = {
@@ -130,7 +232,8 @@ type Core = {
 };
 
 function penView(pen: Omit<CellView, 'getChars' | 'getWidth'>): CellView {
-  const colour = (mode: number, value: number) => (mode === 0 ? -1 : mode === 0x3000000 ? value & 0xffffff : value & 0xff);
+  const colour = (mode: number, value: number) =>
+    mode === 0 ? -1 : mode === 0x3000000 ? value & 0xffffff : value & 0xff;
   return {
     getChars: () => '',
     getWidth: () => 1,
@@ -158,7 +261,8 @@ export function unreachableState(terminal: Terminal): string | undefined {
   for (const buffer of [terminal.buffer.normal, terminal.buffer.alternate]) {
     const cell = buffer.getNullCell();
     for (let y = 0; y < buffer.length; y++) {
-      if (buffer.getLine(y)?.getCell(terminal.cols - 1, cell) && cell.getWidth() === 2) return `a wide character in the last column (row ${y} of the ${buffer.type} buffer)`;
+      if (buffer.getLine(y)?.getCell(terminal.cols - 1, cell) && cell.getWidth() === 2)
+        return `a wide character in the last column (row ${y} of the ${buffer.type} buffer)`;
     }
   }
   return undefined;
@@ -171,7 +275,8 @@ export function differences(a: Terminal, b: Terminal, title: [string, string]): 
   const ba = a.buffer.active;
   const bb = b.buffer.active;
   if (ba.type !== bb.type) diffs.push(`buffer ${ba.type} vs ${bb.type}`);
-  if (ba.cursorX !== bb.cursorX || ba.cursorY !== bb.cursorY) diffs.push(`cursor ${ba.cursorX},${ba.cursorY} vs ${bb.cursorX},${bb.cursorY}`);
+  if (ba.cursorX !== bb.cursorX || ba.cursorY !== bb.cursorY)
+    diffs.push(`cursor ${ba.cursorX},${ba.cursorY} vs ${bb.cursorX},${bb.cursorY}`);
   const ca = a.buffer.active.getNullCell();
   const cb = b.buffer.active.getNullCell();
   for (let y = 0; y < a.rows && diffs.length < 10; y++) {
@@ -200,14 +305,24 @@ export function differences(a: Terminal, b: Terminal, title: [string, string]): 
   const coreA = (a as unknown as { _core: Core })._core;
   const coreB = (b as unknown as { _core: Core })._core;
   if (coreA.coreService.isCursorHidden !== coreB.coreService.isCursorHidden) diffs.push('cursor visibility');
-  if (coreA.coreMouseService.activeEncoding !== coreB.coreMouseService.activeEncoding) diffs.push(`mouse encoding ${coreA.coreMouseService.activeEncoding} vs ${coreB.coreMouseService.activeEncoding}`);
-  if (coreA.buffer.scrollTop !== coreB.buffer.scrollTop || coreA.buffer.scrollBottom !== coreB.buffer.scrollBottom) diffs.push(`scroll region ${coreA.buffer.scrollTop}-${coreA.buffer.scrollBottom} vs ${coreB.buffer.scrollTop}-${coreB.buffer.scrollBottom}`);
+  if (coreA.coreMouseService.activeEncoding !== coreB.coreMouseService.activeEncoding)
+    diffs.push(`mouse encoding ${coreA.coreMouseService.activeEncoding} vs ${coreB.coreMouseService.activeEncoding}`);
+  if (coreA.buffer.scrollTop !== coreB.buffer.scrollTop || coreA.buffer.scrollBottom !== coreB.buffer.scrollBottom)
+    diffs.push(
+      `scroll region ${coreA.buffer.scrollTop}-${coreA.buffer.scrollBottom} vs ${coreB.buffer.scrollTop}-${coreB.buffer.scrollBottom}`,
+    );
   // The pen's packed words may keep stale colour bits after a mode change; compare what it draws.
   const penA = cellKey(penView(coreA._inputHandler._curAttrData));
   const penB = cellKey(penView(coreB._inputHandler._curAttrData));
   if (penA !== penB) diffs.push(`pen [${penA}] vs [${penB}]`);
-  const styleA = JSON.stringify([coreA.coreService.decPrivateModes.cursorStyle, coreA.coreService.decPrivateModes.cursorBlink]);
-  const styleB = JSON.stringify([coreB.coreService.decPrivateModes.cursorStyle, coreB.coreService.decPrivateModes.cursorBlink]);
+  const styleA = JSON.stringify([
+    coreA.coreService.decPrivateModes.cursorStyle,
+    coreA.coreService.decPrivateModes.cursorBlink,
+  ]);
+  const styleB = JSON.stringify([
+    coreB.coreService.decPrivateModes.cursorStyle,
+    coreB.coreService.decPrivateModes.cursorBlink,
+  ]);
   if (styleA !== styleB) diffs.push(`cursor style ${styleA} vs ${styleB}`);
   if (title[0] !== title[1]) diffs.push(`title "${title[0]}" vs "${title[1]}"`);
   return diffs;

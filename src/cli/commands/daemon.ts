@@ -33,7 +33,12 @@ export const stopCommand: Command = {
     });
     const gone = await closed;
     client.close();
-    if (!gone) throw new CliError(ExitCode.Failed, 'failed', `the daemon (pid ${pid}) accepted stop but was still connected after ${STOP_WAIT_MS} ms`);
+    if (!gone)
+      throw new CliError(
+        ExitCode.Failed,
+        'failed',
+        `the daemon (pid ${pid}) accepted stop but was still connected after ${STOP_WAIT_MS} ms`,
+      );
     return { data: { stopped: true, pid } };
   },
 };
@@ -43,15 +48,25 @@ export const serveCommand: Command = {
   summary: 'run a persistent daemon in the foreground (stops on SIGTERM/SIGINT or `holdfast stop`)',
   usage: 'serve',
   options: {},
-  details: ['Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.'],
+  details: [
+    'Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.',
+  ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
     // Loaded only here: the daemon (and node-pty) would slow every other command's start.
     const { runDaemon } = await import('../../daemon/daemon');
-    const outcome = await runDaemon({ socket: ctx.socket, startMode: 'persistent', logEcho: (line) => void process.stderr.write(printableLines(line)) });
+    const outcome = await runDaemon({
+      socket: ctx.socket,
+      startMode: 'persistent',
+      logEcho: (line) => void process.stderr.write(printableLines(line)),
+    });
     if (outcome === 'taken') {
       const pid = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
-      throw new CliError(ExitCode.Failed, 'running', `a daemon${pid ? ` (pid ${pid})` : ''} already listens on ${ctx.socket}`);
+      throw new CliError(
+        ExitCode.Failed,
+        'running',
+        `a daemon${pid ? ` (pid ${pid})` : ''} already listens on ${ctx.socket}`,
+      );
     }
     return { data: { stopped: true, pid: process.pid } };
   },
@@ -59,14 +74,20 @@ export const serveCommand: Command = {
 
 export const versionCommand: Command = {
   name: 'version',
-  summary: 'print the CLI\'s version, and the running daemon\'s if one listens',
+  summary: "print the CLI's version, and the running daemon's if one listens",
   usage: 'version',
   options: {},
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
-    const daemon = await withClient(ctx, async (client) => ({ version: client.hello.version, protocol: client.hello.protocol, pid: client.hello.pid, startMode: client.hello.startMode })).catch(() => null);
+    const daemon = await withClient(ctx, async (client) => ({
+      version: client.hello.version,
+      protocol: client.hello.protocol,
+      pid: client.hello.pid,
+      startMode: client.hello.startMode,
+    })).catch(() => null);
     const lines = [`holdfast ${VERSION} (protocol ${PROTOCOL_VERSION})`];
-    if (daemon) lines.push(`daemon ${daemon.version} (protocol ${daemon.protocol}, pid ${daemon.pid}, ${daemon.startMode})`);
+    if (daemon)
+      lines.push(`daemon ${daemon.version} (protocol ${daemon.protocol}, pid ${daemon.pid}, ${daemon.startMode})`);
     return { data: { version: VERSION, protocol: PROTOCOL_VERSION, daemon }, text: lines.join('\n') };
   },
 };

@@ -19,7 +19,9 @@ export const readCommand: Command = {
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const scrollback = intOpt(ctx.args, 'scrollback', 0);
-    const result = await withClient(ctx, (client) => client.request('read', { session: ctx.args.positionals[0], scrollback }));
+    const result = await withClient(ctx, (client) =>
+      client.request('read', { session: ctx.args.positionals[0], scrollback }),
+    );
     return { data: result, text: result.lines.map((l) => printable(l) + '\n').join('') };
   },
 };
@@ -45,7 +47,12 @@ export const sendCommand: Command = {
   usage: 'send ID [--text T] [--key K]... [--enter]',
   options: {
     text: { type: 'string', value: 'T', help: 'text to type, as is' },
-    key: { type: 'string', multiple: true, value: 'K', help: 'a key by name (repeatable, sent in order after the text)' },
+    key: {
+      type: 'string',
+      multiple: true,
+      value: 'K',
+      help: 'a key by name (repeatable, sent in order after the text)',
+    },
     enter: { type: 'boolean', help: 'press Enter last' },
   },
   details: [`Keys: ${KEY_NAMES_HELP}.`, 'Example: holdfast send build --text "make test" --enter'],
@@ -90,7 +97,11 @@ export const waitCommand: Command = {
   summary: 'wait until a session exits, goes quiet, or shows text',
   usage: 'wait ID --for exit|idle[:MS]|text:REGEX [--history] [--timeout-ms N]',
   options: {
-    for: { type: 'string', value: 'COND', help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear time; a line of the screen)` },
+    for: {
+      type: 'string',
+      value: 'COND',
+      help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear time; a line of the screen)`,
+    },
     history: { type: 'boolean', help: 'text: also match the lines scrolled above the screen' },
     'timeout-ms': { type: 'string', value: 'N', help: 'give up after N ms with exit code 124 (default: wait forever)' },
   },
@@ -100,15 +111,26 @@ export const waitCommand: Command = {
     const raw = stringOpt(ctx.args, 'for');
     if (raw === undefined) throw usageError('wait needs --for exit, idle[:MS] or text:REGEX');
     const parsed = parseWaitCondition(raw);
-    const condition: WaitCondition = parsed.kind === 'text' && boolOpt(ctx.args, 'history') ? { ...parsed, history: true } : parsed;
+    const condition: WaitCondition =
+      parsed.kind === 'text' && boolOpt(ctx.args, 'history') ? { ...parsed, history: true } : parsed;
     const timeoutMs = intOpt(ctx.args, 'timeout-ms', 0);
-    const result = await withClient(ctx, (client) => client.request('wait', { session: ctx.args.positionals[0], condition, timeoutMs }));
+    const result = await withClient(ctx, (client) =>
+      client.request('wait', { session: ctx.args.positionals[0], condition, timeoutMs }),
+    );
     if (result.met) return { data: result, text: condition.kind === 'exit' ? formatState(result.session) : undefined };
     // Not met: either the time ran out, or the program ended first and the condition can never hold.
     if (condition.kind !== 'exit' && result.session.state === 'exited') {
-      return { data: result, note: `session ${result.session.id} ${formatState(result.session)} before ${describeCondition(condition)}`, exitCode: ExitCode.Failed };
+      return {
+        data: result,
+        note: `session ${result.session.id} ${formatState(result.session)} before ${describeCondition(condition)}`,
+        exitCode: ExitCode.Failed,
+      };
     }
-    const after = timeoutMs === undefined ? 'the daemon\'s longest wait' : `${timeoutMs} ms`;
-    return { data: result, note: `timed out after ${after} waiting for ${describeCondition(condition)}`, exitCode: ExitCode.TimedOut };
+    const after = timeoutMs === undefined ? "the daemon's longest wait" : `${timeoutMs} ms`;
+    return {
+      data: result,
+      note: `timed out after ${after} waiting for ${describeCondition(condition)}`,
+      exitCode: ExitCode.TimedOut,
+    };
   },
 };

@@ -27,12 +27,28 @@ function formatBytes(n: number): string {
 
 function checkpointTable(checkpoints: CheckpointSummary[], now = Date.now()): string {
   if (checkpoints.length === 0) return '';
-  const rows = checkpoints.map((c) => [c.id, `${formatTime(c.writtenAt)} (${formatAge(c.writtenAt, now)} ago)`, String(c.sessions), String(c.running), c.screens ? 'yes' : 'no', formatBytes(c.bytes), c.current ? 'current (this daemon)' : `daemon ${c.daemonPid}`]);
+  const rows = checkpoints.map((c) => [
+    c.id,
+    `${formatTime(c.writtenAt)} (${formatAge(c.writtenAt, now)} ago)`,
+    String(c.sessions),
+    String(c.running),
+    c.screens ? 'yes' : 'no',
+    formatBytes(c.bytes),
+    c.current ? 'current (this daemon)' : `daemon ${c.daemonPid}`,
+  ]);
   return table(['ID', 'WRITTEN', 'SESSIONS', 'RUNNING', 'SCREENS', 'SIZE', 'FROM'], rows);
 }
 
 function inspectedTable(sessions: InspectedSession[]): string {
-  const rows = sessions.map((s) => [printable(s.id), printable(s.name), s.running ? 'running' : formatState({ state: 'exited', exit: s.exit }), s.resumable ? 'resume' : 'relaunch', s.screenBytes ? formatBytes(s.screenBytes) : '-', printable(tildify(s.cwd)), s.argv ? commandLine(s.argv) : '']);
+  const rows = sessions.map((s) => [
+    printable(s.id),
+    printable(s.name),
+    s.running ? 'running' : formatState({ state: 'exited', exit: s.exit }),
+    s.resumable ? 'resume' : 'relaunch',
+    s.screenBytes ? formatBytes(s.screenBytes) : '-',
+    printable(tildify(s.cwd)),
+    s.argv ? commandLine(s.argv) : '',
+  ]);
   return table(['ID', 'NAME', 'STATE', 'OFFER', 'SCREEN', 'CWD', 'COMMAND'], rows);
 }
 
@@ -42,15 +58,21 @@ function resumeLines(sessions: InspectedSession[]): string {
     .filter((s) => s.resumeCommand || s.resumeNote)
     .map((s) => {
       const head = `resume ${printable(s.id)} (${printable(s.name)}): `;
-      return s.resumeCommand ? `${head}${commandLine(s.resumeCommand)}\n  in ${printable(s.cwd)}\n` : `${head}${printable(s.resumeNote!)}\n`;
+      return s.resumeCommand
+        ? `${head}${commandLine(s.resumeCommand)}\n  in ${printable(s.cwd)}\n`
+        : `${head}${printable(s.resumeNote!)}\n`;
     })
     .join('');
 }
 
 const NEW_RUN = 'a new run, not a continuation: the old process ended with its daemon';
 
-function listResult(result: { checkpoints: CheckpointSummary[]; skipped: { file: string; error: string }[] }): CommandResult {
-  const note = result.skipped.length > 0 ? result.skipped.map((s) => `skipped ${s.file}: ${s.error}`).join('; ') : undefined;
+function listResult(result: {
+  checkpoints: CheckpointSummary[];
+  skipped: { file: string; error: string }[];
+}): CommandResult {
+  const note =
+    result.skipped.length > 0 ? result.skipped.map((s) => `skipped ${s.file}: ${s.error}`).join('; ') : undefined;
   return { data: result, text: checkpointTable(result.checkpoints), note };
 }
 
@@ -65,18 +87,19 @@ function withoutDaemon(ctx: Context, name: string, id: string | undefined): Comm
   const { checkpoints, skipped } = readCheckpoints(recoveryDir(ctx.env), '');
   if (name === 'list') return listResult({ checkpoints: checkpoints.map((c) => c.summary), skipped });
   const found = checkpoints.find((c) => c.summary.id === id);
-  if (!found) throw new CliError(ExitCode.NoSession, 'no-session', `no checkpoint "${id}" (see holdfast recovery list)`);
+  if (!found)
+    throw new CliError(ExitCode.NoSession, 'no-session', `no checkpoint "${id}" (see holdfast recovery list)`);
   return inspectResult({ checkpoint: found.summary, sessions: found.data.sessions.map(inspectSaved) });
 }
 
 export const recoveryCommand: Command = {
   name: 'recovery',
-  summary: 'checkpoints of the daemon\'s sessions: list, inspect ID, restore ID, forget ID, checkpoint',
+  summary: "checkpoints of the daemon's sessions: list, inspect ID, restore ID, forget ID, checkpoint",
   usage: 'recovery list | inspect ID | restore ID | forget ID | checkpoint',
   options: {},
   details: [
     'The daemon writes a checkpoint of its sessions (names, directories, sizes, exit statuses, metadata such as tab layout and agent session ids; screen text only with recovery.screenText, command lines only with recovery.argv) to $XDG_STATE_HOME/holdfast/recovery/, one file per daemon run, kept for the last 3 runs and at most a week.',
-    '`restore` brings a checkpoint\'s sessions back as archived sessions: exited, with fresh ids, showing the saved screen if there is one. Nothing runs until you `relaunch` or `resume` one.',
+    "`restore` brings a checkpoint's sessions back as archived sessions: exited, with fresh ids, showing the saved screen if there is one. Nothing runs until you `relaunch` or `resume` one.",
     '--json prints {"checkpoints", "skipped"} (list), {"checkpoint", "sessions"} (inspect), {"sessions"} (restore), {"forgotten"} (forget), {"checkpoint"} (checkpoint).',
   ],
   async run(ctx) {
@@ -87,7 +110,10 @@ export const recoveryCommand: Command = {
     let client: HoldfastClient;
     try {
       // Restore creates sessions, so like `new` it starts an on-demand daemon when none listens.
-      client = name === 'restore' ? await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env }) : await HoldfastClient.connect(connectOptions(ctx.socket));
+      client =
+        name === 'restore'
+          ? await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env })
+          : await HoldfastClient.connect(connectOptions(ctx.socket));
     } catch (err) {
       if (err instanceof NoDaemonError && (name === 'list' || name === 'inspect')) return withoutDaemon(ctx, name, id);
       throw err;
@@ -101,7 +127,11 @@ export const recoveryCommand: Command = {
         case 'restore': {
           const result = await client.request('recovery.restore', { id });
           const text = result.sessions.map((s) => `${s.id} ${printable(s.name)} (archived)`).join('\n');
-          return { data: result, text, note: `${result.sessions.length} archived sessions; start one again with \`holdfast relaunch ID\` or, for an agent, \`holdfast resume ID\`` };
+          return {
+            data: result,
+            text,
+            note: `${result.sessions.length} archived sessions; start one again with \`holdfast relaunch ID\` or, for an agent, \`holdfast resume ID\``,
+          };
         }
         case 'forget': {
           const result = await client.request('recovery.forget', { id });
@@ -109,7 +139,10 @@ export const recoveryCommand: Command = {
         }
         default: {
           const result = await client.request('recovery.checkpoint', {});
-          return { data: result, text: `${result.checkpoint.id} ${result.checkpoint.file} (${formatBytes(result.checkpoint.bytes)}, ${result.checkpoint.sessions} sessions)` };
+          return {
+            data: result,
+            text: `${result.checkpoint.id} ${result.checkpoint.file} (${formatBytes(result.checkpoint.bytes)}, ${result.checkpoint.sessions} sessions)`,
+          };
         }
       }
     });
@@ -134,12 +167,16 @@ export function parseConfigValue(raw: string): unknown {
 }
 
 function flatten(config: object, prefix = ''): [string, unknown][] {
-  return Object.entries(config).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? flatten(v as object, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]]));
+  return Object.entries(config).flatMap(([k, v]) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? flatten(v as object, `${prefix}${k}.`)
+      : [[`${prefix}${k}`, v] as [string, unknown]],
+  );
 }
 
 export const configCommand: Command = {
   name: 'config',
-  summary: 'the daemon\'s config ($XDG_CONFIG_HOME/holdfast/config.json): get [KEY], set KEY VALUE, reload',
+  summary: "the daemon's config ($XDG_CONFIG_HOME/holdfast/config.json): get [KEY], set KEY VALUE, reload",
   usage: 'config get [KEY] | set KEY VALUE | reload',
   options: {},
   details: [
@@ -155,11 +192,26 @@ export const configCommand: Command = {
     return withClient(ctx, async (client) => {
       if (name === 'get') {
         const result = await client.request('config.get', key === undefined ? {} : { key });
-        if (key !== undefined) return { data: { key, value: result.value, file: result.file }, text: JSON.stringify(result.value) };
-        return { data: result, text: flatten(result.config).map(([k, v]) => `${k.padEnd(26)}${JSON.stringify(v)}`).join('\n') };
+        if (key !== undefined)
+          return { data: { key, value: result.value, file: result.file }, text: JSON.stringify(result.value) };
+        return {
+          data: result,
+          text: flatten(result.config)
+            .map(([k, v]) => `${k.padEnd(26)}${JSON.stringify(v)}`)
+            .join('\n'),
+        };
       }
-      const result = name === 'set' ? await client.request('config.set', { key, value: parseConfigValue(raw) }) : await client.request('config.reload', {});
-      return { data: result, text: name === 'set' ? `${key} = ${JSON.stringify(parseConfigValue(raw))} (${result.file})` : `reloaded ${result.file}` };
+      const result =
+        name === 'set'
+          ? await client.request('config.set', { key, value: parseConfigValue(raw) })
+          : await client.request('config.reload', {});
+      return {
+        data: result,
+        text:
+          name === 'set'
+            ? `${key} = ${JSON.stringify(parseConfigValue(raw))} (${result.file})`
+            : `reloaded ${result.file}`,
+      };
     });
   },
 };
@@ -170,7 +222,7 @@ function started(session: SessionInfo, replaced: string): string {
 
 export const relaunchCommand: Command = {
   name: 'relaunch',
-  summary: 'start a new process in an exited or archived session\'s place (same name, cwd, size, metadata, position)',
+  summary: "start a new process in an exited or archived session's place (same name, cwd, size, metadata, position)",
   usage: 'relaunch ID [-- CMD ARGS...]',
   options: {},
   details: [
@@ -180,7 +232,9 @@ export const relaunchCommand: Command = {
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const argv = ctx.args.rest.length > 0 ? ctx.args.rest : undefined;
-    const result = await withClient(ctx, (client) => client.request('relaunch', { session: ctx.args.positionals[0], argv }));
+    const result = await withClient(ctx, (client) =>
+      client.request('relaunch', { session: ctx.args.positionals[0], argv }),
+    );
     return { data: result, text: `${started(result.session, result.replaced)}\n${commandLine(result.session.argv)}` };
   },
 };
@@ -198,7 +252,9 @@ export const resumeCommand: Command = {
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const resumeArgv = ctx.args.rest.length > 0 ? ctx.args.rest : undefined;
-    const result = await withClient(ctx, (client) => client.request('resume', { session: ctx.args.positionals[0], ...(resumeArgv ? { resumeArgv } : {}) }));
+    const result = await withClient(ctx, (client) =>
+      client.request('resume', { session: ctx.args.positionals[0], ...(resumeArgv ? { resumeArgv } : {}) }),
+    );
     return { data: result, text: `${started(result.session, result.replaced)}\n${commandLine(result.argv)}` };
   },
 };

@@ -31,7 +31,7 @@ export const newCommand: Command = {
   },
   details: [
     'Without a command the session runs your login shell. Put the command after `--` when it has options of its own: `holdfast new --name build -- make -j8`.',
-    'The session\'s environment is the daemon\'s plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and HOLDFAST_SESSION are set), not this shell\'s.',
+    "The session's environment is the daemon's plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and HOLDFAST_SESSION are set), not this shell's.",
     'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
   ],
   async run(ctx) {
@@ -46,7 +46,8 @@ export const newCommand: Command = {
       argv: argv.length > 0 ? argv : undefined,
     };
     // Checked here too, so a typo does not start a daemon only to be refused by it.
-    if (!fs.statSync(params.cwd!, { throwIfNoEntry: false })?.isDirectory()) throw usageError(`no such directory: ${params.cwd}`);
+    if (!fs.statSync(params.cwd!, { throwIfNoEntry: false })?.isDirectory())
+      throw usageError(`no such directory: ${params.cwd}`);
     const env = parseEnvPairs(listOpt(args, 'env'));
     if (Object.keys(env).length > 0) params.env = env;
     const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
@@ -87,7 +88,7 @@ export const showCommand: Command = {
 
 export const resizeCommand: Command = {
   name: 'resize',
-  summary: 'set a session\'s size',
+  summary: "set a session's size",
   usage: 'resize ID --cols C --rows R',
   options: {
     cols: { type: 'string', value: 'C', help: 'columns' },
@@ -98,7 +99,9 @@ export const resizeCommand: Command = {
     const cols = intOpt(ctx.args, 'cols', 1, MAX_DIMENSION);
     const rows = intOpt(ctx.args, 'rows', 1, MAX_DIMENSION);
     if (cols === undefined || rows === undefined) throw usageError('resize needs both --cols and --rows');
-    const { session } = await withClient(ctx, (client) => client.request('resize', { session: ctx.args.positionals[0], cols, rows }));
+    const { session } = await withClient(ctx, (client) =>
+      client.request('resize', { session: ctx.args.positionals[0], cols, rows }),
+    );
     return { data: session };
   },
 };
@@ -119,21 +122,23 @@ export function parseSignal(raw: string): string {
 
 export const killCommand: Command = {
   name: 'kill',
-  summary: 'signal a session\'s process group (SIGHUP, then SIGKILL after the grace period); answers once it is reaped',
+  summary: "signal a session's process group (SIGHUP, then SIGKILL after the grace period); answers once it is reaped",
   usage: 'kill ID [--signal S] [--grace-ms N] [--remove]',
   options: {
     signal: { type: 'string', value: 'S', help: 'signal name or number (default SIGHUP)' },
     'grace-ms': { type: 'string', value: 'N', help: 'milliseconds before SIGKILL (default 2000)' },
     remove: { type: 'boolean', help: 'remove the session afterwards' },
   },
-  details: ['Prints the session\'s final state; --json prints its SessionInfo.'],
+  details: ["Prints the session's final state; --json prints its SessionInfo."],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const raw = stringOpt(ctx.args, 'signal');
     const signal = raw === undefined ? undefined : parseSignal(raw);
     const graceMs = intOpt(ctx.args, 'grace-ms', 0);
     const remove = boolOpt(ctx.args, 'remove') || undefined;
-    const { session } = await withClient(ctx, (client) => client.request('kill', { session: ctx.args.positionals[0], signal, graceMs, remove }));
+    const { session } = await withClient(ctx, (client) =>
+      client.request('kill', { session: ctx.args.positionals[0], signal, graceMs, remove }),
+    );
     return { data: session, text: `${session.id} ${formatState(session)}${remove ? ', removed' : ''}` };
   },
 };

@@ -8,13 +8,19 @@ const svg = (body: string) =>
 export const ICONS = {
   terminal: svg('<rect x="1.5" y="2.5" width="13" height="11" rx="1"/><path d="M4.5 6l2.5 2-2.5 2M8.5 10.5h3"/>'),
   // Claude Code: a sparkle.
-  claude: svg('<path d="M8 1.8l1.5 4.7 4.7 1.5-4.7 1.5L8 14.2l-1.5-4.7L1.8 8l4.7-1.5z" fill="currentColor" stroke="none"/>'),
+  claude: svg(
+    '<path d="M8 1.8l1.5 4.7 4.7 1.5-4.7 1.5L8 14.2l-1.5-4.7L1.8 8l4.7-1.5z" fill="currentColor" stroke="none"/>',
+  ),
   // Codex CLI: a hexagon with a prompt.
   codex: svg('<path d="M8 1.5l5.6 3.2v6.6L8 14.5l-5.6-3.2V4.7z"/><path d="M5.8 6.6L7.4 8 5.8 9.4M8.6 9.6h1.8"/>'),
   // Gemini CLI: a four-pointed star with curved sides.
-  gemini: svg('<path d="M8 1.5C8.5 5.3 10.7 7.5 14.5 8 10.7 8.5 8.5 10.7 8 14.5 7.5 10.7 5.3 8.5 1.5 8 5.3 7.5 7.5 5.3 8 1.5z"/>'),
+  gemini: svg(
+    '<path d="M8 1.5C8.5 5.3 10.7 7.5 14.5 8 10.7 8.5 8.5 10.7 8 14.5 7.5 10.7 5.3 8.5 1.5 8 5.3 7.5 7.5 5.3 8 1.5z"/>',
+  ),
   // Any other agent: a robot.
-  custom: svg('<rect x="2.5" y="5" width="11" height="8.5" rx="2"/><path d="M8 5V2.5"/><circle cx="8" cy="2.2" r=".6" fill="currentColor"/><circle cx="5.8" cy="9" r=".9" fill="currentColor" stroke="none"/><circle cx="10.2" cy="9" r=".9" fill="currentColor" stroke="none"/>'),
+  custom: svg(
+    '<rect x="2.5" y="5" width="11" height="8.5" rx="2"/><path d="M8 5V2.5"/><circle cx="8" cy="2.2" r=".6" fill="currentColor"/><circle cx="5.8" cy="9" r=".9" fill="currentColor" stroke="none"/><circle cx="10.2" cy="9" r=".9" fill="currentColor" stroke="none"/>',
+  ),
   focusSession: svg('<path d="M7 3.5H2.5v10h10V9"/><path d="M9.5 2.5h4v4M13.5 2.5L7.5 8.5"/>'),
   openSessionInEditor: svg('<rect x="1.5" y="2.5" width="13" height="11" rx="1"/><path d="M1.5 5.5h13M8 5.5v8"/>'),
   renameSession: svg('<path d="M10.5 2.5l3 3-8 8h-3v-3z"/><path d="M9 4l3 3"/>'),

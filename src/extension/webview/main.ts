@@ -29,7 +29,11 @@ const FONT_SIZE = 12;
 
 // ---- helpers ----
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -49,7 +53,10 @@ function cssVar(name: string): string | undefined {
 function terminalTheme(): ITheme {
   const ansi = ['Black', 'Red', 'Green', 'Yellow', 'Blue', 'Magenta', 'Cyan', 'White'];
   const theme: ITheme = {
-    background: cssVar('--vscode-terminal-background') ?? cssVar('--vscode-panel-background') ?? cssVar('--vscode-editor-background'),
+    background:
+      cssVar('--vscode-terminal-background') ??
+      cssVar('--vscode-panel-background') ??
+      cssVar('--vscode-editor-background'),
     foreground: cssVar('--vscode-terminal-foreground') ?? cssVar('--vscode-editor-foreground'),
     cursor: cssVar('--vscode-terminalCursor-foreground') ?? cssVar('--vscode-terminal-foreground'),
     cursorAccent: cssVar('--vscode-terminalCursor-background'),
@@ -68,10 +75,17 @@ function fontFamily(): string {
   return cssVar('--vscode-editor-font-family') ?? 'monospace';
 }
 
-const PHASE_LABELS: Record<Phase, string> = { running: 'Running', idle: 'Idle', waiting: 'Waiting for input', exited: 'Exited', archived: 'Archived' };
+const PHASE_LABELS: Record<Phase, string> = {
+  running: 'Running',
+  idle: 'Idle',
+  waiting: 'Waiting for input',
+  exited: 'Exited',
+  archived: 'Archived',
+};
 
 function stateText(card: Card): string {
-  if (card.phase === 'exited') return card.exitLabel ? card.exitLabel[0].toUpperCase() + card.exitLabel.slice(1) : 'Exited';
+  if (card.phase === 'exited')
+    return card.exitLabel ? card.exitLabel[0].toUpperCase() + card.exitLabel.slice(1) : 'Exited';
   if (card.phase === 'archived') return card.exitLabel ? `Archived (${card.exitLabel})` : 'Archived';
   return PHASE_LABELS[card.phase];
 }
@@ -83,7 +97,11 @@ class Preview {
   private readonly inner: HTMLElement;
   private readonly observer: ResizeObserver;
 
-  constructor(private readonly host: HTMLElement, cols: number, rows: number) {
+  constructor(
+    private readonly host: HTMLElement,
+    cols: number,
+    rows: number,
+  ) {
     this.inner = el('div', 'preview-inner');
     host.append(this.inner);
     this.term = new Terminal({
@@ -246,7 +264,21 @@ function createView(card: Card): CardView {
   previewHost.dataset.sessionId = card.id;
   rootEl.append(head, meta, cwd, previewHost);
 
-  const view: CardView = { card, root: rootEl, name, agent, state, stateLabel, elapsed, title, cwd, actions, previewHost, watching: false, actionKey: '' };
+  const view: CardView = {
+    card,
+    root: rootEl,
+    name,
+    agent,
+    state,
+    stateLabel,
+    elapsed,
+    title,
+    cwd,
+    actions,
+    previewHost,
+    watching: false,
+    actionKey: '',
+  };
   rootEl.addEventListener('click', () => run('focusSession', view.card.id));
   rootEl.addEventListener('keydown', (event) => onCardKey(view, event));
   intersection.observe(previewHost);
@@ -268,7 +300,10 @@ function updateView(view: CardView, card: Card): void {
   view.cwd.textContent = card.cwd ? `\u200e${card.cwd}\u200e` : '';
   view.cwd.title = card.cwd ?? '';
   view.cwd.hidden = !card.cwd;
-  view.root.setAttribute('aria-label', `${card.name}, ${card.agentLabel}, ${stateText(card)}${card.title ? `, ${card.title}` : ''}`);
+  view.root.setAttribute(
+    'aria-label',
+    `${card.name}, ${card.agentLabel}, ${stateText(card)}${card.title ? `, ${card.title}` : ''}`,
+  );
   view.root.title = `${card.name} — ${card.agentLabel} — ${card.cols}×${card.rows}${card.cwd ? `\n${card.cwd}` : ''}\nEnter: focus · F2: rename · Delete: ${card.actions.includes('killSession') ? 'kill' : 'remove'}`;
   const key = card.actions.join(',');
   if (key !== view.actionKey) {
