@@ -92,7 +92,7 @@ export function activate(context: vscode.ExtensionContext): void {
       ),
     ),
   );
-  const sessions = store.add(new SessionList(connection));
+  const sessions = store.add(new SessionList(connection, log));
   const workspace = workspaceKey(
     vscode.workspace.workspaceFile?.toString(),
     (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()),
