@@ -37,7 +37,9 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
   checks.push({
     level: 'info',
     name: 'extension',
-    detail: `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ${input.tabsHere} Holdfast tab(s) in this window`,
+    detail:
+      `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ` +
+      `${input.tabsHere} Holdfast tab(s) in this window`,
   });
   checks.push(...endpointChecks(input.socket));
   const status = await daemonChecks(input, checks);
@@ -74,7 +76,9 @@ async function daemonChecks(input: DoctorInput, checks: Check[]): Promise<Daemon
   checks.push({
     level: 'ok',
     name: 'daemon',
-    detail: `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)`,
+    detail:
+      `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, ` +
+      `up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)`,
   });
   checks.push({
     level: 'info',
@@ -86,7 +90,9 @@ async function daemonChecks(input: DoctorInput, checks: Check[]): Promise<Daemon
     checks.push({
       level: 'info',
       name: 'daemon version',
-      detail: `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep running; "Holdfast: Restart Daemon" switches (it ends every session)`,
+      detail:
+        `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep ` +
+        'running; "Holdfast: Restart Daemon" switches (it ends every session)',
     });
   }
   return status;
@@ -121,7 +127,8 @@ function cliChecks(input: DoctorInput): Check[] {
     checks.push({
       level: executable ? 'ok' : 'fail',
       name: 'holdfast CLI',
-      detail: `${input.cliLauncher}${executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'}`,
+      detail:
+        input.cliLauncher + (executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'),
     });
   }
   if (input.windowCliHook) {
@@ -135,7 +142,8 @@ function cliChecks(input: DoctorInput): Check[] {
       level: 'warn',
       name: '`code` in sessions',
       detail:
-        'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): `code FILE` in a Holdfast terminal opens where the editor decides',
+        'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): ' +
+        '`code FILE` in a Holdfast terminal opens where the editor decides',
     });
   }
   return checks;
@@ -159,8 +167,13 @@ async function checkpointCheck(client: HoldfastClient): Promise<Check> {
     }
     const own = checkpoints.find((c) => c.current);
     const earlier = checkpoints.filter((c) => !c.current).length;
-    const what = `${recovery.enabled ? 'on' : 'OFF'}, screens ${recovery.screenText ? 'saved' : 'not saved'}, every ${recovery.intervalSeconds}s while screens change`;
-    const detail = `${what}; ${own ? `this daemon's written ${Math.round((Date.now() - own.writtenAt) / 1000)}s ago (${own.sessions} session(s))` : 'none written by this daemon yet'}; ${earlier} from earlier daemons (\`holdfast recovery list\`)`;
+    const what =
+      `${recovery.enabled ? 'on' : 'OFF'}, screens ${recovery.screenText ? 'saved' : 'not saved'}, ` +
+      `every ${recovery.intervalSeconds}s while screens change`;
+    const ownText = own
+      ? `this daemon's written ${Math.round((Date.now() - own.writtenAt) / 1000)}s ago (${own.sessions} session(s))`
+      : 'none written by this daemon yet';
+    const detail = `${what}; ${ownText}; ${earlier} from earlier daemons (\`holdfast recovery list\`)`;
     return recovery.enabled
       ? { level: 'ok', name: 'checkpoints', detail }
       : {

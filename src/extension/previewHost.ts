@@ -294,6 +294,7 @@ export class PreviewHost implements IDisposable {
   }
 
   private post(message: ToWebview): void {
+    // Rejected only when the webview is gone: its PreviewHost is disposed with it, nothing to tell.
     void this.webview.postMessage(message).then(undefined, () => undefined);
   }
 

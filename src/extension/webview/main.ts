@@ -40,7 +40,8 @@ function buildEmpty(): void {
   const text = el(
     'p',
     undefined,
-    'Holdfast runs your terminals and coding agents in a background daemon, so they keep running through window reloads, restarts and crashes.',
+    'Holdfast runs your terminals and coding agents in a background daemon, ' +
+      'so they keep running through window reloads, restarts and crashes.',
   );
   const buttons = el('div', 'empty-buttons');
   const terminal = el('button', 'primary', 'New Terminal');
