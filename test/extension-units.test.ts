@@ -318,7 +318,7 @@ test('security: previews follow no link; an untrusted workspace cannot choose th
   assert.equal(opened, false);
   const root = path.join(__dirname, '..', '..');
   assert.match(
-    fs.readFileSync(path.join(root, 'src', 'extension', 'webview', 'main.ts'), 'utf8'),
+    fs.readFileSync(path.join(root, 'src', 'extension', 'webview', 'preview.ts'), 'utf8'),
     /linkHandler: PREVIEW_LINKS/,
   );
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

@@ -96,7 +96,13 @@ export function findExecutable(command: string, searchPath: string | undefined, 
 
 /** One line naming the binary and the setting, for an agent whose command is not installed. */
 export function missingAgentMessage(profile: AgentProfile): string {
-  return `Holdfast: ${profile.name} needs \`${profile.argv[0]}\`, which is not on PATH. Install it, or set its command in the setting holdfast.agents (e.g. {"id": "${profile.id}", "name": "${profile.name}", "argv": ["/path/to/${path.basename(profile.argv[0])}"${profile.argv.length > 1 ? ', …' : ''}]}).`;
+  const example =
+    `{"id": "${profile.id}", "name": "${profile.name}", ` +
+    `"argv": ["/path/to/${path.basename(profile.argv[0])}"${profile.argv.length > 1 ? ', …' : ''}]}`;
+  return (
+    `Holdfast: ${profile.name} needs \`${profile.argv[0]}\`, which is not on PATH. ` +
+    `Install it, or set its command in the setting holdfast.agents (e.g. ${example}).`
+  );
 }
 
 function ownFields(

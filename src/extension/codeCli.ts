@@ -46,7 +46,7 @@ export function pruneHooks(socketPath: string, liveHookIds: ReadonlySet<string>)
   try {
     names = fs.readdirSync(dir);
   } catch {
-    return;
+    return; // no hook folder (no session ever got one): nothing to prune
   }
   for (const name of names) {
     const id = name.replace(/\.sock(\..*)?$/, '');
@@ -64,7 +64,7 @@ export function findRemoteCli(appRoot: string): { dir: string; script: string } 
   try {
     names = fs.readdirSync(dir).filter((n) => !n.endsWith('.cmd') && !n.endsWith('.ps1'));
   } catch {
-    return undefined;
+    return undefined; // this editor ships no remote CLI: sessions use the `code` on PATH
   }
   // VS Code Server ships `code`; code-server ships `code-<platform>.sh` (and a `code-server` link to it).
   const preferred = ['code', `code-${process.platform}.sh`, 'code-server'];
@@ -90,7 +90,9 @@ export function writeCodeShim(binDir: string, remoteCliScript: string): string {
   const file = path.join(binDir, 'code');
   writeScript(
     file,
-    `#!/bin/sh\n# Written by the Holdfast extension: the editor's CLI, talking to the window that shows this terminal.\nexec ${shellQuote(remoteCliScript)} "$@"\n`,
+    '#!/bin/sh\n' +
+      "# Written by the Holdfast extension: the editor's CLI, talking to the window that shows this terminal.\n" +
+      `exec ${shellQuote(remoteCliScript)} "$@"\n`,
   );
   return file;
 }
@@ -108,7 +110,8 @@ export function writeHoldfastLauncher(
     : '';
   writeScript(
     file,
-    `#!/bin/sh\n# Written by the Holdfast extension.\n${socketLine}ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(execPath)} ${shellQuote(cliScript)} "$@"\n`,
+    `#!/bin/sh\n# Written by the Holdfast extension.\n${socketLine}` +
+      `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(execPath)} ${shellQuote(cliScript)} "$@"\n`,
   );
   return file;
 }

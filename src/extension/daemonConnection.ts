@@ -2,7 +2,7 @@
 // the versioned copy; notice when it goes away and reconnect if it is still there.
 // Pure Node (no vscode import): the extension wires its events to the UI.
 import { HoldfastClient, NoDaemonError, openSocket } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../protocol/disposable';
 import { connectOrStart } from '../protocol/launch';
 import { VERSION } from '../protocol/version';
 
@@ -34,11 +34,12 @@ const RECONNECT_DELAYS_MS = [100, 300, 1000, 2000];
 export class DaemonConnection implements IDisposable {
   private readonly store = new DisposableStore();
   /** Owns the current client and its listeners; replaced with each new client. */
-  private clientStore = new DisposableStore();
+  private readonly clientStore = this.store.add(new MutableDisposable<DisposableStore>());
+  /** The next reconnect attempt's timer: one at a time, replaced by the next attempt. */
+  private readonly reconnecting = this.store.add(new MutableDisposable());
   private disposed = false;
   private current: DaemonState = { kind: 'connecting' };
   private pending: Promise<HoldfastClient> | undefined;
-  private reconnecting: IDisposable | undefined;
   private expectingStop = false;
 
   private readonly onDidChangeStateEmitter = this.store.add(new Emitter<DaemonState>());
@@ -95,6 +96,7 @@ export class DaemonConnection implements IDisposable {
       if (client.isClosed) resolve();
       else client.onClose(() => resolve());
     });
+    // The daemon may close the connection before it answers: the close awaited next is what counts.
     await client.request('stop', {}).catch(() => undefined);
     await Promise.race([closed, delay(5000)]);
     client.close();
@@ -105,6 +107,7 @@ export class DaemonConnection implements IDisposable {
         (await openSocket(this.options.socket, 1000)).destroy();
       } catch (err) {
         if (err instanceof NoDaemonError) return;
+        // Anything else (a timeout, a socket still closing): it is still stopping; ask again.
       }
     }
   }
@@ -132,12 +135,12 @@ export class DaemonConnection implements IDisposable {
   }
 
   private adoptClient(client: HoldfastClient): void {
-    this.clientStore.dispose();
-    this.clientStore = new DisposableStore();
-    this.reconnecting?.dispose();
+    const owned = new DisposableStore();
+    this.clientStore.value = owned;
+    this.reconnecting.clear();
     this.expectingStop = false;
-    this.clientStore.add(client);
-    this.clientStore.add(client.onClose(() => this.onClientClosed(client)));
+    owned.add(client);
+    owned.add(client.onClose(() => this.onClientClosed(client)));
     this.setState({ kind: 'connected', client });
     this.onDidConnectEmitter.fire(client);
   }
@@ -155,23 +158,17 @@ export class DaemonConnection implements IDisposable {
   }
 
   private retry(attempt: number): void {
-    this.reconnecting?.dispose();
-    this.reconnecting = this.store.add(
-      timeout(RECONNECT_DELAYS_MS[attempt], () => {
-        if (this.client || this.pending) return;
-        this.adopt().then(
-          (client) => {
-            if (client) return;
-            if (attempt + 1 < RECONNECT_DELAYS_MS.length) this.retry(attempt + 1);
-            else this.onDidLoseEmitter.fire({ daemonGone: true, expected: false });
-          },
-          () => {
-            if (attempt + 1 < RECONNECT_DELAYS_MS.length) this.retry(attempt + 1);
-            else this.onDidLoseEmitter.fire({ daemonGone: true, expected: false });
-          },
-        );
-      }),
-    );
+    this.reconnecting.value = timeout(RECONNECT_DELAYS_MS[attempt], () => {
+      if (this.client || this.pending) return;
+      const next = () => {
+        if (attempt + 1 < RECONNECT_DELAYS_MS.length) this.retry(attempt + 1);
+        else this.onDidLoseEmitter.fire({ daemonGone: true, expected: false });
+      };
+      // A failure other than "no daemon" is already shown: open() set the 'failed' state with it.
+      this.adopt().then((client) => {
+        if (!client) next();
+      }, next);
+    });
   }
 
   private setState(state: DaemonState): void {
@@ -182,8 +179,6 @@ export class DaemonConnection implements IDisposable {
   /** Closes the connection (the daemon detaches our channels); never stops the daemon. */
   dispose(): void {
     this.disposed = true;
-    this.reconnecting?.dispose();
-    this.clientStore.dispose();
     this.store.dispose();
   }
 }

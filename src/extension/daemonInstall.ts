@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Log } from './log';
 
 export interface DaemonInstall {
   /** The folder of this build's copy. */
@@ -142,4 +143,44 @@ export function pruneDaemonInstalls(
       fs.rmSync(abs, { recursive: true, force: true });
   }
   return removed;
+}
+
+/** This build's copy, made on first need; a failure is kept for the status report and thrown to the caller. */
+export class LazyDaemonInstall {
+  private install: DaemonInstall | undefined;
+  private failure: string | undefined;
+
+  constructor(
+    private readonly extensionDir: string,
+    private readonly storageDir: string,
+    private readonly version: string,
+    private readonly log: Log,
+  ) {}
+
+  /** The copy's folder, once made. */
+  get dir(): string | undefined {
+    return this.install?.dir;
+  }
+
+  /** Why the last attempt to make the copy failed. */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  get(): DaemonInstall {
+    if (this.install) return this.install;
+    try {
+      this.install = ensureDaemonInstall(this.extensionDir, this.storageDir, this.version);
+    } catch (err) {
+      this.failure = `cannot copy the daemon into ${this.storageDir}: ${(err as Error).message}`;
+      throw new Error(this.failure, { cause: err });
+    }
+    this.failure = undefined;
+    try {
+      pruneDaemonInstalls(this.storageDir, this.install.dir);
+    } catch (err) {
+      this.log.warn(`pruning old daemon copies: ${(err as Error).message}`);
+    }
+    return this.install;
+  }
 }

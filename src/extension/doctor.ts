@@ -37,53 +37,70 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
   checks.push({
     level: 'info',
     name: 'extension',
-    detail: `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ${input.tabsHere} Holdfast tab(s) in this window`,
+    detail:
+      `Holdfast ${input.extensionVersion}, workspace ${input.workspace}, ` +
+      `${input.tabsHere} Holdfast tab(s) in this window`,
   });
   checks.push(...endpointChecks(input.socket));
-
-  let status: DaemonStatus | undefined;
-  if (input.client && !input.client.isClosed) {
-    try {
-      status = await input.client.request('status', {});
-      const hello = input.client.hello;
-      const up = Math.round((Date.now() - status.startedAt) / 1000);
-      checks.push({
-        level: 'ok',
-        name: 'daemon',
-        detail: `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)`,
-      });
-      checks.push({
-        level: 'info',
-        name: 'daemon runtime',
-        detail: `${status.execPath} (Node ${status.nodeVersion}); capabilities: ${hello.capabilities.join(', ') || 'none'}`,
-      });
-      if (input.client.supports(Capability.Recovery)) checks.push(await checkpointCheck(input.client));
-      if (status.version !== input.extensionVersion) {
-        checks.push({
-          level: 'info',
-          name: 'daemon version',
-          detail: `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep running; "Holdfast: Restart Daemon" switches (it ends every session)`,
-        });
-      }
-    } catch (err) {
-      checks.push({ level: 'fail', name: 'daemon', detail: `connected, but status failed: ${(err as Error).message}` });
-    }
-  } else {
-    checks.push({
-      level: 'fail',
-      name: 'daemon',
-      detail: input.connectionError ?? `no daemon listens on ${input.socket}`,
-      fix: 'open a Holdfast terminal (it starts the daemon), then look at "Holdfast: Open Log"',
-    });
-  }
-
+  const status = await daemonChecks(input, checks);
   const logFile = status?.logFile ?? defaultLogPath();
   checks.push(
     fs.existsSync(logFile)
       ? { level: 'ok', name: 'daemon log', detail: logFile }
       : { level: 'info', name: 'daemon log', detail: `${logFile} (not written yet)` },
   );
+  checks.push(...installChecks(input), ...cliChecks(input));
+  return checks;
+}
 
+/** The daemon's own state, through the connection; pushed onto `checks`. Returns its status when it answered. */
+async function daemonChecks(input: DoctorInput, checks: Check[]): Promise<DaemonStatus | undefined> {
+  if (!input.client || input.client.isClosed) {
+    checks.push({
+      level: 'fail',
+      name: 'daemon',
+      detail: input.connectionError ?? `no daemon listens on ${input.socket}`,
+      fix: 'open a Holdfast terminal (it starts the daemon), then look at "Holdfast: Open Log"',
+    });
+    return undefined;
+  }
+  let status: DaemonStatus;
+  try {
+    status = await input.client.request('status', {});
+  } catch (err) {
+    checks.push({ level: 'fail', name: 'daemon', detail: `connected, but status failed: ${(err as Error).message}` });
+    return undefined;
+  }
+  const hello = input.client.hello;
+  const up = Math.round((Date.now() - status.startedAt) / 1000);
+  checks.push({
+    level: 'ok',
+    name: 'daemon',
+    detail:
+      `pid ${status.pid}, version ${status.version}, protocol ${status.protocol}, ${status.startMode}, ` +
+      `up ${up}s, ${status.sessions} session(s), ${status.clients} client(s)`,
+  });
+  checks.push({
+    level: 'info',
+    name: 'daemon runtime',
+    detail: `${status.execPath} (Node ${status.nodeVersion}); capabilities: ${hello.capabilities.join(', ') || 'none'}`,
+  });
+  if (input.client.supports(Capability.Recovery)) checks.push(await checkpointCheck(input.client));
+  if (status.version !== input.extensionVersion) {
+    checks.push({
+      level: 'info',
+      name: 'daemon version',
+      detail:
+        `the running daemon is ${status.version}, this extension is ${input.extensionVersion}: sessions keep ` +
+        'running; "Holdfast: Restart Daemon" switches (it ends every session)',
+    });
+  }
+  return status;
+}
+
+/** The daemon's copy of its files, and how it is started. */
+function installChecks(input: DoctorInput): Check[] {
+  const checks: Check[] = [];
   if (input.installError)
     checks.push({
       level: 'fail',
@@ -92,7 +109,6 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
       fix: 'reinstall the extension; the copy needs dist/daemon.js and node_modules/node-pty',
     });
   else if (input.installDir) checks.push(installCheck(input.installDir));
-
   checks.push({
     level: 'info',
     name: 'start in systemd scope',
@@ -100,13 +116,19 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
       ? 'yes (systemd-run --user --scope works)'
       : 'no (systemd-run --user --scope is not available; the daemon starts as a plain detached process)',
   });
+  return checks;
+}
 
+/** `holdfast` in VS Code terminals and `code` in Holdfast sessions. */
+function cliChecks(input: DoctorInput): Check[] {
+  const checks: Check[] = [];
   if (input.cliLauncher) {
     const executable = isExecutable(input.cliLauncher);
     checks.push({
       level: executable ? 'ok' : 'fail',
       name: 'holdfast CLI',
-      detail: `${input.cliLauncher}${executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'}`,
+      detail:
+        input.cliLauncher + (executable ? ' (on PATH in new VS Code terminals)' : ' is missing or not executable'),
     });
   }
   if (input.windowCliHook) {
@@ -120,7 +142,8 @@ export async function runChecks(input: DoctorInput): Promise<Check[]> {
       level: 'warn',
       name: '`code` in sessions',
       detail:
-        'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): `code FILE` in a Holdfast terminal opens where the editor decides',
+        'this editor gives extensions no CLI hook (VSCODE_IPC_HOOK_CLI): ' +
+        '`code FILE` in a Holdfast terminal opens where the editor decides',
     });
   }
   return checks;
@@ -144,8 +167,13 @@ async function checkpointCheck(client: HoldfastClient): Promise<Check> {
     }
     const own = checkpoints.find((c) => c.current);
     const earlier = checkpoints.filter((c) => !c.current).length;
-    const what = `${recovery.enabled ? 'on' : 'OFF'}, screens ${recovery.screenText ? 'saved' : 'not saved'}, every ${recovery.intervalSeconds}s while screens change`;
-    const detail = `${what}; ${own ? `this daemon's written ${Math.round((Date.now() - own.writtenAt) / 1000)}s ago (${own.sessions} session(s))` : 'none written by this daemon yet'}; ${earlier} from earlier daemons (\`holdfast recovery list\`)`;
+    const what =
+      `${recovery.enabled ? 'on' : 'OFF'}, screens ${recovery.screenText ? 'saved' : 'not saved'}, ` +
+      `every ${recovery.intervalSeconds}s while screens change`;
+    const ownText = own
+      ? `this daemon's written ${Math.round((Date.now() - own.writtenAt) / 1000)}s ago (${own.sessions} session(s))`
+      : 'none written by this daemon yet';
+    const detail = `${what}; ${ownText}; ${earlier} from earlier daemons (\`holdfast recovery list\`)`;
     return recovery.enabled
       ? { level: 'ok', name: 'checkpoints', detail }
       : {

@@ -1,14 +1,14 @@
 // Holdfast's VS Code side: adopt (or start) the terminal daemon, bring back this workspace's
 // tabs, and offer the profile and commands. deactivate() only detaches: sessions keep running.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// activate() is the composition root: read the config, build the services, register them, and
+// let one store dispose them all.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { resolveSocketPath } from '../protocol/paths';
-import { findRemoteCli, writeCodeShim, writeHoldfastLauncher } from './codeCli';
 import { registerCommands } from './commands';
 import { DaemonConnection } from './daemonConnection';
-import { DaemonInstall, ensureDaemonInstall, pruneDaemonInstalls } from './daemonInstall';
+import { LazyDaemonInstall } from './daemonInstall';
+import { installLaunchers, Launchers } from './launchers';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
 import { RecoverySettingsMirror } from './recoverySettings';
@@ -22,91 +22,102 @@ import { TabManager } from './tabs';
 
 let running: DisposableStore | undefined;
 
+/** What this window's Holdfast is configured with, read once at activation. */
+interface WindowConfig {
+  version: string;
+  socket: string;
+  /** Set when the holdfast.socketPath setting chose the socket. */
+  customSocket: string | undefined;
+  workspace: string;
+  /** The editor's CLI hook for this window (VSCODE_IPC_HOOK_CLI), when it gives one. */
+  windowCliHook: string | undefined;
+}
+
+/** The services one window runs, built by activate(). */
+interface Services {
+  context: vscode.ExtensionContext;
+  config: WindowConfig;
+  log: vscode.LogOutputChannel;
+  install: LazyDaemonInstall;
+  launchers: Launchers;
+  connection: DaemonConnection;
+  sessions: SessionList;
+  tabs: TabManager;
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const store = new DisposableStore();
   running = store;
   context.subscriptions.push({ dispose: () => store.dispose() });
-
   const log = vscode.window.createOutputChannel('Holdfast', { log: true });
   context.subscriptions.push(log); // disposed after the store, which may still log
-  const version: string = context.extension.packageJSON.version ?? '0.0.0';
-  const storage = context.globalStorageUri.fsPath;
-  const socket = resolveSocketPath(settings.socketPath() || undefined);
-  const windowCliHook = process.env.VSCODE_IPC_HOOK_CLI || undefined;
 
+  const config = readConfig(context);
   // The daemon's own copy of its files, made on first need (a failure is shown when a terminal needs it).
-  let install: DaemonInstall | undefined;
-  let installError: string | undefined;
-  const ensureInstall = (): DaemonInstall => {
-    if (install) return install;
-    try {
-      install = ensureDaemonInstall(context.extensionPath, storage, version);
-      installError = undefined;
-      try {
-        pruneDaemonInstalls(storage, install.dir);
-      } catch (err) {
-        log.warn(`pruning old daemon copies: ${(err as Error).message}`);
-      }
-      return install;
-    } catch (err) {
-      installError = `cannot copy the daemon into ${storage}: ${(err as Error).message}`;
-      throw new Error(installError, { cause: err });
-    }
-  };
-
-  // `holdfast` in every VS Code terminal, and `code` (the editor's CLI) in Holdfast sessions.
-  const binDir = path.join(storage, 'bin');
-  const sessionBinDir = path.join(storage, 'session-bin');
-  const remoteCli = findRemoteCli(vscode.env.appRoot);
-  let cliLauncher: string | undefined;
-  try {
-    const cliScript = ensureInstall().cliScript;
-    if (fs.existsSync(cliScript)) {
-      cliLauncher = writeHoldfastLauncher(
-        binDir,
-        process.execPath,
-        cliScript,
-        settings.socketPath() ? socket : undefined,
-      );
-      context.environmentVariableCollection.description = 'Puts the `holdfast` command on PATH';
-      context.environmentVariableCollection.prepend('PATH', binDir + path.delimiter);
-    }
-    if (remoteCli) writeCodeShim(sessionBinDir, remoteCli.script);
-  } catch (err) {
-    log.warn(`setting up the holdfast/code launchers: ${(err as Error).message}`);
-  }
-
-  const connection = store.add(
-    new DaemonConnection({
-      socket,
-      daemonScript: () => ensureInstall().daemonScript,
-      execPath: process.execPath,
-      env: process.env,
-      wrapper: async () => ((await systemdScopeWorks()) ? systemdScopePrefix() : undefined),
-    }),
-  );
-  store.add(
-    connection.onDidChangeState((state) =>
-      log.info(
-        `daemon: ${state.kind === 'connected' ? `connected (pid ${state.client.hello.pid}, ${state.client.hello.version})` : state.kind === 'failed' ? `failed: ${state.error.message}` : state.kind}`,
-      ),
-    ),
-  );
-  const sessions = store.add(new SessionList(connection));
-  const workspace = workspaceKey(
-    vscode.workspace.workspaceFile?.toString(),
-    (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()),
-  );
+  const install = new LazyDaemonInstall(context.extensionPath, context.globalStorageUri.fsPath, config.version, log);
+  const launchers = installLaunchers(context, install, config.customSocket, log);
+  const connection = store.add(connect(config, install, log));
+  const sessions = store.add(new SessionList(connection, log));
   const tabs = store.add(
     new TabManager({
       connection,
       sessions,
-      workspace,
+      workspace: config.workspace,
       log,
-      windowCliHook,
-      sessionPath: () => [...(cliLauncher ? [binDir] : []), ...(remoteCli ? [sessionBinDir] : [])],
+      windowCliHook: config.windowCliHook,
+      sessionPath: launchers.sessionPath,
     }),
   );
+  const services: Services = { context, config, log, install, launchers, connection, sessions, tabs };
+  register(services, store);
+  restoreTabs(services, store);
+}
+
+/** Only detaches: closing our connection ends our channels; every session keeps running. */
+export function deactivate(): void {
+  running?.dispose();
+  running = undefined;
+}
+
+function readConfig(context: vscode.ExtensionContext): WindowConfig {
+  const custom = settings.socketPath() || undefined;
+  const socket = resolveSocketPath(custom);
+  return {
+    version: context.extension.packageJSON.version ?? '0.0.0',
+    socket,
+    customSocket: custom ? socket : undefined,
+    workspace: workspaceKey(
+      vscode.workspace.workspaceFile?.toString(),
+      (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()),
+    ),
+    windowCliHook: process.env.VSCODE_IPC_HOOK_CLI || undefined,
+  };
+}
+
+/** The window's connection to the daemon; every state change goes to the log. */
+function connect(config: WindowConfig, install: LazyDaemonInstall, log: vscode.LogOutputChannel): DaemonConnection {
+  const connection = new DaemonConnection({
+    socket: config.socket,
+    daemonScript: () => install.get().daemonScript,
+    execPath: process.execPath,
+    env: process.env,
+    wrapper: async () => ((await systemdScopeWorks()) ? systemdScopePrefix() : undefined),
+  });
+  connection.onDidChangeState((state) => {
+    const detail =
+      state.kind === 'connected'
+        ? `connected (pid ${state.client.hello.pid}, ${state.client.hello.version})`
+        : state.kind === 'failed'
+          ? `failed: ${state.error.message}`
+          : state.kind;
+    log.info(`daemon: ${detail}`);
+  });
+  return connection;
+}
+
+/** The UI: status bar, terminal profile, commands, the Sessions sidebar and wall of screens. */
+function register(services: Services, store: DisposableStore): void {
+  const { context, config, log, install, launchers, connection, sessions, tabs } = services;
   store.add(new LayoutTracker(tabs, sessions, log));
   // Menus on a terminal show Holdfast's entries only for Holdfast tabs.
   const setActiveContext = (t: vscode.Terminal | undefined) =>
@@ -120,26 +131,22 @@ export function activate(context: vscode.ExtensionContext): void {
       provideTerminalProfile: () => tabs.provideProfile(),
     }),
   );
-  for (const d of registerCommands({
-    tabs,
-    sessions,
-    log,
-    statusFacts: async () => ({
-      installDir: install?.dir,
-      installError,
-      cliLauncher,
-      windowCliHook,
-      remoteCli: remoteCli?.script,
-      systemdScope: await systemdScopeWorks(),
-      extensionVersion: version,
-    }),
-  }))
-    store.add(d);
-
+  const statusFacts = async () => ({
+    installDir: install.dir,
+    installError: install.error,
+    cliLauncher: launchers.cliLauncher,
+    windowCliHook: config.windowCliHook,
+    remoteCli: launchers.remoteCli,
+    systemdScope: await systemdScopeWorks(),
+    extensionVersion: config.version,
+  });
+  for (const d of registerCommands({ tabs, sessions, log, statusFacts })) store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
-  store.add(registerSidebar(context, { connection, sessions, workspace, log }));
+  store.add(registerSidebar(context, { connection, sessions, workspace: config.workspace, log }));
+}
 
-  // Adopt the running daemon (or start one), then bring back this workspace's tabs.
+/** Adopt the running daemon (or start one), then bring back this workspace's tabs. */
+function restoreTabs({ tabs, log }: Services, store: DisposableStore): void {
   const startupSweep = store.add(new StartupTerminalSweep((t) => tabs.tabOf(t) !== undefined, log));
   void tabs
     .restore()
@@ -148,10 +155,4 @@ export function activate(context: vscode.ExtensionContext): void {
       startupSweep.dispose();
       tabs.reportError('Holdfast could not start its terminal daemon', err);
     });
-}
-
-/** Only detaches: closing our connection ends our channels; every session keeps running. */
-export function deactivate(): void {
-  running?.dispose();
-  running = undefined;
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { Attachment, HoldfastClient } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../protocol/disposable';
 import { DaemonEvent } from '../protocol/messages';
 import { DaemonConnection } from './daemonConnection';
 import { SessionList } from './sessionList';
@@ -45,7 +45,8 @@ export interface PreviewDeps {
 /** The card model of every session, kept current from the daemon's events (no polling). */
 export class SessionFeed implements IDisposable {
   private readonly store = new DisposableStore();
-  private clientStore = new DisposableStore();
+  /** The current client's event subscription; replaced with each new client. */
+  private readonly clientEvents = this.store.add(new MutableDisposable());
   private readonly tracker = new SessionStateTracker();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   /** Fires (debounced) when the model may have changed. */
@@ -59,7 +60,6 @@ export class SessionFeed implements IDisposable {
     this.store.add(deps.connection.onDidConnect((client) => this.follow(client)));
     const client = deps.connection.client;
     if (client) this.follow(client);
-    this.store.add({ dispose: () => this.clientStore.dispose() });
     this.store.add({ dispose: () => this.pending?.dispose() });
     this.updateContext(this.model());
   }
@@ -70,14 +70,10 @@ export class SessionFeed implements IDisposable {
   }
 
   private follow(client: HoldfastClient): void {
-    this.clientStore.dispose();
-    this.clientStore = new DisposableStore();
     this.tracker.reset([], Date.now());
-    this.clientStore.add(
-      client.onEvent((event: DaemonEvent) => {
-        if (this.tracker.apply(event, Date.now())) this.changed();
-      }),
-    );
+    this.clientEvents.value = client.onEvent((event: DaemonEvent) => {
+      if (this.tracker.apply(event, Date.now())) this.changed();
+    });
     this.changed();
   }
 
@@ -298,6 +294,7 @@ export class PreviewHost implements IDisposable {
   }
 
   private post(message: ToWebview): void {
+    // Rejected only when the webview is gone: its PreviewHost is disposed with it, nothing to tell.
     void this.webview.postMessage(message).then(undefined, () => undefined);
   }
 

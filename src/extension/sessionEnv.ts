@@ -2,8 +2,10 @@
 // editor process only, plus the stable `code` hook and our folders on PATH. Pure, unit-tested.
 
 /** Variables of the extension host process that must not leak into a long-lived session. */
-const PROCESS_ONLY =
-  /^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|HOLDFAST_SESSION$|APPLICATION_INSIGHTS_|CHROME_CRASHPAD_)/;
+const PROCESS_ONLY = new RegExp(
+  '^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|HOLDFAST_SESSION$|' +
+    'APPLICATION_INSIGHTS_|CHROME_CRASHPAD_)',
+);
 
 export interface SessionEnvOptions {
   /** Folders put first on PATH (our `holdfast` launcher, the editor's `code`). */

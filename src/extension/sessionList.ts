@@ -1,18 +1,23 @@
 // The daemon's sessions as this window knows them: loaded by `subscribe`, kept current by its
 // events, so the status bar and quick picks never poll. Pure Node (no vscode import).
 import { HoldfastClient } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable, MutableDisposable } from '../protocol/disposable';
 import { Capability, DaemonEvent, SessionInfo } from '../protocol/messages';
 import { DaemonConnection } from './daemonConnection';
+import { Log } from './log';
 
 export class SessionList implements IDisposable {
   private readonly store = new DisposableStore();
-  private clientStore = new DisposableStore();
+  /** The current client's event subscription; replaced with each new client. */
+  private readonly clientEvents = this.store.add(new MutableDisposable());
   private readonly sessions = new Map<string, SessionInfo>();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
 
-  constructor(private readonly connection: DaemonConnection) {
+  constructor(
+    private readonly connection: DaemonConnection,
+    private readonly log: Log,
+  ) {
     this.store.add(connection.onDidConnect((client) => void this.follow(client)));
     this.store.add(
       connection.onDidChangeState((state) => {
@@ -45,17 +50,17 @@ export class SessionList implements IDisposable {
   }
 
   private async follow(client: HoldfastClient): Promise<void> {
-    this.clientStore.dispose();
-    this.clientStore = new DisposableStore();
-    this.clientStore.add(client.onEvent((event) => this.apply(event)));
+    this.clientEvents.value = client.onEvent((event) => this.apply(event));
+    const how = client.supports(Capability.Subscribe) ? 'subscribe' : 'list';
     try {
       // An older daemon without subscribe still gets a list (refreshed when we ask again).
-      const { sessions } = client.supports(Capability.Subscribe)
-        ? await client.request('subscribe', {})
-        : await client.request('list', {});
-      this.replace(sessions);
-    } catch {
-      // the connection dropped meanwhile: the next connection follows again
+      const { sessions } = await client.request(how, {});
+      // A newer connection follows on its own: this answer is stale.
+      if (this.connection.client === client) this.replace(sessions);
+    } catch (err) {
+      const why = (err as Error).message;
+      if (client.isClosed) this.log.info(`sessions: the connection closed before ${how} answered (${why})`);
+      else this.log.warn(`sessions: ${how} failed (${why}); the list loads again with the next connection or list`);
     }
   }
 
@@ -86,7 +91,6 @@ export class SessionList implements IDisposable {
   }
 
   dispose(): void {
-    this.clientStore.dispose();
     this.store.dispose();
   }
 }

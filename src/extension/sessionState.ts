@@ -1,7 +1,8 @@
 // What the sidebar says about each session, from the daemon's pushed events (never polled):
 // running (output came in the last few seconds: 'activity'), idle ('idle': 2 s quiet), waiting
 // for input (a 'bell' not yet followed by a new burst of output, which is what answering it
-// produces, nor by output going on well past it), exited (code / signal) and archived (restored from a checkpoint, so exited).
+// produces, nor by output going on well past it), exited (code / signal) and archived (restored
+// from a checkpoint, so exited).
 // Also the card model the webviews render. Pure: no vscode import, unit-tested.
 import type { DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
@@ -98,7 +99,10 @@ export class SessionStateTracker {
   }
 }
 
-/** What a session's info says by itself: output in the last IDLE_AFTER_MS is running; a bell in the last burst of output is waiting. */
+/**
+ * What a session's info says by itself: output in the last IDLE_AFTER_MS is running; a bell in
+ * the last burst of output is waiting.
+ */
 function initialLive(s: SessionInfo, now: number): Live {
   const active = s.lastOutputAt > 0 && now - s.lastOutputAt < IDLE_AFTER_MS;
   const waiting = s.bellAt > 0 && s.lastOutputAt - s.bellAt < IDLE_AFTER_MS;

@@ -43,7 +43,10 @@ export class StatusBar implements vscode.Disposable {
         const total = this.sessions.all.length;
         const hello = state.client.hello;
         this.item.text = `$(pinned) ${running}`;
-        this.item.tooltip = `Holdfast: daemon ${hello.version} (pid ${hello.pid}, ${hello.startMode}); ${running} running session${running === 1 ? '' : 's'}${total > running ? `, ${total - running} exited` : ''}. Click to list sessions.`;
+        const exited = total > running ? `, ${total - running} exited` : '';
+        this.item.tooltip =
+          `Holdfast: daemon ${hello.version} (pid ${hello.pid}, ${hello.startMode}); ` +
+          `${running} running session${running === 1 ? '' : 's'}${exited}. Click to list sessions.`;
         return;
       }
     }

@@ -34,6 +34,11 @@ export class DisposableStore implements IDisposable {
     return this.disposed;
   }
 
+  /** How many disposables it holds (a test sees a store that only grows). */
+  get size(): number {
+    return this.items.size;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -46,6 +51,43 @@ export class DisposableStore implements IDisposable {
         // one failing disposer must not keep the others alive
       }
     }
+  }
+}
+
+/**
+ * Holds at most one disposable: setting a new value disposes the one it replaces; disposing it
+ * disposes the value, and any value set afterwards at once (as xterm.js's MutableDisposable).
+ */
+export class MutableDisposable<T extends IDisposable> implements IDisposable {
+  private current: T | undefined;
+  private disposed = false;
+
+  get value(): T | undefined {
+    return this.current;
+  }
+
+  set value(value: T | undefined) {
+    if (value === this.current) return;
+    if (this.disposed) {
+      value?.dispose();
+      return;
+    }
+    const old = this.current;
+    this.current = value;
+    old?.dispose();
+  }
+
+  /** Disposes the value and holds none. */
+  clear(): void {
+    this.value = undefined;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    const old = this.current;
+    this.current = undefined;
+    old?.dispose();
   }
 }
 

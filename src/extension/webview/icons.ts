@@ -3,7 +3,9 @@
 import type { AgentKind, CardAction } from '../sessionState';
 
 const svg = (body: string) =>
-  `<svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.2" stroke-linecap="round" stroke-linejoin="round">${body}</svg>`;
+  '<svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" fill="none" ' +
+  'stroke="currentColor" stroke-width="1.2" stroke-linecap="round" stroke-linejoin="round">' +
+  `${body}</svg>`;
 
 export const ICONS = {
   terminal: svg('<rect x="1.5" y="2.5" width="13" height="11" rx="1"/><path d="M4.5 6l2.5 2-2.5 2M8.5 10.5h3"/>'),
@@ -19,7 +21,10 @@ export const ICONS = {
   ),
   // Any other agent: a robot.
   custom: svg(
-    '<rect x="2.5" y="5" width="11" height="8.5" rx="2"/><path d="M8 5V2.5"/><circle cx="8" cy="2.2" r=".6" fill="currentColor"/><circle cx="5.8" cy="9" r=".9" fill="currentColor" stroke="none"/><circle cx="10.2" cy="9" r=".9" fill="currentColor" stroke="none"/>',
+    '<rect x="2.5" y="5" width="11" height="8.5" rx="2"/><path d="M8 5V2.5"/>' +
+      '<circle cx="8" cy="2.2" r=".6" fill="currentColor"/>' +
+      '<circle cx="5.8" cy="9" r=".9" fill="currentColor" stroke="none"/>' +
+      '<circle cx="10.2" cy="9" r=".9" fill="currentColor" stroke="none"/>',
   ),
   focusSession: svg('<path d="M7 3.5H2.5v10h10V9"/><path d="M9.5 2.5h4v4M13.5 2.5L7.5 8.5"/>'),
   openSessionInEditor: svg('<rect x="1.5" y="2.5" width="13" height="11" rx="1"/><path d="M1.5 5.5h13M8 5.5v8"/>'),

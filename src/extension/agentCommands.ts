@@ -1,0 +1,123 @@
+// The commands on agents: start one from a profile, resume or relaunch archived sessions.
+import * as vscode from 'vscode';
+import { SessionInfo } from '../protocol/messages';
+import { agentOf, archivedFrom } from '../protocol/recovery';
+import {
+  agentLaunch,
+  findExecutable,
+  findProfile,
+  missingAgentMessage,
+  readAgentProfiles,
+  resumeTemplate,
+} from './agents';
+import { archiveAction } from './archives';
+import { CommandContext, describe, sessionById } from './commandContext';
+import { readLayout } from './layout';
+
+function agentProfiles(ctx: CommandContext): ReturnType<typeof readAgentProfiles> {
+  const read = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));
+  for (const error of read.errors) ctx.log.warn(error);
+  return read;
+}
+
+/** The daemon runs no command from a checkpoint: the resume command of the session's profile comes from here. */
+function resumeCommandFor(ctx: CommandContext, session: SessionInfo): string[] | undefined {
+  return resumeTemplate(agentProfiles(ctx).profiles, agentOf(session.metadata)?.profile);
+}
+
+export async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
+  const { profiles } = agentProfiles(ctx);
+  let profile = profileId ? findProfile(profiles, profileId) : undefined;
+  if (profileId && !profile)
+    throw new Error(
+      `no agent profile "${profileId}" (known: ${profiles.map((p) => p.id).join(', ')}; ` +
+        'add one in the setting holdfast.agents)',
+    );
+  if (!profile) {
+    const EDIT = '$(settings-gear) Edit agent profiles…';
+    const pick = await vscode.window.showQuickPick(
+      [
+        ...profiles.map((p) => ({ label: `$(${p.icon}) ${p.name}`, description: p.argv.join(' '), profile: p })),
+        { label: EDIT, description: 'holdfast.agents', profile: undefined },
+      ],
+      { placeHolder: 'Start which agent? It runs in a Holdfast session and can be resumed after a reboot.' },
+    );
+    if (!pick) return;
+    if (!pick.profile) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
+      return;
+    }
+    profile = pick.profile;
+  }
+  const start = ctx.tabs.sessionStart();
+  if (!findExecutable(profile.argv[0], start.env.PATH, start.cwd)) {
+    const choice = await vscode.window.showErrorMessage(missingAgentMessage(profile), 'Open Settings');
+    if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
+    return;
+  }
+  const launch = agentLaunch(profile);
+  await ctx.tabs.newTerminal('panel', undefined, {
+    argv: launch.argv,
+    metadata: { agent: launch.agent },
+    nameBase: profile.id,
+  });
+}
+
+/** Resume / Relaunch: the given archive, the active tab's, or one the user picks. */
+export async function startArchive(
+  ctx: CommandContext,
+  id: string | undefined,
+  how: 'resume' | 'relaunch',
+): Promise<void> {
+  if (!id) {
+    const activeSession = ctx.tabs.activeTab()?.session;
+    if (activeSession && archiveAction(activeSession)) id = activeSession.id;
+  }
+  if (!id) {
+    const client = await ctx.tabs.connection.get();
+    const candidates = (await ctx.sessions.refresh(client)).filter(
+      (s) => archiveAction(s) === how || (how === 'relaunch' && s.state === 'exited'),
+    );
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(`Holdfast: there is no archived session to ${how}.`);
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(
+      candidates.map((session) => ({ label: session.name, ...describe(session, ctx.tabs.workspace), session })),
+      { placeHolder: how === 'resume' ? 'Resume which agent conversation?' : 'Relaunch which session?' },
+    );
+    id = pick?.session.id;
+    if (!id) return;
+  }
+  const session = await sessionById(ctx, id);
+  if (how === 'resume' && archiveAction(session) !== 'resume') {
+    const why = archivedFrom(session.metadata)
+      ? 'it is not an agent that was running when its daemon ended'
+      : 'it is not archived';
+    throw new Error(`"${session.name}" cannot be resumed: ${why}; use Relaunch Session for a new run`);
+  }
+  await ctx.tabs.startAgain(id, how, how === 'resume' ? resumeCommandFor(ctx, session) : undefined);
+}
+
+export async function resumeAllAgents(ctx: CommandContext): Promise<void> {
+  const client = await ctx.tabs.connection.get();
+  // This workspace's (another workspace's agents come back in their own window), in tab order,
+  // one at a time so each lands in its own tab.
+  const agents = (await ctx.sessions.refresh(client)).filter(
+    (s) => archiveAction(s) === 'resume' && readLayout(s.metadata).workspace === ctx.tabs.workspace,
+  );
+  if (agents.length === 0) {
+    void vscode.window.showInformationMessage('Holdfast: this workspace has no archived agent to resume.');
+    return;
+  }
+  agents.sort((a, b) => (readLayout(a.metadata).order ?? 0) - (readLayout(b.metadata).order ?? 0));
+  const failed: string[] = [];
+  for (const session of agents) {
+    try {
+      await ctx.tabs.startAgain(session.id, 'resume', resumeCommandFor(ctx, session));
+    } catch (err) {
+      failed.push(`${session.name}: ${(err as Error).message}`);
+    }
+  }
+  if (failed.length > 0) throw new Error(`${failed.length} of ${agents.length} not resumed (${failed.join('; ')})`);
+}

@@ -1,0 +1,70 @@
+// What every Holdfast command gets, and the lookups and picks several of them share.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { SessionInfo } from '../protocol/messages';
+import { readLayout } from './layout';
+import { SessionTab } from './pseudoterminal';
+import { SessionList } from './sessionList';
+import { TabManager } from './tabs';
+
+export interface CommandContext {
+  tabs: TabManager;
+  sessions: SessionList;
+  log: vscode.LogOutputChannel;
+  /** Facts for the status report that only the activation knows. */
+  statusFacts(): Promise<{
+    installDir?: string;
+    installError?: string;
+    cliLauncher?: string;
+    windowCliHook?: string;
+    remoteCli?: string;
+    systemdScope: boolean;
+    extensionVersion: string;
+  }>;
+}
+
+/** The active Holdfast tab, else one the user picks among this window's. */
+export async function targetTab(ctx: CommandContext, placeHolder: string): Promise<SessionTab | undefined> {
+  const active = ctx.tabs.activeTab();
+  if (active && active.sessionId) return active;
+  const live = ctx.tabs.liveTabs().filter(({ tab }) => tab.sessionId);
+  if (live.length === 0) {
+    void vscode.window.showInformationMessage('Holdfast: there is no Holdfast terminal in this window.');
+    return undefined;
+  }
+  if (live.length === 1) return live[0].tab;
+  const pick = await vscode.window.showQuickPick(
+    live.map(({ tab, terminal }) => ({ label: terminal.name, tab })),
+    { placeHolder },
+  );
+  return pick?.tab;
+}
+
+export function describe(session: SessionInfo, workspace: string): { description: string; detail: string } {
+  const layout = readLayout(session.metadata);
+  const state =
+    session.state === 'exited' ? `exited (${session.exit?.signal ?? `code ${session.exit?.code}`})` : 'running';
+  const where = layout.detached
+    ? 'detached'
+    : layout.workspace === workspace
+      ? 'this workspace'
+      : layout.workspace
+        ? `workspace ${path.basename(layout.workspace)}`
+        : 'no workspace';
+  const clients = session.clients.owners + session.clients.watchers;
+  return {
+    description: `${state} · ${where}${clients ? ` · ${clients} window(s) attached` : ''}`,
+    detail: `${session.argv.join(' ')} — ${session.cwd} — pid ${session.pid}`,
+  };
+}
+
+/** A command argument meant as a session id (a menu may pass other things). */
+export function sessionArg(value: unknown): string | undefined {
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/** The session by id, fresh from the daemon. */
+export async function sessionById(ctx: CommandContext, id: string): Promise<SessionInfo> {
+  const client = await ctx.tabs.connection.get();
+  return (await client.request('show', { session: id })).session;
+}

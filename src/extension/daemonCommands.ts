@@ -1,0 +1,70 @@
+// The commands on the daemon itself: its status report, a restart, its log.
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { defaultLogPath } from '../protocol/paths';
+import { CommandContext } from './commandContext';
+import { formatChecks, runChecks } from './doctor';
+
+export async function showStatus(ctx: CommandContext): Promise<void> {
+  const connection = ctx.tabs.connection;
+  let connectionError: string | undefined;
+  let client = connection.client;
+  if (!client) {
+    try {
+      client = await connection.adopt();
+    } catch (err) {
+      connectionError = (err as Error).message;
+    }
+  }
+  const facts = await ctx.statusFacts();
+  const checks = await runChecks({
+    socket: connection.socket,
+    client,
+    connectionError,
+    ...facts,
+    workspace: ctx.tabs.workspace,
+    tabsHere: ctx.tabs.liveTabs().length,
+  });
+  ctx.log.info(`— Holdfast status, ${new Date().toISOString()} —`);
+  for (const line of formatChecks(checks)) ctx.log.info(line);
+  ctx.log.show(true);
+}
+
+export async function restartDaemon(ctx: CommandContext): Promise<void> {
+  const connection = ctx.tabs.connection;
+  const client = connection.client ?? (await connection.adopt());
+  if (client) {
+    const sessions = await ctx.sessions.refresh(client);
+    const live = sessions.filter((s) => s.state === 'running').length;
+    const message =
+      live === 0
+        ? 'Restart the Holdfast daemon? No session is running.'
+        : `Restart the Holdfast daemon? ${live} live session${live === 1 ? '' : 's'} will be killed ` +
+          '(their processes end).';
+    const choice = await vscode.window.showWarningMessage(message, { modal: true }, 'Restart Daemon');
+    if (choice !== 'Restart Daemon') return;
+    await connection.stopDaemon();
+  }
+  const fresh = await connection.get();
+  void vscode.window.showInformationMessage(
+    `Holdfast: daemon ${fresh.hello.version} started (pid ${fresh.hello.pid}).`,
+  );
+}
+
+export async function openLog(ctx: CommandContext): Promise<void> {
+  let logFile = defaultLogPath();
+  const client = ctx.tabs.connection.client;
+  if (client) {
+    try {
+      logFile = (await client.request('status', {})).logFile;
+    } catch (err) {
+      ctx.log.warn(`asking the daemon where its log is: ${(err as Error).message}; opening ${logFile}`);
+    }
+  }
+  if (!fs.existsSync(logFile)) {
+    void vscode.window.showInformationMessage(`Holdfast: the daemon has not written a log yet (${logFile}).`);
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(logFile));
+  await vscode.window.showTextDocument(doc, { preview: false });
+}
