@@ -12,6 +12,8 @@ echo "[setup-agents] installing ${PACKAGES[*]}" >&2
 rm -rf "$DIR" && mkdir -p "$DIR"
 cd "$DIR"
 echo '{"name":"holdfast-agent-clis","private":true}' >package.json
-# No install scripts: the CLIs' native parts come as optional platform packages.
+# No install scripts (one of Gemini's builds native modules Holdfast does not use), except Claude
+# Code's own, which links its native binary from its optional platform package.
 npm install --no-audit --no-fund --ignore-scripts --loglevel=error "${PACKAGES[@]}" </dev/null
+(cd node_modules/@anthropic-ai/claude-code && node install.cjs)
 echo "${PACKAGES[*]}" >"$STAMP"

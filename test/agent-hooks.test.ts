@@ -18,7 +18,8 @@ const at = args.indexOf('--settings');
 const settings = JSON.parse(args[at + 1]);
 const rest = args.filter((_, i) => i !== at && i !== at + 1);
 const sessionId = rest[rest.indexOf('--session-id') + 1];
-console.log('claude argv: ' + JSON.stringify(rest) + ' hooks: ' + Object.keys(settings.hooks).sort().join(','));
+console.log('claude argv: ' + JSON.stringify(rest));
+console.log('hooks: ' + Object.keys(settings.hooks).sort().join(','));
 const fire = (event) => {
   for (const matcher of settings.hooks[event] || [])
     for (const hook of matcher.hooks)
@@ -115,8 +116,8 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
     condition: { kind: 'text', pattern: 'hooks: Notification,Stop,UserPromptSubmit' },
     timeoutMs: 20_000,
   });
-  assert.ok(met, 'the stand-in got --settings with three hooks');
   const { lines } = await client.request('read', { session: session.id });
+  assert.ok(met, `the stand-in got --settings with three hooks:\n${lines.join('\n')}`);
   assert.ok(lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)), lines.join('\n'));
 
   await send(session.id, 'prompt', 'fired UserPromptSubmit');
