@@ -42,17 +42,19 @@ test('each launch gets its own id (a real UUID by default)', () => {
   assert.notEqual(a, b);
 });
 
-test('Codex and Gemini record no id and resume their latest conversation', () => {
-  for (const [id, resume] of [
-    ['codex', ['codex', 'resume', '--last']],
-    ['gemini', ['gemini', '--resume', 'latest']],
-  ] as const) {
-    const profile = BUILTIN_AGENTS.find((p) => p.id === id)!;
-    const launch = agentLaunch(profile, () => assert.fail('no id is generated'));
-    assert.deepEqual(launch.argv, [id]);
-    assert.equal(launch.agent.sessionId, undefined);
-    assert.deepEqual(resumeArgv({ agent: launch.agent }), resume);
-  }
+test('Codex records no id at start (its hook reports one) and resumes its latest conversation until then', () => {
+  const profile = BUILTIN_AGENTS.find((p) => p.id === 'codex')!;
+  const launch = agentLaunch(profile, () => assert.fail('no id is generated'));
+  assert.deepEqual(launch.argv, ['codex']);
+  assert.equal(launch.agent.sessionId, undefined);
+  assert.deepEqual(resumeArgv({ agent: launch.agent }), ['codex', 'resume', '--last']);
+});
+
+test('Gemini CLI starts with a generated --session-id and resumes it with --resume', () => {
+  const gemini = BUILTIN_AGENTS.find((p) => p.id === 'gemini')!;
+  const launch = agentLaunch(gemini, () => 'c0ffee00-1111-4222-8333-444455556666');
+  assert.deepEqual(launch.argv, ['gemini', '--session-id', 'c0ffee00-1111-4222-8333-444455556666']);
+  assert.deepEqual(resumeArgv({ agent: launch.agent }), ['gemini', '--resume', 'c0ffee00-1111-4222-8333-444455556666']);
 });
 
 test('a template with {id} but no recorded id is not resumable', () => {

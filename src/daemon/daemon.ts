@@ -14,6 +14,7 @@ import {
   PROTOCOL_VERSION,
   StartMode,
 } from '../protocol/messages';
+import { conversationIdProblem } from '../protocol/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
 import { defaultLogPath } from '../protocol/paths';
 import { compilePattern } from '../protocol/textPattern';
@@ -250,6 +251,13 @@ export class Daemon implements RequestHandler {
         const session = this.registry.get(p.session);
         if (p.name !== undefined) session.rename(p.name.trim());
         if (p.metadata !== undefined) session.setMetadata(p.metadata);
+        return { session: session.info() };
+      },
+      notify: (p) => {
+        const session = this.registry.get(p.session);
+        const problem = p.conversationId === undefined ? undefined : conversationIdProblem(p.conversationId);
+        if (problem) throw new DaemonError(ErrorCode.BadRequest, `not recorded: ${problem}`);
+        session.report(p.state, p.conversationId);
         return { session: session.info() };
       },
       subscribe: (_p, connection) => {

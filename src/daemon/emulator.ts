@@ -7,6 +7,7 @@ import { Emitter, IDisposable } from '../protocol/disposable';
 import { TextLimit } from '../protocol/limits';
 import { hasControl } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
+import type { PromptMark } from './attention';
 import { HistoryCapture, plainText } from './historyCapture';
 import { HistoryStore, HistoryTuning } from './historyStore';
 import { renderSnapshot } from './snapshot';
@@ -57,6 +58,9 @@ export class Emulator implements IDisposable {
   readonly onTitle = this.onTitleEmitter.event;
   private readonly onBellEmitter = new Emitter<void>();
   readonly onBell = this.onBellEmitter.event;
+  private readonly onPromptMarkEmitter = new Emitter<PromptMark>();
+  /** OSC 133 A-D: a shell's prompt, input, command start and end. */
+  readonly onPromptMark = this.onPromptMarkEmitter.event;
   private readonly onCwdEmitter = new Emitter<string>();
   readonly onCwd = this.onCwdEmitter.event;
   private readonly onErrorEmitter = new Emitter<Error>();
@@ -104,6 +108,12 @@ export class Emulator implements IDisposable {
       }),
       parser.registerOscHandler(777, (data) => {
         if (data.startsWith('notify;')) this.onBellEmitter.fire();
+        return true;
+      }),
+      parser.registerOscHandler(133, (data) => {
+        const mark = data.charAt(0);
+        if ((mark === 'A' || mark === 'B' || mark === 'C' || mark === 'D') && (data.length === 1 || data[1] === ';'))
+          this.onPromptMarkEmitter.fire(mark);
         return true;
       }),
       parser.registerOscHandler(7, (data) => {
@@ -283,6 +293,7 @@ export class Emulator implements IDisposable {
     this.onReplyEmitter.dispose();
     this.onTitleEmitter.dispose();
     this.onBellEmitter.dispose();
+    this.onPromptMarkEmitter.dispose();
     this.onCwdEmitter.dispose();
     this.onErrorEmitter.dispose();
     this.terminal.dispose();

@@ -94,6 +94,11 @@ export const PARAMS = {
   }),
   remove: z.object({ session: sessionRef }),
   update: z.object({ session: sessionRef, name: name.optional(), metadata: metadata.optional() }),
+  notify: z.object({
+    session: sessionRef,
+    state: z.enum(['running', 'waiting', 'done', 'idle']),
+    conversationId: z.string().optional(), // checked by conversationIdProblem (protocol/agents.ts)
+  }),
   subscribe: none,
   status: none,
   stop: none,

@@ -1,8 +1,10 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
 import { DisposableStore, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
-import type { DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../protocol/messages';
+import type { AttentionState, DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../protocol/messages';
+import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
+import { Attention } from './attention';
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
 import { PtyProcess, PtyOptions } from './ptyProcess';
@@ -53,6 +55,8 @@ export interface SessionOptions extends PtyOptions {
   onEmulatorError?: (err: Error) => void;
   /** Instead of spawning argv on a PTY. */
   process?: ProgramProcess;
+  /** What is spawned, when it is more than argv (an agent's hook options). */
+  launchArgv?: string[];
 }
 
 interface Waiter {
@@ -97,6 +101,11 @@ export class Session implements IDisposable {
   private waiters = new Set<Waiter>();
   private textCheckTimer: NodeJS.Timeout | undefined;
   private readonly exited: Promise<void>;
+  /** Whether it needs the user: decided here once, pushed as 'attention' events. */
+  private readonly attention = new Attention(this.createdAt, (attention) => {
+    this.fire({ type: 'attention', id: this.id, attention });
+    this.changed();
+  });
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
   /** Session-wide events: the server passes them to subscribers of all sessions and to this session's channels. */
   readonly onEvent = this.onEventEmitter.event;
@@ -118,7 +127,7 @@ export class Session implements IDisposable {
         scrollback: scrollbackWithinBudget(options.scrollback, options.cols),
       }),
     );
-    this.pty = this.disposables.add(options.process ?? new PtyProcess(options));
+    this.pty = this.disposables.add(options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }));
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
     this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info)));
@@ -136,8 +145,10 @@ export class Session implements IDisposable {
       this.emulator.onBell(() => {
         this.bell = Date.now();
         this.fire({ type: 'bell', id: this.id, at: this.bell });
+        this.attention.bell(this.bell);
       }),
     );
+    this.disposables.add(this.emulator.onPromptMark((mark) => this.attention.prompt(mark, Date.now())));
     this.disposables.add(
       toDisposable(() => {
         clearTimeout(this.snapshotTimer);
@@ -182,6 +193,7 @@ export class Session implements IDisposable {
       createdAt: this.createdAt,
       lastOutputAt: this.lastOutput,
       bellAt: this.bell,
+      attention: this.attention.value,
       metadata: this.metadata,
     };
   }
@@ -220,6 +232,7 @@ export class Session implements IDisposable {
     if (!this.active) {
       this.active = true;
       this.fire({ type: 'activity', id: this.id, at: this.lastOutput });
+      this.attention.burst(this.lastOutput);
       this.armIdleTimer(SessionTiming.IdleAfterMs);
     }
   }
@@ -233,7 +246,9 @@ export class Session implements IDisposable {
       this.active = false;
       this.idleTimer = undefined;
       if (this.emulator.backlog === 0) this.emulator.compactHistory();
-      this.fire({ type: 'idle', id: this.id, at: Date.now() });
+      const now = Date.now();
+      this.fire({ type: 'idle', id: this.id, at: now });
+      this.attention.quiet(now, this.lastOutput);
       this.checkWaiters();
     }, ms);
   }
@@ -298,12 +313,25 @@ export class Session implements IDisposable {
 
   /** Input from the owner's channel; a watcher's input is dropped (watchers never write). */
   input(subscriber: Subscriber, bytes: Buffer): void {
-    if (this.roles.owner === subscriber) this.pty.write(bytes);
+    if (this.roles.owner !== subscriber) return;
+    this.pty.write(bytes);
+    this.attention.input(Date.now());
   }
 
   /** Input from a command (`holdfast send`), not from an attached terminal. */
   send(data: string): void {
     this.pty.write(data);
+    this.attention.input(Date.now());
+  }
+
+  /** What the agent's hook said (`holdfast notify`); a conversation id it names is recorded for resume. */
+  report(state: AttentionState, conversationId: string | undefined): void {
+    const agent = agentOf(this.metadata);
+    if (conversationId !== undefined && agent && agent.sessionId !== conversationId) {
+      this.metadata = { ...this.metadata, agent: { ...agent, sessionId: conversationId } };
+      this.changed();
+    }
+    this.attention.report(state, Date.now());
   }
 
   private updateQueryAnswering(): void {

@@ -5,9 +5,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { MAX_SCROLLBACK_LINES, screenSizeProblem } from '../protocol/limits';
+import { builtinAgent, withAgentHooks } from '../protocol/agents';
 import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
+import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 import { Session } from './session';
+
+/** How an agent's hook runs `holdfast notify`: this daemon's Node (VS Code's Electron, run as Node) and the CLI beside it. */
+const NOTIFY_ARGV: string[] | undefined = (() => {
+  const cli = path.join(__dirname, 'cli.js');
+  return fs.existsSync(cli) ? ['/usr/bin/env', 'ELECTRON_RUN_AS_NODE=1', process.execPath, cli, 'notify'] : undefined;
+})();
 
 export interface RegistryLimits {
   maxSessions: number;
@@ -150,8 +158,11 @@ export class SessionRegistry implements IDisposable {
         `no such program: ${argv[0]} (not found on the session's PATH, or not executable)`,
       );
     const name = params.name?.trim() || this.defaultName(argv[0]);
+    const metadata = params.metadata ?? {};
     let session: Session;
     try {
+      // An agent runs with its hooks (which report its state to this daemon); the session shows the argv asked for.
+      const launched = withAgentHooks(argv, builtinAgent(agentOf(metadata)?.profile) ?? {}, NOTIFY_ARGV);
       session = new Session({
         id,
         name,
@@ -160,7 +171,8 @@ export class SessionRegistry implements IDisposable {
         env,
         ...size,
         scrollback,
-        metadata: params.metadata ?? {},
+        metadata,
+        launchArgv: launched,
         onEmulatorError: (err) =>
           this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
       });

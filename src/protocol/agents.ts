@@ -15,14 +15,26 @@ export interface AgentProfile {
   argv: string[];
   /** The command line that continues the conversation; "{id}" as above. */
   resumeArgv: string[];
-  /** "generate": Holdfast makes a UUID and passes it in argv; "none": the agent picks its own. */
-  sessionId: 'generate' | 'none';
+  /**
+   * "generate": Holdfast makes a UUID and passes it in argv; "reported": the agent picks its own
+   * and its hook tells it (`holdfast notify`); "none": the agent picks its own and never tells.
+   */
+  sessionId: 'generate' | 'reported' | 'none';
+  /** With "reported", before the agent has told its id: resume its latest conversation instead. */
+  resumeLatestArgv?: string[];
+  /** How the agent is told, per run, to report its state to Holdfast (see agentHookArgs). */
+  hooks?: 'claude-settings' | 'codex-notify';
 }
 
 // What each built-in agent supports (also in the README):
-//   Claude Code  starts with a generated `--session-id <uuid>`; resumes that conversation (`--resume <uuid>`).
-//   Codex CLI    cannot be given an id at start; resumes the latest conversation of its directory (`codex resume --last`).
-//   Gemini CLI   likewise; `gemini --resume latest` resumes the latest conversation of its project.
+//   Claude Code  starts with a generated `--session-id <uuid>` and resumes it (`--resume <uuid>`);
+//                hooks passed with `--settings`: UserPromptSubmit → running, Notification → waiting, Stop → done.
+//   Codex CLI    picks its own id; its `notify` program (set per run with `-c notify=[...]`) reports
+//                each finished turn with the thread id, which `codex resume <id>` continues. Until a
+//                turn has finished, resume falls back to `codex resume --last`.
+//   Gemini CLI   starts with a generated `--session-id <uuid>` and resumes it (`--resume <uuid>`). Its
+//                hooks live only in settings files (a per-run override would replace the system
+//                settings, administrators' policy included), so BEL / OSC 9 are its signal.
 export const BUILTIN_AGENTS: readonly AgentProfile[] = [
   {
     id: 'claude',
@@ -31,24 +43,64 @@ export const BUILTIN_AGENTS: readonly AgentProfile[] = [
     argv: ['claude', '--session-id', AGENT_ID_PLACEHOLDER],
     resumeArgv: ['claude', '--resume', AGENT_ID_PLACEHOLDER],
     sessionId: 'generate',
+    hooks: 'claude-settings',
   },
   {
     id: 'codex',
     name: 'Codex CLI',
     icon: 'hubot',
     argv: ['codex'],
-    resumeArgv: ['codex', 'resume', '--last'],
-    sessionId: 'none',
+    resumeArgv: ['codex', 'resume', AGENT_ID_PLACEHOLDER],
+    sessionId: 'reported',
+    resumeLatestArgv: ['codex', 'resume', '--last'],
+    hooks: 'codex-notify',
   },
   {
     id: 'gemini',
     name: 'Gemini CLI',
     icon: 'star-empty',
-    argv: ['gemini'],
-    resumeArgv: ['gemini', '--resume', 'latest'],
-    sessionId: 'none',
+    argv: ['gemini', '--session-id', AGENT_ID_PLACEHOLDER],
+    resumeArgv: ['gemini', '--resume', AGENT_ID_PLACEHOLDER],
+    sessionId: 'generate',
   },
 ];
+
+/** Claude Code's hook events and the state each one means. */
+const CLAUDE_HOOK_STATES = { UserPromptSubmit: 'running', Notification: 'waiting', Stop: 'done' } as const;
+
+/** A word for a POSIX shell, quoted whole (Claude Code runs hook commands with sh). */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The options that make an agent report its state through `notify` (the argv that runs
+ * `holdfast notify`, e.g. [node, cli.js, "notify"]), inserted right after the program's name.
+ * Profiles without hooks get none.
+ */
+export function agentHookArgs(profile: Pick<AgentProfile, 'hooks'>, notify: readonly string[]): string[] {
+  switch (profile.hooks) {
+    case 'claude-settings': {
+      const hooks: Record<string, unknown> = {};
+      for (const [event, state] of Object.entries(CLAUDE_HOOK_STATES)) {
+        const command = [...notify, '--from', 'claude', '--state', state].map(shellQuote).join(' ');
+        hooks[event] = [{ hooks: [{ type: 'command', command }] }];
+      }
+      return ['--settings', JSON.stringify({ hooks })];
+    }
+    case 'codex-notify':
+      // The value is TOML; a JSON array of strings is a valid TOML array. Codex appends its JSON payload.
+      return ['-c', `notify=${JSON.stringify([...notify, '--from', 'codex'])}`];
+    default:
+      return [];
+  }
+}
+
+/** `argv` with the hook options after its program name. */
+export function withAgentHooks(argv: readonly string[], profile: Pick<AgentProfile, 'hooks'>, notify?: readonly string[]): string[] {
+  if (!notify || argv.length === 0) return [...argv];
+  return [argv[0], ...agentHookArgs(profile, notify), ...argv.slice(1)];
+}
 
 /** A profile by id, from a list: an exact match on an own string, so "__proto__" or "constructor" finds nothing. */
 export function findProfile<P extends { id: string }>(profiles: readonly P[], id: unknown): P | undefined {
@@ -94,6 +146,8 @@ export function resumeArgv(metadata: Record<string, unknown>, template?: readonl
   if (command.length === 0) return 'its agent profile has no resume command';
   // Some agents resume "the latest conversation here" (codex resume --last): no id needed.
   if (!command.some((a) => a.includes(AGENT_ID_PLACEHOLDER))) return [...command];
+  // An agent that reports its id had not yet done so (no turn finished): its latest conversation.
+  if (agent.sessionId === undefined && !template && profile?.resumeLatestArgv) return [...profile.resumeLatestArgv];
   const problem = conversationIdProblem(agent.sessionId);
   if (problem) return problem;
   return command.map((a) => a.split(AGENT_ID_PLACEHOLDER).join(agent.sessionId!));

@@ -60,7 +60,25 @@ export interface SessionInfo {
   createdAt: number;
   lastOutputAt: number;
   bellAt: number;
+  /** Whether it needs you (src/daemon/attention.ts); exited and archived come from `state` and metadata. */
+  attention: SessionAttention;
   metadata: Record<string, unknown>;
+}
+
+export type AttentionState = 'running' | 'waiting' | 'done' | 'idle';
+/** hook: the agent said so (`holdfast notify`); prompt: OSC 133 marks; bell: BEL / OSC 9 / OSC 777. */
+export type AttentionSource = 'hook' | 'prompt' | 'bell' | 'output' | 'input';
+export interface SessionAttention {
+  state: AttentionState;
+  since: number;
+  source: AttentionSource;
+}
+
+/** What an agent's hook reports (`holdfast notify`); conversationId: the agent's own id, when it tells it. */
+export interface NotifyParams {
+  session: string;
+  state: AttentionState;
+  conversationId?: string;
 }
 
 export interface CreateParams {
@@ -110,6 +128,7 @@ export interface Methods extends RecoveryMethods {
   kill: [{ session: string; signal?: string; graceMs?: number; remove?: boolean }, { session: SessionInfo }];
   remove: [{ session: string }, Record<string, never>];
   update: [{ session: string; name?: string; metadata?: Record<string, unknown> }, { session: SessionInfo }];
+  notify: [NotifyParams, { session: SessionInfo }];
   subscribe: [Record<string, never>, { sessions: SessionInfo[] }];
   status: [Record<string, never>, DaemonStatus];
   stop: [Record<string, never>, Record<string, never>];
@@ -167,6 +186,7 @@ export type DaemonEvent =
   | { type: 'activity'; id: string; at: number } // first output after a quiet spell
   | { type: 'idle'; id: string; at: number }
   | { type: 'bell'; id: string; at: number }
+  | { type: 'attention'; id: string; attention: SessionAttention }
   | { type: 'exit'; id: string; exit: ExitStatus }
   | { type: 'role'; channel: number; role: Role; reason: string } // this channel's role changed
   | { type: 'resync'; channel: number } // a fresh snapshot follows: the receiver fell behind

@@ -17,6 +17,7 @@ export function sessionInfo(id: string, extra: Partial<SessionInfo> = {}): Sessi
     createdAt: 1000,
     lastOutputAt: 0,
     bellAt: 0,
+    attention: { state: 'idle', since: 1000, source: 'output' },
     metadata: {},
     ...extra,
   };

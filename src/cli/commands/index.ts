@@ -4,6 +4,7 @@ import { Command } from '../command';
 import { doctorCommand } from '../doctor';
 import { serveCommand, stopCommand, versionCommand } from './daemon';
 import { readCommand, sendCommand, waitCommand } from './io';
+import { notifyCommand } from './notify';
 import { configCommand, recoveryCommand, relaunchCommand, resumeCommand } from './recovery';
 import { killCommand, listCommand, newCommand, resizeCommand, rmCommand, showCommand } from './sessions';
 
@@ -14,6 +15,7 @@ export const COMMANDS: Command[] = [
   readCommand,
   sendCommand,
   waitCommand,
+  notifyCommand,
   attachCommand,
   resizeCommand,
   killCommand,

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the real agent CLIs (Claude Code, Codex CLI, Gemini CLI) from the npm registry into
+# .vscode-test/agents/, cached, so test/agents-real checks each built-in profile's command line
+# against the CLI's own option parsing. They run without credentials: only their parsing is used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR="$PWD/.vscode-test/agents"
+PACKAGES=(@anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 @google/gemini-cli@0.61.0)
+STAMP="$DIR/installed.txt"
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "${PACKAGES[*]}" ]; then exit 0; fi
+echo "[setup-agents] installing ${PACKAGES[*]}" >&2
+rm -rf "$DIR" && mkdir -p "$DIR"
+cd "$DIR"
+echo '{"name":"holdfast-agent-clis","private":true}' >package.json
+# No install scripts (one of Gemini's builds native modules Holdfast does not use), except Claude
+# Code's own, which links its native binary from its optional platform package.
+npm install --no-audit --no-fund --ignore-scripts --loglevel=error "${PACKAGES[@]}" </dev/null
+(cd node_modules/@anthropic-ai/claude-code && node install.cjs)
+echo "${PACKAGES[*]}" >"$STAMP"

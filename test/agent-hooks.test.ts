@@ -1,0 +1,162 @@
+// Agents report their state through their own hooks, set per run by the daemon: stand-ins for
+// Claude Code and Codex CLI read the options exactly as the real CLIs do (Claude's --settings
+// JSON, run with sh and the event's JSON on stdin; Codex's -c notify=[...] array, run with its
+// payload appended), and the session's attention follows, pushed as events.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { HoldfastClient } from '../src/protocol/client';
+import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
+import { resumeArgv } from '../src/protocol/agents';
+import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
+
+const CLAUDE = String.raw`#!/usr/bin/env node
+const { execFileSync } = require('node:child_process');
+const args = process.argv.slice(2);
+const at = args.indexOf('--settings');
+const settings = JSON.parse(args[at + 1]);
+const rest = args.filter((_, i) => i !== at && i !== at + 1);
+const sessionId = rest[rest.indexOf('--session-id') + 1];
+console.log('claude argv: ' + JSON.stringify(rest));
+console.log('hooks: ' + Object.keys(settings.hooks).sort().join(','));
+const fire = (event) => {
+  for (const matcher of settings.hooks[event] || [])
+    for (const hook of matcher.hooks)
+      execFileSync('sh', ['-c', hook.command], { input: JSON.stringify({ session_id: sessionId, hook_event_name: event }) });
+  console.log('fired ' + event);
+};
+const events = { prompt: 'UserPromptSubmit', ask: 'Notification', finish: 'Stop' };
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (line) => fire(events[line.trim()]));
+`;
+
+const CODEX = String.raw`#!/usr/bin/env node
+const { execFileSync } = require('node:child_process');
+const args = process.argv.slice(2);
+const at = args.indexOf('-c');
+const value = args[at + 1];
+if (!value.startsWith('notify=')) throw new Error('no notify: ' + value);
+const notify = JSON.parse(value.slice('notify='.length));
+console.log('codex argv: ' + JSON.stringify(args.filter((_, i) => i !== at && i !== at + 1)));
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', () => {
+  const payload = { type: 'agent-turn-complete', 'thread-id': '0199a213-81c0-7800-8aa1-bbab2a035a53', 'turn-id': '7',
+    cwd: process.cwd(), 'input-messages': ['hi'], 'last-assistant-message': 'done' };
+  execFileSync(notify[0], [...notify.slice(1), JSON.stringify(payload)]);
+  console.log('turn complete');
+});
+`;
+
+let daemon: TestDaemon;
+let client: HoldfastClient;
+let bin: string;
+const attention: { id: string; attention: SessionAttention }[] = [];
+
+before(async () => {
+  daemon = await startTestDaemon();
+  bin = path.join(daemon.dir, 'bin');
+  fs.mkdirSync(bin);
+  fs.writeFileSync(path.join(bin, 'claude'), CLAUDE, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'codex'), CODEX, { mode: 0o755 });
+  client = await daemon.connect();
+  client.onEvent((event: DaemonEvent) => {
+    if (event.type === 'attention') attention.push({ id: event.id, attention: event.attention });
+  });
+  await client.request('subscribe', {});
+});
+after(() => daemon.stop());
+
+async function start(argv: string[], agent: Record<string, unknown>): Promise<SessionInfo> {
+  const { session } = await client.request('create', {
+    argv,
+    env: { PATH: `${bin}:${process.env.PATH}` },
+    metadata: { agent },
+  });
+  return session;
+}
+
+/** Resolves once the session's attention is `state` from `source`: listening first, then asking, so no event falls between. */
+async function untilState(id: string, state: string, source: string): Promise<SessionAttention> {
+  let sub: { dispose(): void } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const matches = (a: SessionAttention) => a.state === state && a.source === source;
+  try {
+    return await new Promise<SessionAttention>((resolve, reject) => {
+      sub = client.onEvent((event) => {
+        if (event.type === 'attention' && event.id === id && matches(event.attention)) resolve(event.attention);
+      });
+      timer = setTimeout(() => reject(new Error(`no ${state} from ${source}: ${JSON.stringify(attention)}`)), 20_000);
+      client.request('show', { session: id }).then(({ session }) => {
+        if (matches(session.attention)) resolve(session.attention);
+      }, reject);
+    });
+  } finally {
+    sub?.dispose();
+    clearTimeout(timer);
+  }
+}
+
+async function send(id: string, line: string, echo: string): Promise<void> {
+  await client.request('send', { session: id, data: `${line}\r` });
+  const { met } = await client.request('wait', {
+    session: id,
+    condition: { kind: 'text', pattern: echo },
+    timeoutMs: 20_000,
+  });
+  assert.ok(met, `no "${echo}"`);
+}
+
+test('Claude Code: --settings hooks report running, waiting and done, and the conversation id', async () => {
+  assert.ok(fs.existsSync(CLI_SCRIPT), 'the hook runs dist/cli.js notify');
+  const id = '0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01';
+  const session = await start(['claude', '--session-id', id], { profile: 'claude', sessionId: id });
+  const { met } = await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: 'hooks: Notification,Stop,UserPromptSubmit' },
+    timeoutMs: 20_000,
+  });
+  const { lines } = await client.request('read', { session: session.id });
+  assert.ok(met, `the stand-in got --settings with three hooks:\n${lines.join('\n')}`);
+  assert.ok(lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)), lines.join('\n'));
+
+  await send(session.id, 'prompt', 'fired UserPromptSubmit');
+  assert.equal((await untilState(session.id, 'running', 'hook')).source, 'hook');
+  await send(session.id, 'ask', 'fired Notification');
+  await untilState(session.id, 'waiting', 'hook');
+  await send(session.id, 'finish', 'fired Stop');
+  await untilState(session.id, 'done', 'hook');
+  const { session: info } = await client.request('show', { session: session.id });
+  assert.equal(info.attention.state, 'done');
+  assert.equal((info.metadata.agent as { sessionId: string }).sessionId, id);
+});
+
+test('Codex CLI: its notify program reports each finished turn and the thread id that resume continues', async () => {
+  const session = await start(['codex'], { profile: 'codex' });
+  assert.deepEqual(resumeArgv(session.metadata), ['codex', 'resume', '--last'], 'no thread known yet');
+  const { met } = await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: 'codex argv: \\[\\]' },
+    timeoutMs: 20_000,
+  });
+  assert.ok(met);
+  await send(session.id, 'go', 'turn complete');
+  await untilState(session.id, 'done', 'hook');
+  const { session: info } = await client.request('show', { session: session.id });
+  assert.deepEqual(resumeArgv(info.metadata), ['codex', 'resume', '0199a213-81c0-7800-8aa1-bbab2a035a53']);
+});
+
+test('a bad report gets a clear one-line error and changes nothing', async () => {
+  const session = await start(['codex'], { profile: 'codex' });
+  await assert.rejects(
+    client.request('notify', { session: session.id, state: 'sleeping' as 'done' }),
+    /state/,
+  );
+  await assert.rejects(
+    client.request('notify', { session: session.id, state: 'done', conversationId: '--rm -rf' }),
+    /agent session id/,
+  );
+  const { session: info } = await client.request('show', { session: session.id });
+  assert.notEqual(info.attention.source, 'hook');
+  assert.equal((info.metadata.agent as { sessionId?: string }).sessionId, undefined);
+});

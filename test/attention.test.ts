@@ -1,0 +1,146 @@
+// Whether a session needs you (src/daemon/attention.ts), the hook options each agent gets
+// (src/protocol/agents.ts) and what `holdfast notify` reads from a hook's payload.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { readPayload } from '../src/cli/commands/notify';
+import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/attention';
+import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, shellQuote, withAgentHooks } from '../src/protocol/agents';
+import type { SessionAttention } from '../src/protocol/messages';
+
+function tracker(): { attention: Attention; changes: SessionAttention[] } {
+  const changes: SessionAttention[] = [];
+  return { attention: new Attention(0, (a) => changes.push(a)), changes };
+}
+
+test('output: running while it flows, idle after a quiet spell', () => {
+  const { attention, changes } = tracker();
+  assert.equal(attention.value.state, 'idle');
+  attention.burst(10);
+  attention.quiet(2100, 100);
+  assert.deepEqual(
+    changes.map((c) => [c.state, c.since, c.source]),
+    [
+      ['running', 10, 'output'],
+      ['idle', 2100, 'output'],
+    ],
+  );
+});
+
+test('a bell waits until a new burst of output answers it, or its own burst goes on past it', () => {
+  const { attention } = tracker();
+  attention.burst(0);
+  attention.bell(100);
+  assert.deepEqual(attention.value, { state: 'waiting', since: 100, source: 'bell' });
+  attention.quiet(2200, 200); // the prompt's own redraw ended soon after the bell: still waiting
+  assert.equal(attention.value.state, 'waiting');
+  attention.burst(5000); // the answer's output
+  assert.equal(attention.value.state, 'running');
+
+  attention.bell(6000);
+  attention.quiet(6000 + OUTPUT_AFTER_BELL_MS + 2500, 6000 + OUTPUT_AFTER_BELL_MS + 500);
+  assert.equal(attention.value.state, 'idle', 'output went on well past the bell: it moved on');
+});
+
+test('typing into a session that waits means it is being answered', () => {
+  const { attention } = tracker();
+  attention.bell(10);
+  attention.input(20);
+  assert.deepEqual(attention.value, { state: 'running', since: 20, source: 'input' });
+  attention.input(30); // running stays running
+  assert.equal(attention.value.since, 20);
+});
+
+test('shell prompt marks: C runs a command, D ends it, and quiet during a command is still running', () => {
+  const { attention } = tracker();
+  attention.prompt('A', 0);
+  assert.equal(attention.value.state, 'idle');
+  attention.prompt('C', 10);
+  attention.quiet(5000, 100);
+  assert.deepEqual(attention.value, { state: 'running', since: 10, source: 'prompt' });
+  attention.prompt('D', 6000);
+  assert.equal(attention.value.state, 'done');
+  attention.burst(7000); // the next prompt's output does not make it run
+  assert.equal(attention.value.state, 'done');
+});
+
+test("an agent's hook is believed over output and quiet until its next report", () => {
+  const { attention } = tracker();
+  attention.report('running', 10);
+  attention.quiet(5000, 100);
+  assert.equal(attention.value.state, 'running');
+  attention.report('waiting', 6000);
+  attention.burst(6500); // redraws while it waits
+  assert.deepEqual(attention.value, { state: 'waiting', since: 6000, source: 'hook' });
+  attention.report('done', 7000);
+  assert.equal(attention.value.state, 'done');
+});
+
+test('no change, no event', () => {
+  const { attention, changes } = tracker();
+  attention.quiet(10, 0);
+  attention.input(20);
+  attention.report('done', 30);
+  attention.report('done', 40);
+  assert.equal(changes.length, 1);
+});
+
+const NOTIFY = ['/usr/bin/env', 'ELECTRON_RUN_AS_NODE=1', '/opt/VS Code/code', "/home/o'neil/cli.js", 'notify'];
+const profile = (id: string) => BUILTIN_AGENTS.find((p) => p.id === id)!;
+
+test('Claude Code gets its hooks as --settings JSON, each command quoted for sh', () => {
+  const args = agentHookArgs(profile('claude'), NOTIFY);
+  assert.equal(args[0], '--settings');
+  const settings = JSON.parse(args[1]) as { hooks: Record<string, { hooks: { type: string; command: string }[] }[]> };
+  assert.deepEqual(Object.keys(settings.hooks).sort(), ['Notification', 'Stop', 'UserPromptSubmit']);
+  const command = settings.hooks.Notification[0].hooks[0].command;
+  // sh reads the command back into exactly the words it came from.
+  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' });
+  assert.deepEqual(words.trimEnd().split('\n'), [...NOTIFY, '--from', 'claude', '--state', 'waiting']);
+  assert.equal(shellQuote("it's"), `'it'\\''s'`);
+});
+
+test("Codex gets its notify program as a TOML array in -c, and its hook reports the thread id", () => {
+  const args = agentHookArgs(profile('codex'), NOTIFY);
+  assert.equal(args[0], '-c');
+  assert.ok(args[1].startsWith('notify=['));
+  assert.deepEqual(JSON.parse(args[1].slice('notify='.length)), [...NOTIFY, '--from', 'codex']);
+  assert.deepEqual(withAgentHooks(['codex', 'resume', 'abc'], profile('codex'), NOTIFY).slice(0, 2), ['codex', '-c']);
+  assert.deepEqual(withAgentHooks(['gemini'], profile('gemini'), NOTIFY), ['gemini'], 'Gemini has no per-run hooks');
+  assert.deepEqual(withAgentHooks(['claude'], profile('claude'), undefined), ['claude']);
+
+  const payload = JSON.stringify({
+    type: 'agent-turn-complete',
+    'thread-id': '0199a213-81c0-7800-8aa1-bbab2a035a53',
+    'turn-id': '1',
+    cwd: '/w',
+    'input-messages': ['hi'],
+    'last-assistant-message': 'hello',
+  });
+  assert.deepEqual(readPayload('codex', payload), {
+    state: 'done',
+    conversationId: '0199a213-81c0-7800-8aa1-bbab2a035a53',
+  });
+  assert.deepEqual(readPayload('claude', '{"session_id":"s-1","hook_event_name":"Stop"}'), {
+    state: undefined,
+    conversationId: 's-1',
+  });
+  assert.deepEqual(readPayload('codex', 'not json'), { state: undefined, conversationId: undefined });
+  assert.deepEqual(readPayload(undefined, payload), { state: undefined, conversationId: undefined });
+});
+
+test('resume: Codex continues the thread its hook reported, or its latest before any; Gemini its generated id', () => {
+  const codex = { profile: 'codex' };
+  assert.deepEqual(resumeArgv({ agent: codex }), ['codex', 'resume', '--last']);
+  assert.deepEqual(resumeArgv({ agent: { ...codex, sessionId: '0199a213-81c0' } }), ['codex', 'resume', '0199a213-81c0']);
+  assert.equal(
+    resumeArgv({ agent: { ...codex, sessionId: '-rf' } }),
+    'its agent session id starts with "-"',
+    'a reported id is checked like a recorded one',
+  );
+  assert.deepEqual(resumeArgv({ agent: { profile: 'gemini', sessionId: 'c0ffee00-1111-4222-8333-444455556666' } }), [
+    'gemini',
+    '--resume',
+    'c0ffee00-1111-4222-8333-444455556666',
+  ]);
+});
