@@ -13,6 +13,7 @@ export enum Capability {
   Subscribe = 'subscribe', // session events without attaching
   Stop = 'stop',
   Recovery = 'recovery', // checkpoints, recovery.*, config.*, relaunch, resume
+  Attention = 'attention', // SessionInfo.attention, 'attention' events, notify
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
