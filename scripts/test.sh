@@ -7,6 +7,8 @@ npm run build
 rm -rf out && npx tsc -p .
 # typescript-eslint with type information: floating promises, unused code, empty catches.
 npm run lint
+# The real agent CLIs, whose option parsing test/agents-real checks the built-in profiles against.
+bash scripts/setup-agents.sh
 node --test --test-concurrency=2 --test-timeout=120000 $(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$')
 # The load test compares flood throughput with and without watchers: it runs alone, so that
 # another test file's CPU use does not show up as the watchers' cost.
