@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/protocol/launch';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
-import { daemonLog, daemonToken, RawConnection, record, sleep } from './helpers/reliability';
+import { daemonLog, daemonToken, RawConnection, record } from './helpers/reliability';
 
 function pidsIn(file: string): number[] {
   return fs.readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
@@ -117,7 +117,12 @@ test('regression: the disk full while a checkpoint is written: the failed write 
       recovery,
       files().find((n) => n.startsWith('checkpoint-'))!,
     );
-    await sleep(300);
+    // A checkpoint written (by rename: never half a file) after the session printed its line.
+    const screenSaved = () =>
+      (JSON.parse(fs.readFileSync(file, 'utf8')) as { sessions: { screen?: string }[] }).sessions[0]?.screen?.includes(
+        'small',
+      ) === true;
+    await waitFor(screenSaved, 10_000, 'a checkpoint with the session’s screen');
     const previous = fs.readFileSync(file, 'utf8');
     assert.equal(JSON.parse(previous).sessions.length, 1);
     // ~2,000 lines of 150 characters of screen: the next checkpoint does not fit. The session prints
@@ -185,13 +190,13 @@ test('the daemon killed with SIGKILL: its sessions get SIGHUP, nothing is left r
     `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
     `bash -c 'echo $$ >> ${pidFile}; while :; do sleep 1; done' & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
   ];
-  for (const script of scripts) {
-    const { session } = await client.request('create', { argv: ['sh', '-c', script] });
-    await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length >= 1, 5000, 'pids');
-    await sleep(100);
-    void session;
+  // Each script writes its pids (1, 2 and 3 of them) before the next session starts.
+  let written = 0;
+  for (const [i, script] of scripts.entries()) {
+    await client.request('create', { argv: ['sh', '-c', script] });
+    written += i + 1;
+    await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === written, 5000, `${written} pids`);
   }
-  await waitFor(() => pidsIn(pidFile).length === 6, 5000, 'six pids');
   const pids = pidsIn(pidFile);
   assert.ok(pids.every(isAlive));
   client.close();
