@@ -117,12 +117,13 @@ async function askQuery(query: string, expected: RegExp, withOwner: boolean): Pr
   const file = path.join(daemon.dir, 'query.js');
   fs.writeFileSync(file, QUERY_PROGRAM);
   const client = await daemon.connect();
-  // The program queries only once told to: after the owner (if any) is attached.
+  // The program queries only once told to: after the owner (if any) is attached. The cursor goes
+  // home first (the line that told it may have been echoed).
   const { session } = await client.request('create', {
     argv: [
       'sh',
       '-c',
-      'stty -echo; read go; exec "$0" "$1" "$(printf "$2")" "$3"',
+      'read go; printf "\\033[H"; exec "$0" "$1" "$(printf "$2")" "$3"',
       process.execPath,
       file,
       query,

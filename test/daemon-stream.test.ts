@@ -118,7 +118,7 @@ test('the last output of a program that exits right after writing is never lost'
 test('a watcher that never reads (more than its 8 MiB queue) does not slow the program, and is resynced when it reads again', async () => {
   const client = await daemon.connect();
   const { session } = await client.request('create', {
-    argv: ['sh', '-c', 'stty -echo; read go; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
+    argv: ['sh', '-c', 'read go; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
     cols: 80,
     rows: 24,
     scrollback: 100,
@@ -182,7 +182,12 @@ test('a watcher that never reads (more than its 8 MiB queue) does not slow the p
 test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one second', async () => {
   const client = await daemon.connect();
   // The update ends when the test says so (a line on stdin), after it attached inside it.
-  const script = `stty -echo; printf 'before\\n\\033[?2026hpartial'; read go; printf ' complete\\033[?2026l\\n'; sleep 30`;
+  const script = [
+    "stty -echo; printf 'before\\n\\033[?2026hpartial'",
+    'read go',
+    "printf ' complete\\033[?2026l\\n'",
+    'sleep 30',
+  ].join('; ');
   const { session } = await client.request('create', { argv: ['sh', '-c', script], cols: 80, rows: 10 });
   await client.request('wait', {
     session: session.id,
