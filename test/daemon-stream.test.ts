@@ -115,69 +115,73 @@ test('the last output of a program that exits right after writing is never lost'
   }
 });
 
-test('a watcher that never reads (more than its 8 MiB queue) does not slow the program, and is resynced when it reads again', async () => {
-  const client = await daemon.connect();
-  const { session } = await client.request('create', {
-    argv: ['sh', '-c', 'read go; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
-    cols: 80,
-    rows: 24,
-    scrollback: 100,
-  });
-  // A raw client that attaches and then stops reading its socket; the flood starts after that.
-  const socket = net.createConnection(daemon.socket);
-  await new Promise((r) => socket.once('connect', r));
-  const decoder = new FrameDecoder();
-  let attached!: () => void;
-  const attachAnswered = new Promise<void>((resolve) => (attached = resolve));
-  let resynced = false;
-  let lastSnapshot = '';
-  socket.on('data', (chunk: Buffer) => {
-    for (const frame of decoder.push(chunk)) {
-      if (frame.kind === FrameKind.Response) {
-        socket.pause(); // at once, in this handler: nothing more is read until resume()
-        attached();
+test(
+  'a watcher that never reads (more than its 8 MiB queue) does not slow the program, ' +
+    'and is resynced when it reads again',
+  async () => {
+    const client = await daemon.connect();
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', 'read go; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
+      cols: 80,
+      rows: 24,
+      scrollback: 100,
+    });
+    // A raw client that attaches and then stops reading its socket; the flood starts after that.
+    const socket = net.createConnection(daemon.socket);
+    await new Promise((r) => socket.once('connect', r));
+    const decoder = new FrameDecoder();
+    let attached!: () => void;
+    const attachAnswered = new Promise<void>((resolve) => (attached = resolve));
+    let resynced = false;
+    let lastSnapshot = '';
+    socket.on('data', (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        if (frame.kind === FrameKind.Response) {
+          socket.pause(); // at once, in this handler: nothing more is read until resume()
+          attached();
+        }
+        if (frame.kind === FrameKind.Event && frame.payload.toString().includes('"resync"')) resynced = true;
+        if (frame.kind === FrameKind.Snapshot && resynced) lastSnapshot = splitRaw(frame.payload).bytes.toString();
       }
-      if (frame.kind === FrameKind.Event && frame.payload.toString().includes('"resync"')) resynced = true;
-      if (frame.kind === FrameKind.Snapshot && resynced) lastSnapshot = splitRaw(frame.payload).bytes.toString();
-    }
-  });
-  const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
-  socket.write(
-    encodeJson(FrameKind.Hello, {
-      protocol: PROTOCOL_VERSION,
-      client: 'stalled',
-      version: 'test',
-      token,
-      capabilities: [],
-    }),
-  );
-  socket.write(
-    encodeJson(FrameKind.Request, {
-      id: 1,
-      method: 'attach',
-      params: { session: session.id, channel: 7, role: 'watcher' },
-    }),
-  );
-  await attachAnswered;
-  await client.request('send', { session: session.id, data: '\r' });
-  const started = Date.now();
-  const { met } = await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^FLOOD-DONE$' },
-    timeoutMs: 60_000,
-  });
-  assert.ok(met, 'the program was held up by a watcher that does not read');
-  const floodMs = Date.now() - started;
-  // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
-  socket.resume();
-  await waitFor(
-    () => lastSnapshot.includes('FLOOD-DONE'),
-    20_000,
-    `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`,
-  );
-  socket.destroy();
-  await client.request('remove', { session: session.id });
-});
+    });
+    const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
+    socket.write(
+      encodeJson(FrameKind.Hello, {
+        protocol: PROTOCOL_VERSION,
+        client: 'stalled',
+        version: 'test',
+        token,
+        capabilities: [],
+      }),
+    );
+    socket.write(
+      encodeJson(FrameKind.Request, {
+        id: 1,
+        method: 'attach',
+        params: { session: session.id, channel: 7, role: 'watcher' },
+      }),
+    );
+    await attachAnswered;
+    await client.request('send', { session: session.id, data: '\r' });
+    const started = Date.now();
+    const { met } = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^FLOOD-DONE$' },
+      timeoutMs: 60_000,
+    });
+    assert.ok(met, 'the program was held up by a watcher that does not read');
+    const floodMs = Date.now() - started;
+    // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
+    socket.resume();
+    await waitFor(
+      () => lastSnapshot.includes('FLOOD-DONE'),
+      20_000,
+      `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`,
+    );
+    socket.destroy();
+    await client.request('remove', { session: session.id });
+  },
+);
 
 test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one second', async () => {
   const client = await daemon.connect();
@@ -237,54 +241,64 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
   await client.request('remove', { session: stuck.id });
 });
 
-test('a screenFirst attach gets the visible screen first, then the whole scrollback, and no line is lost or doubled while the program prints', async () => {
-  const client = await daemon.connect();
-  // 3000 numbered lines, then one more every few milliseconds while the snapshots go out.
-  const { session } = await client.request('create', {
-    argv: [
-      'sh',
-      '-c',
-      'seq 1 3000; i=3001; while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; exec sleep 60',
-    ],
-    cols: 80,
-    rows: 24,
-    scrollback: 10_000,
-  });
-  await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^2999$', history: true },
-    timeoutMs: 10_000,
-  });
-  const replay = new ReplayTerminal(80, 24, 20_000);
-  const reasons: string[] = [];
-  let screenLines: string[] | undefined;
-  const watcher = await daemon.connect('screen-first');
-  await watcher.attach(
-    { session: session.id, role: 'watcher', screenFirst: true },
-    {
-      onSnapshot: (bytes, why) => {
-        reasons.push(why);
-        if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
-        replay.onSnapshot(bytes, why);
+test(
+  'a screenFirst attach gets the visible screen first, then the whole scrollback, ' +
+    'and no line is lost or doubled while the program prints',
+  async () => {
+    const client = await daemon.connect();
+    // 3000 numbered lines, then one more every few milliseconds while the snapshots go out.
+    const { session } = await client.request('create', {
+      argv: [
+        'sh',
+        '-c',
+        'seq 1 3000; i=3001; ' +
+          'while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; ' +
+          'exec sleep 60',
+      ],
+      cols: 80,
+      rows: 24,
+      scrollback: 10_000,
+    });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^2999$', history: true },
+      timeoutMs: 10_000,
+    });
+    const replay = new ReplayTerminal(80, 24, 20_000);
+    const reasons: string[] = [];
+    let screenLines: string[] | undefined;
+    const watcher = await daemon.connect('screen-first');
+    await watcher.attach(
+      { session: session.id, role: 'watcher', screenFirst: true },
+      {
+        onSnapshot: (bytes, why) => {
+          reasons.push(why);
+          if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
+          replay.onSnapshot(bytes, why);
+        },
+        onOutput: (bytes) => replay.onOutput(bytes),
+        onEvent: (event) => replay.onEvent(event),
       },
-      onOutput: (bytes) => replay.onOutput(bytes),
-      onEvent: (event) => replay.onEvent(event),
-    },
-  );
-  await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
-  await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^3400$' },
-    timeoutMs: 10_000,
-  });
-  await waitFor(async () => (await replay.lines()).some((l) => l.trim() === '3400'), 10_000, 'the replay to show 3400');
-  assert.deepEqual(reasons, ['attach', 'history']);
-  assert.ok(screenLines!.length <= 24 + 1, `the first snapshot is the screen only (${screenLines!.length} lines)`);
-  const last = assertConsecutive(await replay.lines(), 'replay after the history snapshot');
-  assert.equal(last, 3400);
-  const numbers = (await replay.lines()).map((l) => l.trim()).filter((l) => l !== '');
-  assert.equal(numbers[0], '1', 'the scrollback reaches back to the first line');
-});
+    );
+    await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^3400$' },
+      timeoutMs: 10_000,
+    });
+    await waitFor(
+      async () => (await replay.lines()).some((l) => l.trim() === '3400'),
+      10_000,
+      'the replay to show 3400',
+    );
+    assert.deepEqual(reasons, ['attach', 'history']);
+    assert.ok(screenLines!.length <= 24 + 1, `the first snapshot is the screen only (${screenLines!.length} lines)`);
+    const last = assertConsecutive(await replay.lines(), 'replay after the history snapshot');
+    assert.equal(last, 3400);
+    const numbers = (await replay.lines()).map((l) => l.trim()).filter((l) => l !== '');
+    assert.equal(numbers[0], '1', 'the scrollback reaches back to the first line');
+  },
+);
 
 test('a historyLater attach gets the screen only, and the scrollback when it asks for it', async () => {
   const client = await daemon.connect();

@@ -180,7 +180,8 @@ export class CodeServer {
     }
     if (outcome === 'exited') {
       throw new Error(
-        `code-server exited (${child.exitCode ?? child.signalCode}) before answering\n--- ${this.logFile} (tail) ---\n${this.logTail()}`,
+        `code-server exited (${child.exitCode ?? child.signalCode}) before answering\n` +
+          `--- ${this.logFile} (tail) ---\n${this.logTail()}`,
       );
     }
   }

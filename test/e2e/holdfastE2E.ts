@@ -26,7 +26,8 @@ export function otherTabs(tabs: TerminalTab[]): TerminalTab[] {
 }
 
 export const NO_OTHER_TABS =
-  'no terminal tab besides the restored Holdfast ones (VS Code opens its default shell when it finds no terminal at startup, before Holdfast restores its tabs)';
+  'no terminal tab besides the restored Holdfast ones (VS Code opens its default shell when it finds no terminal ' +
+  'at startup, before Holdfast restores its tabs)';
 
 export interface HoldfastE2EOptions {
   name: string;

@@ -30,7 +30,8 @@ export async function runCommand(page: Page, title: string, opts: { timeout?: nu
           )
           .catch(() => []);
         trace(
-          `runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}; rows: ${JSON.stringify(rows.slice(0, 5))}`,
+          `runCommand ${title}: attempt ${attempt} failed: ${(err as Error).message.split('\n')[0]}; ` +
+            `rows: ${JSON.stringify(rows.slice(0, 5))}`,
         );
         throw err;
       }

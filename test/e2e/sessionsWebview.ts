@@ -9,7 +9,11 @@ export async function openSidebar(wb: Workbench): Promise<void> {
   const icon = page.locator('.part.activitybar .action-item a.action-label[aria-label^="Holdfast"]').first();
   await icon.click({ timeout: 15_000 });
   await page.waitForSelector(
-    '.part.sidebar .pane-header[aria-label^="Sessions"], .part.sidebar .title-label h2[title^="Holdfast"], .part.sidebar .composite.title',
+    [
+      '.part.sidebar .pane-header[aria-label^="Sessions"]',
+      '.part.sidebar .title-label h2[title^="Holdfast"]',
+      '.part.sidebar .composite.title',
+    ].join(', '),
     { timeout: 15_000 },
   );
   trace('sidebar open');
@@ -41,7 +45,8 @@ export class SessionsWebview {
     // An expression, not a function built in the page: the webview's CSP forbids eval there.
     const selector = JSON.stringify(`.card[data-session-id="${id}"]`);
     return frame.evaluate(
-      `(() => { const card = document.querySelector(${selector}); return card ? (${fn.toString()})(card) : undefined; })()`,
+      `(() => { const card = document.querySelector(${selector}); ` +
+        `return card ? (${fn.toString()})(card) : undefined; })()`,
     ) as Promise<T | undefined>;
   }
 

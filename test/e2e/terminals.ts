@@ -104,7 +104,8 @@ function activeXterm(page: Page) {
     .locator(
       [
         '.editor-group-container.active .editor-instance .terminal-wrapper.active .xterm',
-        '.part.panel .terminal-groups-container .terminal-group:not([style*="display: none"]) .terminal-wrapper.active .xterm',
+        '.part.panel .terminal-groups-container .terminal-group:not([style*="display: none"])' +
+          ' .terminal-wrapper.active .xterm',
         '.part.panel .terminal-wrapper.active .xterm',
       ].join(', '),
     )

@@ -161,7 +161,11 @@ export class Workbench {
   /** The text of visible notifications and dialogs (toasts, modal dialogs). */
   async notifications(): Promise<string[]> {
     return this.page.$$eval(
-      '.notification-toast .notification-list-item-message, .monaco-dialog-box .dialog-message-text, .monaco-dialog-box .dialog-message-detail',
+      [
+        '.notification-toast .notification-list-item-message',
+        '.monaco-dialog-box .dialog-message-text',
+        '.monaco-dialog-box .dialog-message-detail',
+      ].join(', '),
       (els) => els.map((e) => (e.textContent ?? '').trim()).filter(Boolean),
     );
   }
