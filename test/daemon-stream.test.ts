@@ -9,7 +9,7 @@ import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/protocol/paths';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
-import { SessionTiming } from '../src/daemon/session';
+import { SnapshotTiming } from '../src/daemon/snapshotQueue';
 
 let daemon: TestDaemon;
 before(async () => {
@@ -297,7 +297,7 @@ test('a historyLater attach gets the screen only, and the scrollback when it ask
   await waitFor(() => reasons.length > 0, 5000, 'the screen');
   // Longer than a screenFirst attach's history waits (HistoryAfterScreenMs), then a request on the
   // same connection: every frame the daemon sent before its answer has arrived.
-  await new Promise((resolve) => setTimeout(resolve, SessionTiming.HistoryAfterScreenMs * 3));
+  await new Promise((resolve) => setTimeout(resolve, SnapshotTiming.HistoryAfterScreenMs * 3));
   await watcher.request('list', {});
   assert.deepEqual(reasons, ['attach'], 'no history until asked for');
   assert.equal((await replay.lines()).filter((l) => l.trim() !== '')[0].trim(), '478', 'the screen only');

@@ -1,39 +1,19 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
 import { DisposableStore, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
-import type { DaemonEvent, ExitStatus, SessionInfo, WaitCondition } from '../protocol/messages';
+import type { DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { scrollbackWithinBudget } from '../protocol/limits';
-import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
+import { GroupKill } from './groupKill';
 import { PtyProcess, PtyOptions } from './ptyProcess';
 import { SequenceBoundary } from './sequenceBoundary';
-import { SNAPSHOT_PREFIX } from './snapshot';
+import { SessionWaits, WaitFor } from './sessionWaits';
+import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
 
 export enum SessionTiming {
   /** No output for this long: the session is idle. */
   IdleAfterMs = 2000,
-  /** A snapshot waits at most this long for a synchronized update (DEC 2026) to end. */
-  SyncWaitMs = 1000,
-  /** Text waiters re-check the screen at most this often. */
-  TextCheckMs = 50,
-  /**
-   * After a screenFirst attach's screen, the history waits this long: a client that parsed both in
-   * one go would show nothing until the whole history was parsed (VS Code's renderer did).
-   */
-  HistoryAfterScreenMs = 100,
-  /** Group-exit polling while a kill is in progress. */
-  KillPollMs = 25,
 }
-
-/**
- * full: screen, scrollback and modes (attach, resync); screen: the visible screen only, and the
- * history soon after; screen-only: the same without the history; history: the full snapshot that
- * follows a screen snapshot, wrapped in a synchronized update.
- */
-type SnapshotKind = 'full' | 'screen' | 'screen-only' | 'history';
-
-const SYNC_START = '\x1b[?2026h';
-const SYNC_END = '\x1b[?2026l';
 
 /** Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. */
 const BACKLOG_PAUSE = 4 * 1024 * 1024;
@@ -55,12 +35,6 @@ export interface SessionOptions extends PtyOptions {
   process?: ProgramProcess;
 }
 
-interface Waiter {
-  condition: WaitCondition;
-  pattern?: TextPattern;
-  resolve(met: boolean): void;
-}
-
 export class Session implements IDisposable {
   readonly id: string;
   name: string;
@@ -74,14 +48,9 @@ export class Session implements IDisposable {
   private readonly disposables = new DisposableStore();
   /** Chunks written to the emulator and not parsed yet: what a snapshot taken now does not contain. */
   private readonly inflight: Buffer[] = [];
-  private readonly awaitingSnapshot = new Map<Subscriber, SnapshotKind>();
-  private snapshotDeadline = 0;
-  private snapshotTimer: NodeJS.Timeout | undefined;
-  private snapshotCache: { key: string; bytes: Buffer } | undefined;
-  private screenCache: { key: string; bytes: Buffer } | undefined;
-  private readonly historyFollowUps = new Set<NodeJS.Timeout>();
-  /** Pending kill polls and how to end each (with false). */
-  private readonly killPolls = new Map<NodeJS.Timeout, () => void>();
+  private readonly snapshots: SnapshotQueue;
+  private readonly waits: SessionWaits;
+  private readonly groupKill: GroupKill;
   private ptyPaused = false;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
@@ -94,8 +63,6 @@ export class Session implements IDisposable {
   private bell = 0;
   private active = false;
   private idleTimer: NodeJS.Timeout | undefined;
-  private waiters = new Set<Waiter>();
-  private textCheckTimer: NodeJS.Timeout | undefined;
   private readonly exited: Promise<void>;
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
   /** Session-wide events: the server passes them to subscribers of all sessions and to this session's channels. */
@@ -119,7 +86,10 @@ export class Session implements IDisposable {
       }),
     );
     this.pty = this.disposables.add(options.process ?? new PtyProcess(options));
+    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.inflight, this.roles));
+    this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
     this.exited = new Promise((resolve) => (this.markExited = resolve));
+    this.groupKill = this.disposables.add(new GroupKill(this.pty, this.exited));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
     this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info)));
     this.disposables.add(this.emulator.onParsed(() => this.onChunkParsed()));
@@ -138,20 +108,7 @@ export class Session implements IDisposable {
         this.fire({ type: 'bell', id: this.id, at: this.bell });
       }),
     );
-    this.disposables.add(
-      toDisposable(() => {
-        clearTimeout(this.snapshotTimer);
-        clearTimeout(this.idleTimer);
-        clearTimeout(this.textCheckTimer);
-        for (const followUp of this.historyFollowUps) clearTimeout(followUp);
-        for (const [poll, end] of this.killPolls) {
-          clearTimeout(poll);
-          end();
-        }
-        this.killPolls.clear();
-        for (const waiter of this.waiters) waiter.resolve(false);
-      }),
-    );
+    this.disposables.add(toDisposable(() => clearTimeout(this.idleTimer)));
   }
 
   get pid(): number {
@@ -210,8 +167,8 @@ export class Session implements IDisposable {
       this.ptyPaused = false;
       this.pty.resume();
     }
-    if (this.awaitingSnapshot.size > 0) this.takeSnapshots(true);
-    if (this.waiters.size > 0) this.scheduleTextCheck();
+    if (this.snapshots.pending) this.snapshots.take(true);
+    if (this.waits.pending) this.waits.scheduleTextCheck();
     if (this.exitStatus === null && this.pendingExit && this.emulator.backlog === 0) this.finishExit();
   }
 
@@ -234,7 +191,7 @@ export class Session implements IDisposable {
       this.idleTimer = undefined;
       if (this.emulator.backlog === 0) this.emulator.compactHistory();
       this.fire({ type: 'idle', id: this.id, at: Date.now() });
-      this.checkWaiters();
+      this.waits.check();
     }, ms);
   }
 
@@ -257,9 +214,7 @@ export class Session implements IDisposable {
     this.emulator.answerQueries = false;
     this.fire({ type: 'exit', id: this.id, exit: this.exitStatus });
     this.changed();
-    this.checkWaiters();
-    // The screen cannot change any more: text that is not there now never will be.
-    for (const waiter of [...this.waiters]) if (waiter.condition.kind === 'text') waiter.resolve(false);
+    this.waits.onExit();
     this.markExited();
   }
 
@@ -284,7 +239,7 @@ export class Session implements IDisposable {
 
   detach(subscriber: Subscriber): void {
     this.roles.remove(subscriber);
-    this.awaitingSnapshot.delete(subscriber);
+    this.snapshots.forget(subscriber);
     this.updateQueryAnswering();
     this.changed();
   }
@@ -313,84 +268,7 @@ export class Session implements IDisposable {
 
   /** Queues a snapshot for `subscriber`; it gets the stream from exactly the snapshot's point on. */
   requestSnapshot(subscriber: Subscriber, kind: SnapshotKind = 'full'): void {
-    subscriber.phase = 'pending';
-    if (this.awaitingSnapshot.size === 0) this.snapshotDeadline = Date.now() + SessionTiming.SyncWaitMs;
-    this.awaitingSnapshot.set(subscriber, kind);
-    this.takeSnapshots(false);
-  }
-
-  private takeSnapshots(afterParse: boolean): void {
-    // Outside a parse callback the emulator is exact only when nothing is waiting to be parsed.
-    if (!afterParse && this.emulator.backlog > 0) return;
-    if (this.emulator.inSynchronizedUpdate && Date.now() < this.snapshotDeadline) {
-      if (!this.snapshotTimer) {
-        this.snapshotTimer = setTimeout(() => {
-          this.snapshotTimer = undefined;
-          this.takeSnapshots(false);
-        }, this.snapshotDeadline - Date.now());
-      }
-      return;
-    }
-    clearTimeout(this.snapshotTimer);
-    this.snapshotTimer = undefined;
-    const waiting = [...this.awaitingSnapshot];
-    this.awaitingSnapshot.clear();
-    for (const [subscriber, kind] of waiting) {
-      if (kind === 'history') subscriber.sendEvent({ type: 'history', channel: subscriber.channel });
-      subscriber.sendSnapshot(
-        kind === 'screen' || kind === 'screen-only'
-          ? this.screenSnapshot()
-          : kind === 'history'
-            ? this.historySnapshot()
-            : this.currentSnapshot(),
-      );
-      for (const chunk of this.inflight) subscriber.sendOutput(chunk);
-      subscriber.phase = 'live';
-      // The screen is on its way; the history follows once the client had time to show it.
-      if (kind === 'screen') this.followWithHistory(subscriber);
-    }
-  }
-
-  private followWithHistory(subscriber: Subscriber): void {
-    const followUp = setTimeout(() => {
-      this.historyFollowUps.delete(followUp);
-      if (this.roles.all.has(subscriber) && !this.awaitingSnapshot.has(subscriber))
-        this.requestSnapshot(subscriber, 'history');
-    }, SessionTiming.HistoryAfterScreenMs);
-    this.historyFollowUps.add(followUp);
-  }
-
-  /** The visible screen with its modes, no scrollback: what a tab needs to be usable. */
-  private screenSnapshot(): Buffer {
-    const key = `${this.emulator.parsed}:${this.cols}x${this.rows}`;
-    if (this.screenCache?.key !== key)
-      this.screenCache = { key, bytes: Buffer.from(this.emulator.snapshot(0), 'utf8') };
-    return this.screenCache.bytes;
-  }
-
-  /**
-   * The full snapshot inside a synchronized update (DEC 2026): the receiver keeps showing the
-   * screen it has until the rebuilt one is complete, rather than the reset and the history scrolling by.
-   */
-  private historySnapshot(): Buffer {
-    const full = this.currentSnapshot();
-    const end = this.emulator.inSynchronizedUpdate ? '' : SYNC_END;
-    return Buffer.concat([
-      Buffer.from(SNAPSHOT_PREFIX + SYNC_START),
-      full.subarray(SNAPSHOT_PREFIX.length),
-      Buffer.from(end),
-    ]);
-  }
-
-  /**
-   * The snapshot of the screen as it is now. Serializing a full scrollback costs ~100 ms of CPU,
-   * and a window reload re-attaches sessions that have not changed: reuse the last one then.
-   */
-  private currentSnapshot(): Buffer {
-    const key = `${this.emulator.parsed}:${this.cols}x${this.rows}`;
-    if (this.snapshotCache?.key !== key)
-      this.snapshotCache = { key, bytes: Buffer.from(this.emulator.snapshot(), 'utf8') };
-    return this.snapshotCache.bytes;
+    this.snapshots.request(subscriber, kind);
   }
 
   // --- control -----------------------------------------------------------------------------
@@ -428,96 +306,13 @@ export class Session implements IDisposable {
    * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped
    * and nothing of its group is left.
    */
-  async kill(signal: NodeJS.Signals = 'SIGHUP', graceMs = 2000): Promise<void> {
-    if (!this.pty.groupAlive) return this.exited;
-    this.pty.signalGroup(signal);
-    if (!(await this.until(() => !this.pty.groupAlive, graceMs))) {
-      this.pty.signalGroup('SIGKILL');
-      await this.until(() => !this.pty.groupAlive, 5000);
-    }
-    await this.exited;
-  }
-
-  /** Polls `done` until it holds (true) or `ms` pass (false); disposing the session ends the poll (false). */
-  private until(done: () => boolean, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    return new Promise((resolve) => {
-      const check = () => {
-        if (done()) resolve(true);
-        else if (Date.now() >= deadline || this.disposables.isDisposed) resolve(false);
-        else {
-          const timer = setTimeout(() => {
-            this.killPolls.delete(timer);
-            check();
-          }, SessionTiming.KillPollMs);
-          this.killPolls.set(timer, () => resolve(false));
-        }
-      };
-      check();
-    });
+  kill(signal: NodeJS.Signals = 'SIGHUP', graceMs = 2000): Promise<void> {
+    return this.groupKill.kill(signal, graceMs);
   }
 
   /** Resolves true when the condition holds, false on timeout or removal. */
-  wait(condition: WaitCondition, timeoutMs: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const waiter: Waiter = {
-        condition,
-        pattern: condition.kind === 'text' ? compilePattern(condition.pattern, condition.flags) : undefined,
-        resolve: (met) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(met);
-        },
-      };
-      if (this.isMet(waiter)) return resolve(true);
-      this.waiters.add(waiter);
-      timer = setTimeout(() => waiter.resolve(false), timeoutMs);
-      if (condition.kind === 'idle') this.armIdleWait(waiter);
-    });
-  }
-
-  private armIdleWait(waiter: Waiter): void {
-    if (waiter.condition.kind !== 'idle') return;
-    const remaining = waiter.condition.ms - (Date.now() - this.lastOutput);
-    const handle = setTimeout(
-      () => {
-        if (!this.waiters.has(waiter)) return;
-        if (this.isMet(waiter)) waiter.resolve(true);
-        else this.armIdleWait(waiter);
-      },
-      Math.max(remaining, 10),
-    );
-    const resolve = waiter.resolve;
-    waiter.resolve = (met) => {
-      clearTimeout(handle);
-      resolve(met);
-    };
-  }
-
-  private isMet(waiter: Waiter): boolean {
-    switch (waiter.condition.kind) {
-      case 'exit':
-        return this.exitStatus !== null;
-      case 'idle':
-        return this.emulator.backlog === 0 && Date.now() - this.lastOutput >= waiter.condition.ms;
-      case 'text': {
-        const lines = this.emulator.lines(waiter.condition.history ? Infinity : 0);
-        return lines.some((line) => waiter.pattern!.test(line));
-      }
-    }
-  }
-
-  private checkWaiters(): void {
-    for (const waiter of [...this.waiters]) if (this.isMet(waiter)) waiter.resolve(true);
-  }
-
-  private scheduleTextCheck(): void {
-    if (this.textCheckTimer) return;
-    this.textCheckTimer = setTimeout(() => {
-      this.textCheckTimer = undefined;
-      this.checkWaiters();
-    }, SessionTiming.TextCheckMs);
+  wait(condition: WaitFor, timeoutMs: number): Promise<boolean> {
+    return this.waits.wait(condition, timeoutMs);
   }
 
   private changed(): void {
