@@ -119,6 +119,11 @@ export class Session implements IDisposable {
     return this.exitStatus === null;
   }
 
+  /** Removed: its program, emulator and clients are gone. */
+  get isDisposed(): boolean {
+    return this.disposables.isDisposed;
+  }
+
   get lastOutputAt(): number {
     return this.lastOutput;
   }

@@ -161,6 +161,7 @@ export class SessionRegistry implements IDisposable {
         ...size,
         scrollback,
         metadata: params.metadata ?? {},
+        log: (line) => this.log(`session ${id}: ${line}`),
         onEmulatorError: (err) =>
           this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
       });
