@@ -11,7 +11,7 @@ import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 import { absenceWindow } from './helpers/absence';
 import type { HoldfastClient } from '../src/protocol/client';
-import { SessionTiming } from '../src/daemon/session';
+import { SnapshotTiming } from '../src/daemon/snapshotQueue';
 
 let daemon: TestDaemon;
 before(async () => {
@@ -329,7 +329,7 @@ test('a historyLater attach gets the screen only, and the scrollback when it ask
   await waitFor(() => reasons.length > 0, 5000, 'the screen');
   // Absence: longer than a screenFirst attach's history waits (HistoryAfterScreenMs), then a request
   // on the same connection: every frame the daemon sent before its answer has arrived.
-  await absenceWindow(SessionTiming.HistoryAfterScreenMs * 3);
+  await absenceWindow(SnapshotTiming.HistoryAfterScreenMs * 3);
   await watcher.request('list', {});
   assert.deepEqual(reasons, ['attach'], 'no history until asked for');
   assert.equal((await replay.lines()).filter((l) => l.trim() !== '')[0].trim(), '478', 'the screen only');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HistoryStore, HistoryTuning } from '../src/daemon/historyStore';
-import { plainText } from '../src/daemon/historyCapture';
+import { plainText } from '../src/daemon/historyEncoding';
 import { Emulator } from '../src/daemon/emulator';
 
 function parsed(emulator: Emulator, data: string): Promise<void> {

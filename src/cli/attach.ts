@@ -144,6 +144,7 @@ class AttachSession {
 
     const onResize = () => {
       if (this.role === 'owner' && this.attachment && this.stdout.columns && this.stdout.rows) {
+        // A resize that fails means the session ended or the connection closed: the end handlers report that.
         this.attachment.resize(this.stdout.columns, this.stdout.rows).catch(() => undefined);
       }
     };

@@ -181,8 +181,15 @@ export function checkCheckpoints(env: NodeJS.ProcessEnv): Check {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(dir);
-  } catch {
-    return { name, ok: true, detail: `${dir} (none written yet)` };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return { name, ok: true, detail: `${dir} (none written yet)` };
+    return {
+      name,
+      ok: false,
+      detail: `cannot read ${dir}: ${(err as Error).message}`,
+      fix: `make ${dir} yours, mode 700`,
+    };
   }
   if (!st.isDirectory() || st.uid !== uid() || (st.mode & 0o077) !== 0) {
     return {
@@ -192,7 +199,13 @@ export function checkCheckpoints(env: NodeJS.ProcessEnv): Check {
       fix: `chmod 700 ${dir}, or move it away`,
     };
   }
-  const { checkpoints, skipped } = readCheckpoints(dir, '');
+  let read: ReturnType<typeof readCheckpoints>;
+  try {
+    read = readCheckpoints(dir, '');
+  } catch (err) {
+    return { name, ok: false, detail: `cannot list ${dir}: ${(err as Error).message}`, fix: `chmod 700 ${dir}` };
+  }
+  const { checkpoints, skipped } = read;
   const newest = checkpoints[0];
   const detail = `${dir}: ${checkpoints.length} readable${newest ? `, newest written ${new Date(newest.summary.writtenAt).toISOString()} with ${newest.summary.sessions} session(s)` : ''}`;
   if (skipped.length > 0)

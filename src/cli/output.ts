@@ -40,8 +40,6 @@ export function tildify(dir: string, home = os.homedir()): string {
   return home && (dir === home || dir.startsWith(home + '/')) ? '~' + dir.slice(home.length) : dir;
 }
 
-export { printable };
-
 /** A command line as a shell would take it, made printable. */
 export function commandLine(argv: readonly string[]): string {
   return printable(argv.map(shellQuote).join(' '));

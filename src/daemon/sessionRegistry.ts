@@ -173,6 +173,7 @@ export class SessionRegistry implements IDisposable {
         scrollback,
         metadata,
         launchArgv: launched,
+        log: (line) => this.log(`session ${id}: ${line}`),
         onEmulatorError: (err) =>
           this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
       });

@@ -11,7 +11,7 @@ import { readLayout } from './layout';
 
 export type Phase = 'running' | 'idle' | 'waiting' | 'exited' | 'archived';
 
-/** The daemon calls a session idle after this much quiet (SessionTiming.IdleAfterMs). */
+/** The daemon calls a session idle after this much quiet (SessionTiming.IdleAfterMs in src/daemon/sessionActivity.ts). */
 export const IDLE_AFTER_MS = 2000;
 /** Output this long after a bell, in the same burst, ends the wait (a prompt's own redraw is shorter). */
 export const OUTPUT_AFTER_BELL_MS = 1000;

@@ -69,8 +69,10 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
   let names: string[];
   try {
     names = fs.readdirSync(dir);
-  } catch {
-    return [];
+  } catch (err) {
+    // No directory: nothing written yet. Anything else (not readable) is the caller's to report.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
   const out: { id: string; path: string; mtimeMs: number; size: number }[] = [];
   for (const name of names) {

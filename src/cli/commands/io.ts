@@ -6,7 +6,8 @@ import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
-import { formatState, printable } from '../output';
+import { printable } from '../../protocol/printable';
+import { formatState } from '../output';
 
 export const readCommand: Command = {
   name: 'read',

@@ -9,7 +9,8 @@ import { expectPositionals } from '../args';
 import { Command, CommandResult, Context } from '../command';
 import { connectOptions, withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
-import { commandLine, formatAge, formatState, formatTime, printable, table, tildify } from '../output';
+import { printable } from '../../protocol/printable';
+import { commandLine, formatAge, formatState, formatTime, table, tildify } from '../output';
 import { daemonScriptPath } from './sessions';
 
 function verb(ctx: Context, verbs: string[]): string {
@@ -162,7 +163,7 @@ export function parseConfigValue(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
-    return raw;
+    return raw; // not JSON: the text itself
   }
 }
 
