@@ -99,7 +99,7 @@ test('attachFailed: only from attaching', () => {
   legalFrom('attachFailed', life.attachFailed, ['attaching']);
 });
 
-test('gone: the daemon going away ends every tab but closed and gone ones; a removed session only while attaching', () => {
+test('gone: a daemon going away ends every tab but closed and gone ones; a removed session only when attaching', () => {
   assert.deepEqual(life.sessionGone(live, 'daemonRestarted'), { kind: 'gone', why: 'daemonRestarted' });
   legalFrom('sessionGone(daemonStopped)', (s) => life.sessionGone(s, 'daemonStopped'), [
     'opening',

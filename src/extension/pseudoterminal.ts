@@ -345,6 +345,6 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private dropAttachment(): void {
     const attachment = this.attachment;
     this.attachment = undefined;
-    void attachment?.detach().catch(() => undefined); // the tab no longer shows it: a failed detach changes nothing here
+    void attachment?.detach().catch(() => undefined); // no longer shown: a failed detach changes nothing
   }
 }

@@ -111,7 +111,8 @@ export class SessionActions {
       if (how === 'resume') {
         const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
         session = result.session;
-        note = `resumed: ${result.argv.join(' ')} in ${session.cwd} (a new run of the agent; the conversation continues)`;
+        const argv = result.argv.join(' ');
+        note = `resumed: ${argv} in ${session.cwd} (a new run of the agent; the conversation continues)`;
       } else {
         session = (await client.request('relaunch', { session: id, env })).session;
         note = `relaunched: ${session.argv.join(' ')} in ${session.cwd} (a new run, not the old process)`;

@@ -5,7 +5,10 @@ import type { Attachment } from '../protocol/client';
 import type { Role, SessionInfo } from '../protocol/messages';
 import { failureNotice, NOTICE } from './notices';
 
-/** After a reload the previous window's connection may linger briefly: a tab that had to start as a watcher takes input back if the owner leaves this soon. */
+/**
+ * After a reload the previous window's connection may linger briefly: a tab that had to start as a
+ * watcher takes input back if the owner leaves this soon.
+ */
 const RECLAIM_WINDOW_MS = 5000;
 
 /** What input ownership needs from its tab. */

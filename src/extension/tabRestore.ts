@@ -36,7 +36,7 @@ export class TabRestore {
 
   constructor(private readonly ctx: RestoreContext) {}
 
-  /** Re-creates a tab for every session of this workspace that has none here; resolves how many. Runs once at a time. */
+  /** Re-creates a tab for every session of this workspace that has none here; resolves how many. One at a time. */
   restore(): Promise<number> {
     this.restoring ??= this.doRestore().finally(() => (this.restoring = undefined));
     return this.restoring;
@@ -53,7 +53,8 @@ export class TabRestore {
     const { log } = this.ctx;
     if (this.restoredAt && Date.now() - this.restoredAt < STARTUP_PROFILE_MS) {
       log.info(
-        `VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: closing it`,
+        `VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: ` +
+          'closing it',
       );
       return new vscode.TerminalProfile({ name: 'holdfast', pty: new ClosingTab(), iconPath: TAB_ICON });
     }
@@ -88,7 +89,8 @@ export class TabRestore {
         if (registry.tabForSession(item.session.id)) continue;
         const terminal = registry.open(this.ctx.existingTab(item.session), item.session.name, item.location, true);
         if (item.session.id === plan.activeId) active = terminal;
-        // After an extension host crash the old tab stays, dead (its pseudoterminal died with the host): ours replaces it.
+        // After an extension host crash the old tab stays, dead (its pseudoterminal died with the
+        // host): ours replaces it.
         const index = stale.findIndex((t) => t.name === item.session.name);
         if (index >= 0) stale.splice(index, 1)[0].dispose();
       }
@@ -162,7 +164,8 @@ class ClosingTab implements vscode.Pseudoterminal {
 function staleTabs(): vscode.Terminal[] {
   return vscode.window.terminals.filter((t) => {
     if (t.exitStatus !== undefined) return false;
-    // Seen in VS Code 1.139: {name, shellPath, shellArgs, cwd, env, hideFromUser, titleTemplate}, all but the name undefined.
+    // Seen in VS Code 1.139: {name, shellPath, shellArgs, cwd, env, hideFromUser, titleTemplate},
+    // all but the name undefined.
     const options = t.creationOptions as Record<string, unknown>;
     return (
       typeof options.name === 'string' &&

@@ -133,7 +133,10 @@ export class TabManager implements TabHost, vscode.Disposable {
     return terminal;
   }
 
-  /** For the "Holdfast" terminal profile. At startup it takes the first session waiting to be restored instead of starting a new one. */
+  /**
+   * For the "Holdfast" terminal profile. At startup it takes the first session waiting to be
+   * restored instead of starting a new one.
+   */
   async provideProfile(): Promise<vscode.TerminalProfile> {
     try {
       const startup = await this.restorer.startupProfile();
@@ -225,7 +228,7 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   // ---- restore (tabRestore.ts) ----
 
-  /** Re-creates a tab for every session of this workspace that has none here; resolves how many. Runs once at a time. */
+  /** Re-creates a tab for every session of this workspace that has none here; resolves how many. One at a time. */
   restore(): Promise<number> {
     return this.restorer.restore();
   }
