@@ -88,7 +88,12 @@ test('connection lost and back: attached states reconnect, then land as the daem
     assert.equal(life.processEnded(lost), life.processEnded(state), 'reconnecting keeps whether the process ended');
     assert.deepEqual(life.reconnect(lost), { kind: 'attaching', why: 'reconnect' });
   }
-  legalFrom('connectionLost', life.connectionLost, ['live', 'exited', 'archived']);
+  legalFrom('connectionLost', life.connectionLost, ['live', 'exited', 'archived', 'replacing']);
+  // Lost while replacing: a failed replacement falls back to reconnecting (and attaches again).
+  const lostReplacing = life.connectionLost(replacing)!;
+  assert.deepEqual(lostReplacing, { kind: 'replacing', from: { kind: 'reconnecting', was: archivedState } });
+  assert.equal(life.replacementFailed(lostReplacing)!.kind, 'reconnecting');
+  assert.equal(life.connectionLost({ kind: 'replacing', from: opening }), undefined);
   legalFrom('reconnect', life.reconnect, ['reconnecting']);
   // An exited tab reattached after a reconnect is exited again (its notice comes back with it).
   assert.equal(life.attached(life.reconnect(life.connectionLost(exited)!)!, exitedWith1)!.kind, 'exited');

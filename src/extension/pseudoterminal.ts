@@ -112,7 +112,6 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   close(): void {
     this.move(life.close(this.state));
-    this.sizeWait?.dispose();
     this.out.close();
     this.dropAttachment();
     this.store.dispose();
@@ -159,6 +158,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   replacementFailed(): void {
     this.move(life.replacementFailed(this.state));
+    const client = this.host.connection.client; // the connection came back meanwhile: attach again now
+    if (client) this.reconnected(client);
   }
 
   /** The new run that took this tab's archived session's place: show it here, with input. */
@@ -191,10 +192,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     const creating = this.target.kind === 'new' && !this.info;
     void this.run().catch((err) => {
       if (this.attachFailed(creating ? 'starting the session' : 'attaching', err)) return;
-      this.host.reportError(
-        creating ? 'Holdfast could not start a terminal' : 'Holdfast could not attach to the session',
-        err,
-      );
+      const what = creating ? 'start a terminal' : 'attach to the session';
+      this.host.reportError(`Holdfast could not ${what}`, err);
     });
   }
 

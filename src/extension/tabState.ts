@@ -60,9 +60,15 @@ export function processExited(state: TabState, exit: ExitStatus | null): TabStat
   return undefined;
 }
 
-/** live / exited / archived → reconnecting: the connection dropped. */
+/**
+ * live / exited / archived → reconnecting: the connection dropped. While replacing, the state it
+ * falls back to if the replacement fails becomes reconnecting.
+ */
 export function connectionLost(state: TabState): TabState | undefined {
-  return isAttached(state) ? { kind: 'reconnecting', was: state } : undefined;
+  if (isAttached(state)) return { kind: 'reconnecting', was: state };
+  if (state.kind !== 'replacing') return undefined;
+  const from = connectionLost(state.from);
+  return from ? { kind: 'replacing', from } : undefined;
 }
 
 /** reconnecting → attaching: a connection is back. */
