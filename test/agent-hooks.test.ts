@@ -118,7 +118,10 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
   });
   const { lines } = await client.request('read', { session: session.id });
   assert.ok(met, `the stand-in got --settings with three hooks:\n${lines.join('\n')}`);
-  assert.ok(lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)),
+    lines.join('\n'),
+  );
 
   await send(session.id, 'prompt', 'fired UserPromptSubmit');
   assert.equal((await untilState(session.id, 'running', 'hook')).source, 'hook');
@@ -148,10 +151,7 @@ test('Codex CLI: its notify program reports each finished turn and the thread id
 
 test('a bad report gets a clear one-line error and changes nothing', async () => {
   const session = await start(['codex'], { profile: 'codex' });
-  await assert.rejects(
-    client.request('notify', { session: session.id, state: 'sleeping' as 'done' }),
-    /state/,
-  );
+  await assert.rejects(client.request('notify', { session: session.id, state: 'sleeping' as 'done' }), /state/);
   await assert.rejects(
     client.request('notify', { session: session.id, state: 'done', conversationId: '--rm -rf' }),
     /agent session id/,

@@ -97,7 +97,11 @@ export function agentHookArgs(profile: Pick<AgentProfile, 'hooks'>, notify: read
 }
 
 /** `argv` with the hook options after its program name. */
-export function withAgentHooks(argv: readonly string[], profile: Pick<AgentProfile, 'hooks'>, notify?: readonly string[]): string[] {
+export function withAgentHooks(
+  argv: readonly string[],
+  profile: Pick<AgentProfile, 'hooks'>,
+  notify?: readonly string[],
+): string[] {
   if (!notify || argv.length === 0) return [...argv];
   return [argv[0], ...agentHookArgs(profile, notify), ...argv.slice(1)];
 }
