@@ -78,7 +78,10 @@ export class Session implements IDisposable {
         {
           id: this.id,
           fire: (event) => this.fire(event),
-          changed: () => this.changed(),
+          attentionChanged: () => {
+            this.changed();
+            this.waits.attentionChanged();
+          },
           quiet: () => {
             if (this.emulator.backlog === 0) this.emulator.compactHistory();
             this.waits.check();
@@ -120,6 +123,10 @@ export class Session implements IDisposable {
 
   get pid(): number {
     return this.pty.pid;
+  }
+
+  get attentionState(): AttentionState {
+    return this.activity.attentionNow.state;
   }
 
   get isRunning(): boolean {

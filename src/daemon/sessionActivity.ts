@@ -13,8 +13,8 @@ export enum SessionTiming {
 export interface ActivityHost {
   readonly id: string;
   fire(event: DaemonEvent): void;
-  /** Attention changed: the session's info did. */
-  changed(): void;
+  /** Attention changed (so did the session's info). */
+  attentionChanged(): void;
   /** A quiet spell began (the session compacts its history and checks its waits). */
   quiet(): void;
 }
@@ -33,7 +33,7 @@ export class SessionActivity implements IDisposable {
     this.lastOutput = createdAt;
     this.attention = new Attention(createdAt, (attention) => {
       host.fire({ type: 'attention', id: host.id, attention });
-      host.changed();
+      host.attentionChanged();
     });
   }
 

@@ -1,6 +1,7 @@
-// Who waits on one session (`holdfast wait`) and for what: its exit, a quiet spell, or text on
-// its screen. Each waiter ends once: met (true), or timed out, given up at exit or disposed (false).
+// Who waits on one session (`holdfast wait`) and for what: its exit, a quiet spell, text on its
+// screen, or an attention state (waiting for the user, done). Each waiter ends once: met (true), or timed out, given up at exit or disposed (false).
 import type { IDisposable } from '../protocol/disposable';
+import type { AttentionState } from '../protocol/messages';
 import type { TextPattern } from '../protocol/textPattern';
 import type { Emulator } from './emulator';
 
@@ -13,12 +14,16 @@ export enum WaitTiming {
 
 /** A wait condition of the protocol with its text pattern compiled (the daemon refuses a bad one). */
 export type WaitFor =
-  { kind: 'exit' } | { kind: 'idle'; ms: number } | { kind: 'text'; pattern: TextPattern; history: boolean };
+  | { kind: 'exit' }
+  | { kind: 'idle'; ms: number }
+  | { kind: 'text'; pattern: TextPattern; history: boolean }
+  | { kind: 'attention'; states: AttentionState[] };
 
 /** What the waits read of their session. */
 export interface WaitedSession {
   readonly isRunning: boolean;
   readonly lastOutputAt: number;
+  readonly attentionState: AttentionState;
 }
 
 interface Waiter {
@@ -82,6 +87,8 @@ export class SessionWaits implements IDisposable {
         return !this.session.isRunning;
       case 'idle':
         return this.emulator.backlog === 0 && Date.now() - this.session.lastOutputAt >= condition.ms;
+      case 'attention':
+        return condition.states.includes(this.session.attentionState);
       case 'text': {
         const lines = this.emulator.lines(condition.history ? Infinity : 0);
         return lines.some((line) => condition.pattern.test(line));
@@ -92,6 +99,12 @@ export class SessionWaits implements IDisposable {
   /** Ends the waiters whose condition holds now. */
   check(): void {
     for (const waiter of [...this.waiters]) if (this.isMet(waiter.condition)) waiter.resolve(true);
+  }
+
+  /** The session's attention changed: its waiters look again. */
+  attentionChanged(): void {
+    for (const waiter of [...this.waiters])
+      if (waiter.condition.kind === 'attention' && this.isMet(waiter.condition)) waiter.resolve(true);
   }
 
   /** The screen changed: text waiters look again, at most every TextCheckMs. */

@@ -109,7 +109,8 @@ export interface AttachParams {
 export type WaitCondition =
   | { kind: 'exit' }
   | { kind: 'idle'; ms: number }
-  | { kind: 'text'; pattern: string; flags?: string; history?: boolean };
+  | { kind: 'text'; pattern: string; flags?: string; history?: boolean }
+  | { kind: 'attention'; states: AttentionState[] }; // e.g. waiting: it needs you
 
 /** Method → [params, result]. */
 export interface Methods extends RecoveryMethods {
