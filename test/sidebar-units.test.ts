@@ -220,7 +220,8 @@ test(
       tracker.reset(sessions);
       // Prints for a moment, goes quiet, rings the bell and waits for a line, prints it, exits 7.
       const script =
-        'sleep 0.3; for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 3; printf "answer? \\a"; read line; echo "got $line"; sleep 0.5; exit 7';
+        'sleep 0.3; for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 3; ' +
+        'printf "answer? \\a"; read line; echo "got $line"; sleep 0.5; exit 7';
       const { session: created } = await client.request('create', {
         name: 'states',
         argv: ['/bin/sh', '-c', script],
