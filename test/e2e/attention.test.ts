@@ -1,7 +1,8 @@
 // E2E (issue 13, item 1): know within a second when an agent needs you. Two Holdfast terminals;
 // the one in the background reports "waiting" (`holdfast notify`, as an agent's hook does): the
 // Holdfast view's badge and the status bar count 1, a notification says so, and its Show button
-// brings that session's tab forward. Reported "done", the card shows a check and the badge clears.
+// brings that session's tab forward. A session in front that waits is not notified. Reported
+// "done", the cards show a check and the badge clears.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -96,9 +97,33 @@ test(
       );
       await toast.waitFor({ state: 'hidden', timeout: 5_000 });
 
-      // Its turn ends: a check on the card, no badge, no bell in the status bar.
-      assert.equal(e2e.iso.cli(['notify', '--session', background.id, '--state', 'done']).code, 0);
+      // In front now, it waits again: no notification. The other one, in the background, does notify:
+      // one notification per wait, and only for a session not in front.
+      const notify = (id: string, state: string) => {
+        const r = e2e.iso.cli(['notify', '--session', id, '--state', state]);
+        assert.equal(r.code, 0, r.stderr);
+      };
+      notify(background.id, 'running');
+      await sidebar.waitForPhase(background.id, 'running');
+      notify(background.id, 'waiting');
+      notify(front.id, 'waiting');
+      await sidebar.waitForPhase(front.id, 'waiting');
+      await wb.page
+        .locator('.notification-toast', { hasText: `"${front.name}" is waiting for you` })
+        .waitFor({ state: 'visible', timeout: 10_000 });
+      assert.equal(await sidebar.phase(background.id), 'waiting');
+      assert.deepEqual(
+        (await wb.notifications()).filter((n) => n.includes('is waiting for you')),
+        [`Holdfast: "${front.name}" is waiting for you.`],
+        'no notification for the session in front',
+      );
+      await waitFor(async () => (await badge(wb)) === '2', { timeout: 10_000, message: 'the badge to show 2' });
+
+      // Their turns end: a check on the cards, no badge, no bell in the status bar.
+      notify(background.id, 'done');
+      notify(front.id, 'done');
       await sidebar.waitForPhase(background.id, 'done');
+      await sidebar.waitForPhase(front.id, 'done');
       assert.equal(await sidebar.stateText(background.id), 'Done');
       await waitFor(async () => (await badge(wb)) === '', { timeout: 10_000, message: 'the badge to clear' });
       assert.doesNotMatch(await statusText(wb), /\bbell\b/);
