@@ -127,6 +127,7 @@ test(
       assert.equal(await sidebar.stateText(background.id), 'Done');
       await waitFor(async () => (await badge(wb)) === '', { timeout: 10_000, message: 'the badge to clear' });
       assert.doesNotMatch(await statusText(wb), /\bbell\b/);
+      await wb.screenshot('attention-done');
     });
   },
 );
