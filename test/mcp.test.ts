@@ -2,13 +2,18 @@
 // with a real daemon on a private socket and real shells in it.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parseSessionList } from '../src/cli/mcp';
+import { isUnder, Rights } from '../src/cli/mcpRights';
 import { HoldfastClient } from '../src/protocol/client';
 import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
+import { sessionInfo } from './helpers/sessionInfo';
 
 const READ_TOOLS = ['list_sessions', 'read_screen', 'read_history', 'search_history', 'wait'];
 const ACT_TOOLS = ['send', 'start_session', 'kill_session'];
@@ -223,5 +228,45 @@ describe('holdfast mcp', () => {
     const text = (result.content[0] as { text: string }).text;
     assert.match(text, /title="a\\u\{202e\}b"/);
     assert.doesNotMatch(text, /\u202e/);
+  });
+});
+
+describe('holdfast mcp rights', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-mcp-rights-'));
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const inside = path.join(root, 'app');
+  const sessions = [
+    sessionInfo('aaaa0001', { name: 'build', cwd: inside }),
+    sessionInfo('aaaa0002', { name: 'build', cwd: '/elsewhere' }),
+    sessionInfo('aaaa0003', { name: 'vsc', cwd: '/elsewhere', metadata: { workspace: pathToFileURL(root).href } }),
+    sessionInfo('aaaa0004', { name: 'near', cwd: root + '-sibling' }),
+  ];
+  const names = (rights: Rights) => sessions.filter((s) => rights.visible(s)).map((s) => s.id);
+
+  test('a path is under a root only at a separator', () => {
+    assert.ok(isUnder('/a/b', '/a/b'));
+    assert.ok(isUnder('/a/b/c', '/a/b/'));
+    assert.ok(!isUnder('/a/bc', '/a/b'));
+    assert.ok(isUnder('/anything', '/'));
+  });
+
+  test('workspace: directory or VS Code workspace under the root; a sibling with the same prefix is not', () => {
+    const rights = new Rights({ readOnly: false, sessions: ['workspace'], cwd: root });
+    assert.deepEqual(names(rights), ['aaaa0001', 'aaaa0003']);
+    // A name shared with a hidden session resolves to the visible one.
+    assert.equal(rights.resolve(sessions, 'build').id, 'aaaa0001');
+    assert.throws(() => rights.resolve(sessions, 'aaaa0002'), /^Error: no session "aaaa0002"/);
+    rights.addStarted('aaaa0002');
+    assert.throws(() => rights.resolve(sessions, 'build'), /shared by sessions aaaa0001, aaaa0002: give an id/);
+  });
+
+  test('without --sessions every session is visible; a list names ids and names', () => {
+    assert.equal(names(new Rights({ readOnly: true, sessions: undefined, cwd: root })).length, 4);
+    assert.deepEqual(names(new Rights({ readOnly: false, sessions: ['near', 'aaaa0003'], cwd: root })), [
+      'aaaa0003',
+      'aaaa0004',
+    ]);
+    assert.deepEqual(parseSessionList(' a, b,,workspace '), ['a', 'b', 'workspace']);
+    assert.throws(() => parseSessionList(' , '), /--sessions needs ids/);
   });
 });
