@@ -207,6 +207,8 @@ describe('holdfast mcp', () => {
 
   test('bad input is one line as a tool error, and the server carries on', async () => {
     assert.match(await refused(full, 'read_screen', { session: 42 }), /session/);
+    // Two bad fields: still one line.
+    assert.match(await refused(full, 'send', { session: 7, enter: 'yes' }), /session.*enter/);
     assert.match(await refused(full, 'send', { session: 'mine', keys: ['hyper'] }), /^unknown key "hyper"/);
     assert.match(await refused(full, 'send', { session: 'mine' }), /^nothing to send/);
     assert.match(await refused(full, 'wait', { session: 'mine', for: 'text' }), /needs a pattern/);

@@ -2,7 +2,7 @@
 // the rights allow. Every tool error comes back to the client as one printable line (isError).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { printable, printableLines } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
 import { oneLine, toCliError } from './errors';
@@ -37,6 +37,8 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: 'holdfast', title: 'Holdfast', version: VERSION },
     {
+      // A bound on what one call may carry (send's keys, start_session's env): nothing real needs more.
+      maxToolInputElements: 1024,
       instructions:
         'Holdfast terminal sessions: read their screens and history and wait for them' +
         (rights.readOnly
@@ -65,10 +67,23 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   return server;
 }
 
+/**
+ * stdio, with every tool error on one printable line: the SDK's own input validation lists one
+ * issue per line (and may quote what the client sent).
+ */
+class OneLineErrorsTransport extends StdioServerTransport {
+  override send(message: JSONRPCMessage): Promise<void> {
+    const result = 'result' in message ? (message.result as Partial<CallToolResult>) : undefined;
+    if (result?.isError && Array.isArray(result.content))
+      for (const part of result.content) if (part.type === 'text') part.text = printable(oneLine(part.text));
+    return super.send(message);
+  }
+}
+
 /** Serves on stdin/stdout until the client closes stdin (or the transport fails). */
 export async function serveStdio(ctx: ToolContext): Promise<void> {
   const server = createMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  const transport = new OneLineErrorsTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
     // The SDK's transport does not watch for the end of its input: the client is gone then.
