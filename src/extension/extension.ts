@@ -139,7 +139,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
   store.add(registerSidebar(context, { connection, sessions, workspace, log }));
-  store.add(registerMcpProvider(context, socket)); // `holdfast mcp` for VS Code's agent mode (1.101+)
+  store.add(registerMcpProvider(context, socket, log)); // `holdfast mcp` for VS Code's agent mode (1.101+)
 
   // Adopt the running daemon (or start one), then bring back this workspace's tabs.
   const startupSweep = store.add(new StartupTerminalSweep((t) => tabs.tabOf(t) !== undefined, log));

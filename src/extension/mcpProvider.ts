@@ -36,7 +36,11 @@ export function mcpServerArgs(cliScript: string, folder: string | undefined, tru
   return [cliScript, 'mcp', ...(folder ? ['--sessions', 'workspace'] : []), ...(trusted ? [] : ['--read-only'])];
 }
 
-export function registerMcpProvider(context: vscode.ExtensionContext, socket: string): vscode.Disposable {
+export function registerMcpProvider(
+  context: vscode.ExtensionContext,
+  socket: string,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable {
   const api = vscode as unknown as McpApi;
   const Definition = api.McpStdioServerDefinition;
   if (typeof api.lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function')
@@ -60,6 +64,11 @@ export function registerMcpProvider(context: vscode.ExtensionContext, socket: st
       return [server];
     },
   };
-  store.add(api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider));
+  try {
+    store.add(api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider));
+  } catch (err) {
+    // A newer API that changed shape must not stop the terminals from working.
+    log.warn(`offering holdfast mcp to agent mode: ${(err as Error).message}`);
+  }
   return store;
 }
