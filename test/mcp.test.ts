@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseSessionList } from '../src/cli/mcp';
 import { isUnder, Rights } from '../src/cli/mcpRights';
 import { HoldfastClient } from '../src/protocol/client';
-import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
+import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const READ_TOOLS = ['list_sessions', 'read_screen', 'read_history', 'search_history', 'wait'];
@@ -270,5 +270,41 @@ describe('holdfast mcp rights', () => {
     ]);
     assert.deepEqual(parseSessionList(' a, b,,workspace '), ['a', 'b', 'workspace']);
     assert.throws(() => parseSessionList(' , '), /--sessions needs ids/);
+  });
+});
+
+describe('holdfast mcp without a daemon', () => {
+  test('tools say no daemon listens, and none is started but by start_session', async () => {
+    const dir = tempDir();
+    const env = isolatedEnv(dir);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI_SCRIPT, 'mcp'],
+      env: env as Record<string, string>,
+      cwd: dir,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'holdfast-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      for (const [name, args] of [
+        ['list_sessions', {}],
+        ['read_screen', { session: 'x' }],
+        ['wait', { session: 'x', for: 'exit' }],
+      ] as const) {
+        const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        assert.equal(result.isError, true);
+        assert.deepEqual(result.content, [
+          {
+            type: 'text',
+            text: `no Holdfast daemon is listening on ${env.HOLDFAST_SOCKET} (start_session starts one)`,
+          },
+        ]);
+      }
+      assert.ok(!fs.existsSync(env.HOLDFAST_SOCKET!), 'no daemon was started');
+    } finally {
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { NoDaemonError } from '../protocol/client';
 import { printable, printableLines } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
 import { oneLine, toCliError } from './errors';
@@ -20,7 +21,11 @@ export function toolsFor(readOnly: boolean): ToolDef[] {
 
 /** A tool's failure as the client sees it: one line, nothing a terminal would act on. */
 export function toolError(err: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: printable(oneLine(toCliError(err).message)) }] };
+  const message =
+    err instanceof NoDaemonError
+      ? `no Holdfast daemon is listening on ${err.socketPath} (start_session starts one)`
+      : toCliError(err).message;
+  return { isError: true, content: [{ type: 'text', text: printable(oneLine(message)) }] };
 }
 
 async function callTool(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<CallToolResult> {

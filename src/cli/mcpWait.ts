@@ -30,7 +30,10 @@ export function waitNeedsInput(client: HoldfastClient, id: string, timeoutMs: nu
     let info: SessionInfo | undefined;
     // Events that arrive with the subscribe answer, before the tracker starts from its list.
     let early: DaemonEvent[] | undefined = [];
+    let done = false;
     const finish = (outcome: Outcome | Error) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       events.dispose();
       closed.dispose();
@@ -43,6 +46,7 @@ export function waitNeedsInput(client: HoldfastClient, id: string, timeoutMs: nu
       if (tracker.status(info, Date.now()).phase === 'waiting') finish('met');
     };
     const apply = (event: DaemonEvent) => {
+      if (done) return;
       if (event.type === 'session' && event.session.id === id) info = event.session;
       else if (event.type === 'removed' && event.id === id) info = undefined;
       else if (!('id' in event) || event.id !== id) return;

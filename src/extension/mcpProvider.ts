@@ -66,6 +66,7 @@ export function registerMcpProvider(
   };
   try {
     store.add(api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider));
+    log.info('holdfast mcp is offered to agent mode');
   } catch (err) {
     // A newer API that changed shape must not stop the terminals from working.
     log.warn(`offering holdfast mcp to agent mode: ${(err as Error).message}`);
