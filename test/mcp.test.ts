@@ -27,11 +27,11 @@ describe('holdfast mcp', () => {
   let full: Client;
 
   /** An MCP client talking to a fresh `holdfast mcp ARGS` started in `cwd`. */
-  async function mcp(args: string[], cwd = workspace): Promise<Client> {
+  async function mcp(args: string[], cwd = workspace, extraEnv: Record<string, string> = {}): Promise<Client> {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI_SCRIPT, 'mcp', ...args],
-      env: daemon.env as Record<string, string>,
+      env: { ...(daemon.env as Record<string, string>), ...extraEnv },
       cwd,
       stderr: 'pipe',
     });
@@ -192,6 +192,16 @@ describe('holdfast mcp', () => {
     const waited = await ok<{ met: boolean }>(full, 'wait', { session: started.id, for: 'exit' });
     assert.equal(waited.met, true);
     await control.request('remove', { session: started.id });
+  });
+
+  test('the session the agent runs in can be read, not typed into or killed', async () => {
+    const mine = (await control.request('show', { session: 'mine' })).session;
+    const inside = await mcp([], workspace, { HOLDFAST_SESSION: mine.id });
+    await ok(inside, 'read_screen', { session: 'mine' });
+    const expected = `session ${mine.id} is the one you run in: it can be read, not typed into or killed`;
+    assert.equal(await refused(inside, 'send', { session: 'mine', text: 'x' }), expected);
+    assert.equal(await refused(inside, 'kill_session', { session: mine.id }), expected);
+    assert.equal((await control.request('show', { session: mine.id })).session.state, 'running');
   });
 
   test('needs-input: met once the program rings the bell', async () => {

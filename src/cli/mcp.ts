@@ -43,6 +43,7 @@ export const mcpCommand: Command = {
       readOnly: boolOpt(ctx.args, 'read-only'),
       sessions: list === undefined ? undefined : parseSessionList(list),
       cwd,
+      self: ctx.env.HOLDFAST_SESSION,
     });
     // Loaded here, as `serve` loads the daemon: the SDK is most of the bundle and no other command needs it.
     const { serveStdio } = await import('./mcpServer');

@@ -41,6 +41,7 @@ export const sendTool = defineTool({
     if (data.length === 0) throw new Error('nothing to send: give text, keys or enter');
     const id = await withDaemon(ctx, async (client) => {
       const info = await resolveSession(ctx, client, session);
+      ctx.rights.assertMayAct(info);
       await client.request('send', { session: info.id, data });
       return info.id;
     });
@@ -123,7 +124,9 @@ export const killTool = defineTool({
   async run({ session, signal, remove }, ctx) {
     const sig = signal === undefined ? undefined : parseSignal(signal);
     const info = await withDaemon(ctx, async (client) => {
-      const { id } = await resolveSession(ctx, client, session);
+      const info = await resolveSession(ctx, client, session);
+      ctx.rights.assertMayAct(info);
+      const id = info.id;
       return (await client.request('kill', { session: id, signal: sig, remove: remove || undefined })).session;
     });
     const summary = summarize(info);

@@ -19,6 +19,8 @@ export interface RightsOptions {
   sessions: string[] | undefined;
   /** The server's directory: the root of "workspace". */
   cwd: string;
+  /** $HOLDFAST_SESSION: the session the agent itself runs in, if it runs in one. */
+  self?: string;
 }
 
 /** Whether `dir` is `root` or inside it (paths compared as resolved, no symlinks followed). */
@@ -44,9 +46,11 @@ export class Rights {
   private readonly named: Set<string> | undefined;
   private readonly roots: string[] = [];
   private readonly started = new Set<string>();
+  private readonly self: string | undefined;
 
   constructor(options: RightsOptions) {
     this.readOnly = options.readOnly;
+    this.self = options.self || undefined;
     if (options.sessions === undefined) return;
     this.named = new Set(options.sessions.filter((s) => s !== WORKSPACE_KEYWORD));
     if (options.sessions.includes(WORKSPACE_KEYWORD)) {
@@ -69,6 +73,12 @@ export class Rights {
   /** A session started through this server: it is in the set from now on. */
   addStarted(id: string): void {
     this.started.add(id);
+  }
+
+  /** Typing into or killing the session the agent runs in would feed or end the agent itself. */
+  assertMayAct(info: SessionInfo): void {
+    if (info.id === this.self)
+      throw new RefusedError(`session ${info.id} is the one you run in: it can be read, not typed into or killed`);
   }
 
   visible(info: SessionInfo): boolean {
