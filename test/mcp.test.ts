@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseSessionList } from '../src/cli/mcp';
 import { isUnder, Rights } from '../src/cli/mcpRights';
 import { HoldfastClient } from '../src/protocol/client';
-import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const READ_TOOLS = ['list_sessions', 'read_screen', 'read_history', 'search_history', 'wait'];
@@ -202,6 +202,23 @@ describe('holdfast mcp', () => {
     assert.equal(await refused(inside, 'send', { session: 'mine', text: 'x' }), expected);
     assert.equal(await refused(inside, 'kill_session', { session: mine.id }), expected);
     assert.equal((await control.request('show', { session: mine.id })).session.state, 'running');
+  });
+
+  test('a wait the client cancels ends, and the server goes on', async () => {
+    // The daemon counts one more client while the wait is on; it goes when the call is cancelled.
+    const clientsOf = async () => (await control.request('status', {})).clients;
+    const idle = await clientsOf();
+    const controller = new AbortController();
+    const pending = full.callTool(
+      { name: 'wait', arguments: { session: 'other', for: 'text', pattern: '^never-shown$', timeoutMs: 600_000 } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await waitFor(async () => (await clientsOf()) > idle, 10_000, 'the wait to reach the daemon');
+    controller.abort();
+    await assert.rejects(pending);
+    await waitFor(async () => (await clientsOf()) === idle, 10_000, 'the wait connection to close');
+    await ok(full, 'list_sessions', {});
   });
 
   test('needs-input: met once the program rings the bell', async () => {

@@ -66,7 +66,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
           openWorldHint: false,
         },
       },
-      (args: unknown) => callTool(tool, args, ctx),
+      (args: unknown, extra: { signal: AbortSignal }) => callTool(tool, args, { ...ctx, signal: extra.signal }),
     );
   }
   return server;

@@ -16,6 +16,8 @@ export interface ToolContext {
   /** The server's directory: where a session starts unless told otherwise. */
   cwd: string;
   rights: Rights;
+  /** Aborted when the client cancels the call (or gives up on it): its daemon connection closes. */
+  signal?: AbortSignal;
 }
 
 export type Shape = Record<string, z.ZodType>;
@@ -47,9 +49,14 @@ export function defineTool<I extends Shape, O extends Shape>(tool: ToolDef<I, O>
 /** Runs `fn` with a connection to a running daemon (never starting one) and closes it. */
 export async function withDaemon<T>(ctx: ToolContext, fn: (client: HoldfastClient) => Promise<T>): Promise<T> {
   const client = await HoldfastClient.connect(connectOptions(ctx.socket));
+  // A cancelled wait must not hold its daemon wait for up to ten minutes.
+  const cancel = () => client.close();
+  ctx.signal?.addEventListener('abort', cancel, { once: true });
   try {
+    if (ctx.signal?.aborted) throw new Error('cancelled by the client');
     return await fn(client);
   } finally {
+    ctx.signal?.removeEventListener('abort', cancel);
     client.close();
   }
 }
