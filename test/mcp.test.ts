@@ -221,6 +221,35 @@ describe('holdfast mcp', () => {
     await ok(full, 'list_sessions', {});
   });
 
+  test('start_session as an agent profile records the agent; a missing agent is refused', async () => {
+    const bin = path.join(daemon.dir, 'fake-bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "fake-claude $*"\nexec sleep 600\n', { mode: 0o755 });
+    const PATH = `${bin}:${process.env.PATH}`;
+    const agents = await mcp([], workspace, { PATH });
+    const started = await ok<{ id: string; agent: string | null; command: string[] }>(agents, 'start_session', {
+      name: 'agent',
+      agent: 'claude',
+      env: { PATH },
+    });
+    assert.equal(started.agent, 'claude');
+    assert.deepEqual(started.command.slice(0, 2), ['claude', '--session-id']);
+    await ok(agents, 'wait', {
+      session: started.id,
+      for: 'text',
+      pattern: `^fake-claude --session-id ${started.command[2]}$`,
+    });
+    const { metadata } = (await control.request('show', { session: started.id })).session;
+    assert.equal((metadata.agent as { sessionId: string }).sessionId, started.command[2]);
+    await ok(agents, 'kill_session', { session: started.id, remove: true });
+
+    const without = await mcp([], workspace, { PATH: path.join(daemon.dir, 'empty') });
+    assert.equal(
+      await refused(without, 'start_session', { agent: 'codex' }),
+      'Codex CLI is not installed here: "codex" is not on PATH',
+    );
+  });
+
   test('needs-input: met once the program rings the bell', async () => {
     const pending = ok<{ met: boolean; session: { phase: string } }>(full, 'wait', {
       session: 'mine',

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { BUILTIN_AGENTS, builtinAgent } from '../protocol/agents';
-import { TextLimit } from '../protocol/limits';
+import { SizeLimit, TextLimit } from '../protocol/limits';
 import { connectOrStart } from '../protocol/launch';
 import { CreateParams } from '../protocol/messages';
 import { agentLaunch, findExecutable } from '../extension/agents';
@@ -53,14 +53,19 @@ export const sendTool = defineTool({
 const AGENT_IDS = BUILTIN_AGENTS.map((p) => p.id) as [string, ...string[]];
 
 /** The command line and metadata of a new session: a command, an agent profile, or the login shell. */
-function launchOf(command: string[] | undefined, agentId: string | undefined, cwd: string): Partial<CreateParams> {
+function launchOf(
+  command: string[] | undefined,
+  agentId: string | undefined,
+  cwd: string,
+  searchPath: string | undefined,
+): Partial<CreateParams> {
   if (command && agentId) throw new Error('give command or agent, not both');
   if (command) return { argv: command };
   if (!agentId) return {};
   const profile = builtinAgent(agentId)!;
   const launch = agentLaunch(profile);
   // A missing binary would give a session that dies at once: say so instead.
-  if (!findExecutable(launch.argv[0], process.env.PATH, cwd))
+  if (!findExecutable(launch.argv[0], searchPath, cwd))
     throw new Error(`${profile.name} is not installed here: "${launch.argv[0]}" is not on PATH`);
   return { argv: launch.argv, metadata: { agent: launch.agent } };
 }
@@ -78,8 +83,8 @@ export const startTool = defineTool({
     command: z.array(z.string()).min(1).optional().describe('program and arguments, e.g. ["make", "test"]'),
     agent: z.enum(AGENT_IDS).optional().describe('start this agent instead of a command'),
     cwd: z.string().min(1).optional().describe("working directory (default: the server's)"),
-    cols: z.number().int().min(1).max(1000).optional(),
-    rows: z.number().int().min(1).max(500).optional(),
+    cols: z.number().int().min(1).max(SizeLimit.MaxCols).optional(),
+    rows: z.number().int().min(1).max(SizeLimit.MaxRows).optional(),
     env: z.record(z.string(), z.string()).optional().describe('variables added to the environment'),
   },
   output: summarySchema.shape,
@@ -92,7 +97,7 @@ export const startTool = defineTool({
       cols: args.cols,
       rows: args.rows,
       env: args.env,
-      ...launchOf(args.command, args.agent, cwd),
+      ...launchOf(args.command, args.agent, cwd, ctx.env.PATH),
     };
     // Like `holdfast new`: the one tool that starts a daemon when none is listening.
     const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
