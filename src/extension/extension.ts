@@ -12,6 +12,7 @@ import { LazyDaemonInstall } from './daemonInstall';
 import { installLaunchers, Launchers } from './launchers';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
+import { registerMcpProvider } from './mcpProvider';
 import { SessionFeed } from './previewHost';
 import { RecoverySettingsMirror } from './recoverySettings';
 import { SessionList } from './sessionList';
@@ -149,6 +150,7 @@ function register(services: Services, store: DisposableStore): void {
   for (const d of registerCommands({ tabs, sessions, log, statusFacts })) store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
   store.add(registerSidebar(context, feed, previewDeps));
+  store.add(registerMcpProvider(context, config.socket, log)); // `holdfast mcp` for VS Code's agent mode (1.101+)
 }
 
 /** Adopt the running daemon (or start one), then bring back this workspace's tabs. */
