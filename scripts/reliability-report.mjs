@@ -248,7 +248,7 @@ lines.push(
   "- **A reused pid was signalled.** After a session's program was reaped and its process group emptied, kill, " +
     'remove and stop still signalled "the group" by the old pid: with pid_max at 32768 a new, unrelated process ' +
     'group with that id was killed. Now the group is marked gone for good once seen empty or once a process has the ' +
-    'old pid again (`ptyProcess.ts`). Test: reliability-pid, "regression: kill, remove and stop of an exited session ' +
+    'old pid again (`ptyProcess.ts`). Test: reliability-pid, "regression: kill, remove and stop after exit ' +
     'never signal the process group that reused its pid".',
 );
 lines.push(
