@@ -137,12 +137,9 @@ async function fuzz(historyMargin: number | null): Promise<void> {
 test(`snapshots rebuild the exact state (${RUNS} seeded random VT streams)`, () => fuzz(null));
 
 const MARGIN = process.env.HOLDFAST_FUZZ_MARGIN;
-test(
-  'with history out of the emulator, snapshots rebuild the full state across resizes ' + `(${RUNS} streams)`,
-  async () => {
-    // Margin 0: the emulator keeps only a screen's height of scrollback, so most history is in the store.
-    await fuzz(MARGIN === undefined ? 0 : Number(MARGIN));
-    console.log(`# ${historyResizes} of ${RUNS} seeds resized with lines in the history store`);
-    assert.ok(historyResizes > 0, 'no seed resized with lines in the history store: the test no longer covers reflow');
-  },
-);
+test(`with history out of the emulator, snapshots rebuild the full state over resizes (${RUNS} streams)`, async () => {
+  // Margin 0: the emulator keeps only a screen's height of scrollback, so most history is in the store.
+  await fuzz(MARGIN === undefined ? 0 : Number(MARGIN));
+  console.log(`# ${historyResizes} of ${RUNS} seeds resized with lines in the history store`);
+  assert.ok(historyResizes > 0, 'no seed resized with lines in the history store: the test no longer covers reflow');
+});
