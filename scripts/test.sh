@@ -17,5 +17,6 @@ if compgen -G "out/test/e2e/*.test.js" >/dev/null; then
   bash scripts/setup-e2e.sh
   # One file at a time (each runs its own code-server + Chromium); screenshots and logs of
   # failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step with its time.
-  HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node --test --test-concurrency=1 --test-timeout=600000 out/test/e2e/*.test.js
+  HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node --test --test-concurrency=1 --test-timeout=600000 \
+    out/test/e2e/*.test.js
 fi

@@ -23,7 +23,9 @@ console.log('hooks: ' + Object.keys(settings.hooks).sort().join(','));
 const fire = (event) => {
   for (const matcher of settings.hooks[event] || [])
     for (const hook of matcher.hooks)
-      execFileSync('sh', ['-c', hook.command], { input: JSON.stringify({ session_id: sessionId, hook_event_name: event }) });
+      execFileSync('sh', ['-c', hook.command], {
+        input: JSON.stringify({ session_id: sessionId, hook_event_name: event }),
+      });
   console.log('fired ' + event);
 };
 const events = { prompt: 'UserPromptSubmit', ask: 'Notification', finish: 'Stop' };
@@ -76,7 +78,10 @@ async function start(argv: string[], agent: Record<string, unknown>): Promise<Se
   return session;
 }
 
-/** Resolves once the session's attention is `state` from `source`: listening first, then asking, so no event falls between. */
+/**
+ * Resolves once the session's attention is `state` from `source`: listening first, then asking, so no
+ * event falls between.
+ */
 async function untilState(id: string, state: string, source: string): Promise<SessionAttention> {
   let sub: { dispose(): void } | undefined;
   let timer: NodeJS.Timeout | undefined;

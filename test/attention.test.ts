@@ -132,11 +132,8 @@ test('Codex gets its notify program as a TOML array in -c, and its hook reports 
 test('resume: Codex continues the thread its hook reported, or its latest before any; Gemini its generated id', () => {
   const codex = { profile: 'codex' };
   assert.deepEqual(resumeArgv({ agent: codex }), ['codex', 'resume', '--last']);
-  assert.deepEqual(resumeArgv({ agent: { ...codex, sessionId: '0199a213-81c0' } }), [
-    'codex',
-    'resume',
-    '0199a213-81c0',
-  ]);
+  const thread = '0199a213-81c0';
+  assert.deepEqual(resumeArgv({ agent: { ...codex, sessionId: thread } }), ['codex', 'resume', thread]);
   assert.equal(
     resumeArgv({ agent: { ...codex, sessionId: '-rf' } }),
     'its agent session id starts with "-"',
