@@ -39,9 +39,9 @@ function home(): Home {
   const env = isolatedEnv(dir);
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "claude stand-in: $*"\nexec sleep 1000\n', {
-    mode: 0o755,
-  });
+  // Like Claude Code: the daemon's --settings (its state hooks) first, then the command line asked for.
+  const claude = '#!/bin/sh\n[ "$1" = --settings ] && shift 2\necho "claude stand-in: $*"\nexec sleep 1000\n';
+  fs.writeFileSync(path.join(bin, 'claude'), claude, { mode: 0o755 });
   env.PATH = `${bin}:${process.env.PATH}`;
   return {
     dir,
