@@ -19,7 +19,9 @@ const DEFAULT_PEN: Pen = { fg: 0, bg: 0, underline: '' };
 
 function underlineKey(cell: Cell): string {
   if (!cell.isUnderline()) return '';
-  return `${cell.getUnderlineStyle?.() ?? 1}:${cell.isUnderlineColorDefault?.() === false ? cell.getUnderlineColor?.() : 'd'}`;
+  const style = cell.getUnderlineStyle?.() ?? 1;
+  const underlineColour = cell.isUnderlineColorDefault?.() === false ? cell.getUnderlineColor?.() : 'd';
+  return `${style}:${underlineColour}`;
 }
 
 function samePen(cell: Cell, pen: Pen): boolean {

@@ -122,7 +122,8 @@ export function inspectSaved(saved: SavedSession): InspectedSession {
   else if (typeof command !== 'string') inspected.resumeCommand = command;
   else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile))
     inspected.resumeNote =
-      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or holdfast resume ID -- CMD ARGS...)";
+      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or " +
+      'holdfast resume ID -- CMD ARGS...)';
   else inspected.resumeNote = command;
   return inspected;
 }

@@ -118,13 +118,10 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
     onReadiness(child.stdio[3] as NodeJS.ReadableStream, finish);
     child.on('exit', (code, signal) => {
       // Let stderr drain into the message before giving up.
-      setImmediate(() =>
-        finish(
-          new Error(
-            `the daemon exited during startup (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
-          ),
-        ),
-      );
+      setImmediate(() => {
+        const stderrTail = stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
+        finish(new Error(`the daemon exited during startup (${signal ?? `code ${code}`})${stderrTail}`));
+      });
     });
   });
 }

@@ -50,8 +50,10 @@ export const serveCommand: Command = {
   usage: 'serve',
   options: {},
   details: [
-    'Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.',
-    "The daemon is dist/daemon.js, run as serve's child: SIGINT and SIGTERM are passed on to it, and its exit code is serve's.",
+    'Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. ' +
+      'Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.',
+    "The daemon is dist/daemon.js, run as serve's child: SIGINT and SIGTERM are passed on to it, and " +
+      "its exit code is serve's.",
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');

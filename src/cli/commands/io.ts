@@ -107,7 +107,9 @@ export const waitCommand: Command = {
     for: {
       type: 'string',
       value: 'COND',
-      help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear time; a line of the screen)`,
+      help:
+        `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear ` +
+        'time; a line of the screen)',
     },
     history: { type: 'boolean', help: 'text: also match the lines scrolled above the screen' },
     'timeout-ms': { type: 'string', value: 'N', help: 'give up after N ms with exit code 124 (default: wait forever)' },
