@@ -1,5 +1,6 @@
 // Who waits on one session (`holdfast wait`) and for what: its exit, a quiet spell, text on its
-// screen, or an attention state (waiting for the user, done). Each waiter ends once: met (true), or timed out, given up at exit or disposed (false).
+// screen, or an attention state (waiting for the user, done). Each waiter ends once: met (true),
+// or timed out, given up at exit or disposed (false).
 import type { IDisposable } from '../protocol/disposable';
 import type { AttentionState } from '../protocol/messages';
 import type { TextPattern } from '../protocol/textPattern';
