@@ -1,8 +1,9 @@
 // Terminals in a VS Code window, as a user sees them: the panel's tabs, editor tabs (terminal editors),
 // the visible terminal's rendered text and keyboard; and the text of the panel's Output view.
 import type { Page } from 'playwright-core';
+import { absenceWindow } from '../helpers/absence';
 import { runCommand } from './quickInput';
-import { escapeRegExp, sleep, waitFor } from './utilities';
+import { escapeRegExp, waitFor } from './utilities';
 
 export interface TerminalTab {
   name: string;
@@ -74,7 +75,8 @@ export async function waitForHoldfastTabs(
   const check = async () => matches((last = await terminalTabs(page)));
   try {
     await waitFor(check, { timeout: opts.timeout ?? 30_000, message: 'the tabs' });
-    await sleep(opts.settleMs ?? 2_000);
+    // Absence: no late duplicate or reorder within the window.
+    await absenceWindow(opts.settleMs ?? 2_000);
     if (!(await check())) throw new Error('changed again');
   } catch {
     throw new Error(`expected Holdfast tabs ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
