@@ -2,7 +2,8 @@
 // Holdfast session; after a restart the tab comes back attached to the same process.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, sleep, waitFor } from './harness';
+import { absenceWindow } from '../helpers/absence';
+import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -69,7 +70,7 @@ test('closing the browser page, then stopping the editor, never kills a session'
       timeout: 60_000,
       message: "the closed window's extension host to end",
     });
-    await sleep(1_000);
+    await absenceWindow(1_000); // no late kill
     assert.ok(isAlive(pid), 'the shell is alive after the window closed');
     let now = e2e.iso.session(session.id);
     assert.equal(now.state, 'running');

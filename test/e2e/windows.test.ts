@@ -2,7 +2,8 @@
 // watcher (and says so), does not change its size, and takes input over when the user types.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, sleep, waitFor } from './harness';
+import { absenceWindow } from '../helpers/absence';
+import { HoldfastE2E, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -35,7 +36,7 @@ test('a second window watches without resizing; typing there takes input over', 
       timeout: 15_000,
       message: 'a watcher client',
     });
-    await sleep(2_000);
+    await absenceWindow(2_000); // no late resize or takeover by the watching window
     let now = e2e.iso.session(session.id);
     assert.equal(now.clients?.owners, 1, 'window 1 keeps input');
     assert.deepEqual([now.cols, now.rows], [size.cols, size.rows], 'the watching window did not resize the session');
