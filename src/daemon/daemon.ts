@@ -23,6 +23,7 @@ import { ClientConnection, RequestHandler } from './connection';
 import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { isSignalName } from './ptyProcess';
+import { searchSessions } from './sessionSearch';
 import { Recovery } from './recovery';
 import { DaemonError } from './daemonError';
 import { isMethod, parseParams } from './requestSchemas';
@@ -48,7 +49,7 @@ export interface DaemonOptions {
 export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' };
 
 /** Methods that change nothing: still answered while the daemon stops. */
-const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'detach']);
+const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'detach', 'search']);
 
 type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
 type RecoveryMethod = keyof RecoveryMethods;
@@ -233,6 +234,7 @@ export class Daemon implements RequestHandler {
       },
       read: (p) => this.registry.get(p.session).screen(p.scrollback ?? 0),
       wait: (p) => this.wait(p),
+      search: (p) => searchSessions(this.registry, p),
       kill: async (p) => {
         const session = this.registry.get(p.session);
         const signal = p.signal ?? 'SIGHUP';

@@ -13,6 +13,7 @@ export enum Capability {
   Subscribe = 'subscribe', // session events without attaching
   Stop = 'stop',
   Recovery = 'recovery', // checkpoints, recovery.*, config.*, relaunch, resume
+  Search = 'search', // search: every session's history and screen
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -110,6 +111,31 @@ export type WaitCondition =
   | { kind: 'idle'; ms: number }
   | { kind: 'text'; pattern: string; flags?: string; history?: boolean };
 
+/** RE2 pattern (linear time), flags from "ims"; one session or all; `context` lines around each match. */
+export interface SearchParams {
+  pattern: string;
+  flags?: string;
+  session?: string;
+  context?: number;
+  limit?: number;
+}
+
+/** `line`: the index in the session's history + screen, as `read` with all the scrollback numbers it. */
+export interface SearchMatch {
+  session: string;
+  name: string;
+  line: number;
+  text: string;
+  before: string[];
+  after: string[];
+}
+
+/** truncated: more lines matched than `limit`. */
+export interface SearchResult {
+  matches: SearchMatch[];
+  truncated: boolean;
+}
+
 /** Method → [params, result]. */
 export interface Methods extends RecoveryMethods {
   list: [Record<string, never>, { sessions: SessionInfo[] }];
@@ -132,6 +158,7 @@ export interface Methods extends RecoveryMethods {
   subscribe: [Record<string, never>, { sessions: SessionInfo[] }];
   status: [Record<string, never>, DaemonStatus];
   stop: [Record<string, never>, Record<string, never>];
+  search: [SearchParams, SearchResult];
 }
 
 export type Method = keyof Methods;

@@ -3,6 +3,7 @@ import { attachCommand } from '../attach';
 import { Command } from '../command';
 import { doctorCommand } from '../doctor';
 import { serveCommand, stopCommand, versionCommand } from './daemon';
+import { grepCommand } from './grep';
 import { readCommand, sendCommand, waitCommand } from './io';
 import { notifyCommand } from './notify';
 import { configCommand, recoveryCommand, relaunchCommand, resumeCommand } from './recovery';
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   readCommand,
   sendCommand,
   waitCommand,
+  grepCommand,
   notifyCommand,
   attachCommand,
   resizeCommand,
