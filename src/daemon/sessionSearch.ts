@@ -16,7 +16,7 @@ export enum SearchTuning {
    * Lines matched per turn of the event loop: a slice costs a few ms, and between slices the
    * daemon serves other clients and the sessions' output (a full search of 10 × 10k lines is ~100 ms).
    */
-  SliceLines = 10_000,
+  SliceLines = 8192,
   /** A longer line (a stored logical line can be very long) is cut in the answer, so replies stay small. */
   MaxTextChars = 2000,
 }
