@@ -94,11 +94,7 @@ describe('search over live sessions', () => {
   test('a catastrophic-looking pattern over thousands of near-matches is fast', async () => {
     const { session } = await client.request('create', {
       name: 'aaa',
-      argv: [
-        'sh',
-        '-c',
-        'i=0; while [ $i -lt 3000 ]; do echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaab; i=$((i+1)); done; echo done-aaa; exec sleep 1000',
-      ],
+      argv: ['sh', '-c', 'yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaab | head -n 3000; echo done-aaa; exec sleep 1000'],
     });
     await client.request('wait', {
       session: session.id,

@@ -94,7 +94,7 @@ test(
       assert.match(position, new RegExp(`Ln ${expected.line + 1}\\b`));
       const visible = await wb.page.locator('.part.editor .monaco-editor .view-lines').first().textContent();
       assert.match(visible?.replace(/\u00a0/g, ' ') ?? '', /request req-7f3a: upstream Search-Marker timeout/);
-    await wb.screenshot('search-history-document');
+      await wb.screenshot('search-history-document');
     });
   },
 );
