@@ -72,8 +72,8 @@ async function showSearch(ctx: CommandContext): Promise<void> {
       });
       if (mine !== generation) return;
       pick.items = result.matches.map(itemOf);
-      const count = `${result.matches.length}${result.truncated ? '+' : ''} match${result.matches.length === 1 ? '' : 'es'}`;
-      pick.title = `${TITLE}: ${count}`;
+      const n = result.matches.length;
+      pick.title = `${TITLE}: ${n}${result.truncated ? '+' : ''} match${n === 1 ? '' : 'es'}`;
     } catch (err) {
       if (mine !== generation) return;
       pick.items = [];

@@ -43,11 +43,13 @@ test(
       const wb = e2e.wb;
       const server = newSession(
         'api-server',
-        "echo 'GET /health 200'; echo 'request req-7f3a: upstream Search-Marker timeout after 30s'; seq -f 'GET /items/%g 200' 1 5000; exec sleep 1000",
+        "echo 'GET /health 200'; echo 'request req-7f3a: upstream Search-Marker timeout after 30s'; " +
+          "seq -f 'GET /items/%g 200' 1 5000; exec sleep 1000",
       );
       const worker = newSession(
         'queue-worker',
-        "echo 'job 41 done'; echo 'job 42: retrying req-7f3a (search-marker timeout)'; echo 'job 43 done'; exec sleep 1000",
+        "echo 'job 41 done'; echo 'job 42: retrying req-7f3a (search-marker timeout)'; " +
+          "echo 'job 43 done'; exec sleep 1000",
       );
       await e2e.iso.waitForScreen(server.id, /^GET \/items\/5000 200$/m);
       await e2e.iso.waitForScreen(worker.id, /^job 43 done$/m);
