@@ -40,37 +40,64 @@ function checkedPattern(params: SearchParams): TextPattern {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** What a search asks, checked and bounded: the compiled pattern, the context and the limit. */
+export interface SearchPlan {
+  pattern: TextPattern;
+  context: number;
+  limit: number;
+}
+
+export function planSearch(params: SearchParams): SearchPlan {
+  return {
+    pattern: checkedPattern(params),
+    context: Math.min(params.context ?? 0, SearchTuning.MaxContext),
+    limit: Math.min(params.limit ?? SearchTuning.DefaultLimit, SearchTuning.MaxLimit),
+  };
+}
+
+/**
+ * Appends the matches among `lines` to `matches` (oldest first), in slices with a turn of the
+ * event loop between them; false when `plan.limit` was reached and a further line matched.
+ */
+export async function matchLines(
+  lines: string[],
+  source: { session: string; name: string },
+  plan: SearchPlan,
+  matches: SearchMatch[],
+): Promise<boolean> {
+  const { pattern, context, limit } = plan;
+  for (let from = 0; from < lines.length; from += SearchTuning.SliceLines) {
+    if (from > 0) await nextTurn();
+    const to = Math.min(lines.length, from + SearchTuning.SliceLines);
+    for (let line = from; line < to; line++) {
+      if (!pattern.test(lines[line])) continue;
+      if (matches.length >= limit) return false;
+      matches.push({
+        ...source,
+        line,
+        text: clip(lines[line]),
+        before: lines.slice(Math.max(0, line - context), line).map(clip),
+        after: lines.slice(line + 1, line + 1 + context).map(clip),
+      });
+    }
+  }
+  return true;
+}
+
 /** Matches in session order, the lines of each in order; at most `limit`, with `truncated` when more matched. */
 export async function searchSessions(
   registry: Pick<SessionRegistry, 'list' | 'get'>,
   params: SearchParams,
 ): Promise<SearchResult> {
-  const pattern = checkedPattern(params);
-  const limit = Math.min(params.limit ?? SearchTuning.DefaultLimit, SearchTuning.MaxLimit);
-  const context = Math.min(params.context ?? 0, SearchTuning.MaxContext);
+  const plan = planSearch(params);
   const sessions = params.session !== undefined ? [registry.get(params.session)] : registry.list();
   const matches: SearchMatch[] = [];
   for (const [index, session] of sessions.entries()) {
     if (index > 0) await nextTurn();
     // Removed while the search yielded: its emulator is gone.
     if (!registry.list().includes(session)) continue;
-    const lines = sessionLines(session);
-    for (let from = 0; from < lines.length; from += SearchTuning.SliceLines) {
-      if (from > 0) await nextTurn();
-      const to = Math.min(lines.length, from + SearchTuning.SliceLines);
-      for (let line = from; line < to; line++) {
-        if (!pattern.test(lines[line])) continue;
-        if (matches.length === limit) return { matches, truncated: true };
-        matches.push({
-          session: session.id,
-          name: session.name,
-          line,
-          text: clip(lines[line]),
-          before: lines.slice(Math.max(0, line - context), line).map(clip),
-          after: lines.slice(line + 1, line + 1 + context).map(clip),
-        });
-      }
-    }
+    const source = { session: session.id, name: session.name };
+    if (!(await matchLines(sessionLines(session), source, plan, matches))) return { matches, truncated: true };
   }
   return { matches, truncated: false };
 }
