@@ -37,9 +37,9 @@ function itemOf(match: SearchMatch): MatchItem {
   };
 }
 
-/** Smart case, as in ripgrep: a pattern with a capital letter is case-sensitive. */
+/** Smart case, as in ripgrep: a pattern with a capital letter (not an escape like \S) is case-sensitive. */
 function flagsFor(pattern: string): string {
-  return /\p{Lu}/u.test(pattern) ? '' : 'i';
+  return /\p{Lu}/u.test(pattern.replace(/\\./gu, '')) ? '' : 'i';
 }
 
 async function showSearch(ctx: CommandContext): Promise<void> {

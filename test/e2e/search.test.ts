@@ -83,17 +83,19 @@ test(
         message: "the session's history document",
       });
       // The cursor is on the match's line (status bar "Ln N"), and that line is on screen.
-      const position = await waitFor(
+      // The document opens at line 1, then the match's line is selected.
+      const at = new RegExp(`Ln ${expected.line + 1},`);
+      await waitFor(
         async () => {
-          const text = await wb.page
+          const position = await wb.page
             .locator('.part.statusbar #status\\.editor\\.selection')
-            .textContent({ timeout: 1_000 })
-            .catch(() => null);
-          return text && /Ln \d+/.test(text) ? text : undefined;
+            .textContent({ timeout: 1_000 });
+          // Thrown, so that a timeout reports what the status bar said last.
+          if (!at.test(position ?? '')) throw new Error(`the status bar says "${position}"`);
+          return true;
         },
-        { timeout: 15_000, message: 'the cursor position in the status bar' },
+        { timeout: 15_000, message: `the cursor on line ${expected.line + 1}` },
       );
-      assert.match(position, new RegExp(`Ln ${expected.line + 1}\\b`));
       const visible = await wb.page.locator('.part.editor .monaco-editor .view-lines').first().textContent();
       assert.match(visible?.replace(/\u00a0/g, ' ') ?? '', /request req-7f3a: upstream Search-Marker timeout/);
       await wb.screenshot('search-history-document');
