@@ -43,8 +43,15 @@ class HistoryContent implements vscode.TextDocumentContentProvider, vscode.Dispo
   constructor(private readonly ctx: CommandContext) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    let lines: string[];
+    try {
+      lines = await readHistory(this.ctx, sessionIdOf(uri));
+    } catch (err) {
+      // E.g. a document VS Code brings back after a reload, of a session removed since: say so in it.
+      return `Holdfast: this session's history cannot be read: ${printable((err as Error).message)}\n`;
+    }
     // Program output: control and bidi characters shown as escapes, the lines kept.
-    return printableLines((await readHistory(this.ctx, sessionIdOf(uri))).join('\n'));
+    return printableLines(lines.join('\n'));
   }
 
   /** An open document is read again the next time it is shown. */
