@@ -165,7 +165,8 @@ async function main(): Promise<number> {
       if (b) tm.push(b);
       kn.push(c);
       log(
-        `  run ${i}: holdfast ${ms(a.ms)} (daemon CPU ${ms(a.daemonCpuMs)}, ${a.bytes} bytes, ${a.resyncs} resyncs)  tmux ${ms(b?.ms)} (server CPU ${ms(b?.daemonCpuMs)})  script ${ms(c.ms)}`,
+        `  run ${i}: holdfast ${ms(a.ms)} (daemon CPU ${ms(a.daemonCpuMs)}, ${a.bytes} bytes, ${a.resyncs} resyncs)` +
+          `  tmux ${ms(b?.ms)} (server CPU ${ms(b?.daemonCpuMs)})  script ${ms(c.ms)}`,
       );
     }
     floodZero = hf;
@@ -353,7 +354,8 @@ async function main(): Promise<number> {
         const r = await phase(`flood with ${n} watchers`, () => floodHoldfast(ctx, n));
         results[n].push(r);
         log(
-          `  run ${i + 1}, ${n} watchers: ${ms(r.ms)} (daemon CPU ${ms(r.daemonCpuMs)})${n ? `, the slow watcher got ${r.slowWatcherBytes} bytes` : ''}`,
+          `  run ${i + 1}, ${n} watchers: ${ms(r.ms)} (daemon CPU ${ms(r.daemonCpuMs)})` +
+            `${n ? `, the slow watcher got ${r.slowWatcherBytes} bytes` : ''}`,
         );
       }
     }
@@ -408,7 +410,9 @@ async function main(): Promise<number> {
       table.push({
         row: '5 idle',
         metric: '20 idle sessions: wakeups/s, all threads [main thread] (detached / 20 watchers)',
-        holdfast: `${(d.wakeups / d.seconds).toFixed(1)} [${(d.mainWakeups / d.seconds).toFixed(1)}] / ${(w.wakeups / w.seconds).toFixed(1)} [${(w.mainWakeups / w.seconds).toFixed(1)}]`,
+        holdfast:
+          `${(d.wakeups / d.seconds).toFixed(1)} [${(d.mainWakeups / d.seconds).toFixed(1)}] / ` +
+          `${(w.wakeups / w.seconds).toFixed(1)} [${(w.mainWakeups / w.seconds).toFixed(1)}]`,
         tmux: t ? (t.wakeups / t.seconds).toFixed(1) : '–',
         other: '',
         ratio: '',
@@ -436,7 +440,9 @@ async function main(): Promise<number> {
     table.push({
       row: '7 parts',
       metric: 'snapshot of 10k lines at 200x50: full / visible screen only, wall [CPU]',
-      holdfast: `${ms(p.snapshot.full.ms)} [${ms(p.snapshot.full.cpuMs)}] / ${ms(p.snapshot.visible.ms)} [${ms(p.snapshot.visible.cpuMs)}]`,
+      holdfast:
+        `${ms(p.snapshot.full.ms)} [${ms(p.snapshot.full.cpuMs)}] / ` +
+        `${ms(p.snapshot.visible.ms)} [${ms(p.snapshot.visible.cpuMs)}]`,
       tmux: '',
       other: `${(p.snapshot.fullBytes / 1e6).toFixed(2)} MB / ${(p.snapshot.visibleBytes / 1e3).toFixed(1)} kB`,
       ratio: '',
@@ -542,7 +548,12 @@ type MachineInfo = ReturnType<typeof machine> & {
 };
 
 function footer(info: MachineInfo): string {
-  return `${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; load average ${info.loadAtStart} at start, ${info.load} at end; ${info.quick ? 'quick' : 'full'} run, ${info.seconds} s, ${info.date}`;
+  return (
+    `${info.cpu}, ${info.cores} cores, ${info.memGb} GB, ${info.kernel}, node ${info.node}, ` +
+    `${info.tmux ?? 'no tmux'}; holdfast ${info.revision}; ` +
+    `load average ${info.loadAtStart} at start, ${info.load} at end; ` +
+    `${info.quick ? 'quick' : 'full'} run, ${info.seconds} s, ${info.date}`
+  );
 }
 
 /**

@@ -89,7 +89,8 @@ export class TmuxServer {
     // No status line (the pane gets the whole client size), the same scrollback as the session.
     fs.writeFileSync(
       this.conf,
-      `set -g status off\nset -g history-limit ${historyLimit}\nset -g default-terminal xterm-256color\nset -g escape-time 0\n`,
+      `set -g status off\nset -g history-limit ${historyLimit}\n` +
+        'set -g default-terminal xterm-256color\nset -g escape-time 0\n',
     );
     onCleanup(() => this.kill());
   }

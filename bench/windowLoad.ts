@@ -112,7 +112,8 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
   const allShown = await pageNow(wb);
   const since = (t: number) => (t ? `${(t - probe.ready).toFixed(0)} ms` : '–');
   process.stderr.write(
-    `[bench-window] after ready: first tab listed ${since(probe.firstTab)}, its xterm ${since(probe.firstXterm)}, its screen ${since(probe.firstScreen)}\n`,
+    `[bench-window] after ready: first tab listed ${since(probe.firstTab)}, ` +
+      `its xterm ${since(probe.firstXterm)}, its screen ${since(probe.firstScreen)}\n`,
   );
   return { firstScreenMs: probe.firstScreen - probe.ready, allTabsMs: allShown - probe.ready };
 }
@@ -145,7 +146,8 @@ async function product(kind: 'holdfast' | 'vscode', scrollFile: string, marker: 
       try {
         const load = await measureLoad(e2e, tabs, marker);
         process.stderr.write(
-          `[bench-window] ${kind}: load ${i + 1}: first screen ${load.firstScreenMs.toFixed(0)} ms, every tab ${load.allTabsMs.toFixed(0)} ms\n`,
+          `[bench-window] ${kind}: load ${i + 1}: ` +
+            `first screen ${load.firstScreenMs.toFixed(0)} ms, every tab ${load.allTabsMs.toFixed(0)} ms\n`,
         );
         loads.push(load);
       } catch (err) {
@@ -174,20 +176,25 @@ async function main(): Promise<void> {
     const vsAll = m(vscode, 'allTabsMs');
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     console.log(
-      `| window load, ${TERMINALS} terminals × 10k lines | Holdfast | VS Code persistent terminals | ratio | target | met |`,
+      `| window load, ${TERMINALS} terminals × 10k lines | Holdfast | VS Code persistent terminals ` +
+        '| ratio | target | met |',
     );
     console.log('|---|---|---|---|---|---|');
     console.log(
-      `| workbench ready → first terminal's screen | ${hfFirst.toFixed(0)} ms | ${vsFirst.toFixed(0)} ms | ${ratio(hfFirst, vsFirst)} | ≤ 1500 ms | ${hfFirst <= 1500 ? 'yes' : 'NO'} |`,
+      `| workbench ready → first terminal's screen | ${hfFirst.toFixed(0)} ms | ${vsFirst.toFixed(0)} ms ` +
+        `| ${ratio(hfFirst, vsFirst)} | ≤ 1500 ms | ${hfFirst <= 1500 ? 'yes' : 'NO'} |`,
     );
     console.log(
-      `| workbench ready → every tab shown (clicked through) | ${hfAll.toFixed(0)} ms | ${vsAll.toFixed(0)} ms | ${ratio(hfAll, vsAll)} | ≤ 0.5× VS Code | ${hfAll <= vsAll / 2 ? 'yes' : 'NO'} |`,
+      `| workbench ready → every tab shown (clicked through) | ${hfAll.toFixed(0)} ms | ${vsAll.toFixed(0)} ms ` +
+        `| ${ratio(hfAll, vsAll)} | ≤ 0.5× VS Code | ${hfAll <= vsAll / 2 ? 'yes' : 'NO'} |`,
     );
     console.log(
-      `\nmedians of ${LOADS} reloads each (failed: Holdfast ${failures.holdfast}, VS Code ${failures.vscode}); ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}; ${new Date().toISOString()}`,
+      `\nmedians of ${LOADS} reloads each (failed: Holdfast ${failures.holdfast}, VS Code ${failures.vscode}); ` +
+        `${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, ` +
+        `load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}; ${new Date().toISOString()}`,
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 // Bundles the daemon, the CLI and the extension with esbuild. node-pty stays external (native).
+// The CLI holds no daemon code: `holdfast serve` and `holdfast new` start dist/daemon.js.
 // The sessions webview (sidebar, wall of screens) is browser code: its own bundle and styles in dist/webview.
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -22,9 +23,22 @@ const common = {
   define: { HOLDFAST_VERSION: JSON.stringify(process.env.npm_package_version ?? '0.0.0') },
 };
 
+/** Fails the build when the CLI bundle took in a module of src/daemon (an import that should start dist/daemon.js). */
+function checkCliHasNoDaemon(result) {
+  const daemonModules = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('src/daemon/'));
+  if (daemonModules.length > 0)
+    throw new Error(`dist/cli.js must not contain the daemon, but bundles ${daemonModules.join(', ')}`);
+}
+
 const builds = Object.entries(entries)
   .filter(([, file]) => existsSync(file))
-  .map(([name, file]) => esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js` }));
+  .map(([name, file]) =>
+    name === 'cli'
+      ? esbuild
+          .build({ ...common, entryPoints: [file], outfile: `dist/${name}.js`, metafile: true })
+          .then(checkCliHasNoDaemon)
+      : esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js` }),
+  );
 builds.push(
   esbuild.build({
     bundle: true,

@@ -25,7 +25,10 @@ npm run build
 setup="$(bash scripts/setup-e2e.sh)"
 node24="$(sed -n 's/^HOLDFAST_E2E_NODE=//p' <<<"$setup")"
 cs_entry="$ROOT/.vscode-test/code-server/node_modules/code-server/out/node/entry.js"
-[ -x "$node24" ] && [ -f "$cs_entry" ] || { say "code-server is not installed; see the output of scripts/setup-e2e.sh"; exit 1; }
+[ -x "$node24" ] && [ -f "$cs_entry" ] || {
+  say "code-server is not installed; see the output of scripts/setup-e2e.sh"
+  exit 1
+}
 
 # 3. A user-data dir and extensions dir of its own, with Holdfast linked in.
 mkdir -p "$DEV/user-data/User" "$DEV/extensions"

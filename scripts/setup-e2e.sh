@@ -75,7 +75,9 @@ if ! cs_ok; then
     unset npm_config_prefix
     # A parent that blocks SIGCHLD (seen here: the blocked mask is inherited) makes the native
     # builds' `make -j` fail with "wait: No child processes"; unblock it for the install.
-    python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD]); os.execvp(sys.argv[1], sys.argv[1:])' \
+    unblock_sigchld='import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD]); '
+    unblock_sigchld+='os.execvp(sys.argv[1], sys.argv[1:])'
+    python3 -c "$unblock_sigchld" \
       npm install --no-audit --no-fund --loglevel=error --nodedir="$NODE_PKG" \
       "code-server@$CODE_SERVER_VERSION" </dev/null
   )

@@ -23,7 +23,9 @@ console.log('hooks: ' + Object.keys(settings.hooks).sort().join(','));
 const fire = (event) => {
   for (const matcher of settings.hooks[event] || [])
     for (const hook of matcher.hooks)
-      execFileSync('sh', ['-c', hook.command], { input: JSON.stringify({ session_id: sessionId, hook_event_name: event }) });
+      execFileSync('sh', ['-c', hook.command], {
+        input: JSON.stringify({ session_id: sessionId, hook_event_name: event }),
+      });
   console.log('fired ' + event);
 };
 const events = { prompt: 'UserPromptSubmit', ask: 'Notification', finish: 'Stop' };
@@ -76,7 +78,10 @@ async function start(argv: string[], agent: Record<string, unknown>): Promise<Se
   return session;
 }
 
-/** Resolves once the session's attention is `state` from `source`: listening first, then asking, so no event falls between. */
+/**
+ * Resolves once the session's attention is `state` from `source`: listening first, then asking, so no
+ * event falls between.
+ */
 async function untilState(id: string, state: string, source: string): Promise<SessionAttention> {
   let sub: { dispose(): void } | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -118,7 +123,10 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
   });
   const { lines } = await client.request('read', { session: session.id });
   assert.ok(met, `the stand-in got --settings with three hooks:\n${lines.join('\n')}`);
-  assert.ok(lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)),
+    lines.join('\n'),
+  );
 
   await send(session.id, 'prompt', 'fired UserPromptSubmit');
   assert.equal((await untilState(session.id, 'running', 'hook')).source, 'hook');
@@ -148,10 +156,7 @@ test('Codex CLI: its notify program reports each finished turn and the thread id
 
 test('a bad report gets a clear one-line error and changes nothing', async () => {
   const session = await start(['codex'], { profile: 'codex' });
-  await assert.rejects(
-    client.request('notify', { session: session.id, state: 'sleeping' as 'done' }),
-    /state/,
-  );
+  await assert.rejects(client.request('notify', { session: session.id, state: 'sleeping' as 'done' }), /state/);
   await assert.rejects(
     client.request('notify', { session: session.id, state: 'done', conversationId: '--rm -rf' }),
     /agent session id/,

@@ -164,7 +164,7 @@ test('archives: a running agent resumes, a finished one or a shell relaunches, a
   assert.equal(archiveAction(session('running', { agent })), undefined);
 });
 
-test("resume: the built-in profile's command or the client's, never the recorded one; ids are checked; lookups by own key", () => {
+test("resume: the built-in profile's or the client's command, never the recorded one; ids checked; own keys", () => {
   const crafted = { profile: 'claude', sessionId: 'abc-1', resumeArgv: ['sh', '-c', 'touch /tmp/pwned'] };
   assert.deepEqual(resumeArgv({ agent: crafted }), ['claude', '--resume', 'abc-1']);
   assert.deepEqual(

@@ -100,7 +100,7 @@ test('Claude Code gets its hooks as --settings JSON, each command quoted for sh'
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
 });
 
-test("Codex gets its notify program as a TOML array in -c, and its hook reports the thread id", () => {
+test('Codex gets its notify program as a TOML array in -c, and its hook reports the thread id', () => {
   const args = agentHookArgs(profile('codex'), NOTIFY);
   assert.equal(args[0], '-c');
   assert.ok(args[1].startsWith('notify=['));
@@ -132,7 +132,8 @@ test("Codex gets its notify program as a TOML array in -c, and its hook reports 
 test('resume: Codex continues the thread its hook reported, or its latest before any; Gemini its generated id', () => {
   const codex = { profile: 'codex' };
   assert.deepEqual(resumeArgv({ agent: codex }), ['codex', 'resume', '--last']);
-  assert.deepEqual(resumeArgv({ agent: { ...codex, sessionId: '0199a213-81c0' } }), ['codex', 'resume', '0199a213-81c0']);
+  const thread = '0199a213-81c0';
+  assert.deepEqual(resumeArgv({ agent: { ...codex, sessionId: thread } }), ['codex', 'resume', thread]);
   assert.equal(
     resumeArgv({ agent: { ...codex, sessionId: '-rf' } }),
     'its agent session id starts with "-"',

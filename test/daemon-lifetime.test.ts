@@ -47,25 +47,29 @@ test('exit code and signal are recorded, the last screen stays until removal', a
   }
 });
 
-test("regression: a kill right after create reaches the program (it raced the child's setsid, so SIGKILL came after the grace period)", async () => {
-  const daemon = await startTestDaemon();
-  try {
-    const client = await daemon.connect();
-    for (let i = 0; i < 10; i++) {
-      const { session } = await client.request('create', { argv: ['sleep', '100'] });
-      const started = Date.now();
-      const { session: killed } = await client.request('kill', {
-        session: session.id,
-        signal: 'TERM',
-        graceMs: 10_000,
-      });
-      assert.deepEqual([killed.exit?.code, killed.exit?.signal], [null, 'SIGTERM'], `run ${i}`);
-      assert.ok(Date.now() - started < 9_000, `run ${i}: the kill waited for the grace period`);
+test(
+  "regression: a kill right after create reaches the program (it raced the child's setsid, " +
+    'so SIGKILL came after the grace period)',
+  async () => {
+    const daemon = await startTestDaemon();
+    try {
+      const client = await daemon.connect();
+      for (let i = 0; i < 10; i++) {
+        const { session } = await client.request('create', { argv: ['sleep', '100'] });
+        const started = Date.now();
+        const { session: killed } = await client.request('kill', {
+          session: session.id,
+          signal: 'TERM',
+          graceMs: 10_000,
+        });
+        assert.deepEqual([killed.exit?.code, killed.exit?.signal], [null, 'SIGTERM'], `run ${i}`);
+        assert.ok(Date.now() - started < 9_000, `run ${i}: the kill waited for the grace period`);
+      }
+    } finally {
+      await daemon.stop();
     }
-  } finally {
-    await daemon.stop();
-  }
-});
+  },
+);
 
 test('stop leaves no process of any session, grandchildren and SIGHUP-ignorers included', async () => {
   const daemon = await startTestDaemon();
@@ -74,7 +78,9 @@ test('stop leaves no process of any session, grandchildren and SIGHUP-ignorers i
   for (let i = 0; i < 3; i++) {
     const file = path.join(daemon.dir, `pids-${i}`);
     pidFiles.push(file);
-    const script = `sleep 1000 & echo $! >> ${file}; (trap '' HUP; exec sleep 1001) & echo $! >> ${file}; echo $$ >> ${file}; echo started; wait`;
+    const script =
+      `sleep 1000 & echo $! >> ${file}; (trap '' HUP; exec sleep 1001) & echo $! >> ${file}; ` +
+      `echo $$ >> ${file}; echo started; wait`;
     const { session } = await client.request('create', { argv: ['sh', '-c', script] });
     await client.request('wait', {
       session: session.id,

@@ -26,7 +26,8 @@ test("a watcher's size never reaches the PTY, and its input is dropped", async (
   const replay = new ReplayTerminal(50, 10);
   const attachment = await watcher.attach({ session: session.id, role: 'watcher', cols: 50, rows: 10 }, replay);
   attachment.write('from-watcher\r');
-  await new Promise((r) => setTimeout(r, 300));
+  // Frames on one connection are handled in order: once this reply is here, the input was handled.
+  await watcher.request('list', {});
   await client.request('send', { session: session.id, data: 'from-send\r' });
   await client.request('wait', {
     session: session.id,
@@ -84,8 +85,7 @@ test('a new input owner takes over, the previous one is told why, and the size i
   assert.deepEqual([info.cols, info.rows], [120, 40]);
 
   // The owner leaves: its size stays. A watcher that claims input becomes the owner.
-  await secondAttachment.detach();
-  await new Promise((r) => setTimeout(r, 100));
+  await secondAttachment.detach(); // resolves with the daemon's reply: the detach is done
   assert.deepEqual(((await client.request('show', { session: session.id })).session as { cols: number }).cols, 120);
   await firstAttachment.claim(90, 20);
   firstAttachment.write('three\r');
@@ -98,26 +98,43 @@ test('a new input owner takes over, the previous one is told why, and the size i
   await client.request('remove', { session: session.id });
 });
 
+/** How long the query program waits for an answer that never comes (with an owner attached). */
+const NO_ANSWER_WINDOW_MS = 700;
+
+// Writes the query, then prints what came back on stdin: as soon as it is a whole answer (it matches
+// the expected pattern), or when the window ends with no whole answer.
 const QUERY_PROGRAM = `
 process.stdin.setRawMode(true);
-const query = process.argv[2];
+const [query, expected] = process.argv.slice(2);
 let reply = '';
-process.stdin.on('data', (d) => { reply += d.toString('latin1'); });
+const done = () => { console.log('\\r\\nREPLY:' + JSON.stringify(reply)); process.exit(0); };
+process.stdin.on('data', (d) => { reply += d.toString('latin1'); if (new RegExp(expected).test(reply)) done(); });
 process.stdout.write(query);
-setTimeout(() => { console.log('\\r\\nREPLY:' + JSON.stringify(reply)); process.exit(0); }, 700);
+setTimeout(done, ${NO_ANSWER_WINDOW_MS});
 `;
 
-async function askQuery(query: string, withOwner: boolean): Promise<string> {
+async function askQuery(query: string, expected: RegExp, withOwner: boolean): Promise<string> {
   const file = path.join(daemon.dir, 'query.js');
   fs.writeFileSync(file, QUERY_PROGRAM);
   const client = await daemon.connect();
+  // The program queries only once told to: after the owner (if any) is attached. The cursor goes
+  // home first (the line that told it may have been echoed).
   const { session } = await client.request('create', {
-    argv: ['sh', '-c', `sleep 0.4; exec "${process.execPath}" ${file} "$(printf '${query}')"`],
+    argv: [
+      'sh',
+      '-c',
+      'read go; printf "\\033[H"; exec "$0" "$1" "$(printf "$2")" "$3"',
+      process.execPath,
+      file,
+      query,
+      expected.source,
+    ],
     cols: 80,
     rows: 24,
   });
   if (withOwner)
     await client.attach({ session: session.id, role: 'owner', cols: 80, rows: 24 }, { onSnapshot() {}, onOutput() {} });
+  await client.request('send', { session: session.id, data: '\r' });
   await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 10_000 });
   const { lines } = await client.request('read', { session: session.id });
   await client.request('remove', { session: session.id });
@@ -137,20 +154,23 @@ test('terminal queries are answered by the daemon only while no input owner is a
     ['\\033[18t', /^\x1b\[8;24;80t$/], // text area size
   ];
   for (const [query, expected] of cases) {
-    assert.match(await askQuery(query, false), expected, `daemon's answer to ${query}`);
+    assert.match(await askQuery(query, expected, false), expected, `daemon's answer to ${query}`);
   }
   // With an owner attached (this test client never answers), nobody answers.
-  assert.equal(await askQuery('\\033[c', true), '');
+  assert.equal(await askQuery('\\033[c', /^\x1b\[\?[\d;]+c$/, true), '');
 });
 
 test('regression: a wait for text is answered (not met) when the program exits without printing it', async () => {
   const client = await daemon.connect();
-  const { session } = await client.request('create', { argv: ['sh', '-c', 'echo something else; sleep 0.3'] });
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'echo something else; read go'] });
   const started = Date.now();
-  const { met } = await client.request('wait', {
+  const waiting = client.request('wait', {
     session: session.id,
     condition: { kind: 'text', pattern: 'never printed' },
   });
+  // Sent after the wait on the same connection: the wait is registered before the program exits.
+  await client.request('send', { session: session.id, data: '\r' });
+  const { met } = await waiting;
   assert.equal(met, false);
   assert.ok(Date.now() - started < 10_000);
   await client.request('remove', { session: session.id });

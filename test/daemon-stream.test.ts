@@ -9,7 +9,9 @@ import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/protocol/paths';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
-import { SessionTiming } from '../src/daemon/session';
+import { absenceWindow } from './helpers/absence';
+import type { HoldfastClient } from '../src/protocol/client';
+import { SnapshotTiming } from '../src/daemon/snapshotQueue';
 
 let daemon: TestDaemon;
 before(async () => {
@@ -43,18 +45,22 @@ test('watchers attaching during a flood see every line exactly once', async () =
     rows: 24,
     scrollback: 2000,
   });
-  const watchers: ReplayTerminal[] = [];
+  const watchers: { replay: ReplayTerminal; client: HoldfastClient }[] = [];
+  const exited = async () => (await client.request('show', { session: session.id })).session.state === 'exited';
   for (let i = 0; i < 6; i++) {
     const replay = new ReplayTerminal(80, 24, 400_000);
-    watchers.push(replay);
     const watcherClient = await daemon.connect(`watcher-${i}`);
+    watchers.push({ replay, client: watcherClient });
     await watcherClient.attach({ session: session.id, role: 'watcher' }, replay);
-    await new Promise((r) => setTimeout(r, 30 + i * 40));
+    // The next one attaches at a later point of the flood: once this one got live output (or the flood is over).
+    await waitFor(async () => replay.outputBytes > 0 || (await exited()), 60_000, `output at watcher ${i}`);
   }
   const { met } = await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 60_000 });
   assert.ok(met, 'seq did not finish');
-  await new Promise((r) => setTimeout(r, 200));
-  for (const [i, replay] of watchers.entries()) {
+  // The exit is reported once every byte went out to the watchers: a reply on each watcher's connection
+  // comes after all of it.
+  for (const watcher of watchers) await watcher.client.request('list', {});
+  for (const [i, { replay }] of watchers.entries()) {
     assert.equal(replay.snapshots, 1, `watcher ${i} got ${replay.snapshots} snapshots`);
     const last = assertConsecutive(await replay.lines(), `watcher ${i}`);
     assert.equal(last, 300000, `watcher ${i} ends at ${last}`);
@@ -109,67 +115,83 @@ test('the last output of a program that exits right after writing is never lost'
   }
 });
 
-test('a watcher that never reads (more than its 8 MiB queue) does not slow the program, and is resynced when it reads again', async () => {
-  const client = await daemon.connect();
-  const { session } = await client.request('create', {
-    argv: ['sh', '-c', 'sleep 0.3; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
-    cols: 80,
-    rows: 24,
-    scrollback: 100,
-  });
-  // A raw client that attaches and then stops reading its socket.
-  const socket = net.createConnection(daemon.socket);
-  await new Promise((r) => socket.once('connect', r));
-  const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
-  socket.write(
-    encodeJson(FrameKind.Hello, {
-      protocol: PROTOCOL_VERSION,
-      client: 'stalled',
-      version: 'test',
-      token,
-      capabilities: [],
-    }),
-  );
-  socket.write(
-    encodeJson(FrameKind.Request, {
-      id: 1,
-      method: 'attach',
-      params: { session: session.id, channel: 7, role: 'watcher' },
-    }),
-  );
-  await new Promise((r) => setTimeout(r, 100));
-  socket.pause();
-  const started = Date.now();
-  const { met } = await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^FLOOD-DONE$' },
-    timeoutMs: 60_000,
-  });
-  assert.ok(met, 'the program was held up by a watcher that does not read');
-  const floodMs = Date.now() - started;
-  // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
-  const decoder = new FrameDecoder();
-  let resynced = false;
-  let lastSnapshot = '';
-  socket.on('data', (chunk: Buffer) => {
-    for (const frame of decoder.push(chunk)) {
-      if (frame.kind === FrameKind.Event && frame.payload.toString().includes('"resync"')) resynced = true;
-      if (frame.kind === FrameKind.Snapshot && resynced) lastSnapshot = splitRaw(frame.payload).bytes.toString();
-    }
-  });
-  socket.resume();
-  await waitFor(
-    () => lastSnapshot.includes('FLOOD-DONE'),
-    20_000,
-    `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`,
-  );
-  socket.destroy();
-  await client.request('remove', { session: session.id });
-});
+test(
+  'a watcher that never reads (more than its 8 MiB queue) does not slow the program, ' +
+    'and is resynced when it reads again',
+  async () => {
+    const client = await daemon.connect();
+    const { session } = await client.request('create', {
+      argv: ['sh', '-c', 'read go; seq 1 1500000; echo FLOOD-DONE; sleep 30'],
+      cols: 80,
+      rows: 24,
+      scrollback: 100,
+    });
+    // A raw client that attaches and then stops reading its socket; the flood starts after that.
+    const socket = net.createConnection(daemon.socket);
+    await new Promise((r) => socket.once('connect', r));
+    const decoder = new FrameDecoder();
+    let attached!: () => void;
+    const attachAnswered = new Promise<void>((resolve) => (attached = resolve));
+    let resynced = false;
+    let lastSnapshot = '';
+    socket.on('data', (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        if (frame.kind === FrameKind.Response) {
+          socket.pause(); // at once, in this handler: nothing more is read until resume()
+          attached();
+        }
+        if (frame.kind === FrameKind.Event && frame.payload.toString().includes('"resync"')) resynced = true;
+        if (frame.kind === FrameKind.Snapshot && resynced) lastSnapshot = splitRaw(frame.payload).bytes.toString();
+      }
+    });
+    const token = fs.readFileSync(tokenPathFor(daemon.socket), 'utf8').trim();
+    socket.write(
+      encodeJson(FrameKind.Hello, {
+        protocol: PROTOCOL_VERSION,
+        client: 'stalled',
+        version: 'test',
+        token,
+        capabilities: [],
+      }),
+    );
+    socket.write(
+      encodeJson(FrameKind.Request, {
+        id: 1,
+        method: 'attach',
+        params: { session: session.id, channel: 7, role: 'watcher' },
+      }),
+    );
+    await attachAnswered;
+    await client.request('send', { session: session.id, data: '\r' });
+    const started = Date.now();
+    const { met } = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^FLOOD-DONE$' },
+      timeoutMs: 60_000,
+    });
+    assert.ok(met, 'the program was held up by a watcher that does not read');
+    const floodMs = Date.now() - started;
+    // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
+    socket.resume();
+    await waitFor(
+      () => lastSnapshot.includes('FLOOD-DONE'),
+      20_000,
+      `a resync snapshot with the end of the flood (flood took ${floodMs} ms)`,
+    );
+    socket.destroy();
+    await client.request('remove', { session: session.id });
+  },
+);
 
 test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one second', async () => {
   const client = await daemon.connect();
-  const script = `printf 'before\\n\\033[?2026hpartial'; sleep 0.6; printf ' complete\\033[?2026l\\n'; sleep 30`;
+  // The update ends when the test says so (a line on stdin), after it attached inside it.
+  const script = [
+    "stty -echo; printf 'before\\n\\033[?2026hpartial'",
+    'read go',
+    "printf ' complete\\033[?2026l\\n'",
+    'sleep 30',
+  ].join('; ');
   const { session } = await client.request('create', { argv: ['sh', '-c', script], cols: 80, rows: 10 });
   await client.request('wait', {
     session: session.id,
@@ -177,7 +199,6 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
     timeoutMs: 5000,
   });
   const replay = new ReplayTerminal(80, 10);
-  const attachedAt = Date.now();
   let snapshotAt = 0;
   await client.attach(
     { session: session.id, role: 'watcher' },
@@ -189,14 +210,15 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
       onOutput: (bytes) => replay.onOutput(bytes),
     },
   );
+  // The program is idle: without the update, the snapshot would have gone out before the attach's
+  // reply, and surely before the reply to a later request on the same connection.
+  await client.request('list', {});
+  assert.equal(snapshotAt, 0, 'the snapshot did not wait for the update to end');
+  await client.request('send', { session: session.id, data: '\r' });
   await waitFor(() => snapshotAt > 0, 3000, 'the snapshot');
   assert.ok(
     (await replay.lines()).some((l) => l.includes('partial complete')),
     'the snapshot was taken inside the update',
-  );
-  assert.ok(
-    snapshotAt - attachedAt >= 200,
-    `the snapshot came after ${snapshotAt - attachedAt} ms, not after the update`,
   );
 
   // An update that never ends: the snapshot comes after the one-second cap.
@@ -219,54 +241,64 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
   await client.request('remove', { session: stuck.id });
 });
 
-test('a screenFirst attach gets the visible screen first, then the whole scrollback, and no line is lost or doubled while the program prints', async () => {
-  const client = await daemon.connect();
-  // 3000 numbered lines, then one more every few milliseconds while the snapshots go out.
-  const { session } = await client.request('create', {
-    argv: [
-      'sh',
-      '-c',
-      'seq 1 3000; i=3001; while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; exec sleep 60',
-    ],
-    cols: 80,
-    rows: 24,
-    scrollback: 10_000,
-  });
-  await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^2999$', history: true },
-    timeoutMs: 10_000,
-  });
-  const replay = new ReplayTerminal(80, 24, 20_000);
-  const reasons: string[] = [];
-  let screenLines: string[] | undefined;
-  const watcher = await daemon.connect('screen-first');
-  await watcher.attach(
-    { session: session.id, role: 'watcher', screenFirst: true },
-    {
-      onSnapshot: (bytes, why) => {
-        reasons.push(why);
-        if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
-        replay.onSnapshot(bytes, why);
+test(
+  'a screenFirst attach gets the visible screen first, then the whole scrollback, ' +
+    'and no line is lost or doubled while the program prints',
+  async () => {
+    const client = await daemon.connect();
+    // 3000 numbered lines, then one more every few milliseconds while the snapshots go out.
+    const { session } = await client.request('create', {
+      argv: [
+        'sh',
+        '-c',
+        'seq 1 3000; i=3001; ' +
+          'while [ $i -le 3400 ]; do echo $i; i=$((i+1)); [ $((i % 20)) -eq 0 ] && sleep 0.01; done; ' +
+          'exec sleep 60',
+      ],
+      cols: 80,
+      rows: 24,
+      scrollback: 10_000,
+    });
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^2999$', history: true },
+      timeoutMs: 10_000,
+    });
+    const replay = new ReplayTerminal(80, 24, 20_000);
+    const reasons: string[] = [];
+    let screenLines: string[] | undefined;
+    const watcher = await daemon.connect('screen-first');
+    await watcher.attach(
+      { session: session.id, role: 'watcher', screenFirst: true },
+      {
+        onSnapshot: (bytes, why) => {
+          reasons.push(why);
+          if (why === 'attach') screenLines = bytes.toString('utf8').split('\r\n');
+          replay.onSnapshot(bytes, why);
+        },
+        onOutput: (bytes) => replay.onOutput(bytes),
+        onEvent: (event) => replay.onEvent(event),
       },
-      onOutput: (bytes) => replay.onOutput(bytes),
-      onEvent: (event) => replay.onEvent(event),
-    },
-  );
-  await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
-  await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^3400$' },
-    timeoutMs: 10_000,
-  });
-  await waitFor(async () => (await replay.lines()).some((l) => l.trim() === '3400'), 10_000, 'the replay to show 3400');
-  assert.deepEqual(reasons, ['attach', 'history']);
-  assert.ok(screenLines!.length <= 24 + 1, `the first snapshot is the screen only (${screenLines!.length} lines)`);
-  const last = assertConsecutive(await replay.lines(), 'replay after the history snapshot');
-  assert.equal(last, 3400);
-  const numbers = (await replay.lines()).map((l) => l.trim()).filter((l) => l !== '');
-  assert.equal(numbers[0], '1', 'the scrollback reaches back to the first line');
-});
+    );
+    await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
+    await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: '^3400$' },
+      timeoutMs: 10_000,
+    });
+    await waitFor(
+      async () => (await replay.lines()).some((l) => l.trim() === '3400'),
+      10_000,
+      'the replay to show 3400',
+    );
+    assert.deepEqual(reasons, ['attach', 'history']);
+    assert.ok(screenLines!.length <= 24 + 1, `the first snapshot is the screen only (${screenLines!.length} lines)`);
+    const last = assertConsecutive(await replay.lines(), 'replay after the history snapshot');
+    assert.equal(last, 3400);
+    const numbers = (await replay.lines()).map((l) => l.trim()).filter((l) => l !== '');
+    assert.equal(numbers[0], '1', 'the scrollback reaches back to the first line');
+  },
+);
 
 test('a historyLater attach gets the screen only, and the scrollback when it asks for it', async () => {
   const client = await daemon.connect();
@@ -295,9 +327,9 @@ test('a historyLater attach gets the screen only, and the scrollback when it ask
     },
   );
   await waitFor(() => reasons.length > 0, 5000, 'the screen');
-  // Longer than a screenFirst attach's history waits (HistoryAfterScreenMs), then a request on the
-  // same connection: every frame the daemon sent before its answer has arrived.
-  await new Promise((resolve) => setTimeout(resolve, SessionTiming.HistoryAfterScreenMs * 3));
+  // Absence: longer than a screenFirst attach's history waits (HistoryAfterScreenMs), then a request
+  // on the same connection: every frame the daemon sent before its answer has arrived.
+  await absenceWindow(SnapshotTiming.HistoryAfterScreenMs * 3);
   await watcher.request('list', {});
   assert.deepEqual(reasons, ['attach'], 'no history until asked for');
   assert.equal((await replay.lines()).filter((l) => l.trim() !== '')[0].trim(), '478', 'the screen only');

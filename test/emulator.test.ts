@@ -8,17 +8,21 @@ function written(emulator: Emulator, data: string): Promise<void> {
   return new Promise((resolve) => emulator.terminal.write(data, resolve));
 }
 
-test('regression: an exception inside xterm.js (erase-in-display after a wrap in an origin-mode region) does not wedge parsing', async () => {
-  const emulator = new Emulator({ cols: 32, rows: 18, scrollback: 100 });
-  const errors: Error[] = [];
-  emulator.onError((err) => errors.push(err));
-  await written(emulator, '\x1b[6;18r\x1b[?6h\x1b[13;25H\x1b[?2026hｗｉｄｅ\x1b[?2026l\x1b[1J');
-  await written(emulator, '\x1b[?6l\x1b[r\x1b[Hstill parsing');
-  assert.equal(errors.length, 1, 'the xterm.js bug no longer throws: this containment can be revisited');
-  assert.equal(emulator.lines()[0].trimEnd(), 'still parsing');
-  assert.equal(emulator.backlog, 0);
-  emulator.dispose();
-});
+test(
+  'regression: an exception inside xterm.js (erase-in-display after a wrap in an origin-mode region) ' +
+    'does not wedge parsing',
+  async () => {
+    const emulator = new Emulator({ cols: 32, rows: 18, scrollback: 100 });
+    const errors: Error[] = [];
+    emulator.onError((err) => errors.push(err));
+    await written(emulator, '\x1b[6;18r\x1b[?6h\x1b[13;25H\x1b[?2026hｗｉｄｅ\x1b[?2026l\x1b[1J');
+    await written(emulator, '\x1b[?6l\x1b[r\x1b[Hstill parsing');
+    assert.equal(errors.length, 1, 'the xterm.js bug no longer throws: this containment can be revisited');
+    assert.equal(emulator.lines()[0].trimEnd(), 'still parsing');
+    assert.equal(emulator.backlog, 0);
+    emulator.dispose();
+  },
+);
 
 test('output is cut only between complete sequences and characters', () => {
   const cutter = new SequenceBoundary();
@@ -28,7 +32,8 @@ test('output is cut only between complete sequences and characters', () => {
     if (piece) pieces.push(piece.toString('latin1'));
   };
   const stream = Buffer.from(
-    'plain \x1b[31mred\x1b[0m \x1b]0;a title\x07 \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ 漢字😀 \x1b(B\x1bPq#0;1\x1b\\ end',
+    'plain \x1b[31mred\x1b[0m \x1b]0;a title\x07 \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ ' +
+      '漢字😀 \x1b(B\x1bPq#0;1\x1b\\ end',
     'utf8',
   );
   // Every split point: whatever the reads were, each piece ends on a boundary and nothing is lost.
@@ -61,7 +66,7 @@ test('an incomplete tail is held, then released by flush when the program ends',
   assert.deepEqual([...cutter.cut(Buffer.from([0xa2, 0x41]))!], [0xe6, 0xbc, 0xa2, 0x41]);
 });
 
-test("an agent's desktop notification (OSC 9, OSC 777 notify) counts as a bell; a progress report does not", async () => {
+test("an agent's desktop notification (OSC 9, OSC 777 notify) is a bell; a progress report is not", async () => {
   const emulator = new Emulator({ cols: 40, rows: 5, scrollback: 10 });
   let bells = 0;
   emulator.onBell(() => bells++);

@@ -42,7 +42,7 @@ function tmpdir(): string {
 
 const W = 'file:///work/project';
 
-test('restore plan: this workspace only, in order, detached and already shown left out, most recently active wins', () => {
+test('restore plan: this workspace only, in order, detached and shown left out, the last active wins', () => {
   const sessions = [
     session('c', { workspace: W, order: 2, location: 'editor', activeAt: 50 }),
     session('a', { workspace: W, order: 0, activeAt: 10 }),
@@ -199,7 +199,8 @@ test('launchers: holdfast runs the bundled CLI with the given node; code runs th
   const cli = path.join(dir, "it's cli.js");
   fs.writeFileSync(
     cli,
-    'console.log(JSON.stringify({argv: process.argv.slice(2), socket: process.env.HOLDFAST_SOCKET, electron: process.env.ELECTRON_RUN_AS_NODE}))',
+    'console.log(JSON.stringify({argv: process.argv.slice(2), socket: process.env.HOLDFAST_SOCKET, ' +
+      'electron: process.env.ELECTRON_RUN_AS_NODE}))',
   );
   const launcher = writeHoldfastLauncher(path.join(dir, 'bin'), process.execPath, cli, '/tmp/my "odd" $sock');
   const out = JSON.parse(
@@ -303,7 +304,7 @@ test('process age from /proc: parses names with spaces and parentheses', () => {
   }
 });
 
-test('security: previews follow no link; an untrusted workspace cannot choose the shell, the agents or the socket', async () => {
+test('security: previews follow no link; an untrusted workspace cannot pick the shell, agents or socket', async () => {
   const fs = await import('node:fs');
   const path = await import('node:path');
   const { PREVIEW_LINKS } = await import('../src/extension/webview/links');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HistoryStore, HistoryTuning } from '../src/daemon/historyStore';
-import { plainText } from '../src/daemon/historyCapture';
+import { plainText } from '../src/daemon/historyEncoding';
 import { Emulator } from '../src/daemon/emulator';
 
 function parsed(emulator: Emulator, data: string): Promise<void> {
@@ -69,7 +69,7 @@ test('ED 3 (what `clear` sends) erases the stored history with the scrollback', 
   }
 });
 
-test('regression: a cursor saved on a row that went to the store stays above the screen when a resize brings rows back', async () => {
+test('regression: a cursor saved on a stored row stays above the screen when a resize brings rows back', async () => {
   // Against a terminal that kept everything: before, the restored cursor landed 16 rows too low.
   const emulator = new Emulator({ cols: 20, rows: 4, scrollback: 1000 });
   const reference = new Emulator({ cols: 20, rows: 4, scrollback: 1000, historyMargin: null });
@@ -90,7 +90,8 @@ test('regression: a cursor saved on a row that went to the store stays above the
   }
 });
 
-test('a flood in large chunks keeps exactly the newest lines: xterm recycles only captured rows, and a quiet session keeps one screen of them', async () => {
+// ...and a quiet session keeps one screen of them in xterm.
+test('a flood in large chunks keeps exactly the newest lines: xterm recycles only captured rows', async () => {
   const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 3000 });
   try {
     const lines = Array.from({ length: 20_000 }, (_, i) =>

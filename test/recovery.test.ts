@@ -352,7 +352,7 @@ test('retention: count, age and size; a corrupt checkpoint is reported and skipp
   }
 });
 
-test('crash with live sessions: list offers it, restore archives them, relaunch in place, resume agents only', async () => {
+test('crash with live sessions: list offers it, restore archives, relaunch in place, resume agents only', async () => {
   const h = home({ recovery: { screenText: true } });
   const agent = path.join(h.dir, 'agent.sh');
   fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $*"\nexec sleep 1000\n', { mode: 0o755 });
@@ -558,99 +558,110 @@ test('CLI: recovery, config, relaunch; errors are one line with the usual exit c
   }
 });
 
-test('CLI: restore with no daemon running starts an on-demand one; the restored checkpoint is superseded, so a run that ends empty leaves nothing to offer again', async () => {
-  const h = home();
-  const d = await h.start();
-  await d.client.request('create', { name: 'kept', argv: ['sleep', '1000'], cwd: h.dir });
-  await checkpointWhere(h.recovery, (c) => c.sessions.length === 1, 'a checkpoint');
-  await h.stop(d);
-  const id = runIdOf(h.recovery);
-  const restored = await h.cli(['recovery', 'restore', id, '--json']);
-  assert.equal(restored.code, 0, restored.stderr);
-  const [archived] = JSON.parse(restored.stdout).sessions;
-  assert.deepEqual([archived.name, archived.state], ['kept', 'exited']);
-  const version = JSON.parse((await h.cli(['version', '--json'])).stdout);
-  assert.equal(version.daemon.startMode, 'on-demand');
-  // The new daemon's checkpoint holds the archive; the restored file is gone (regression: it was
-  // offered, and restored, a second time after the new daemon ended empty).
-  const [own] = checkpointFiles(h.recovery).map(readCheckpoint);
-  assert.equal(checkpointFiles(h.recovery).length, 1);
-  assert.notEqual(own.id, id);
-  assert.equal((own.sessions[0].metadata.archivedFrom as { checkpoint: string }).checkpoint, id);
-  assert.equal((await h.cli(['rm', 'kept'])).code, 0);
-  await waitFor(() => !isAlive(version.daemon.pid), 10_000, 'the on-demand daemon to exit');
-  assert.deepEqual(checkpointFiles(h.recovery), [], 'nothing is offered again');
-});
+test(
+  'CLI: restore with no daemon running starts an on-demand one; ' +
+    'the restored checkpoint is superseded, so a run that ends empty leaves nothing to offer again',
+  async () => {
+    const h = home();
+    const d = await h.start();
+    await d.client.request('create', { name: 'kept', argv: ['sleep', '1000'], cwd: h.dir });
+    await checkpointWhere(h.recovery, (c) => c.sessions.length === 1, 'a checkpoint');
+    await h.stop(d);
+    const id = runIdOf(h.recovery);
+    const restored = await h.cli(['recovery', 'restore', id, '--json']);
+    assert.equal(restored.code, 0, restored.stderr);
+    const [archived] = JSON.parse(restored.stdout).sessions;
+    assert.deepEqual([archived.name, archived.state], ['kept', 'exited']);
+    const version = JSON.parse((await h.cli(['version', '--json'])).stdout);
+    assert.equal(version.daemon.startMode, 'on-demand');
+    // The new daemon's checkpoint holds the archive; the restored file is gone (regression: it was
+    // offered, and restored, a second time after the new daemon ended empty).
+    const [own] = checkpointFiles(h.recovery).map(readCheckpoint);
+    assert.equal(checkpointFiles(h.recovery).length, 1);
+    assert.notEqual(own.id, id);
+    assert.equal((own.sessions[0].metadata.archivedFrom as { checkpoint: string }).checkpoint, id);
+    assert.equal((await h.cli(['rm', 'kept'])).code, 0);
+    await waitFor(() => !isAlive(version.daemon.pid), 10_000, 'the on-demand daemon to exit');
+    assert.deepEqual(checkpointFiles(h.recovery), [], 'nothing is offered again');
+  },
+);
 
-test("a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; resume without an id; relaunch takes the client's env", async () => {
-  const h = home();
-  const agent = path.join(h.dir, 'latest-agent.sh');
-  fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $* mark=$HOLDFAST_TEST_MARK"\nexec sleep 1000\n', {
-    mode: 0o755,
-  });
-  // Like Codex: no id is known, the resume command continues "the latest conversation here".
-  const latestAgent = { agent: { profile: 'latest', resumeArgv: [agent, 'resume', '--last'] } };
-
-  const a = await h.start();
-  const { session: bot } = await a.client.request('create', {
-    name: 'bot',
-    argv: [agent],
-    cwd: h.dir,
-    metadata: latestAgent,
-  });
-  await a.client.request('wait', {
-    session: bot.id,
-    condition: { kind: 'text', pattern: 'agent argv' },
-    timeoutMs: 5000,
-  });
-  await checkpointWhere(
-    h.recovery,
-    (c) => c.daemonPid === a.pid && c.sessions.length === 1,
-    "the first daemon's checkpoint",
-  );
-  await h.crash(a);
-  const first = runIdOf(h.recovery);
-
-  const b = await h.start();
-  const restoredOnce = (await b.client.request('recovery.restore', { id: first })).sessions;
-  assert.equal(restoredOnce.length, 1);
-  await checkpointWhere(
-    h.recovery,
-    (c) => c.daemonPid === b.pid && c.sessions.length === 1,
-    "the second daemon's checkpoint (the archive, not yet resumed)",
-  );
-  await h.crash(b);
-
-  const c = await h.start();
-  try {
-    const { checkpoints } = await c.client.request('recovery.list', {});
-    const newest = checkpoints.filter((cp) => !cp.current).sort((x, y) => y.writtenAt - x.writtenAt)[0];
-    assert.equal(newest.daemonPid, b.pid);
-    const { sessions } = await c.client.request('recovery.restore', { id: newest.id });
-    assert.deepEqual(
-      sessions.map((s) => s.name),
-      ['bot'],
-    );
-    // The first checkpoint's session came back with the second: restoring it too would show it twice.
-    await assert.rejects(c.client.request('recovery.restore', { id: first }), /already restored/);
-    assert.equal((await c.client.request('list', {})).sessions.length, 1);
-
-    const resumed = await c.client.request('resume', {
-      session: sessions[0].id,
-      env: { HOLDFAST_TEST_MARK: 'from-the-editor' },
-      resumeArgv: [agent, 'resume', '--last'],
+test(
+  'a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; ' +
+    "resume without an id; relaunch takes the client's env",
+  async () => {
+    const h = home();
+    const agent = path.join(h.dir, 'latest-agent.sh');
+    fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $* mark=$HOLDFAST_TEST_MARK"\nexec sleep 1000\n', {
+      mode: 0o755,
     });
-    assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
-    await c.client.request('wait', {
-      session: resumed.session.id,
-      condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' },
+    // Like Codex: no id is known, the resume command continues "the latest conversation here".
+    const latestAgent = { agent: { profile: 'latest', resumeArgv: [agent, 'resume', '--last'] } };
+
+    const a = await h.start();
+    const { session: bot } = await a.client.request('create', {
+      name: 'bot',
+      argv: [agent],
+      cwd: h.dir,
+      metadata: latestAgent,
+    });
+    await a.client.request('wait', {
+      session: bot.id,
+      condition: { kind: 'text', pattern: 'agent argv' },
       timeoutMs: 5000,
     });
-    await assert.rejects(
-      c.client.request('relaunch', { session: resumed.session.id, env: { X: 1 } as unknown as Record<string, string> }),
-      /relaunch: env\.X: .*expected string/,
+    await checkpointWhere(
+      h.recovery,
+      (c) => c.daemonPid === a.pid && c.sessions.length === 1,
+      "the first daemon's checkpoint",
     );
-  } finally {
-    await h.stop(c);
-  }
-});
+    await h.crash(a);
+    const first = runIdOf(h.recovery);
+
+    const b = await h.start();
+    const restoredOnce = (await b.client.request('recovery.restore', { id: first })).sessions;
+    assert.equal(restoredOnce.length, 1);
+    await checkpointWhere(
+      h.recovery,
+      (c) => c.daemonPid === b.pid && c.sessions.length === 1,
+      "the second daemon's checkpoint (the archive, not yet resumed)",
+    );
+    await h.crash(b);
+
+    const c = await h.start();
+    try {
+      const { checkpoints } = await c.client.request('recovery.list', {});
+      const newest = checkpoints.filter((cp) => !cp.current).sort((x, y) => y.writtenAt - x.writtenAt)[0];
+      assert.equal(newest.daemonPid, b.pid);
+      const { sessions } = await c.client.request('recovery.restore', { id: newest.id });
+      assert.deepEqual(
+        sessions.map((s) => s.name),
+        ['bot'],
+      );
+      // The first checkpoint's session came back with the second: restoring it too would show it twice.
+      await assert.rejects(c.client.request('recovery.restore', { id: first }), /already restored/);
+      assert.equal((await c.client.request('list', {})).sessions.length, 1);
+
+      const resumed = await c.client.request('resume', {
+        session: sessions[0].id,
+        env: { HOLDFAST_TEST_MARK: 'from-the-editor' },
+        resumeArgv: [agent, 'resume', '--last'],
+      });
+      assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
+      await c.client.request('wait', {
+        session: resumed.session.id,
+        condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' },
+        timeoutMs: 5000,
+      });
+      await assert.rejects(
+        c.client.request('relaunch', {
+          session: resumed.session.id,
+          env: { X: 1 } as unknown as Record<string, string>,
+        }),
+        /relaunch: env\.X: .*expected string/,
+      );
+    } finally {
+      await h.stop(c);
+    }
+  },
+);

@@ -77,7 +77,7 @@ test('a socket path replaced by a stale socket file is taken back', async () => 
   }
 });
 
-test('a socket path taken by another live server is left to it; the daemon logs it and serves its clients', async () => {
+test('a socket path taken by another live server is left to it; the daemon logs it, serves its clients', async () => {
   const daemon = await startTestDaemon();
   const other = net.createServer((s) => s.destroy());
   try {
@@ -102,32 +102,36 @@ test('a socket path taken by another live server is left to it; the daemon logs 
   }
 });
 
-test('the socket directory removed under the daemon: it notices and logs the lost endpoint; existing clients are still served', async () => {
-  const daemon = await startTestDaemon();
-  try {
-    const client = await daemon.connect();
-    const { session } = await client.request('create', { argv: ['sleep', '100'] });
-    // rm -rf races the daemon, which re-publishes into the directory while it still exists.
-    await waitFor(
-      () => {
-        try {
-          fs.rmSync(path.dirname(daemon.socket), { recursive: true, force: true });
-        } catch {
-          // ENOTEMPTY: the daemon just published again
-        }
-        return !fs.existsSync(path.dirname(daemon.socket));
-      },
-      10_000,
-      'the directory to be removed',
-    );
-    // It cannot publish into a directory that is gone; it says so instead of going on unaware.
-    await waitFor(
-      () => /no longer leads to this daemon[\s\S]*lost the endpoint: /.test(daemonLog(daemon.env)),
-      10_000,
-      'the daemon to notice and log it',
-    );
-    assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
-  } finally {
-    await daemon.stop();
-  }
-});
+test(
+  'the socket directory removed under the daemon: it notices and logs the lost endpoint; ' +
+    'existing clients are still served',
+  async () => {
+    const daemon = await startTestDaemon();
+    try {
+      const client = await daemon.connect();
+      const { session } = await client.request('create', { argv: ['sleep', '100'] });
+      // rm -rf races the daemon, which re-publishes into the directory while it still exists.
+      await waitFor(
+        () => {
+          try {
+            fs.rmSync(path.dirname(daemon.socket), { recursive: true, force: true });
+          } catch {
+            // ENOTEMPTY: the daemon just published again
+          }
+          return !fs.existsSync(path.dirname(daemon.socket));
+        },
+        10_000,
+        'the directory to be removed',
+      );
+      // It cannot publish into a directory that is gone; it says so instead of going on unaware.
+      await waitFor(
+        () => /no longer leads to this daemon[\s\S]*lost the endpoint: /.test(daemonLog(daemon.env)),
+        10_000,
+        'the daemon to notice and log it',
+      );
+      assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
+    } finally {
+      await daemon.stop();
+    }
+  },
+);

@@ -10,7 +10,22 @@ import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/protocol/launch';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
-import { daemonLog, daemonToken, RawConnection, record, sleep } from './helpers/reliability';
+import { daemonLog, daemonToken, RawConnection, record } from './helpers/reliability';
+
+/** Fills the file system holding `dir` to its last byte with a file there; returns its path. */
+function fillUp(dir: string): string {
+  const filler = path.join(dir, 'filler');
+  const fd = fs.openSync(filler, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 0x78);
+  try {
+    for (;;) if (fs.writeSync(fd, chunk) === 0) break;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return filler;
+}
 
 function pidsIn(file: string): number[] {
   return fs.readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
@@ -32,7 +47,13 @@ test('a client killed in the middle of a frame: the daemon and its other clients
     // A separate process: hello, then half of a request frame, then it is SIGKILLed.
     const script = `
       const net = require('net');
-      const frame = (kind, obj) => { const p = Buffer.from(JSON.stringify(obj)); const h = Buffer.alloc(5); h.writeUInt32BE(p.length); h[4] = kind; return Buffer.concat([h, p]); };
+      const frame = (kind, obj) => {
+        const p = Buffer.from(JSON.stringify(obj));
+        const h = Buffer.alloc(5);
+        h.writeUInt32BE(p.length);
+        h[4] = kind;
+        return Buffer.concat([h, p]);
+      };
       const s = net.createConnection(process.argv[1], () => {
         s.write(frame(1, { protocol: 1, client: 'doomed', version: 't', token: process.argv[2], capabilities: [] }));
         const req = frame(2, { id: 1, method: 'list', params: { pad: 'x'.repeat(1000) } });
@@ -87,189 +108,222 @@ test('a client that connects and never sends a hello is dropped after the 5 s ha
   }
 });
 
-test('regression: the disk full while a checkpoint is written: the failed write removes its temp file (it kept the disk full); the previous checkpoint stays intact, the daemon carries on', async () => {
-  const dir = tempDir('hf-diskfull-');
-  const env = isolatedEnv(dir);
-  fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'holdfast'), { recursive: true });
-  fs.writeFileSync(
-    path.join(env.XDG_CONFIG_HOME!, 'holdfast', 'config.json'),
-    JSON.stringify({ recovery: { screenText: true, intervalSeconds: 0.05 } }),
-  );
-  const recovery = path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery');
-  fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
-  // A real full disk: a 256 KiB tmpfs for the checkpoints only (the log stays writable).
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', recovery]);
-  let pid = 0;
-  try {
-    const ready = await startDaemon({
-      socket: env.HOLDFAST_SOCKET!,
-      daemonScript: DAEMON_SCRIPT,
-      env,
-      args: ['--persistent'],
-    });
-    assert.ok('ready' in ready);
-    pid = ready.pid;
-    const client = await HoldfastClient.connect({ socket: env.HOLDFAST_SOCKET!, client: 't', version: 't' });
-    await client.request('create', { name: 'small', argv: ['sh', '-c', 'echo small; sleep 100'], cwd: dir });
-    const files = () => fs.readdirSync(recovery);
-    await waitFor(() => files().some((n) => n.startsWith('checkpoint-')), 10_000, 'a first checkpoint');
-    const file = path.join(
-      recovery,
-      files().find((n) => n.startsWith('checkpoint-'))!,
+test(
+  'regression: the disk full while a checkpoint is written: the failed write removes its temp file ' +
+    '(it kept the disk full); the previous checkpoint stays intact, the daemon carries on',
+  async () => {
+    const dir = tempDir('hf-diskfull-');
+    const env = isolatedEnv(dir);
+    fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'holdfast'), { recursive: true });
+    fs.writeFileSync(
+      path.join(env.XDG_CONFIG_HOME!, 'holdfast', 'config.json'),
+      JSON.stringify({ recovery: { screenText: true, intervalSeconds: 0.05 } }),
     );
-    await sleep(300);
-    const previous = fs.readFileSync(file, 'utf8');
-    assert.equal(JSON.parse(previous).sessions.length, 1);
-    // ~2,000 lines of 150 characters of screen: the next checkpoint does not fit. The session prints
-    // them only once the checkpoint that adds it (still empty) is written: a write of its first lines
-    // could fit, and the file would change before the disk is full (a race seen under load).
-    const { session: big } = await client.request('create', {
-      name: 'big',
-      argv: ['sh', '-c', 'read go; seq -f "%0.0f ' + 'y'.repeat(140) + '" 1 2000; sleep 100'],
-      cols: 160,
-      scrollback: 3000,
-      cwd: dir,
-    });
-    await waitFor(
-      () => JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 2,
-      10_000,
-      'the checkpoint with the new, empty session',
-    );
-    const withEmpty = fs.readFileSync(file, 'utf8');
-    await client.request('send', { session: big.id, data: '\n' });
-    await waitFor(
-      () => /checkpoint not written: ENOSPC/.test(daemonLog(env)),
-      20_000,
-      'a checkpoint write to fail with ENOSPC',
-    );
-    await assert.rejects(
-      client.request('recovery.checkpoint', {}),
-      /checkpoint not written: ENOSPC: no space left on device/,
-    );
-    assert.equal(fs.readFileSync(file, 'utf8'), withEmpty, 'the previous checkpoint changed');
-    assert.deepEqual(
-      files().filter((n) => n.startsWith('.tmp-')),
-      [],
-      'a failed write left its temp file, keeping the disk full',
-    );
-    assert.ok(isAlive(pid));
-    assert.equal((await client.request('list', {})).sessions.length, 2);
-    // Space again: the next checkpoint is written.
-    await client.request('remove', { session: big.id });
-    await waitFor(
-      () =>
-        JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 1 && fs.readFileSync(file, 'utf8') !== previous,
-      10_000,
-      'a checkpoint once there is space',
-    );
-    client.close();
-  } finally {
-    if (pid && isAlive(pid)) {
-      process.kill(pid, 'SIGTERM');
-      await waitFor(() => !isAlive(pid), 10_000, 'the daemon to stop');
+    const recovery = path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+    fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
+    // A real full disk: a 256 KiB tmpfs for the checkpoints only (the log stays writable).
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', recovery]);
+    let pid = 0;
+    try {
+      const ready = await startDaemon({
+        socket: env.HOLDFAST_SOCKET!,
+        daemonScript: DAEMON_SCRIPT,
+        env,
+        args: ['--persistent'],
+      });
+      assert.ok('ready' in ready);
+      pid = ready.pid;
+      const client = await HoldfastClient.connect({ socket: env.HOLDFAST_SOCKET!, client: 't', version: 't' });
+      await client.request('create', { name: 'small', argv: ['sh', '-c', 'echo small; sleep 100'], cwd: dir });
+      const files = () => fs.readdirSync(recovery);
+      await waitFor(() => files().some((n) => n.startsWith('checkpoint-')), 10_000, 'a first checkpoint');
+      const file = path.join(
+        recovery,
+        files().find((n) => n.startsWith('checkpoint-'))!,
+      );
+      // A checkpoint written (by rename: never half a file) after the session printed its line.
+      const screenSaved = () =>
+        (
+          JSON.parse(fs.readFileSync(file, 'utf8')) as { sessions: { screen?: string }[] }
+        ).sessions[0]?.screen?.includes('small') === true;
+      await waitFor(screenSaved, 10_000, 'a checkpoint with the session’s screen');
+      const previous = fs.readFileSync(file, 'utf8');
+      assert.equal(JSON.parse(previous).sessions.length, 1);
+      // ~2,000 lines of 150 characters of screen: a checkpoint that holds them does not fit in the
+      // tmpfs. The session prints them only once the checkpoint that adds it (still empty) is written
+      // and the disk is then filled up: a write of its first lines would fit otherwise, and the file
+      // would change before the disk is full (a race seen under load).
+      const { session: big } = await client.request('create', {
+        name: 'big',
+        argv: ['sh', '-c', 'read go; seq -f "%0.0f ' + 'y'.repeat(140) + '" 1 2000; sleep 100'],
+        cols: 160,
+        scrollback: 3000,
+        cwd: dir,
+      });
+      await waitFor(
+        () => JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 2,
+        10_000,
+        'the checkpoint with the new, empty session',
+      );
+      const withEmpty = fs.readFileSync(file, 'utf8');
+      const filler = fillUp(recovery);
+      await client.request('send', { session: big.id, data: '\n' });
+      await waitFor(
+        () => /checkpoint not written: ENOSPC/.test(daemonLog(env)),
+        20_000,
+        'a checkpoint write to fail with ENOSPC',
+      );
+      await assert.rejects(
+        client.request('recovery.checkpoint', {}),
+        /checkpoint not written: ENOSPC: no space left on device/,
+      );
+      assert.equal(fs.readFileSync(file, 'utf8'), withEmpty, 'the previous checkpoint changed');
+      assert.deepEqual(
+        files().filter((n) => n.startsWith('.tmp-')),
+        [],
+        'a failed write left its temp file, keeping the disk full',
+      );
+      assert.ok(isAlive(pid));
+      assert.equal((await client.request('list', {})).sessions.length, 2);
+      // Space again, but not for the whole big screen: its write fails part way, and must remove its
+      // temp file; without the big session, the next checkpoint is written.
+      fs.rmSync(filler);
+      await client.request('wait', {
+        session: big.id,
+        condition: { kind: 'text', pattern: '^2000 y' },
+        timeoutMs: 10_000,
+      });
+      await assert.rejects(client.request('recovery.checkpoint', {}), /checkpoint not written: ENOSPC/);
+      assert.deepEqual(
+        files().filter((n) => n.startsWith('.tmp-')),
+        [],
+        'a failed write left its temp file',
+      );
+      await client.request('remove', { session: big.id });
+      await waitFor(
+        () =>
+          JSON.parse(fs.readFileSync(file, 'utf8')).sessions.length === 1 && fs.readFileSync(file, 'utf8') !== previous,
+        10_000,
+        'a checkpoint once there is space',
+      );
+      client.close();
+    } finally {
+      if (pid && isAlive(pid)) {
+        process.kill(pid, 'SIGTERM');
+        await waitFor(() => !isAlive(pid), 10_000, 'the daemon to stop');
+      }
+      execFileSync('umount', [recovery]);
     }
-    execFileSync('umount', [recovery]);
-  }
-});
+  },
+);
 
-test('the daemon killed with SIGKILL: its sessions get SIGHUP, nothing is left running, the next daemon starts cleanly', async () => {
-  const dir = tempDir();
-  const env = isolatedEnv(dir);
-  const socket = env.HOLDFAST_SOCKET!;
-  const first = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
-  assert.ok('ready' in first);
-  const client = await HoldfastClient.connect({ socket, client: 't', version: 't' });
-  const pidFile = path.join(dir, 'pids');
-  const scripts = [
-    `echo $$ >> ${pidFile}; exec sleep 1000`,
-    `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
-    `bash -c 'echo $$ >> ${pidFile}; while :; do sleep 1; done' & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
-  ];
-  for (const script of scripts) {
-    const { session } = await client.request('create', { argv: ['sh', '-c', script] });
-    await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length >= 1, 5000, 'pids');
-    await sleep(100);
-    void session;
-  }
-  await waitFor(() => pidsIn(pidFile).length === 6, 5000, 'six pids');
-  const pids = pidsIn(pidFile);
-  assert.ok(pids.every(isAlive));
-  client.close();
-  process.kill(first.pid, 'SIGKILL');
-  const killedAt = Date.now();
-  await waitFor(
-    () => pids.every((p) => !isAlive(p)),
-    10_000,
-    `every session process to end (left: ${pids.filter(isAlive).join(' ')})`,
-  );
-  record({
-    item: '5',
-    name: 'daemon SIGKILLed: all 6 session processes (grandchildren included) gone after',
-    value: Date.now() - killedAt,
-    unit: 'ms',
-  });
-  const second = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
-  assert.ok('ready' in second, 'the next daemon did not start cleanly');
-  const again = await HoldfastClient.connect({ socket, client: 't', version: 't' });
-  assert.equal(again.hello.pid, second.pid);
-  assert.deepEqual((await again.request('list', {})).sessions, []);
-  const { session } = await again.request('create', { argv: ['sh', '-c', 'echo alive; sleep 100'] });
-  assert.ok(
-    (
-      await again.request('wait', {
-        session: session.id,
-        condition: { kind: 'text', pattern: '^alive$' },
-        timeoutMs: 5000,
-      })
-    ).met,
-  );
-  await again.request('stop', {});
-  await waitFor(() => !isAlive(second.pid), 10_000, 'stop');
-});
-
-test('a program that closes its terminal but keeps running stays a running session; kill ends it and its grandchild', async () => {
-  const daemon = await startTestDaemon();
-  try {
-    const client = await daemon.connect();
-    const pidFile = path.join(daemon.dir, 'closer');
-    const script = `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; echo CLOSING; exec >/dev/null 2>&1 </dev/null; while :; do sleep 1; done`;
-    const { session } = await client.request('create', { argv: ['sh', '-c', script] });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^CLOSING$' },
-      timeoutMs: 5000,
-    });
-    await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === 2, 5000, 'pids');
+test(
+  'the daemon killed with SIGKILL: its sessions get SIGHUP, nothing is left running, ' +
+    'the next daemon starts cleanly',
+  async () => {
+    const dir = tempDir();
+    const env = isolatedEnv(dir);
+    const socket = env.HOLDFAST_SOCKET!;
+    const first = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
+    assert.ok('ready' in first);
+    const client = await HoldfastClient.connect({ socket, client: 't', version: 't' });
+    const pidFile = path.join(dir, 'pids');
+    const scripts = [
+      `echo $$ >> ${pidFile}; exec sleep 1000`,
+      `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
+      `bash -c 'echo $$ >> ${pidFile}; while :; do sleep 1; done' & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
+    ];
+    // Each script writes its pids (1, 2 and 3 of them) before the next session starts.
+    let written = 0;
+    for (const [i, script] of scripts.entries()) {
+      await client.request('create', { argv: ['sh', '-c', script] });
+      written += i + 1;
+      await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === written, 5000, `${written} pids`);
+    }
     const pids = pidsIn(pidFile);
-    assert.equal(
-      (await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 1500 })).met,
-      false,
-      'the session ended while its program runs',
-    );
-    assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
     assert.ok(pids.every(isAlive));
-    const { session: killed } = await client.request('kill', { session: session.id });
-    assert.equal(killed.state, 'exited');
+    client.close();
+    process.kill(first.pid, 'SIGKILL');
+    const killedAt = Date.now();
     await waitFor(
       () => pids.every((p) => !isAlive(p)),
-      5000,
-      `the program and its grandchild to be gone (left: ${pids.filter(isAlive).join(' ')})`,
+      10_000,
+      `every session process to end (left: ${pids.filter(isAlive).join(' ')})`,
     );
-
-    // The same, left to stop: nothing survives it.
-    fs.rmSync(pidFile);
-    const { session: second } = await client.request('create', { argv: ['sh', '-c', script] });
-    await client.request('wait', {
-      session: second.id,
-      condition: { kind: 'text', pattern: '^CLOSING$' },
-      timeoutMs: 5000,
+    record({
+      item: '5',
+      name: 'daemon SIGKILLed: all 6 session processes (grandchildren included) gone after',
+      value: Date.now() - killedAt,
+      unit: 'ms',
     });
-    await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === 2, 5000, 'pids');
-    const secondPids = pidsIn(pidFile);
-    await client.request('stop', {});
-    await waitFor(() => !isAlive(daemon.pid), 10_000, 'stop');
-    assert.deepEqual(secondPids.filter(isAlive), [], 'processes survived the stop');
-  } finally {
-    await daemon.stop();
-  }
-});
+    const second = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
+    assert.ok('ready' in second, 'the next daemon did not start cleanly');
+    const again = await HoldfastClient.connect({ socket, client: 't', version: 't' });
+    assert.equal(again.hello.pid, second.pid);
+    assert.deepEqual((await again.request('list', {})).sessions, []);
+    const { session } = await again.request('create', { argv: ['sh', '-c', 'echo alive; sleep 100'] });
+    assert.ok(
+      (
+        await again.request('wait', {
+          session: session.id,
+          condition: { kind: 'text', pattern: '^alive$' },
+          timeoutMs: 5000,
+        })
+      ).met,
+    );
+    await again.request('stop', {});
+    await waitFor(() => !isAlive(second.pid), 10_000, 'stop');
+  },
+);
+
+test(
+  'a program that closes its terminal but keeps running stays a running session; ' + 'kill ends it and its grandchild',
+  async () => {
+    const daemon = await startTestDaemon();
+    try {
+      const client = await daemon.connect();
+      const pidFile = path.join(daemon.dir, 'closer');
+      const script =
+        `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; echo CLOSING; ` +
+        'exec >/dev/null 2>&1 </dev/null; while :; do sleep 1; done';
+      const { session } = await client.request('create', { argv: ['sh', '-c', script] });
+      await client.request('wait', {
+        session: session.id,
+        condition: { kind: 'text', pattern: '^CLOSING$' },
+        timeoutMs: 5000,
+      });
+      await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === 2, 5000, 'pids');
+      const pids = pidsIn(pidFile);
+      assert.equal(
+        (await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 1500 })).met,
+        false,
+        'the session ended while its program runs',
+      );
+      assert.equal((await client.request('show', { session: session.id })).session.state, 'running');
+      assert.ok(pids.every(isAlive));
+      const { session: killed } = await client.request('kill', { session: session.id });
+      assert.equal(killed.state, 'exited');
+      await waitFor(
+        () => pids.every((p) => !isAlive(p)),
+        5000,
+        `the program and its grandchild to be gone (left: ${pids.filter(isAlive).join(' ')})`,
+      );
+
+      // The same, left to stop: nothing survives it.
+      fs.rmSync(pidFile);
+      const { session: second } = await client.request('create', { argv: ['sh', '-c', script] });
+      await client.request('wait', {
+        session: second.id,
+        condition: { kind: 'text', pattern: '^CLOSING$' },
+        timeoutMs: 5000,
+      });
+      await waitFor(() => fs.existsSync(pidFile) && pidsIn(pidFile).length === 2, 5000, 'pids');
+      const secondPids = pidsIn(pidFile);
+      await client.request('stop', {});
+      await waitFor(() => !isAlive(daemon.pid), 10_000, 'stop');
+      assert.deepEqual(secondPids.filter(isAlive), [], 'processes survived the stop');
+    } finally {
+      await daemon.stop();
+    }
+  },
+);

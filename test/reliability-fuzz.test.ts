@@ -173,7 +173,10 @@ interface Tally {
   errorsSeen: number;
 }
 
-/** One connection: hello (usually), harmless frames, a sentinel request whose answer proves they were all read, then a bad tail. */
+/**
+ * One connection: hello (usually), harmless frames, a sentinel request whose answer proves they were all
+ * read, then a bad tail.
+ */
 async function fuzzConnection(socket: string, r: Rand, tally: Tally, budget: number): Promise<void> {
   const raw = new RawConnection(socket);
   raw.keep = 64;
@@ -227,145 +230,154 @@ async function fuzzConnection(socket: string, r: Rand, tally: Tally, budget: num
   }
 }
 
-test(`protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris writers; the daemon stays up and bounded, a watcher misses nothing`, async () => {
-  const daemon = await startTestDaemon();
-  const stopFile = path.join(daemon.dir, 'stop');
-  try {
-    const client = await daemon.connect();
-    const program = `stty -echo; echo READY; read go; i=0; while [ ! -e ${stopFile} ]; do i=$((i+1)); echo "line $i"; if [ $((i % 20)) = 0 ]; then read -t 0.01 x; fi; done; echo "END $i"; sleep 100`;
-    const { session } = await client.request('create', {
-      name: `watched-${process.pid}`,
-      argv: ['bash', '-c', program],
-      scrollback: 100,
-    });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^READY$' },
-      timeoutMs: 10_000,
-    });
-    const watcher = await daemon.connect('watcher');
-    const output: Buffer[] = [];
-    let snapshots = 0;
-    await watcher.attach(
-      { session: session.id, role: 'watcher' },
-      { onSnapshot: () => snapshots++, onOutput: (bytes) => output.push(bytes) },
-    );
-    await waitFor(() => snapshots === 1, 10_000, 'the watcher snapshot');
-    await client.request('send', { session: session.id, data: 'go\r' });
+test(
+  `protocol fuzz: ${TOTAL_FRAMES} random and mutated frames and slowloris writers; ` +
+    'the daemon stays up and bounded, a watcher misses nothing',
+  async () => {
+    const daemon = await startTestDaemon();
+    const stopFile = path.join(daemon.dir, 'stop');
+    try {
+      const client = await daemon.connect();
+      const program =
+        `stty -echo; echo READY; read go; i=0; while [ ! -e ${stopFile} ]; do i=$((i+1)); echo "line $i"; ` +
+        'if [ $((i % 20)) = 0 ]; then read -t 0.01 x; fi; done; echo "END $i"; sleep 100';
+      const { session } = await client.request('create', {
+        name: `watched-${process.pid}`,
+        argv: ['bash', '-c', program],
+        scrollback: 100,
+      });
+      await client.request('wait', {
+        session: session.id,
+        condition: { kind: 'text', pattern: '^READY$' },
+        timeoutMs: 10_000,
+      });
+      const watcher = await daemon.connect('watcher');
+      const output: Buffer[] = [];
+      let snapshots = 0;
+      await watcher.attach(
+        { session: session.id, role: 'watcher' },
+        { onSnapshot: () => snapshots++, onOutput: (bytes) => output.push(bytes) },
+      );
+      await waitFor(() => snapshots === 1, 10_000, 'the watcher snapshot');
+      await client.request('send', { session: session.id, data: 'go\r' });
 
-    const rss = new RssSampler(daemon.pid);
-    const idle = rss.sample();
-    const started = Date.now();
-    const tally: Tally = { frames: 0, connections: 0, errorsSeen: 0 };
+      const rss = new RssSampler(daemon.pid);
+      const idle = rss.sample();
+      const started = Date.now();
+      const tally: Tally = { frames: 0, connections: 0, errorsSeen: 0 };
 
-    // Slowloris: before the hello (dropped by the handshake timeout) and after it (a request one byte a second).
-    const slowStarted = Date.now();
-    const slowBefore = Array.from({ length: 5 }, () => new RawConnection(daemon.socket));
-    const slowAfter = Array.from({ length: 3 }, () => new RawConnection(daemon.socket));
-    await Promise.all([...slowBefore, ...slowAfter].map((c) => c.connected()));
-    for (const c of slowAfter) c.socket.write(helloFrame(daemon.socket));
-    const slowHello = helloFrame(daemon.socket);
-    const slowRequest = encodeJson(FrameKind.Request, { id: 42, method: 'status', params: {} });
-    const slowloris = (async () => {
-      for (let second = 0; second < SLOWLORIS_SECONDS; second++) {
-        for (const c of slowBefore) if (!c.socket.destroyed) c.socket.write(slowHello.subarray(second, second + 1));
-        for (const c of slowAfter) c.socket.write(slowRequest.subarray(second, second + 1));
-        await sleep(1000);
+      // Slowloris: before the hello (dropped by the handshake timeout) and after it (a request one byte a second).
+      const slowStarted = Date.now();
+      const slowBefore = Array.from({ length: 5 }, () => new RawConnection(daemon.socket));
+      const slowAfter = Array.from({ length: 3 }, () => new RawConnection(daemon.socket));
+      await Promise.all([...slowBefore, ...slowAfter].map((c) => c.connected()));
+      for (const c of slowAfter) c.socket.write(helloFrame(daemon.socket));
+      const slowHello = helloFrame(daemon.socket);
+      const slowRequest = encodeJson(FrameKind.Request, { id: 42, method: 'status', params: {} });
+      const slowloris = (async () => {
+        for (let second = 0; second < SLOWLORIS_SECONDS; second++) {
+          for (const c of slowBefore) if (!c.socket.destroyed) c.socket.write(slowHello.subarray(second, second + 1));
+          for (const c of slowAfter) c.socket.write(slowRequest.subarray(second, second + 1));
+          await sleep(1000);
+        }
+        for (const c of slowAfter) c.socket.write(slowRequest.subarray(SLOWLORIS_SECONDS));
+      })();
+
+      // Huge payloads, one at a time: a frame at the cap (ignored), or beyond it (refused).
+      const huge = (async () => {
+        const r = rng(7);
+        for (let i = 0; i < HUGE_FRAMES; i++) {
+          const raw = new RawConnection(daemon.socket);
+          await raw.connected();
+          const size = i % 2 === 0 ? MAX_FRAME_PAYLOAD - 4 : 8 * 1024 * 1024 + int(r, 1024);
+          raw.socket.write(helloFrame(daemon.socket));
+          raw.socket.write(
+            encodeRaw(i % 3 === 0 ? FrameKind.Input : ((9 + int(r, 200)) as FrameKind), 5, Buffer.alloc(size, 0x61)),
+          );
+          raw.socket.write(encodeJson(FrameKind.Request, { id: 77, method: 'status', params: {} }));
+          await waitFor(() => raw.answered.has(77), 60_000, 'the answer after a huge frame');
+          tally.frames += 3;
+          raw.destroy();
+        }
+      })();
+
+      const seed = Number(process.env.HOLDFAST_PROTOCOL_FUZZ_SEED ?? Date.now() % 100_000);
+      const workers = Array.from({ length: WORKERS }, async (_, w) => {
+        const r = rng(seed * 31 + w);
+        while (tally.frames < TOTAL_FRAMES) await fuzzConnection(daemon.socket, r, tally, TOTAL_FRAMES - tally.frames);
+      });
+      await Promise.all([...workers, huge]).catch((err) => {
+        throw new Error(`seed ${seed}: ${(err as Error).message}`);
+      });
+      const fuzzMs = Date.now() - started;
+      await slowloris;
+      // Before the hello: dropped after 5 s. After it: no timeout; the byte-a-second request is answered.
+      for (const c of slowBefore) {
+        const closedAt = await c.closedWithin(20_000, 'a slowloris before the hello');
+        assert.ok(closedAt - slowStarted >= 4500, `a slowloris was dropped after ${closedAt - slowStarted} ms`);
+        assert.deepEqual(c.errorFrame(), { code: 'protocol', message: 'no hello within 5000 ms' });
       }
-      for (const c of slowAfter) c.socket.write(slowRequest.subarray(SLOWLORIS_SECONDS));
-    })();
+      await waitFor(
+        () => slowAfter.every((c) => c.answered.has(42)),
+        10_000,
+        'the answers to the byte-a-second requests',
+      );
+      for (const c of [...slowAfter, ...slowBefore]) c.destroy();
 
-    // Huge payloads, one at a time: a frame at the cap (ignored), or beyond it (refused).
-    const huge = (async () => {
-      const r = rng(7);
-      for (let i = 0; i < HUGE_FRAMES; i++) {
-        const raw = new RawConnection(daemon.socket);
-        await raw.connected();
-        const size = i % 2 === 0 ? MAX_FRAME_PAYLOAD - 4 : 8 * 1024 * 1024 + int(r, 1024);
-        raw.socket.write(helloFrame(daemon.socket));
-        raw.socket.write(
-          encodeRaw(i % 3 === 0 ? FrameKind.Input : ((9 + int(r, 200)) as FrameKind), 5, Buffer.alloc(size, 0x61)),
-        );
-        raw.socket.write(encodeJson(FrameKind.Request, { id: 77, method: 'status', params: {} }));
-        await waitFor(() => raw.answered.has(77), 60_000, 'the answer after a huge frame');
-        tally.frames += 3;
-        raw.destroy();
-      }
-    })();
+      const peak = rss.stop();
+      assert.ok(isAlive(daemon.pid), 'the daemon died');
+      fs.writeFileSync(stopFile, '');
+      await client.request('wait', {
+        session: session.id,
+        condition: { kind: 'text', pattern: '^END \\d+$' },
+        timeoutMs: 30_000,
+      });
+      await sleep(200);
+      const lines = Buffer.concat(output)
+        .toString('utf8')
+        .replace(/\r/g, '')
+        .split('\n')
+        .filter((l) => l !== '');
+      const end = /^END (\d+)$/.exec(lines[lines.length - 1] ?? '');
+      assert.ok(end, `the watcher's output does not end with END n: ${JSON.stringify(lines.slice(-3))}`);
+      const n = Number(end[1]);
+      assert.equal(lines.length, n + 1, `the watcher got ${lines.length - 1} lines of ${n}`);
+      for (let i = 0; i < n; i++)
+        if (lines[i] !== `line ${i + 1}`) assert.fail(`the watcher's line ${i + 1} is ${JSON.stringify(lines[i])}`);
+      assert.equal(snapshots, 1, 'the watcher was resynced');
 
-    const seed = Number(process.env.HOLDFAST_PROTOCOL_FUZZ_SEED ?? Date.now() % 100_000);
-    const workers = Array.from({ length: WORKERS }, async (_, w) => {
-      const r = rng(seed * 31 + w);
-      while (tally.frames < TOTAL_FRAMES) await fuzzConnection(daemon.socket, r, tally, TOTAL_FRAMES - tally.frames);
-    });
-    await Promise.all([...workers, huge]).catch((err) => {
-      throw new Error(`seed ${seed}: ${(err as Error).message}`);
-    });
-    const fuzzMs = Date.now() - started;
-    await slowloris;
-    // Before the hello: dropped after 5 s. After it: no timeout; the byte-a-second request is answered.
-    for (const c of slowBefore) {
-      const closedAt = await c.closedWithin(20_000, 'a slowloris before the hello');
-      assert.ok(closedAt - slowStarted >= 4500, `a slowloris was dropped after ${closedAt - slowStarted} ms`);
-      assert.deepEqual(c.errorFrame(), { code: 'protocol', message: 'no hello within 5000 ms' });
+      record({
+        item: '2',
+        name: 'frames sent (random, mutated, huge) / connections',
+        value: `${tally.frames} / ${tally.connections}`,
+      });
+      record({
+        item: '2',
+        name: 'fuzzing time (seed, rerun with HOLDFAST_PROTOCOL_FUZZ_SEED)',
+        value: `${fuzzMs} ms (seed ${seed})`,
+      });
+      record({
+        item: '2',
+        name: 'daemon RSS idle → peak while fuzzed',
+        value: `${Math.round(idle)} → ${Math.round(peak)}`,
+        unit: 'MiB',
+        bound: `growth < ${RSS_GROWTH_BOUND_MIB} MiB`,
+      });
+      record({ item: '2', name: 'numbered lines the watcher saw, all in order, none missing', value: n });
+      record({
+        item: '2',
+        name: 'slowloris writers (5 before hello dropped at 5 s, 3 after hello answered)',
+        value: `${SLOWLORIS_SECONDS} s`,
+      });
+      assert.ok(tally.frames >= TOTAL_FRAMES);
+      assert.ok(
+        peak - idle < RSS_GROWTH_BOUND_MIB,
+        `the daemon grew from ${idle.toFixed(0)} to ${peak.toFixed(0)} MiB`,
+      );
+      assert.equal((await client.request('list', {})).sessions.length, 1, 'the fuzzers changed the sessions');
+    } finally {
+      fs.writeFileSync(stopFile, '');
+      await daemon.stop();
     }
-    await waitFor(
-      () => slowAfter.every((c) => c.answered.has(42)),
-      10_000,
-      'the answers to the byte-a-second requests',
-    );
-    for (const c of [...slowAfter, ...slowBefore]) c.destroy();
-
-    const peak = rss.stop();
-    assert.ok(isAlive(daemon.pid), 'the daemon died');
-    fs.writeFileSync(stopFile, '');
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^END \\d+$' },
-      timeoutMs: 30_000,
-    });
-    await sleep(200);
-    const lines = Buffer.concat(output)
-      .toString('utf8')
-      .replace(/\r/g, '')
-      .split('\n')
-      .filter((l) => l !== '');
-    const end = /^END (\d+)$/.exec(lines[lines.length - 1] ?? '');
-    assert.ok(end, `the watcher's output does not end with END n: ${JSON.stringify(lines.slice(-3))}`);
-    const n = Number(end[1]);
-    assert.equal(lines.length, n + 1, `the watcher got ${lines.length - 1} lines of ${n}`);
-    for (let i = 0; i < n; i++)
-      if (lines[i] !== `line ${i + 1}`) assert.fail(`the watcher's line ${i + 1} is ${JSON.stringify(lines[i])}`);
-    assert.equal(snapshots, 1, 'the watcher was resynced');
-
-    record({
-      item: '2',
-      name: 'frames sent (random, mutated, huge) / connections',
-      value: `${tally.frames} / ${tally.connections}`,
-    });
-    record({
-      item: '2',
-      name: 'fuzzing time (seed, rerun with HOLDFAST_PROTOCOL_FUZZ_SEED)',
-      value: `${fuzzMs} ms (seed ${seed})`,
-    });
-    record({
-      item: '2',
-      name: 'daemon RSS idle → peak while fuzzed',
-      value: `${Math.round(idle)} → ${Math.round(peak)}`,
-      unit: 'MiB',
-      bound: `growth < ${RSS_GROWTH_BOUND_MIB} MiB`,
-    });
-    record({ item: '2', name: 'numbered lines the watcher saw, all in order, none missing', value: n });
-    record({
-      item: '2',
-      name: 'slowloris writers (5 before hello dropped at 5 s, 3 after hello answered)',
-      value: `${SLOWLORIS_SECONDS} s`,
-    });
-    assert.ok(tally.frames >= TOTAL_FRAMES);
-    assert.ok(peak - idle < RSS_GROWTH_BOUND_MIB, `the daemon grew from ${idle.toFixed(0)} to ${peak.toFixed(0)} MiB`);
-    assert.equal((await client.request('list', {})).sessions.length, 1, 'the fuzzers changed the sessions');
-  } finally {
-    fs.writeFileSync(stopFile, '');
-    await daemon.stop();
-  }
-});
+  },
+);

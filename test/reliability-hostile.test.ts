@@ -72,7 +72,7 @@ test("regression: a backtracking pattern in wait froze the daemon (^(a+)+$ on 34
   });
 });
 
-test('regression: wait matched the whole scrollback while the docs said the screen; history is on request', async () => {
+test('regression: wait matched the whole scrollback but the docs said the screen; history is on request', async () => {
   await withDaemon(async (_daemon, client) => {
     const { session } = await client.request('create', {
       argv: ['sh', '-c', 'echo MARKER-IN-HISTORY; seq 1 100; exec sleep 60'],
@@ -98,7 +98,7 @@ test('regression: wait matched the whole scrollback while the docs said the scre
   });
 });
 
-test('regression: cols 10000 x rows 10000 took the daemon to 1.3 GB; sizes and the scrollback are bounded', async () => {
+test('regression: cols 10000 x rows 10000 took the daemon to 1.3 GB; sizes and scrollback are bounded', async () => {
   await withDaemon(async (daemon, client) => {
     await refusedWith(
       client.request('create', { argv: ['cat'], cols: 10_000, rows: 10_000 }),
@@ -129,7 +129,9 @@ test('regression: cols 10000 x rows 10000 took the daemon to 1.3 GB; sizes and t
     record({
       item: 'hostile',
       name: 'create/resize/attach with cols 10000 x rows 10000',
-      value: `refused (bad-request: at most 1000 x 500 and 200,000 cells); a 1000-column screen keeps at most 10,000 scrollback lines; daemon RSS ${rss.toFixed(0)} MiB`,
+      value:
+        'refused (bad-request: at most 1000 x 500 and 200,000 cells); ' +
+        `a 1000-column screen keeps at most 10,000 scrollback lines; daemon RSS ${rss.toFixed(0)} MiB`,
       bound: '< 400 MiB',
     });
   });
@@ -171,108 +173,120 @@ test('regression: a 10 MB name and a name with a newline were accepted; a 9 MB t
     record({
       item: 'hostile',
       name: 'a 10 MB name, a name with a newline; a 9 MB OSC 0 title',
-      value: `names refused (256 characters, no control characters); the title cut to 1,024 characters, list ${bytes} bytes`,
+      value:
+        'names refused (256 characters, no control characters); ' +
+        `the title cut to 1,024 characters, list ${bytes} bytes`,
       bound: '< 8 KiB',
     });
   });
 });
 
-test('regression: wrong types answered "internal", env and argv slipped past the checks, a missing binary looked running', async () => {
-  await withDaemon(async (_daemon, client) => {
-    const wrong: [string, unknown][] = [
-      ['show', { session: 42 }],
-      ['create', { argv: 'sh' }],
-      ['create', { cols: '80' }],
-      ['send', { session: 'x', data: 7 }],
-      ['kill', { session: 'x', graceMs: 'soon' }],
-      ['wait', { session: 'x', condition: { kind: 'text', pattern: 1 } }],
-      ['attach', { session: 'x', channel: 'one', role: 'owner' }],
-      ['read', { session: 'x', scrollback: -1 }],
-      ['config.set', { key: 3 }],
-      ['recovery.inspect', { id: ['a'] }],
-      ['update', { session: 'x', metadata: [] }],
-    ];
-    for (const [method, params] of wrong) {
+test(
+  'regression: wrong types answered "internal", env and argv slipped past the checks, ' +
+    'a missing binary looked running',
+  async () => {
+    await withDaemon(async (_daemon, client) => {
+      const wrong: [string, unknown][] = [
+        ['show', { session: 42 }],
+        ['create', { argv: 'sh' }],
+        ['create', { cols: '80' }],
+        ['send', { session: 'x', data: 7 }],
+        ['kill', { session: 'x', graceMs: 'soon' }],
+        ['wait', { session: 'x', condition: { kind: 'text', pattern: 1 } }],
+        ['attach', { session: 'x', channel: 'one', role: 'owner' }],
+        ['read', { session: 'x', scrollback: -1 }],
+        ['config.set', { key: 3 }],
+        ['recovery.inspect', { id: ['a'] }],
+        ['update', { session: 'x', metadata: [] }],
+      ];
+      for (const [method, params] of wrong) {
+        await refusedWith(
+          client.request(method as 'show', params as { session: string }),
+          'bad-request',
+          new RegExp(`^${method.replace('.', '\\.')}: `),
+        );
+      }
       await refusedWith(
-        client.request(method as 'show', params as { session: string }),
+        client.request('create', { argv: ['cat'], metadata: [] as unknown as Record<string, unknown> }),
         'bad-request',
-        new RegExp(`^${method.replace('.', '\\.')}: `),
+        /metadata/,
       );
-    }
-    await refusedWith(
-      client.request('create', { argv: ['cat'], metadata: [] as unknown as Record<string, unknown> }),
-      'bad-request',
-      /metadata/,
-    );
-    await refusedWith(
-      client.request('create', { argv: ['env'], env: { 'NODE_OPTIONS=--require=/tmp/x.js': '', A: 'b' } }),
-      'bad-request',
-      /without "=" or NUL/,
-    );
-    await refusedWith(client.request('create', { argv: ['env'], env: { A: 'b\u0000c' } }), 'bad-request', /NUL/);
-    await refusedWith(client.request('create', { argv: ['echo', 'a\u0000rm -rf'] }), 'bad-request', /argv.*NUL/);
-    await refusedWith(
-      client.request('create', { argv: ['/no/such/holdfast-binary'] }),
-      'bad-request',
-      /no such program: \/no\/such\/holdfast-binary/,
-    );
-    await refusedWith(
-      client.request('create', { argv: ['holdfast-no-such-program'] }),
-      'bad-request',
-      /no such program/,
-    );
-    await refusedWith(
-      client.request('config.set', { key: 'recovery.hasOwnProperty', value: true }),
-      'bad-request',
-      /unknown config key/,
-    );
-    assert.equal((await client.request('list', {})).sessions.length, 0, 'nothing was created');
-    record({
-      item: 'hostile',
-      name: 'wrong types for 11 methods; array metadata; env key "NODE_OPTIONS=..."; NUL in env and argv; a missing binary',
-      value: 'each a bad-request naming the field; nothing created',
+      await refusedWith(
+        client.request('create', { argv: ['env'], env: { 'NODE_OPTIONS=--require=/tmp/x.js': '', A: 'b' } }),
+        'bad-request',
+        /without "=" or NUL/,
+      );
+      await refusedWith(client.request('create', { argv: ['env'], env: { A: 'b\u0000c' } }), 'bad-request', /NUL/);
+      await refusedWith(client.request('create', { argv: ['echo', 'a\u0000rm -rf'] }), 'bad-request', /argv.*NUL/);
+      await refusedWith(
+        client.request('create', { argv: ['/no/such/holdfast-binary'] }),
+        'bad-request',
+        /no such program: \/no\/such\/holdfast-binary/,
+      );
+      await refusedWith(
+        client.request('create', { argv: ['holdfast-no-such-program'] }),
+        'bad-request',
+        /no such program/,
+      );
+      await refusedWith(
+        client.request('config.set', { key: 'recovery.hasOwnProperty', value: true }),
+        'bad-request',
+        /unknown config key/,
+      );
+      assert.equal((await client.request('list', {})).sessions.length, 0, 'nothing was created');
+      record({
+        item: 'hostile',
+        name:
+          'wrong types for 11 methods; array metadata; env key "NODE_OPTIONS=..."; ' +
+          'NUL in env and argv; a missing binary',
+        value: 'each a bad-request naming the field; nothing created',
+      });
     });
-  });
-});
+  },
+);
 
-test('regression: a crafted checkpoint with a 10000x10000 screen was restored as it was; the same bounds apply to files', async () => {
-  await withDaemon(async (daemon, client) => {
-    const dir = path.join(daemon.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const saved = {
-      id: 'old1',
-      name: `evil\x1b]52;c;AAAA\x07${'n'.repeat(1000)}`,
-      cwd: '/',
-      cols: 10_000,
-      rows: 10_000,
-      title: 't',
-      createdAt: 1,
-      running: true,
-      exit: null,
-      metadata: {},
-    };
-    const file = {
-      version: 1,
-      id: 'crafted',
-      writtenAt: Date.now(),
-      daemonPid: 1,
-      daemonStartedAt: 1,
-      socket: '/nowhere',
-      sessions: [saved],
-    };
-    fs.writeFileSync(path.join(dir, 'checkpoint-crafted.json'), JSON.stringify(file), { mode: 0o600 });
-    const { sessions } = await client.request('recovery.restore', { id: 'crafted' });
-    assert.equal(sessions.length, 1);
-    assert.deepEqual([sessions[0].cols, sessions[0].rows], [1000, 200]);
-    assert.equal(sessions[0].name.length, 256);
-    assert.doesNotMatch(sessions[0].name, /[\u0000-\u001f]/);
-    const rss = rssMiB(daemon.pid);
-    assert.ok(rss < 400, `daemon RSS ${rss.toFixed(0)} MiB`);
-    record({
-      item: 'hostile',
-      name: 'a crafted checkpoint: a 10000x10000 screen, a 1 KB name with an OSC 52',
-      value: `restored as 1000x200 with a 256-character printable name; daemon RSS ${rss.toFixed(0)} MiB`,
-      bound: '< 400 MiB',
+test(
+  'regression: a crafted checkpoint with a 10000x10000 screen was restored as it was; ' +
+    'the same bounds apply to files',
+  async () => {
+    await withDaemon(async (daemon, client) => {
+      const dir = path.join(daemon.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const saved = {
+        id: 'old1',
+        name: `evil\x1b]52;c;AAAA\x07${'n'.repeat(1000)}`,
+        cwd: '/',
+        cols: 10_000,
+        rows: 10_000,
+        title: 't',
+        createdAt: 1,
+        running: true,
+        exit: null,
+        metadata: {},
+      };
+      const file = {
+        version: 1,
+        id: 'crafted',
+        writtenAt: Date.now(),
+        daemonPid: 1,
+        daemonStartedAt: 1,
+        socket: '/nowhere',
+        sessions: [saved],
+      };
+      fs.writeFileSync(path.join(dir, 'checkpoint-crafted.json'), JSON.stringify(file), { mode: 0o600 });
+      const { sessions } = await client.request('recovery.restore', { id: 'crafted' });
+      assert.equal(sessions.length, 1);
+      assert.deepEqual([sessions[0].cols, sessions[0].rows], [1000, 200]);
+      assert.equal(sessions[0].name.length, 256);
+      assert.doesNotMatch(sessions[0].name, /[\u0000-\u001f]/);
+      const rss = rssMiB(daemon.pid);
+      assert.ok(rss < 400, `daemon RSS ${rss.toFixed(0)} MiB`);
+      record({
+        item: 'hostile',
+        name: 'a crafted checkpoint: a 10000x10000 screen, a 1 KB name with an OSC 52',
+        value: `restored as 1000x200 with a 256-character printable name; daemon RSS ${rss.toFixed(0)} MiB`,
+        bound: '< 400 MiB',
+      });
     });
-  });
-});
+  },
+);

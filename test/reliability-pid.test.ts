@@ -32,7 +32,7 @@ function groupOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
 
-test('regression: kill, remove and stop of an exited session never signal the process group that reused its pid', async () => {
+test('regression: kill, remove and stop after exit never signal the process group that reused its pid', async () => {
   const daemon = await startTestDaemon();
   let unrelated: ChildProcess | undefined;
   try {

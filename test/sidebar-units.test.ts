@@ -1,10 +1,20 @@
 // Unit tests of the sidebar's pure parts: session states from daemon events, the card model
-// (grouping, order, actions, agent kinds), and, against a real daemon, that its pushed events
-// alone drive a session through running → idle → waiting → running → exited.
+// (grouping, order, actions, agent kinds), one notice per transition into waiting, and, against a
+// real daemon, that its attention events alone drive a session through running → idle → waiting
+// → running → exited (the daemon's rules themselves are tested in attention.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
-import { agentKind, buildModel, displayPath, SessionStateTracker, toCard } from '../src/extension/sessionState';
+import { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
+import {
+  agentKind,
+  buildModel,
+  Card,
+  displayPath,
+  SessionStateTracker,
+  startedWaiting,
+  toCard,
+  waitingCount,
+} from '../src/extension/sessionState';
 import { formatElapsed } from '../src/extension/webview/elapsed';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
@@ -15,53 +25,56 @@ function session(id: string, extra: Partial<SessionInfo> = {}): SessionInfo {
   return sessionInfo(id, { cwd: '/home/u/project', createdAt: T0, lastOutputAt: T0, ...extra });
 }
 
-test('activity is running, idle is idle, with the time each began', () => {
+const attention = (state: AttentionState, since: number): SessionAttention => ({ state, since, source: 'hook' });
+
+test("the daemon's attention is the phase, with the time it began; other events move nothing", () => {
   const tracker = new SessionStateTracker();
-  const s = session('a');
-  tracker.reset([s], T0 + 10_000);
+  const s = session('a', { attention: attention('idle', T0) });
+  tracker.reset([s]);
   assert.deepEqual(tracker.status(s, T0 + 10_000), { phase: 'idle', since: T0 });
-  assert.equal(tracker.apply({ type: 'activity', id: 'a', at: T0 + 11_000 }, T0 + 11_000), true);
-  assert.deepEqual(tracker.status(s, T0 + 11_500), { phase: 'running', since: T0 + 11_000 });
-  tracker.apply({ type: 'idle', id: 'a', at: T0 + 13_000 }, T0 + 13_000);
-  assert.deepEqual(tracker.status(s, T0 + 14_000), { phase: 'idle', since: T0 + 13_000 });
+  for (const [state, at] of [
+    ['running', T0 + 11_000],
+    ['waiting', T0 + 12_000],
+    ['done', T0 + 13_000],
+  ] as const) {
+    assert.equal(tracker.apply({ type: 'attention', id: 'a', attention: attention(state, at) }), true);
+    assert.deepEqual(tracker.status(s, at + 500), { phase: state, since: at });
+  }
+  // Activity, quiet and bells are the daemon's to judge: they come back as attention events.
+  assert.equal(tracker.apply({ type: 'activity', id: 'a', at: T0 + 14_000 }), false);
+  assert.equal(tracker.apply({ type: 'bell', id: 'a', at: T0 + 14_100 }), false);
+  assert.equal(tracker.apply({ type: 'idle', id: 'a', at: T0 + 16_000 }), false);
+  assert.equal(tracker.status(s, T0 + 16_000).phase, 'done');
 });
 
-test('a bell is waiting for input until the next burst of output after it', () => {
+test('a session event carries its attention; a list newer than the last event wins', () => {
   const tracker = new SessionStateTracker();
-  const s = session('a');
-  tracker.reset([s], T0);
-  tracker.apply({ type: 'activity', id: 'a', at: T0 + 100 }, T0 + 100);
-  tracker.apply({ type: 'bell', id: 'a', at: T0 + 105 }, T0 + 105);
-  assert.deepEqual(tracker.status(s, T0 + 200), { phase: 'waiting', since: T0 + 105 });
-  // Going quiet does not end the wait, nor does a second bell move its start.
-  tracker.apply({ type: 'idle', id: 'a', at: T0 + 2_200 }, T0 + 2_200);
-  tracker.apply({ type: 'bell', id: 'a', at: T0 + 3_000 }, T0 + 3_000);
-  assert.deepEqual(tracker.status(s, T0 + 4_000), { phase: 'waiting', since: T0 + 105 });
-  // The user answers: the echo is new output.
-  tracker.apply({ type: 'activity', id: 'a', at: T0 + 9_000 }, T0 + 9_000);
-  assert.deepEqual(tracker.status(s, T0 + 9_100), { phase: 'running', since: T0 + 9_000 });
-});
-
-test('output going on well past the bell (an answer within the same burst) ends the wait at the next idle', () => {
-  const tracker = new SessionStateTracker();
-  const s = session('a');
-  tracker.reset([s], T0);
-  tracker.apply({ type: 'activity', id: 'a', at: T0 }, T0);
-  tracker.apply({ type: 'bell', id: 'a', at: T0 + 100 }, T0 + 100);
-  // A prompt that redraws for half a second after its bell is still waiting once quiet.
-  tracker.apply({ type: 'idle', id: 'a', at: T0 + 2_600 }, T0 + 2_600);
-  assert.equal(tracker.status(s, T0 + 2_700).phase, 'waiting');
-  // Answered at once (no quiet spell, so no new activity), the program worked for 5 s.
-  tracker.apply({ type: 'bell', id: 'b', at: T0 + 100 }, T0 + 100);
-  tracker.apply({ type: 'idle', id: 'b', at: T0 + 7_100 }, T0 + 7_100);
-  assert.deepEqual(tracker.status(session('b'), T0 + 7_200), { phase: 'idle', since: T0 + 7_100 });
+  tracker.reset([]);
+  // Before any event: the info says it.
+  const listed = session('a', { attention: attention('waiting', T0 + 50) });
+  assert.deepEqual(tracker.status(listed, T0 + 100), { phase: 'waiting', since: T0 + 50 });
+  assert.equal(
+    tracker.apply({ type: 'session', session: session('a', { attention: attention('running', T0) }) }),
+    true,
+  );
+  // The list was answered after that event: its word is newer.
+  assert.equal(tracker.status(listed, T0 + 100).phase, 'waiting');
+  tracker.apply({ type: 'attention', id: 'a', attention: attention('done', T0 + 200) });
+  assert.deepEqual(tracker.status(listed, T0 + 300), { phase: 'done', since: T0 + 200 });
+  assert.equal(tracker.apply({ type: 'removed', id: 'a' }), true);
+  assert.equal(tracker.apply({ type: 'removed', id: 'never' }), false);
+  assert.equal(tracker.apply({ type: 'stopping' }), false);
+  // A daemon older than attention sends none: idle since its last output.
+  const old = session('old', { lastOutputAt: T0 + 400 });
+  delete (old as Partial<SessionInfo>).attention;
+  assert.deepEqual(tracker.status(old, T0 + 500), { phase: 'idle', since: T0 + 400 });
 });
 
 test('exited shows the exit; archived is an exited session restored from a checkpoint', () => {
   const tracker = new SessionStateTracker();
   const exit = { code: 3, signal: null, at: T0 + 500 };
   const exited = session('a', { state: 'exited', exit });
-  assert.equal(tracker.apply({ type: 'exit', id: 'a', exit }, T0 + 500), true);
+  assert.equal(tracker.apply({ type: 'exit', id: 'a', exit }), true);
   assert.deepEqual(tracker.status(exited, T0 + 600), { phase: 'exited', since: T0 + 500, exit });
   assert.equal(toCard(exited, tracker.status(exited, T0 + 600), 'ws').exitLabel, 'exited with code 3');
   const killed = session('k', { state: 'exited', exit: { code: null, signal: 'SIGTERM', at: T0 } });
@@ -73,29 +86,31 @@ test('exited shows the exit; archived is an exited session restored from a check
   });
   assert.equal(tracker.status(archived, T0 + 600).phase, 'archived');
   // A waiting session that exits is exited.
-  tracker.apply({ type: 'bell', id: 'a', at: T0 + 400 }, T0 + 400);
+  tracker.apply({ type: 'attention', id: 'a', attention: attention('waiting', T0 + 400) });
   assert.equal(tracker.status(exited, T0 + 600).phase, 'exited');
 });
 
-test('what the session info alone says: recent output is running, a bell in the last burst is waiting', () => {
-  const tracker = new SessionStateTracker();
-  const now = T0 + 60_000;
-  const busy = session('busy', { lastOutputAt: now - 500 });
-  const quiet = session('quiet', { lastOutputAt: now - 30_000 });
-  const asked = session('asked', { lastOutputAt: now - 30_000, bellAt: now - 30_010 });
-  const answered = session('answered', { lastOutputAt: now - 5_000, bellAt: now - 30_000 });
-  tracker.reset([busy, quiet, asked, answered], now);
-  assert.equal(tracker.status(busy, now).phase, 'running');
-  assert.deepEqual(tracker.status(quiet, now), { phase: 'idle', since: now - 30_000 });
-  assert.deepEqual(tracker.status(asked, now), { phase: 'waiting', since: now - 30_010 });
-  assert.equal(tracker.status(answered, now).phase, 'idle');
-  // A session first seen in an event (created after the reset) starts from its info too.
-  const fresh = session('fresh', { createdAt: now, lastOutputAt: now });
-  assert.equal(tracker.apply({ type: 'session', session: fresh }, now), true);
-  assert.equal(tracker.status(fresh, now + 100).phase, 'running');
-  assert.equal(tracker.apply({ type: 'removed', id: 'fresh' }, now), true);
-  assert.equal(tracker.apply({ type: 'removed', id: 'never' }, now), false);
-  assert.equal(tracker.apply({ type: 'stopping' }, now), false);
+test('one notice per transition into waiting: not while it stays waiting, not for one first seen waiting', () => {
+  const card = (id: string, state: AttentionState) =>
+    toCard(session(id, { attention: attention(state, T0) }), { phase: state, since: T0 }, 'ws');
+  const phases = (cards: Card[]) => new Map(cards.map((c) => [c.id, c.phase]));
+  const first = [card('a', 'running'), card('b', 'waiting'), card('c', 'idle')];
+  assert.deepEqual(startedWaiting(new Map(), first), [], 'a new window tells nothing');
+  const second = [card('a', 'waiting'), card('b', 'waiting'), card('c', 'done'), card('d', 'waiting')];
+  assert.deepEqual(
+    startedWaiting(phases(first), second).map((c) => c.id),
+    ['a'],
+  );
+  assert.deepEqual(startedWaiting(phases(second), second), [], 'still waiting: no second notice');
+  const third = [card('a', 'running'), card('b', 'waiting')];
+  const fourth = [card('a', 'waiting'), card('b', 'waiting')];
+  assert.deepEqual(
+    startedWaiting(phases(third), fourth).map((c) => c.id),
+    ['a'],
+    'waiting again after an answer is a new transition',
+  );
+  assert.equal(waitingCount(fourth), 2);
+  assert.equal(waitingCount(first), 1);
 });
 
 test('the model: this workspace first in tab order, others newest first; actions follow the state', () => {
@@ -172,7 +187,7 @@ test('elapsed times', () => {
 });
 
 test(
-  'a real daemon pushes running → idle → (output, bell) waiting → (answer) running → exited',
+  "a real daemon's attention: idle → running → idle → (output, bell) waiting → (answer) running → exited",
   { timeout: 60_000 },
   async () => {
     const daemon = await startTestDaemon();
@@ -181,13 +196,15 @@ test(
       const tracker = new SessionStateTracker();
       const infos = new Map<string, SessionInfo>();
       const kinds: string[] = [];
-      // The phase after each pushed event: nothing else moves it.
+      // The phase after each pushed event: only attention and exit events move it.
       const phases: string[] = [];
       let watched: string | undefined;
       client.onEvent((event) => {
         if (event.type === 'session') infos.set(event.session.id, event.session);
         if (event.type === 'exit') infos.set(event.id, { ...infos.get(event.id)!, state: 'exited', exit: event.exit });
-        tracker.apply(event, Date.now());
+        const before =
+          watched && infos.has(watched) ? tracker.status(infos.get(watched)!, Date.now()).phase : undefined;
+        tracker.apply(event);
         if (
           !watched ||
           !('id' in event ? event.id === watched : event.type === 'session' && event.session.id === watched)
@@ -195,13 +212,16 @@ test(
           return;
         kinds.push(event.type);
         const phase = tracker.status(infos.get(watched)!, Date.now()).phase;
+        if (event.type !== 'attention' && event.type !== 'exit' && event.type !== 'session')
+          assert.equal(phase, before, `a ${event.type} event moved the phase`);
         if (phases[phases.length - 1] !== phase) phases.push(phase);
       });
       const { sessions } = await client.request('subscribe', {});
-      tracker.reset(sessions, Date.now());
+      tracker.reset(sessions);
       // Prints for a moment, goes quiet, rings the bell and waits for a line, prints it, exits 7.
       const script =
-        'sleep 0.3; for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 3; printf "answer? \\a"; read line; echo "got $line"; sleep 0.5; exit 7';
+        'sleep 0.3; for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 3; ' +
+        'printf "answer? \\a"; read line; echo "got $line"; sleep 0.5; exit 7';
       const { session: created } = await client.request('create', {
         name: 'states',
         argv: ['/bin/sh', '-c', script],
@@ -218,7 +238,8 @@ test(
       await waitFor(() => phases.includes('exited'), 15_000, 'exited');
       assert.deepEqual(
         phases,
-        ['running', 'idle', 'running', 'waiting', 'running', 'exited'],
+        // Idle until its first output (sleep 0.3), then the daemon's word at each attention event.
+        ['idle', 'running', 'idle', 'running', 'waiting', 'running', 'exited'],
         `phases after events ${kinds.join(', ')}`,
       );
       assert.equal(tracker.status(infos.get(created.id)!, Date.now()).exit?.code, 7);

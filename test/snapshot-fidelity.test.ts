@@ -129,14 +129,15 @@ async function fuzz(historyMargin: number | null): Promise<void> {
   assert.deepEqual(
     failures,
     [],
-    `${failures.length} of ${RUNS} seeds failed (rerun one with HOLDFAST_FUZZ_SEED=N HOLDFAST_FUZZ_RUNS=1):\n${failures.slice(0, 15).join('\n')}`,
+    `${failures.length} of ${RUNS} seeds failed (rerun one with HOLDFAST_FUZZ_SEED=N HOLDFAST_FUZZ_RUNS=1):\n` +
+      failures.slice(0, 15).join('\n'),
   );
 }
 
 test(`snapshots rebuild the exact state (${RUNS} seeded random VT streams)`, () => fuzz(null));
 
 const MARGIN = process.env.HOLDFAST_FUZZ_MARGIN;
-test(`with history out of the emulator, snapshots rebuild the full state across resizes (${RUNS} streams)`, async () => {
+test(`with history out of the emulator, snapshots rebuild the full state over resizes (${RUNS} streams)`, async () => {
   // Margin 0: the emulator keeps only a screen's height of scrollback, so most history is in the store.
   await fuzz(MARGIN === undefined ? 0 : Number(MARGIN));
   console.log(`# ${historyResizes} of ${RUNS} seeds resized with lines in the history store`);

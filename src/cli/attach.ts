@@ -31,9 +31,14 @@ export const attachCommand: Command = {
     'detach-key': { type: 'string', value: 'K', help: `key that detaches (default ${DEFAULT_DETACH_KEY})` },
   },
   details: [
-    "As input owner your keys go to the program and your terminal's size becomes the session's; a previous owner is told and detached.",
-    'Ends when you press the detach key, when another client takes input over, when the program exits, or when the daemon stops; your terminal is reset each time (alternate screen, cursor, mouse, paste and keypad modes, scroll region, colours).',
-    '--json prints {"session": ID, "reason": detached|taken|exited|removed|stopped|disconnected|signal, "exit": ...} after the terminal is restored.',
+    "As input owner your keys go to the program and your terminal's size becomes the session's; a " +
+      'previous owner is told and detached.',
+    'Ends when you press the detach key, when another client takes input over, when the program ' +
+      'exits, or when the daemon stops; your terminal is reset each time (alternate screen, cursor, ' +
+      'mouse, paste and keypad modes, scroll region, colours).',
+    '--json prints {"session": ID, "reason": ' +
+      'detached|taken|exited|removed|stopped|disconnected|signal, "exit": ...} after the terminal is ' +
+      'restored.',
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
@@ -144,6 +149,7 @@ class AttachSession {
 
     const onResize = () => {
       if (this.role === 'owner' && this.attachment && this.stdout.columns && this.stdout.rows) {
+        // A resize that fails means the session ended or the connection closed: the end handlers report that.
         this.attachment.resize(this.stdout.columns, this.stdout.rows).catch(() => undefined);
       }
     };

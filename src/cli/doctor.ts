@@ -96,7 +96,8 @@ export async function checkDaemon(socketPath: string): Promise<{ check: Check; s
     const warnings: string[] = [];
     if (hello.version !== VERSION)
       warnings.push(
-        `the daemon runs version ${hello.version}, this CLI is ${VERSION}; \`holdfast stop\` and start it again to update`,
+        `the daemon runs version ${hello.version}, this CLI is ${VERSION}; \`holdfast stop\` and start ` +
+          'it again to update',
       );
     if (hello.protocol !== PROTOCOL_VERSION)
       warnings.push(`protocol ${hello.protocol} differs from this CLI's ${PROTOCOL_VERSION}`);
@@ -181,27 +182,41 @@ export function checkCheckpoints(env: NodeJS.ProcessEnv): Check {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(dir);
-  } catch {
-    return { name, ok: true, detail: `${dir} (none written yet)` };
-  }
-  if (!st.isDirectory() || st.uid !== uid() || (st.mode & 0o077) !== 0) {
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return { name, ok: true, detail: `${dir} (none written yet)` };
     return {
       name,
       ok: false,
-      detail: `${dir} must be a directory of yours with mode 700 (it is ${st.isDirectory() ? `mode ${mode(st)}, uid ${st.uid}` : 'not a directory'})`,
+      detail: `cannot read ${dir}: ${(err as Error).message}`,
+      fix: `make ${dir} yours, mode 700`,
+    };
+  }
+  if (!st.isDirectory() || st.uid !== uid() || (st.mode & 0o077) !== 0) {
+    const found = st.isDirectory() ? `mode ${mode(st)}, uid ${st.uid}` : 'not a directory';
+    return {
+      name,
+      ok: false,
+      detail: `${dir} must be a directory of yours with mode 700 (it is ${found})`,
       fix: `chmod 700 ${dir}, or move it away`,
     };
   }
-  const { checkpoints, skipped } = readCheckpoints(dir, '');
-  const newest = checkpoints[0];
-  const detail = `${dir}: ${checkpoints.length} readable${newest ? `, newest written ${new Date(newest.summary.writtenAt).toISOString()} with ${newest.summary.sessions} session(s)` : ''}`;
-  if (skipped.length > 0)
-    return {
-      name,
-      ok: true,
-      detail,
-      warning: `${skipped.length} unreadable and skipped: ${skipped.map((f) => `${path.basename(f.file)} (${f.error})`).join('; ')}; delete them`,
-    };
+  let read: ReturnType<typeof readCheckpoints>;
+  try {
+    read = readCheckpoints(dir, '');
+  } catch (err) {
+    return { name, ok: false, detail: `cannot list ${dir}: ${(err as Error).message}`, fix: `chmod 700 ${dir}` };
+  }
+  const { checkpoints, skipped } = read;
+  const newest = checkpoints[0]?.summary;
+  const newestNote = newest
+    ? `, newest written ${new Date(newest.writtenAt).toISOString()} with ${newest.sessions} session(s)`
+    : '';
+  const detail = `${dir}: ${checkpoints.length} readable${newestNote}`;
+  if (skipped.length > 0) {
+    const unreadable = skipped.map((f) => `${path.basename(f.file)} (${f.error})`).join('; ');
+    return { name, ok: true, detail, warning: `${skipped.length} unreadable and skipped: ${unreadable}; delete them` };
+  }
   return { name, ok: true, detail };
 }
 
@@ -225,7 +240,8 @@ export const doctorCommand: Command = {
   usage: 'doctor',
   options: {},
   details: [
-    'Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.',
+    'Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json ' +
+      'prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.',
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');

@@ -33,14 +33,13 @@ export function formatAge(at: number, now = Date.now()): string {
 export function formatTime(at: number): string {
   const d = new Date(at);
   const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return `${date} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 export function tildify(dir: string, home = os.homedir()): string {
   return home && (dir === home || dir.startsWith(home + '/')) ? '~' + dir.slice(home.length) : dir;
 }
-
-export { printable };
 
 /** A command line as a shell would take it, made printable. */
 export function commandLine(argv: readonly string[]): string {

@@ -13,7 +13,8 @@ export const TERMINAL_RESET = [
   `${ESC}[?6l`, // origin mode
   `${ESC}7${ESC}[r${ESC}8`, // scroll region, cursor kept where it is
   `${ESC}(B\x0f`, // G0 = ASCII, shift in (no line-drawing leftovers)
-  `${ESC}[?1000l${ESC}[?1002l${ESC}[?1003l${ESC}[?1005l${ESC}[?1006l${ESC}[?1015l${ESC}[?1016l`, // mouse tracking and encodings
+  // mouse tracking and encodings
+  `${ESC}[?1000l${ESC}[?1002l${ESC}[?1003l${ESC}[?1005l${ESC}[?1006l${ESC}[?1015l${ESC}[?1016l`,
   `${ESC}[?1004l`, // focus events
   `${ESC}[?2004l`, // bracketed paste
   `${ESC}[?1l${ESC}>`, // application cursor keys, application keypad

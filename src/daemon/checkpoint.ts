@@ -140,6 +140,7 @@ export class Checkpointer {
     if (this.closed) return;
     const screens = this.options.config().screenText;
     const screenChanged = screens && this.options.sessions().some((s) => s.lastOutputAt >= this.collectedAt);
+    // A failed write is logged by writeOnce; the next change or interval tries again.
     if (this.dirty || screenChanged) await this.write().catch(() => undefined);
     // Screens are changing: look again after an interval; otherwise no timer at all.
     if (screens && this.active.size > 0 && !this.closed) this.scheduleInterval();
@@ -148,6 +149,7 @@ export class Checkpointer {
   /** Writes now; one write at a time (a request during a write writes again after it). */
   write(): Promise<CheckpointSummary | undefined> {
     if (this.closed) return Promise.resolve(undefined);
+    // The write in progress reports its own failure (to its caller, and in the log).
     if (this.writing) return this.writing.catch(() => undefined).then(() => this.write());
     const writing = this.writeOnce().finally(() => {
       if (this.writing === writing) this.writing = undefined;
@@ -163,6 +165,7 @@ export class Checkpointer {
     this.timer = undefined;
     this.closed = true;
     if (this.options.config().enabled) {
+      // Failures are logged by writeOnce; stopping goes on without a final checkpoint.
       await this.writing?.catch(() => undefined);
       await this.writeOnce().catch(() => undefined);
     }
@@ -178,14 +181,14 @@ export class Checkpointer {
     this.dirty = false;
     this.collectedAt = Date.now();
     const sessions = this.options.sessions();
-    if (sessions.length === 0) {
-      if (this.wroteFile) {
-        await fs.promises.rm(this.file, { force: true });
-        this.wroteFile = false;
-      }
-      return undefined;
-    }
     try {
+      if (sessions.length === 0) {
+        if (this.wroteFile) {
+          await fs.promises.rm(this.file, { force: true });
+          this.wroteFile = false;
+        }
+        return undefined;
+      }
       this.prepareDir();
       const { data, checkpoint } = await this.serialize(sessions, config);
       // Exclusive and unguessable: a planted file or symlink at the temp name is never written through.
@@ -281,7 +284,7 @@ export class Checkpointer {
       for (const [i, saved] of base.entries()) {
         // The daemon serves its sessions between two screens, not only after all of them.
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        withScreens.push({ ...saved, screen: screenOf(sessions[i], scrollback) });
+        withScreens.push({ ...saved, screen: this.screenOf(sessions[i], scrollback) });
       }
       const full = file(withScreens);
       if (full.data.length <= config.maxBytes) return full;
@@ -316,13 +319,15 @@ export class Checkpointer {
       await fs.promises.rm(f.path, { force: true });
     }
   }
-}
 
-/** A session removed while a checkpoint is being serialized has no emulator left: no screen. */
-function screenOf(session: Session, scrollback: number): string | undefined {
-  try {
-    return session.snapshotText(scrollback);
-  } catch {
-    return undefined;
+  /** The session's screen, or none: removed while the checkpoint was being serialized, or unserializable (logged). */
+  private screenOf(session: Session, scrollback: number): string | undefined {
+    if (session.isDisposed) return undefined;
+    try {
+      return session.snapshotText(scrollback);
+    } catch (err) {
+      this.options.log(`checkpoint: no screen for session ${session.id}: ${(err as Error).stack ?? String(err)}`);
+      return undefined;
+    }
   }
 }

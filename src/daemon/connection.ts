@@ -244,7 +244,8 @@ export class ClientConnection implements IDisposable {
     if (queued > ConnectionLimits.MaxQueuedControlBytes) {
       this.fail(
         ErrorCode.Limit,
-        `${queued} bytes are queued for this client, over the ${ConnectionLimits.MaxQueuedControlBytes}-byte limit: it does not read what it asked for`,
+        `${queued} bytes are queued for this client, over the ` +
+          `${ConnectionLimits.MaxQueuedControlBytes}-byte limit: it does not read what it asked for`,
       );
       this.socket.destroy(); // the error frame would wait behind the queue: free it now
     }

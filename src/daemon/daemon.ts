@@ -1,40 +1,35 @@
-// The daemon process: endpoint, connections, sessions, the request table, lifetime and stop.
+// The daemon process: endpoint, connections, sessions, lifetime and stop; requests are dispatched
+// to the method table (daemonMethods.ts, recovery.ts).
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import { DisposableStore, toDisposable } from '../protocol/disposable';
 import {
   ALL_CAPABILITIES,
-  AttachParams,
   DaemonEvent,
   DaemonHello,
   DaemonStatus,
   ErrorCode,
   Method,
-  Params,
   PROTOCOL_VERSION,
   StartMode,
 } from '../protocol/messages';
-import { conversationIdProblem } from '../protocol/agents';
-import type { RecoveryMethods } from '../protocol/recovery';
 import { defaultLogPath } from '../protocol/paths';
-import { compilePattern } from '../protocol/textPattern';
 import { VERSION } from '../protocol/version';
 import { ClientConnection, RequestHandler } from './connection';
+import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
 import { Log } from './log';
-import { isSignalName } from './ptyProcess';
-import { searchSessions } from './sessionSearch';
 import { Recovery } from './recovery';
 import { DaemonError } from './daemonError';
 import { isMethod, parseParams } from './requestSchemas';
-import { checkedSize, DEFAULT_LIMITS, limitsFromEnv, RegistryLimits, SessionRegistry } from './sessionRegistry';
+import type { Session } from './session';
+import { DEFAULT_LIMITS, limitsFromEnv, RegistryLimits, SessionRegistry } from './sessionRegistry';
 
 export enum DaemonTiming {
   /** How long stop waits after SIGHUP before SIGKILL. */
   StopGraceMs = 2000,
   /** An on-demand daemon that never got a session exits after this long without clients. */
   UnusedExitMs = 30_000,
-  MaxWaitMs = 24 * 60 * 60 * 1000,
 }
 
 export interface DaemonOptions {
@@ -51,22 +46,11 @@ export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' 
 /** Methods that change nothing: still answered while the daemon stops. */
 const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'detach', 'search']);
 
-type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
-type RecoveryMethod = keyof RecoveryMethods;
-
-/** A size a client asked for: both or neither; within the bounds of limits.ts. */
-function optionalSize(cols: number | undefined, rows: number | undefined): { cols: number; rows: number } | undefined {
-  if (cols === undefined && rows === undefined) return undefined;
-  if (cols === undefined || rows === undefined)
-    throw new DaemonError(ErrorCode.BadRequest, 'cols and rows go together');
-  return checkedSize(cols, rows);
-}
-
-export class Daemon implements RequestHandler {
+export class Daemon implements RequestHandler, MethodHost {
   readonly startedAt = Date.now();
   private readonly disposables = new DisposableStore();
   private readonly connections = new Set<ClientConnection>();
-  private readonly registry: SessionRegistry;
+  readonly registry: SessionRegistry;
   private readonly recovery: Recovery;
   private readonly methods: MethodTable;
   private endpoint!: Endpoint;
@@ -96,7 +80,7 @@ export class Daemon implements RequestHandler {
         (event) => this.route(event),
       ),
     );
-    this.methods = { ...this.coreMethods(), ...this.recovery.methods };
+    this.methods = { ...coreMethods(this), ...this.recovery.methods };
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.
       this.disposables.add(
@@ -188,123 +172,13 @@ export class Daemon implements RequestHandler {
     return (this.methods[method] as (params: unknown, connection: ClientConnection) => unknown)(params, connection);
   }
 
-  /** One handler per method; params are already checked against their schema (requestSchemas.ts). */
-  private coreMethods(): Omit<MethodTable, RecoveryMethod> {
-    return {
-      list: () => ({ sessions: this.registry.list().map((s) => s.info()) }),
-      show: (p) => ({ session: this.registry.get(p.session).info() }),
-      create: (p) => {
-        const session = this.registry.create(p);
-        clearTimeout(this.unusedTimer);
-        this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
-        this.route({ type: 'session', session: session.info() });
-        void session.hasExited.then(() =>
-          this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
-        );
-        return { session: session.info() };
-      },
-      attach: (p, connection) => this.attach(connection, p),
-      detach: (p, connection) => {
-        connection.removeChannel(p.channel);
-        return {};
-      },
-      history: (p, connection) => {
-        const channel = connection.channels.get(p.channel);
-        if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${p.channel} is not attached`);
-        channel.session.requestSnapshot(channel, 'history');
-        return {};
-      },
-      claim: (p, connection) => {
-        const channel = connection.channels.get(p.channel);
-        if (!channel) throw new DaemonError(ErrorCode.BadRequest, `channel ${p.channel} is not attached`);
-        channel.session.claim(channel, optionalSize(p.cols, p.rows));
-        return { session: channel.session.info() };
-      },
-      resize: (p) => {
-        const session = this.registry.get(p.session);
-        const size = checkedSize(p.cols, p.rows);
-        session.resize(size.cols, size.rows);
-        return { session: session.info() };
-      },
-      send: (p) => {
-        const session = this.registry.get(p.session);
-        if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
-        session.send(p.data);
-        return {};
-      },
-      read: (p) => this.registry.get(p.session).screen(p.scrollback ?? 0),
-      wait: (p) => this.wait(p),
-      search: (p) => searchSessions(this.registry, p),
-      kill: async (p) => {
-        const session = this.registry.get(p.session);
-        const signal = p.signal ?? 'SIGHUP';
-        const normalized = signal.startsWith('SIG') ? signal : `SIG${signal}`;
-        if (!isSignalName(normalized)) throw new DaemonError(ErrorCode.BadRequest, `unknown signal ${signal}`);
-        await session.kill(normalized, p.graceMs ?? 2000);
-        const info = session.info();
-        if (p.remove) await this.registry.remove(session);
-        return { session: info };
-      },
-      remove: async (p) => {
-        await this.registry.remove(this.registry.get(p.session));
-        return {};
-      },
-      update: (p) => {
-        const session = this.registry.get(p.session);
-        if (p.name !== undefined) session.rename(p.name.trim());
-        if (p.metadata !== undefined) session.setMetadata(p.metadata);
-        return { session: session.info() };
-      },
-      notify: (p) => {
-        const session = this.registry.get(p.session);
-        const problem = p.conversationId === undefined ? undefined : conversationIdProblem(p.conversationId);
-        if (problem) throw new DaemonError(ErrorCode.BadRequest, `not recorded: ${problem}`);
-        session.report(p.state, p.conversationId);
-        return { session: session.info() };
-      },
-      subscribe: (_p, connection) => {
-        connection.subscribedToAll = true;
-        return { sessions: this.registry.list().map((s) => s.info()) };
-      },
-      status: () => this.status(),
-      stop: (_p, connection) => {
-        setImmediate(() => void this.stop(`asked by a client (${connection.clientName})`));
-        return {};
-      },
-    };
-  }
-
-  private attach(connection: ClientConnection, params: AttachParams): unknown {
-    const session = this.registry.get(params.session);
-    const size = params.role === 'owner' ? optionalSize(params.cols, params.rows) : undefined;
-    const channel = connection.addChannel(params.channel, session, params.role);
-    // The answer goes out first; the snapshot (and then the stream) follows it.
-    setImmediate(() => {
-      if (connection.channels.get(params.channel) === channel)
-        session.attach(
-          channel,
-          size,
-          params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full',
-        );
-    });
-    return { session: { ...session.info(), ...(size ?? {}) } };
-  }
-
-  private async wait(params: Params<'wait'>): Promise<unknown> {
-    const session = this.registry.get(params.session);
-    const { condition } = params;
-    if (condition.kind === 'text') {
-      try {
-        compilePattern(condition.pattern, condition.flags ?? '');
-      } catch (err) {
-        throw new DaemonError(ErrorCode.BadRequest, (err as Error).message);
-      }
-    }
-    const met = await session.wait(
-      condition,
-      Math.min(params.timeoutMs ?? DaemonTiming.MaxWaitMs, DaemonTiming.MaxWaitMs),
+  created(session: Session): void {
+    clearTimeout(this.unusedTimer);
+    this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
+    this.route({ type: 'session', session: session.info() });
+    void session.hasExited.then(() =>
+      this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
     );
-    return { met, session: session.info() };
   }
 
   status(): DaemonStatus {
@@ -332,7 +206,13 @@ export class Daemon implements RequestHandler {
       for (const connection of this.connections) connection.sendEvent({ type: 'stopping' });
       await this.recovery.beforeStop();
       await Promise.all(
-        this.registry.list().map((s) => s.kill('SIGHUP', DaemonTiming.StopGraceMs).catch(() => undefined)),
+        this.registry
+          .list()
+          .map((s) =>
+            s
+              .kill('SIGHUP', DaemonTiming.StopGraceMs)
+              .catch((err: Error) => this.log.write(`stop: session ${s.id} not killed: ${err.stack ?? err.message}`)),
+          ),
       );
       await Promise.all([...this.connections].map((connection) => connection.close()));
       this.disposables.dispose();

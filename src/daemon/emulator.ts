@@ -1,15 +1,15 @@
 // The session's headless terminal: parses everything the program writes, knows the exact screen,
 // tracks how far parsing has got, and answers terminal queries when no input owner is attached.
-import * as os from 'node:os';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { TextLimit } from '../protocol/limits';
-import { hasControl } from '../protocol/printable';
 import { VERSION } from '../protocol/version';
 import type { PromptMark } from './attention';
-import { HistoryCapture, plainText } from './historyCapture';
+import { HistoryCapture } from './historyCapture';
+import { plainText } from './historyEncoding';
 import { HistoryStore, HistoryTuning } from './historyStore';
+import { cwdFromOsc7, promptMarkOf } from './programReports';
 import { renderSnapshot } from './snapshot';
 import { checkXtermInternals, core } from './xtermInternals';
 
@@ -111,9 +111,8 @@ export class Emulator implements IDisposable {
         return true;
       }),
       parser.registerOscHandler(133, (data) => {
-        const mark = data.charAt(0);
-        if ((mark === 'A' || mark === 'B' || mark === 'C' || mark === 'D') && (data.length === 1 || data[1] === ';'))
-          this.onPromptMarkEmitter.fire(mark);
+        const mark = promptMarkOf(data);
+        if (mark) this.onPromptMarkEmitter.fire(mark);
         return true;
       }),
       parser.registerOscHandler(7, (data) => {
@@ -327,29 +326,4 @@ function collectGarbageSoon(rowsFreed: number): void {
     lastCollection = Date.now();
     gc();
   });
-}
-
-/** Longest OSC 7 payload taken: PATH_MAX is 4096 on Linux, and percent-encoding only makes it longer. */
-export const MAX_OSC7_LENGTH = 4096;
-
-/**
- * OSC 7 carries file://host/path, the path percent-encoded. It decides where relaunch and resume
- * run, so only this machine's (host empty, "localhost" or this hostname) absolute paths are taken,
- * and none with a control character: anything else is ignored and the last good directory kept.
- */
-export function cwdFromOsc7(data: string, hostname: string = os.hostname()): string | undefined {
-  if (data.length > MAX_OSC7_LENGTH) return undefined;
-  const match = /^file:\/\/([^/]*)(\/.*)$/i.exec(data);
-  if (!match) return undefined;
-  const host = match[1].toLowerCase();
-  if (host !== '' && host !== 'localhost' && host !== hostname.toLowerCase()) return undefined;
-  let cwd: string;
-  try {
-    cwd = decodeURIComponent(match[2]);
-  } catch {
-    // Not valid percent-encoding (a shell that does not encode "%"): the path as written.
-    cwd = match[2];
-  }
-  if (!cwd.startsWith('/') || hasControl(cwd)) return undefined;
-  return cwd;
 }

@@ -58,7 +58,10 @@ interface Block {
  */
 const UNCOMPRESSED_CHARS = 1 << 20;
 
-/** A block is a few kB to a few tens of kB: a 4 KiB window compresses it nearly as well as 32 KiB, with 32 KiB of zlib state instead of 256 KiB. */
+/**
+ * A block is a few kB to a few tens of kB: a 4 KiB window compresses it nearly as well as 32 KiB,
+ * with 32 KiB of zlib state instead of 256 KiB.
+ */
 const DEFLATE_OPTIONS = { windowBits: 12, memLevel: 5 };
 
 export class HistoryStore {

@@ -1,7 +1,9 @@
 // Daemon entry: `daemon.js run [--on-demand | --persistent] [--socket PATH] [--ready-fd N] [--log FILE]
-// [--scrollback N] [--max-sessions N]` (or HOLDFAST_MAX_SESSIONS). Started detached by `holdfast new` or the extension.
+// [--log-stderr] [--scrollback N] [--max-sessions N]` (or HOLDFAST_MAX_SESSIONS). Started detached by
+// `holdfast new` or the extension, in the foreground by `holdfast serve` (its log lines on stderr).
 import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
+import { printableLines } from '../protocol/printable';
 import { runDaemon, writeReadiness } from './daemon';
 import { checkNodePtyInternals } from './nodePtyInternals';
 import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
@@ -16,12 +18,16 @@ async function main(): Promise<number> {
       socket: { type: 'string' },
       'ready-fd': { type: 'string' },
       log: { type: 'string' },
+      /** Log lines also go to stderr (always so without a readiness fd: someone runs it by hand). */
+      'log-stderr': { type: 'boolean' },
       scrollback: { type: 'string' },
       'max-sessions': { type: 'string' },
     },
   });
   if (positionals[0] !== 'run') {
-    process.stderr.write('usage: daemon.js run [--on-demand|--persistent] [--socket PATH] [--ready-fd N]\n');
+    process.stderr.write(
+      'usage: daemon.js run [--on-demand|--persistent] [--socket PATH] [--ready-fd N] [--log-stderr]\n',
+    );
     return 2;
   }
   const readyFd = values['ready-fd'] === undefined ? undefined : Number(values['ready-fd']);
@@ -39,7 +45,10 @@ async function main(): Promise<number> {
       socket,
       startMode: values.persistent ? 'persistent' : 'on-demand',
       logFile: values.log,
-      logEcho: readyFd === undefined ? (line) => process.stderr.write(line) : undefined,
+      logEcho:
+        readyFd === undefined || values['log-stderr']
+          ? (line) => process.stderr.write(printableLines(line))
+          : undefined,
       limits,
       onReady: () => writeReadiness(readyFd, { ready: true, pid: process.pid }),
     });

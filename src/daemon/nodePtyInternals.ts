@@ -36,8 +36,10 @@ export function checkNodePtyInternals(): void {
     typeof internals._fd !== 'number' && '_fd',
   ].filter((name): name is string => typeof name === 'string');
   if (version !== NODE_PTY_VERSION || missing.length > 0) {
+    const missingNote = missing.length > 0 ? `; missing: ${missing.join(', ')}` : '';
     throw new Error(
-      `node-pty ${version} is not the ${NODE_PTY_VERSION} whose internals Holdfast reads (src/daemon/nodePtyInternals.ts)${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}`,
+      `node-pty ${version} is not the ${NODE_PTY_VERSION} whose internals Holdfast reads ` +
+        `(src/daemon/nodePtyInternals.ts)${missingNote}`,
     );
   }
 }

@@ -18,6 +18,8 @@ export interface PtyOptions {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** Where a failure nobody asked about is reported (the daemon's log). */
+  log?: (line: string) => void;
 }
 
 const SIGNAL_NAMES = new Map<number, string>(
@@ -34,6 +36,7 @@ export function isSignalName(name: string): name is NodeJS.Signals {
 
 export class PtyProcess implements IDisposable {
   private readonly term: pty.IPty;
+  private readonly log: (line: string) => void;
   private exitInfo: ExitInfo | undefined;
   /** The leader is reaped and its group was seen empty: from then on its pid may be someone else's. */
   private groupGone = false;
@@ -45,6 +48,7 @@ export class PtyProcess implements IDisposable {
 
   constructor(options: PtyOptions) {
     const [file, ...args] = options.argv;
+    this.log = options.log ?? (() => undefined);
     this.term = pty.spawn(file, args, {
       name: options.env.TERM ?? 'xterm-256color',
       cols: options.cols,
@@ -82,8 +86,12 @@ export class PtyProcess implements IDisposable {
         let n: number;
         try {
           n = fs.readSync(fd, buf, 0, buf.length, null);
-        } catch {
-          break; // EAGAIN: nothing more now; EIO: the terminal is gone
+        } catch (err) {
+          // EAGAIN/EWOULDBLOCK: nothing more to read now; EIO: the terminal is gone, its output ended.
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK' && code !== 'EIO')
+            this.log(`reading the last output after exit failed (some may be lost): ${(err as Error).message}`);
+          break;
         }
         if (n <= 0) break;
         socket.emit('data', Buffer.from(buf.subarray(0, n)));
@@ -138,7 +146,7 @@ export class PtyProcess implements IDisposable {
         process.kill(this.pid, signal);
         return true;
       } catch {
-        return false;
+        return false; // gone in the meantime (ESRCH): nothing was signalled
       }
     }
   }
@@ -174,6 +182,7 @@ export function groupMembers(pgid: number): number[] {
   try {
     entries = fs.readdirSync('/proc');
   } catch {
+    // No /proc to list (a hardened mount): whether the group exists at all is what can be known.
     return probeGroup(pgid) ? [pgid] : [];
   }
   const members: number[] = [];
@@ -183,7 +192,7 @@ export function groupMembers(pgid: number): number[] {
     try {
       stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
     } catch {
-      continue;
+      continue; // exited since the directory was read
     }
     // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -196,7 +205,8 @@ function probeGroup(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    // ESRCH: no such group; EPERM: it exists, only its members are not ours to signal.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

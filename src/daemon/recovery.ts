@@ -119,7 +119,8 @@ export class Recovery implements IDisposable {
       if (!from.running)
         throw new DaemonError(
           ErrorCode.BadRequest,
-          `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is not resumed (use relaunch for a new run)`,
+          `session ${session.id} had already exited when checkpoint ${from.checkpoint} was written; it is ` +
+            'not resumed (use relaunch for a new run)',
         );
       // The command is rebuilt from the profile (or the client's template), never read from the editable file.
       const argv = resumeArgv(session.metadata, p.resumeArgv);

@@ -46,6 +46,7 @@ const channel = z
   .max(2 ** 32 - 1);
 const none = z.object({});
 
+const attentionState = z.enum(['running', 'waiting', 'done', 'idle']);
 const waitCondition = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exit') }),
   z.object({ kind: z.literal('idle'), ms: z.number().min(0) }),
@@ -55,6 +56,7 @@ const waitCondition = z.discriminatedUnion('kind', [
     flags: z.string().optional(),
     history: z.boolean().optional(),
   }),
+  z.object({ kind: z.literal('attention'), states: z.array(attentionState).min(1).max(4) }),
 ]);
 
 export const PARAMS = {
@@ -96,7 +98,7 @@ export const PARAMS = {
   update: z.object({ session: sessionRef, name: name.optional(), metadata: metadata.optional() }),
   notify: z.object({
     session: sessionRef,
-    state: z.enum(['running', 'waiting', 'done', 'idle']),
+    state: attentionState,
     conversationId: z.string().optional(), // checked by conversationIdProblem (protocol/agents.ts)
   }),
   subscribe: none,

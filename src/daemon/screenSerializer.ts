@@ -19,7 +19,9 @@ const DEFAULT_PEN: Pen = { fg: 0, bg: 0, underline: '' };
 
 function underlineKey(cell: Cell): string {
   if (!cell.isUnderline()) return '';
-  return `${cell.getUnderlineStyle?.() ?? 1}:${cell.isUnderlineColorDefault?.() === false ? cell.getUnderlineColor?.() : 'd'}`;
+  const style = cell.getUnderlineStyle?.() ?? 1;
+  const underlineColour = cell.isUnderlineColorDefault?.() === false ? cell.getUnderlineColor?.() : 'd';
+  return `${style}:${underlineColour}`;
 }
 
 function samePen(cell: Cell, pen: Pen): boolean {
@@ -116,6 +118,43 @@ class LineWriter {
     const cell = this.cell;
     const pad = this.wrapPad;
     this.wrapPad = undefined;
+    const end = this.lineEnd(line, continues, nextStartsWide);
+    const fillToEnd = continues && !this.wrapPad;
+    const wrappedWithBackground = line.isWrapped && (line.getCell(0, cell) as Cell).bg !== 0;
+    let x = pad ? this.writeAfterPad(line, pad) : 0;
+    while (x < end) {
+      line.getCell(x, cell);
+      const width = cell.getWidth();
+      if (width === 0) {
+        x++;
+        continue;
+      }
+      const chars = cell.getChars();
+      this.setPen(cell);
+      if (chars === '') {
+        x = this.writeEmptyRun(line, x, end, fillToEnd);
+        continue;
+      }
+      this.out.push(chars);
+      x += width;
+    }
+    if (fillToEnd && end < this.cols) {
+      this.resetPen();
+      this.out.push(' '.repeat(this.cols - end));
+    } else if (this.wrapPad && end < this.cols - 1) {
+      // Up to the pad, where the next line's wide character wraps from.
+      this.resetPen();
+      this.out.push(' '.repeat(this.cols - 1 - end));
+    } else if (wrappedWithBackground && end < this.cols) {
+      // The wrap that began this line scrolled with a coloured pen, filling the new line with it.
+      this.resetPen();
+      this.out.push('\x1b[K');
+    }
+  }
+
+  /** Where the cells to write end: after the last non-blank one; sets wrapPad for a wide wrap. */
+  private lineEnd(line: IBufferLine, continues: boolean, nextStartsWide: boolean): number {
+    const cell = this.cell;
     let end = this.cols;
     while (end > 0 && isBlankDefault(line.getCell(end - 1, cell) as Cell)) end--;
     // An empty continuation still needs one printed cell, or the wrap onto it never happens.
@@ -132,69 +171,52 @@ class LineWriter {
       this.wrapPad = line.getCell(this.cols - 1) as Cell;
       end = Math.min(end, this.cols - 1);
     }
-    const fillToEnd = continues && !this.wrapPad;
-    const wrappedWithBackground = line.isWrapped && (line.getCell(0, cell) as Cell).bg !== 0;
-    let start = 0;
-    if (pad && line.getCell(0, cell) && cell.getWidth() === 2) {
-      // Printed once with the pad's pen (the wrap fills the pad with it), then again over itself.
-      const chars = cell.getChars();
-      this.setPen(pad);
-      this.out.push(chars);
-      if (!samePen(cell, this.pen)) {
-        this.setPen(cell);
-        this.out.push('\r', chars);
-      }
-      start = 2;
-    }
-    for (let x = start; x < end;) {
-      line.getCell(x, cell);
-      const width = cell.getWidth();
-      if (width === 0) {
-        x++;
-        continue;
-      }
-      const chars = cell.getChars();
+    return end;
+  }
+
+  /** The wide character that wrapped from the previous line's pad; returns the column after it. */
+  private writeAfterPad(line: IBufferLine, pad: Cell): number {
+    const cell = this.cell;
+    if (!line.getCell(0, cell) || cell.getWidth() !== 2) return 0;
+    // Printed once with the pad's pen (the wrap fills the pad with it), then again over itself.
+    const chars = cell.getChars();
+    this.setPen(pad);
+    this.out.push(chars);
+    if (!samePen(cell, this.pen)) {
       this.setPen(cell);
-      if (chars !== '') {
-        this.out.push(chars);
-        x += width;
-        continue;
-      }
-      // A run of empty cells with the same attributes. Erasing (ECH) gives cells only the pen's
-      // background, so that is used when it is all they have; otherwise spaces draw the same.
-      const runStart = x;
-      const { fg, bg } = cell;
-      while (
-        x < end &&
-        line.getCell(x, cell) &&
-        cell.getChars() === '' &&
-        cell.getWidth() === 1 &&
-        cell.fg === fg &&
-        cell.bg === bg
-      )
-        x++;
-      const run = x - runStart;
-      // At the start of a soft-wrapped continuation the cursor still waits at the end of the
-      // previous line: only a printed character moves it down (an erase would hit that line).
-      const erasable = fg === 0 && (bg & ~BG_COLOUR_BITS) === 0 && !(runStart === 0 && line.isWrapped);
-      if (!erasable || (x === this.cols && fillToEnd)) this.out.push(' '.repeat(run));
-      else {
-        this.out.push(`\x1b[${run}X`);
-        if (x < this.cols) this.out.push(`\x1b[${run}C`);
-      }
+      this.out.push('\r', chars);
     }
-    if (fillToEnd && end < this.cols) {
-      this.resetPen();
-      this.out.push(' '.repeat(this.cols - end));
-    } else if (this.wrapPad && end < this.cols - 1) {
-      // Up to the pad, where the next line's wide character wraps from.
-      this.resetPen();
-      this.out.push(' '.repeat(this.cols - 1 - end));
-    } else if (wrappedWithBackground && end < this.cols) {
-      // The wrap that began this line scrolled with a coloured pen, filling the new line with it.
-      this.resetPen();
-      this.out.push('\x1b[K');
+    return 2;
+  }
+
+  /**
+   * A run of empty cells from `x` with the pen already set; returns the column after it. Erasing
+   * (ECH) gives cells only the pen's background, so that is used when it is all they have;
+   * otherwise spaces draw the same.
+   */
+  private writeEmptyRun(line: IBufferLine, x: number, end: number, fillToEnd: boolean): number {
+    const cell = this.cell;
+    const runStart = x;
+    const { fg, bg } = cell;
+    while (
+      x < end &&
+      line.getCell(x, cell) &&
+      cell.getChars() === '' &&
+      cell.getWidth() === 1 &&
+      cell.fg === fg &&
+      cell.bg === bg
+    )
+      x++;
+    const run = x - runStart;
+    // At the start of a soft-wrapped continuation the cursor still waits at the end of the
+    // previous line: only a printed character moves it down (an erase would hit that line).
+    const erasable = fg === 0 && (bg & ~BG_COLOUR_BITS) === 0 && !(runStart === 0 && line.isWrapped);
+    if (!erasable || (x === this.cols && fillToEnd)) this.out.push(' '.repeat(run));
+    else {
+      this.out.push(`\x1b[${run}X`);
+      if (x < this.cols) this.out.push(`\x1b[${run}C`);
     }
+    return x;
   }
 
   /** Lines [from, to) one after another; line breaks scroll earlier lines into the scrollback. */

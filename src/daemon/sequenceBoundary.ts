@@ -44,6 +44,7 @@ export class SequenceBoundary {
   }
 
   /** Scans bytes from `from`, returns the index just past the last boundary in `data`. */
+  // eslint-disable-next-line max-lines-per-function -- hot loop: every output byte, one switch, no call per byte
   private scan(data: Buffer, from: number): number {
     // Re-scanning the held part is unnecessary: the state already covers it,
     // and the last boundary inside it was 0 (it was held from its start).

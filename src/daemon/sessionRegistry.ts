@@ -11,7 +11,10 @@ import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 import { Session } from './session';
 
-/** How an agent's hook runs `holdfast notify`: this daemon's Node (VS Code's Electron, run as Node) and the CLI beside it. */
+/**
+ * How an agent's hook runs `holdfast notify`: this daemon's Node (VS Code's Electron, run as Node)
+ * and the CLI beside it.
+ */
 const NOTIFY_ARGV: string[] | undefined = (() => {
   const cli = path.join(__dirname, 'cli.js');
   return fs.existsSync(cli) ? ['/usr/bin/env', 'ELECTRON_RUN_AS_NODE=1', process.execPath, cli, 'notify'] : undefined;
@@ -29,7 +32,10 @@ export const DEFAULT_LIMITS: RegistryLimits = {
   maxScrollback: MAX_SCROLLBACK_LINES,
 };
 
-/** A limit from the daemon's command line or environment: an integer in range, else a clear error (NaN turned a limit off). */
+/**
+ * A limit from the daemon's command line or environment: an integer in range, else a clear error
+ * (NaN turned a limit off).
+ */
 export function parseLimit(value: string, what: string, min: number, max: number): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max)
@@ -44,8 +50,10 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<RegistryLimits> {
 }
 
 /** Variables of the daemon's own launch that must never reach a session. */
-const NEVER_INHERITED =
-  /^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$/;
+const NEVER_INHERITED = new RegExp(
+  '^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|' +
+    'NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$',
+);
 /** Never taken from anyone, not even a client's explicit environment. */
 const NEVER_SET = /^(ELECTRON_RUN_AS_NODE|NODE_OPTIONS|NODE_CHANNEL_FD)$/;
 
@@ -173,6 +181,7 @@ export class SessionRegistry implements IDisposable {
         scrollback,
         metadata,
         launchArgv: launched,
+        log: (line) => this.log(`session ${id}: ${line}`),
         onEmulatorError: (err) =>
           this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
       });
@@ -211,7 +220,10 @@ export class SessionRegistry implements IDisposable {
     session.dispose();
   }
 
-  /** Puts `replacement` in `old`'s place in the list and removes `old` (an exited session) without emptying the daemon. */
+  /**
+   * Puts `replacement` in `old`'s place in the list and removes `old` (an exited session) without
+   * emptying the daemon.
+   */
   replace(old: Session, replacement: Session): void {
     if (!this.sessions.has(old.id) || !this.sessions.has(replacement.id)) return;
     const entries = [...this.sessions.values()]

@@ -101,9 +101,10 @@ export function checkXtermInternals(): void {
       typeof (probe.buffer.normal.getNullCell() as PackedCell).fg !== 'number' && 'CellData.fg',
     ].filter((name): name is string => typeof name === 'string');
     if (version !== XTERM_VERSION || missing.length > 0) {
+      const missingNote = missing.length > 0 ? `; missing: ${missing.join(', ')}` : '';
       throw new Error(
-        `@xterm/headless ${version} is not the ${XTERM_VERSION} whose internals Holdfast reads (src/daemon/xtermInternals.ts)` +
-          (missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''),
+        `@xterm/headless ${version} is not the ${XTERM_VERSION} whose internals Holdfast reads ` +
+          `(src/daemon/xtermInternals.ts)${missingNote}`,
       );
     }
     checked = true;

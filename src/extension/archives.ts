@@ -35,14 +35,16 @@ export async function restoreArchives(
   const { checkpoints } = await client.request('recovery.list', {});
   const previous = checkpoints.filter((c) => !c.current).sort((a, b) => b.writtenAt - a.writtenAt)[0];
   if (!previous || previous.sessions === 0) return 0;
-  if (sessions.some((s) => archivedFrom(s.metadata)?.checkpoint === previous.id)) return 0; // another window restored it
+  // Another window restored it.
+  if (sessions.some((s) => archivedFrom(s.metadata)?.checkpoint === previous.id)) return 0;
   const inspected = await client.request('recovery.inspect', { id: previous.id });
   if (!inspected.sessions.some((s) => readLayout(s.metadata).workspace === workspace)) return 0;
   try {
     const restored = await client.request('recovery.restore', { id: previous.id });
     const mine = restored.sessions.filter((s) => readLayout(s.metadata).workspace === workspace).length;
     log(
-      `restored checkpoint ${previous.id} (written ${new Date(previous.writtenAt).toISOString()}): ${restored.sessions.length} archived session(s), ${mine} of this workspace`,
+      `restored checkpoint ${previous.id} (written ${new Date(previous.writtenAt).toISOString()}): ` +
+        `${restored.sessions.length} archived session(s), ${mine} of this workspace`,
     );
     return mine;
   } catch (err) {

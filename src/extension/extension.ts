@@ -5,12 +5,15 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { resolveSocketPath } from '../protocol/paths';
+import { AttentionNotifier } from './attentionNotifier';
 import { registerCommands } from './commands';
 import { DaemonConnection } from './daemonConnection';
 import { LazyDaemonInstall } from './daemonInstall';
 import { installLaunchers, Launchers } from './launchers';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
+import { registerMcpProvider } from './mcpProvider';
+import { SessionFeed } from './previewHost';
 import { RecoverySettingsMirror } from './recoverySettings';
 import { SessionList } from './sessionList';
 import { registerSidebar } from './sidebar';
@@ -124,7 +127,11 @@ function register(services: Services, store: DisposableStore): void {
     void vscode.commands.executeCommand('setContext', 'holdfast.activeTerminalIsHoldfast', tabs.tabOf(t) !== undefined);
   store.add(vscode.window.onDidChangeActiveTerminal(setActiveContext));
   setActiveContext(vscode.window.activeTerminal);
-  store.add(new StatusBar(connection, sessions));
+  // Every session's state, for the status bar, the notifications, the sidebar and the wall.
+  const previewDeps = { connection, sessions, workspace: config.workspace, log };
+  const feed = store.add(new SessionFeed(previewDeps));
+  store.add(new StatusBar(connection, sessions, feed));
+  store.add(new AttentionNotifier(feed, (id) => tabs.activeTab()?.sessionId === id, log));
   store.add(new RecoverySettingsMirror(connection, log));
   store.add(
     vscode.window.registerTerminalProfileProvider('holdfast.terminal', {
@@ -142,7 +149,8 @@ function register(services: Services, store: DisposableStore): void {
   });
   for (const d of registerCommands({ tabs, sessions, log, statusFacts })) store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
-  store.add(registerSidebar(context, { connection, sessions, workspace: config.workspace, log }));
+  store.add(registerSidebar(context, feed, previewDeps));
+  store.add(registerMcpProvider(context, config.socket, log)); // `holdfast mcp` for VS Code's agent mode (1.101+)
 }
 
 /** Adopt the running daemon (or start one), then bring back this workspace's tabs. */

@@ -24,7 +24,10 @@ export function archivedNotice(action: 'resume' | 'relaunch', writtenAt: number,
     action === 'resume'
       ? `Resume the conversation in ${cwd}: "Holdfast: Resume Session" or Resume in the Holdfast sidebar`
       : `Start it again in ${cwd}: "Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar`;
-  return `archived: this process ended with its daemon (reboot or crash); screen as saved ${when}. ${how} (a new run, not the old process).`;
+  return (
+    `archived: this process ended with its daemon (reboot or crash); screen as saved ${when}. ` +
+    `${how} (a new run, not the old process).`
+  );
 }
 
 export const NOTICE = {
@@ -32,7 +35,8 @@ export const NOTICE = {
   inputMoved: 'input moved to another window; type to take it back',
   reconnecting: 'lost the connection to the daemon; reconnecting…',
   daemonGone:
-    "the daemon stopped, so this session's process is gone. Close this tab; a new Holdfast terminal starts a new daemon.",
+    "the daemon stopped, so this session's process is gone. " +
+    'Close this tab; a new Holdfast terminal starts a new daemon.',
   daemonRestarted: "the daemon was restarted, so this session's process is gone. Close this tab.",
   sessionGone: 'this session no longer exists in the daemon (removed elsewhere, or the daemon was restarted)',
 } as const;

@@ -70,9 +70,9 @@ export class SessionFeed implements IDisposable {
   }
 
   private follow(client: HoldfastClient): void {
-    this.tracker.reset([], Date.now());
+    this.tracker.reset([]);
     this.clientEvents.value = client.onEvent((event: DaemonEvent) => {
-      if (this.tracker.apply(event, Date.now())) this.changed();
+      if (this.tracker.apply(event)) this.changed();
     });
     this.changed();
   }

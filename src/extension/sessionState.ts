@@ -1,29 +1,13 @@
-// What the sidebar says about each session, from the daemon's pushed events (never polled):
-// running (output came in the last few seconds: 'activity'), idle ('idle': 2 s quiet), waiting
-// for input (a 'bell' not yet followed by a new burst of output, which is what answering it
-// produces, nor by output going on well past it), exited (code / signal) and archived (restored
-// from a checkpoint, so exited).
+// What the sidebar says about each session: the daemon's attention (running, waiting for you,
+// done, idle: decided once in src/daemon/attention.ts and pushed as 'attention' events, never
+// polled), unless it ended: exited (code / signal) or archived (restored from a checkpoint).
 // Also the card model the webviews render. Pure: no vscode import, unit-tested.
-import type { DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
+import type { AttentionState, DaemonEvent, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
 import { archiveAction } from './archives';
 import { readLayout } from './layout';
 
-export type Phase = 'running' | 'idle' | 'waiting' | 'exited' | 'archived';
-
-/** The daemon calls a session idle after this much quiet (SessionTiming.IdleAfterMs). */
-export const IDLE_AFTER_MS = 2000;
-/** Output this long after a bell, in the same burst, ends the wait (a prompt's own redraw is shorter). */
-export const OUTPUT_AFTER_BELL_MS = 1000;
-
-interface Live {
-  /** Output now (an 'activity' not yet followed by 'idle'). */
-  active: boolean;
-  /** When the current running/idle spell began. */
-  since: number;
-  /** A bell rang and no burst of output started after it. */
-  waitingSince: number | undefined;
-}
+export type Phase = AttentionState | 'exited' | 'archived';
 
 export interface SessionStatus {
   phase: Phase;
@@ -32,49 +16,28 @@ export interface SessionStatus {
   exit?: ExitStatus;
 }
 
-/** Follows activity / idle / bell / exit events per session. */
+/** Follows the daemon's 'attention' events per session, on top of the session list's infos. */
 export class SessionStateTracker {
-  private readonly live = new Map<string, Live>();
+  /** The latest pushed attention per session (newer than the info it came after). */
+  private readonly attention = new Map<string, SessionAttention>();
 
-  /** Starts over from a full list (after subscribe): what the session info alone tells. */
-  reset(sessions: readonly SessionInfo[], now: number): void {
-    this.live.clear();
-    for (const s of sessions) this.live.set(s.id, initialLive(s, now));
+  /** Starts over (a new connection): the session infos of the new list say the rest. */
+  reset(sessions: readonly SessionInfo[]): void {
+    this.attention.clear();
+    for (const s of sessions) this.attention.set(s.id, attentionOf(s));
   }
 
   /** Applies one event; true when a session's status may have changed. */
-  apply(event: DaemonEvent, now: number): boolean {
+  apply(event: DaemonEvent): boolean {
     switch (event.type) {
-      case 'session': {
-        if (!this.live.has(event.session.id)) this.live.set(event.session.id, initialLive(event.session, now));
+      case 'session':
+        this.attention.set(event.session.id, attentionOf(event.session));
         return true;
-      }
+      case 'attention':
+        this.attention.set(event.id, event.attention);
+        return true;
       case 'removed':
-        return this.live.delete(event.id);
-      case 'activity': {
-        const live = this.ensure(event.id, now);
-        live.active = true;
-        live.since = event.at;
-        // Output after the bell: the question was answered (or the program moved on).
-        if (live.waitingSince !== undefined && event.at > live.waitingSince) live.waitingSince = undefined;
-        return true;
-      }
-      case 'idle': {
-        const live = this.ensure(event.id, now);
-        live.active = false;
-        live.since = event.at;
-        // An answer typed while the prompt's own output was still "recent" starts no new burst;
-        // but a burst that went on well past the bell (idle comes IDLE_AFTER_MS after the last
-        // output) means the program moved on.
-        if (live.waitingSince !== undefined && event.at - IDLE_AFTER_MS - live.waitingSince > OUTPUT_AFTER_BELL_MS)
-          live.waitingSince = undefined;
-        return true;
-      }
-      case 'bell': {
-        const live = this.ensure(event.id, now);
-        live.waitingSince ??= event.at;
-        return true;
-      }
+        return this.attention.delete(event.id);
       case 'exit':
         return true;
       default:
@@ -87,30 +50,34 @@ export class SessionStateTracker {
       const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
       return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
     }
-    const live = this.live.get(info.id) ?? initialLive(info, now);
-    if (live.waitingSince !== undefined) return { phase: 'waiting', since: live.waitingSince };
-    return { phase: live.active ? 'running' : 'idle', since: live.since };
-  }
-
-  private ensure(id: string, now: number): Live {
-    let live = this.live.get(id);
-    if (!live) this.live.set(id, (live = { active: false, since: now, waitingSince: undefined }));
-    return live;
+    // A list answered after an event is the newer word; an event after the list, the event.
+    const pushed = this.attention.get(info.id);
+    const listed = attentionOf(info);
+    const attention = pushed && pushed.since >= listed.since ? pushed : listed;
+    return { phase: attention.state, since: attention.since };
   }
 }
 
+/** The info's attention; a daemon older than attention sends none: idle since its last output. */
+function attentionOf(info: SessionInfo): SessionAttention {
+  const attention = info.attention as SessionAttention | undefined;
+  return attention ?? { state: 'idle', since: Math.max(info.lastOutputAt, info.createdAt), source: 'output' };
+}
+
 /**
- * What a session's info says by itself: output in the last IDLE_AFTER_MS is running; a bell in
- * the last burst of output is waiting.
+ * The cards that started waiting since `before` (phases by session id): one per transition into
+ * waiting. A session `before` did not know is no transition: its wait began unseen.
  */
-function initialLive(s: SessionInfo, now: number): Live {
-  const active = s.lastOutputAt > 0 && now - s.lastOutputAt < IDLE_AFTER_MS;
-  const waiting = s.bellAt > 0 && s.lastOutputAt - s.bellAt < IDLE_AFTER_MS;
-  return {
-    active,
-    since: active ? s.lastOutputAt : Math.max(s.lastOutputAt, s.createdAt),
-    waitingSince: waiting ? s.bellAt : undefined,
-  };
+export function startedWaiting(before: ReadonlyMap<string, Phase>, cards: readonly Card[]): Card[] {
+  return cards.filter((card) => {
+    const was = before.get(card.id);
+    return card.phase === 'waiting' && was !== undefined && was !== 'waiting';
+  });
+}
+
+/** Sessions waiting for you, of `cards`. */
+export function waitingCount(cards: readonly Card[]): number {
+  return cards.filter((c) => c.phase === 'waiting').length;
 }
 
 // ---- the card model (what the webviews render) ----

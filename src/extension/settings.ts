@@ -24,6 +24,10 @@ export const settings = {
     const args = config().get<unknown>('shell.args', []);
     return { path, args: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [] };
   },
+  /** A notification when a session of this workspace that is not in front starts waiting for you. */
+  waitingNotifications(): boolean {
+    return config().get<boolean>('notifications.waiting', true) !== false;
+  },
   /** Advanced: another daemon socket; empty means HOLDFAST_SOCKET or the default. */
   socketPath(): string {
     return config().get<string>('socketPath', '').trim();

@@ -1,8 +1,10 @@
 // The "Sessions" view in Holdfast's activity-bar container: a card per session with a live
-// preview (see previewHost.ts and webview/main.ts). Also registers the wall of screens.
+// preview (see previewHost.ts and webview/main.ts), and a badge counting the sessions waiting for
+// you. Also registers the wall of screens.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
+import { waitingCount } from './sessionState';
 import { registerWall } from './wall';
 
 export const SESSIONS_VIEW = 'holdfast.sessions';
@@ -28,6 +30,9 @@ class SessionsViewProvider implements vscode.WebviewViewProvider, vscode.Disposa
     viewStore.add(view.onDidChangeVisibility(() => host.setVisible(view.visible)));
     viewStore.add(view.onDidDispose(() => this.store.delete(viewStore)));
     view.webview.html = sessionsHtml(view.webview, this.extensionUri, 'sidebar');
+    const showBadge = () => (view.badge = waitingBadge(this.feed));
+    viewStore.add(this.feed.onDidChange(showBadge));
+    showBadge();
   }
 
   dispose(): void {
@@ -35,10 +40,21 @@ class SessionsViewProvider implements vscode.WebviewViewProvider, vscode.Disposa
   }
 }
 
-/** The sidebar view, the wall of screens and their shared session feed. */
-export function registerSidebar(context: vscode.ExtensionContext, deps: PreviewDeps): vscode.Disposable {
+/** The number of sessions waiting for you (any workspace); none clears the badge. */
+function waitingBadge(feed: SessionFeed): vscode.ViewBadge | undefined {
+  const model = feed.model();
+  const value = waitingCount([...model.here, ...model.others]);
+  if (value === 0) return undefined;
+  return { value, tooltip: `${value} Holdfast session${value === 1 ? '' : 's'} waiting for you` };
+}
+
+/** The sidebar view and the wall of screens, both showing `feed`. */
+export function registerSidebar(
+  context: vscode.ExtensionContext,
+  feed: SessionFeed,
+  deps: PreviewDeps,
+): vscode.Disposable {
   const store = new DisposableStore();
-  const feed = store.add(new SessionFeed(deps));
   const provider = store.add(new SessionsViewProvider(context.extensionUri, feed, deps));
   store.add(vscode.window.registerWebviewViewProvider(SESSIONS_VIEW, provider));
   store.add(registerWall(context.extensionUri, feed, deps));

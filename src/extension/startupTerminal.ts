@@ -39,7 +39,7 @@ export class StartupTerminalSweep implements vscode.Disposable {
     this.store.add(vscode.window.onDidCloseTerminal((t) => this.candidates.delete(t)));
   }
 
-  /** Call once our tabs are restored. Closes VS Code's untouched startup shell now or when it opens in the next moments. */
+  /** Call once our tabs are restored. Closes VS Code's untouched startup shell now or when it opens soon after. */
   sweep(restored: number): void {
     if (restored === 0 || process.platform !== 'linux') return this.dispose();
     this.armedUntil = Date.now() + ARMED_MS;
@@ -57,9 +57,7 @@ export class StartupTerminalSweep implements vscode.Disposable {
   private async checkOnce(): Promise<void> {
     if (this.done) return;
     const foreign = vscode.window.terminals.filter((t) => !this.isOurs(t) && t.exitStatus === undefined);
-    this.log.debug(
-      `startup shell check: ${foreign.map((t) => `"${t.name}" candidate=${this.candidates.has(t)} touched=${t.state.isInteractedWith} options=${JSON.stringify(t.creationOptions)}`).join('; ')}`,
-    );
+    this.log.debug(`startup shell check: ${foreign.map((t) => this.describe(t)).join('; ')}`);
     if (foreign.length !== 1) return;
     const [terminal] = foreign;
     const options = terminal.creationOptions as vscode.TerminalOptions;
@@ -87,9 +85,15 @@ export class StartupTerminalSweep implements vscode.Disposable {
       return;
     this.done = true;
     this.log.info(
-      `closed VS Code's startup shell "${terminal.name}" (pid ${pid}, ${Math.round(age)}s old, untouched): the restored Holdfast tabs replace it`,
+      `closed VS Code's startup shell "${terminal.name}" (pid ${pid}, ${Math.round(age)}s old, untouched): ` +
+        'the restored Holdfast tabs replace it',
     );
     terminal.dispose();
+  }
+
+  private describe(t: vscode.Terminal): string {
+    const options = JSON.stringify(t.creationOptions);
+    return `"${t.name}" candidate=${this.candidates.has(t)} touched=${t.state.isInteractedWith} options=${options}`;
   }
 
   dispose(): void {

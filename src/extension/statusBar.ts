@@ -1,8 +1,11 @@
-// The status bar item: the daemon's state and how many sessions run; a click lists the sessions.
+// The status bar item: the daemon's state, how many sessions run and how many wait for you; a click
+// lists the sessions.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { DaemonConnection } from './daemonConnection';
+import type { SessionFeed } from './previewHost';
 import { SessionList } from './sessionList';
+import { waitingCount } from './sessionState';
 
 export class StatusBar implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -11,12 +14,14 @@ export class StatusBar implements vscode.Disposable {
   constructor(
     private readonly connection: DaemonConnection,
     private readonly sessions: SessionList,
+    private readonly feed: SessionFeed,
   ) {
     this.item.name = 'Holdfast';
     this.item.command = 'holdfast.attachSession';
     this.store.add(this.item);
     this.store.add(connection.onDidChangeState(() => this.render()));
     this.store.add(sessions.onDidChange(() => this.render()));
+    this.store.add(feed.onDidChange(() => this.render()));
     this.render();
     this.item.show();
   }
@@ -42,11 +47,14 @@ export class StatusBar implements vscode.Disposable {
         const running = this.sessions.running;
         const total = this.sessions.all.length;
         const hello = state.client.hello;
-        this.item.text = `$(pinned) ${running}`;
+        const model = this.feed.model();
+        const waiting = waitingCount([...model.here, ...model.others]);
+        this.item.text = `$(pinned) ${running}${waiting > 0 ? ` $(bell) ${waiting}` : ''}`;
         const exited = total > running ? `, ${total - running} exited` : '';
+        const waits = waiting > 0 ? `, ${waiting} waiting for you` : '';
         this.item.tooltip =
           `Holdfast: daemon ${hello.version} (pid ${hello.pid}, ${hello.startMode}); ` +
-          `${running} running session${running === 1 ? '' : 's'}${exited}. Click to list sessions.`;
+          `${running} running session${running === 1 ? '' : 's'}${exited}${waits}. Click to list sessions.`;
         return;
       }
     }

@@ -97,7 +97,11 @@ export function agentHookArgs(profile: Pick<AgentProfile, 'hooks'>, notify: read
 }
 
 /** `argv` with the hook options after its program name. */
-export function withAgentHooks(argv: readonly string[], profile: Pick<AgentProfile, 'hooks'>, notify?: readonly string[]): string[] {
+export function withAgentHooks(
+  argv: readonly string[],
+  profile: Pick<AgentProfile, 'hooks'>,
+  notify?: readonly string[],
+): string[] {
   if (!notify || argv.length === 0) return [...argv];
   return [argv[0], ...agentHookArgs(profile, notify), ...argv.slice(1)];
 }
@@ -141,7 +145,12 @@ export function resumeArgv(metadata: Record<string, unknown>, template?: readonl
   const command = template ?? profile?.resumeArgv;
   if (!command) {
     const name = typeof agent.profile === 'string' ? `"${agent.profile}"` : '(none recorded)';
-    return `its agent profile ${name} is not built-in (${BUILTIN_AGENTS.map((p) => p.id).join(', ')}), and the checkpoint's command is not trusted: give the resume command (holdfast resume ID -- CMD ARGS..., "${AGENT_ID_PLACEHOLDER}" for the conversation id; VS Code sends its holdfast.agents profile)`;
+    const builtins = BUILTIN_AGENTS.map((p) => p.id).join(', ');
+    return (
+      `its agent profile ${name} is not built-in (${builtins}), and the checkpoint's command is not trusted: ` +
+      `give the resume command (holdfast resume ID -- CMD ARGS..., "${AGENT_ID_PLACEHOLDER}" for the ` +
+      'conversation id; VS Code sends its holdfast.agents profile)'
+    );
   }
   if (command.length === 0) return 'its agent profile has no resume command';
   // Some agents resume "the latest conversation here" (codex resume --last): no id needed.

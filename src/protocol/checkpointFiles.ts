@@ -69,8 +69,10 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
   let names: string[];
   try {
     names = fs.readdirSync(dir);
-  } catch {
-    return [];
+  } catch (err) {
+    // No directory: nothing written yet. Anything else (not readable) is the caller's to report.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
   const out: { id: string; path: string; mtimeMs: number; size: number }[] = [];
   for (const name of names) {
@@ -120,7 +122,8 @@ export function inspectSaved(saved: SavedSession): InspectedSession {
   else if (typeof command !== 'string') inspected.resumeCommand = command;
   else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile))
     inspected.resumeNote =
-      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or holdfast resume ID -- CMD ARGS...)";
+      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or " +
+      'holdfast resume ID -- CMD ARGS...)';
   else inspected.resumeNote = command;
   return inspected;
 }

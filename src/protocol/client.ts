@@ -94,6 +94,7 @@ export class Attachment implements IDisposable {
     if (this.detached) return;
     this.detached = true;
     this.client.forgetChannel(this.channel);
+    // The channel is forgotten here already; a connection that closes first has detached it too.
     if (!this.client.isClosed) await this.client.request('detach', { channel: this.channel }).catch(() => undefined);
   }
 

@@ -1,6 +1,8 @@
 // Starting a daemon on demand: spawn it detached, wait for its readiness line, then connect.
+// Every daemon (on demand, the extension's, `holdfast serve`) runs with the same command line (daemonArgs).
 import { spawn } from 'node:child_process';
 import { ConnectOptions, HoldfastClient, NoDaemonError } from './client';
+import type { StartMode } from './messages';
 
 export interface LaunchOptions {
   socket: string;
@@ -41,6 +43,40 @@ export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  */
 export const DAEMON_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
 
+/** Node's arguments for a daemon that reports readiness on READY_FD. */
+export function daemonArgs(daemonScript: string, startMode: StartMode, socket: string, extra: string[] = []): string[] {
+  return [
+    ...DAEMON_NODE_FLAGS,
+    daemonScript,
+    'run',
+    startMode === 'persistent' ? '--persistent' : '--on-demand',
+    '--socket',
+    socket,
+    '--ready-fd',
+    String(READY_FD),
+    ...extra,
+  ];
+}
+
+/** Calls `onMessage` once, with the first line the daemon writes on its readiness pipe (or why it is unreadable). */
+export function onReadiness(pipe: NodeJS.ReadableStream, onMessage: (message: ReadyMessage | Error) => void): void {
+  let readiness = '';
+  const onData = (chunk: Buffer) => {
+    readiness += chunk.toString('utf8');
+    const newline = readiness.indexOf('\n');
+    if (newline < 0) return;
+    pipe.off('data', onData);
+    let message: ReadyMessage | Error;
+    try {
+      message = JSON.parse(readiness.slice(0, newline)) as ReadyMessage;
+    } catch {
+      message = new Error(`the daemon sent an unreadable readiness line: ${readiness.slice(0, 200)}`);
+    }
+    onMessage(message);
+  };
+  pipe.on('data', onData);
+}
+
 /**
  * Starts an on-demand daemon and resolves once it serves the socket (or another starter's
  * daemon won the race and serves it). Startup errors come back as the rejection.
@@ -49,15 +85,7 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
   return new Promise((resolve, reject) => {
     const command = [
       options.execPath ?? process.execPath,
-      ...DAEMON_NODE_FLAGS,
-      options.daemonScript,
-      'run',
-      '--on-demand',
-      '--socket',
-      options.socket,
-      '--ready-fd',
-      String(READY_FD),
-      ...(options.args ?? []),
+      ...daemonArgs(options.daemonScript, 'on-demand', options.socket, options.args),
     ];
     const [file, ...args] = [...(options.wrapper ?? []), ...command];
     const child = spawn(file, args, {
@@ -66,7 +94,6 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
       env: daemonEnv(options.env ?? process.env),
       cwd: '/',
     });
-    let readiness = '';
     let stderr = '';
     let settled = false;
     const timer = setTimeout(
@@ -88,26 +115,13 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
     child.stdio[2]!.on('data', (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
-    const ready = child.stdio[3] as NodeJS.ReadableStream;
-    ready.on('data', (chunk: Buffer) => {
-      readiness += chunk.toString('utf8');
-      const newline = readiness.indexOf('\n');
-      if (newline < 0) return;
-      try {
-        finish(JSON.parse(readiness.slice(0, newline)) as ReadyMessage);
-      } catch {
-        finish(new Error(`the daemon sent an unreadable readiness line: ${readiness.slice(0, 200)}`));
-      }
-    });
+    onReadiness(child.stdio[3] as NodeJS.ReadableStream, finish);
     child.on('exit', (code, signal) => {
       // Let stderr drain into the message before giving up.
-      setImmediate(() =>
-        finish(
-          new Error(
-            `the daemon exited during startup (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
-          ),
-        ),
-      );
+      setImmediate(() => {
+        const stderrTail = stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
+        finish(new Error(`the daemon exited during startup (${signal ?? `code ${code}`})${stderrTail}`));
+      });
     });
   });
 }

@@ -13,6 +13,7 @@ export enum Capability {
   Subscribe = 'subscribe', // session events without attaching
   Stop = 'stop',
   Recovery = 'recovery', // checkpoints, recovery.*, config.*, relaunch, resume
+  Attention = 'attention', // SessionInfo.attention, 'attention' events, notify
   Search = 'search', // search: every session's history and screen
 }
 
@@ -109,7 +110,8 @@ export interface AttachParams {
 export type WaitCondition =
   | { kind: 'exit' }
   | { kind: 'idle'; ms: number }
-  | { kind: 'text'; pattern: string; flags?: string; history?: boolean };
+  | { kind: 'text'; pattern: string; flags?: string; history?: boolean }
+  | { kind: 'attention'; states: AttentionState[] }; // e.g. waiting: it needs you
 
 /** RE2 pattern (linear time), flags from "ims"; one session or all; `context` lines around each match. */
 export interface SearchParams {

@@ -60,7 +60,8 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
   if ((st.mode & forbidden) !== 0) {
     const mode = (st.mode & 0o777).toString(8);
     throw new UnsafeDirectoryError(
-      `${dir} has mode ${mode}; it must not be ${strict ? 'accessible' : 'writable'} by group or others (fix: chmod 700 ${dir})`,
+      `${dir} has mode ${mode}; it must not be ${strict ? 'accessible' : 'writable'} by group or ` +
+        `others (fix: chmod 700 ${dir})`,
     );
   }
 }

@@ -114,7 +114,8 @@ test(
 );
 
 test(
-  'reboot (daemon and sessions SIGKILLed) → reload → archived tabs in order with saved screens → Resume runs --resume <id> in place',
+  'reboot (daemon and sessions SIGKILLed) → reload → archived tabs in order with saved screens → ' +
+    'Resume runs --resume <id> in place',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {

@@ -1,9 +1,9 @@
-// E2E (issue 3, scenarios 1, 4 and 9): Holdfast terminals across "Developer: Reload Window".
+// E2E (issue 3, scenarios 1, 4 and 9; issue 14): Holdfast terminals across "Developer: Reload Window".
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, PROMPT_RE, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
+import { HoldfastE2E, isAlive, PROMPT_RE, NO_OTHER_TABS, otherTabs, SessionView, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -152,3 +152,43 @@ test(
     });
   },
 );
+
+test(
+  'a session whose program exited with code 1 shows the exit line before and after Reload Window',
+  { timeout: 240_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('reload-exited'));
+      const session = await e2e.newTerminal();
+      // As the Claude Code CLI does without network: print something, then exit with code 1.
+      await wb.typeInTerminal(`echo last-words-$((6*7)); exit 1\n`);
+      await waitFor(() => exitedWith(e2e.iso.session(session.id), 1), {
+        timeout: 20_000,
+        message: `session ${session.id} exited with code 1`,
+      });
+      await wb.waitForTerminalText(EXIT_LINE);
+
+      await wb.reloadWindow();
+
+      // The same tab comes back with its last screen, and says the process exited (it must not look alive).
+      await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+      await wb.waitForTerminalText(/^last-words-42$/m);
+      const text = await wb.waitForTerminalText(EXIT_LINE);
+      assert.ok(
+        text.indexOf('last-words-42') < text.search(EXIT_LINE),
+        `the exit line comes after the last screen:\n${text}`,
+      );
+      assert.ok(exitedWith(e2e.iso.session(session.id), 1), 'the daemon still has the session, exited with code 1');
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
+
+/** The notice a tab prints when its process exited with code 1 (notices.ts: exitNotice). */
+const EXIT_LINE = /\[holdfast\] process exited with code 1\b/;
+
+function exitedWith(session: SessionView, code: number): boolean {
+  const exit = session.exit as { code?: number | null } | null | undefined;
+  return session.state === 'exited' && exit?.code === code;
+}

@@ -26,7 +26,8 @@ printf ' \033[36m❯ 1. Yes\033[0m\n   2. Yes, and do not ask again\n   3. No, t
 read answer`;
 
 /** A test run that keeps printing (running). */
-const TESTS = String.raw`names="parses numbers|parses strings|skips comments|reports the line of an error|streams 10k tokens|handles CRLF|keeps unicode escapes"
+const TESTS = String.raw`names="parses numbers|parses strings|skips comments|reports the line of an error"
+names="$names|streams 10k tokens|handles CRLF|keeps unicode escapes"
 i=0
 printf '\033[1m> npm test\033[0m\n\n'
 while true; do
@@ -49,7 +50,8 @@ read answer`;
 /** A dev server in another workspace that stopped with an error. */
 const SERVER = String.raw`printf '\033[36m[vite]\033[0m dev server running at \033[4mhttp://localhost:5173/\033[0m\n'
 printf '\033[36m[vite]\033[0m page reload \033[2msrc/App.tsx\033[0m\n'
-printf '\033[31m✘ [ERROR]\033[0m Could not resolve "./Tokens"\n\n    src/App.tsx:3:19:\n\033[2m      3 │ import { Tokens } from "./Tokens";\033[0m\n'
+printf '\033[31m✘ [ERROR]\033[0m Could not resolve "./Tokens"\n\n    src/App.tsx:3:19:\n'
+printf '\033[2m      3 │ import { Tokens } from "./Tokens";\033[0m\n'
 exit 1`;
 
 async function main(): Promise<void> {
@@ -102,7 +104,8 @@ async function main(): Promise<void> {
       ['Default Light Modern', 'Light Modern', 'sidebar-light.png', 'vscode-light'],
     ] as const) {
       await wb.runCommand('Preferences: Color Theme');
-      await wb.page.fill('.quick-input-widget .quick-input-box input', label); // filter: the list shows only its first rows
+      // Filter: the list shows only its first rows.
+      await wb.page.fill('.quick-input-widget .quick-input-box input', label);
       await wb.pickQuickItem(label); // the picker's label of the theme id "Default … Modern"
       await wb.closeQuickInput();
       const frame = await sidebar.frame();

@@ -54,7 +54,8 @@ test(
       await wb.typeInTerminal("printf '\\033[32malpha-%s\\033[0m\\n' screen\n");
       await e2e.iso.waitForScreen(shell.id, /^alpha-screen$/m);
       const script =
-        'echo worker-ready; read go; for i in 1 2 3 4 5 6; do echo "working $i"; sleep 0.3; done; echo quiet-now; read line; echo "bye $line"; exit 3';
+        'echo worker-ready; read go; for i in 1 2 3 4 5 6; do echo "working $i"; sleep 0.3; done; ' +
+        'echo quiet-now; read line; echo "bye $line"; exit 3';
       const made = e2e.iso.cli([
         'new',
         '--name',

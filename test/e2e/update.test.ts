@@ -34,7 +34,8 @@ after(async () => {
 });
 
 test(
-  'update: a higher version installed + reload keeps sessions alive and attached to the old daemon; Restart Daemon asks first',
+  'update: a higher version installed + reload keeps sessions alive and attached to the old daemon; ' +
+    'Restart Daemon asks first',
   { timeout: 360_000 },
   async (t) => {
     await e2e.run(t.name, async () => {

@@ -309,7 +309,8 @@ export function differences(a: Terminal, b: Terminal, title: [string, string]): 
     diffs.push(`mouse encoding ${coreA.coreMouseService.activeEncoding} vs ${coreB.coreMouseService.activeEncoding}`);
   if (coreA.buffer.scrollTop !== coreB.buffer.scrollTop || coreA.buffer.scrollBottom !== coreB.buffer.scrollBottom)
     diffs.push(
-      `scroll region ${coreA.buffer.scrollTop}-${coreA.buffer.scrollBottom} vs ${coreB.buffer.scrollTop}-${coreB.buffer.scrollBottom}`,
+      `scroll region ${coreA.buffer.scrollTop}-${coreA.buffer.scrollBottom} ` +
+        `vs ${coreB.buffer.scrollTop}-${coreB.buffer.scrollBottom}`,
     );
   // The pen's packed words may keep stale colour bits after a mode change; compare what it draws.
   const penA = cellKey(penView(coreA._inputHandler._curAttrData));

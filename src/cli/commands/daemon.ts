@@ -1,12 +1,13 @@
 // The daemon itself: serve (foreground, persistent), stop, version.
 import { HoldfastClient } from '../../protocol/client';
 import { PROTOCOL_VERSION } from '../../protocol/messages';
-import { printableLines } from '../../protocol/printable';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
 import { connectOptions, withClient } from '../connect';
 import { CliError, ExitCode } from '../errors';
+import { runForegroundDaemon } from '../foregroundDaemon';
+import { daemonScriptPath } from './sessions';
 
 /** How long `stop` waits for the daemon to close its end (its sessions get 2 s, then SIGKILL). */
 const STOP_WAIT_MS = 10000;
@@ -49,26 +50,35 @@ export const serveCommand: Command = {
   usage: 'serve',
   options: {},
   details: [
-    'Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.',
+    'Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. ' +
+      'Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.',
+    "The daemon is dist/daemon.js, run as serve's child: SIGINT and SIGTERM are passed on to it, and " +
+      "its exit code is serve's.",
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
-    // Loaded only here: the daemon (and node-pty) would slow every other command's start.
-    const { runDaemon } = await import('../../daemon/daemon');
-    const outcome = await runDaemon({
-      socket: ctx.socket,
-      startMode: 'persistent',
-      logEcho: (line) => void process.stderr.write(printableLines(line)),
-    });
-    if (outcome === 'taken') {
-      const pid = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
-      throw new CliError(
-        ExitCode.Failed,
-        'running',
-        `a daemon${pid ? ` (pid ${pid})` : ''} already listens on ${ctx.socket}`,
-      );
+    const outcome = await runForegroundDaemon({ daemonScript: daemonScriptPath(), socket: ctx.socket, env: ctx.env });
+    switch (outcome.kind) {
+      case 'taken': {
+        // The pid only adds to the message: a daemon that does not answer us is named without it.
+        const pid = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
+        throw new CliError(
+          ExitCode.Failed,
+          'running',
+          `a daemon${pid ? ` (pid ${pid})` : ''} already listens on ${ctx.socket}`,
+        );
+      }
+      case 'failed':
+        throw new CliError(ExitCode.Failed, 'failed', outcome.message);
+      case 'stopped':
+        if (outcome.code !== 0)
+          throw new CliError(
+            outcome.code,
+            'failed',
+            `the daemon (pid ${outcome.pid}) exited with code ${outcome.code}`,
+          );
+        return { data: { stopped: true, pid: outcome.pid } };
     }
-    return { data: { stopped: true, pid: process.pid } };
   },
 };
 
@@ -84,7 +94,7 @@ export const versionCommand: Command = {
       protocol: client.hello.protocol,
       pid: client.hello.pid,
       startMode: client.hello.startMode,
-    })).catch(() => null);
+    })).catch(() => null); // no daemon to ask (or none that answers): the CLI's own version is the answer
     const lines = [`holdfast ${VERSION} (protocol ${PROTOCOL_VERSION})`];
     if (daemon)
       lines.push(`daemon ${daemon.version} (protocol ${daemon.protocol}, pid ${daemon.pid}, ${daemon.startMode})`);

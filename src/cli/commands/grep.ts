@@ -6,7 +6,7 @@ import { boolOpt, expectPositionals, intOpt, stringOpt } from '../args';
 import { Command, Context } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
-import { printable } from '../output';
+import { printable } from '../../protocol/printable';
 
 /** Context lines at most (the daemon's bound too). */
 const MAX_CONTEXT = 50;

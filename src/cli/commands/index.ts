@@ -2,6 +2,7 @@
 import { attachCommand } from '../attach';
 import { Command } from '../command';
 import { doctorCommand } from '../doctor';
+import { mcpCommand } from '../mcp';
 import { serveCommand, stopCommand, versionCommand } from './daemon';
 import { grepCommand } from './grep';
 import { readCommand, sendCommand, waitCommand } from './io';
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   resumeCommand,
   recoveryCommand,
   configCommand,
+  mcpCommand,
   serveCommand,
   stopCommand,
   doctorCommand,

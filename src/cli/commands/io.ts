@@ -1,12 +1,13 @@
 // Reading and driving a session from scripts: read, send, wait.
-import { WaitCondition } from '../../protocol/messages';
+import { AttentionState, WaitCondition } from '../../protocol/messages';
 import { compilePattern } from '../../protocol/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
-import { formatState, printable } from '../output';
+import { printable } from '../../protocol/printable';
+import { formatState } from '../output';
 
 export const readCommand: Command = {
   name: 'read',
@@ -68,9 +69,14 @@ export const sendCommand: Command = {
 /** The same quiet spell after which the daemon reports a session idle. */
 export const DEFAULT_IDLE_MS = 2000;
 
-/** exit | idle | idle:MS | text:REGEX */
+/** Attention states a wait can name: the session needs you, finished its turn, or works. */
+const ATTENTION_WAITS: readonly AttentionState[] = ['waiting', 'done', 'running'];
+
+/** exit | idle | idle:MS | text:REGEX | waiting | done | running */
 export function parseWaitCondition(raw: string): WaitCondition {
   if (raw === 'exit') return { kind: 'exit' };
+  if ((ATTENTION_WAITS as readonly string[]).includes(raw))
+    return { kind: 'attention', states: [raw as AttentionState] };
   if (raw === 'idle') return { kind: 'idle', ms: DEFAULT_IDLE_MS };
   if (raw.startsWith('idle:')) return { kind: 'idle', ms: parseIntArg(raw.slice(5), 'idle:MS', 1) };
   if (raw.startsWith('text:')) {
@@ -83,33 +89,40 @@ export function parseWaitCondition(raw: string): WaitCondition {
     }
     return { kind: 'text', pattern };
   }
-  throw usageError(`--for takes exit, idle, idle:MS or text:REGEX, not "${raw}"`);
+  throw usageError(`--for takes exit, idle, idle:MS, text:REGEX, waiting, done or running, not "${raw}"`);
 }
 
 function describeCondition(c: WaitCondition): string {
   if (c.kind === 'exit') return 'exit';
   if (c.kind === 'idle') return `${c.ms} ms of quiet`;
+  if (c.kind === 'attention') return c.states.join(' or ');
   return `text /${c.pattern}/`;
 }
 
 export const waitCommand: Command = {
   name: 'wait',
-  summary: 'wait until a session exits, goes quiet, or shows text',
-  usage: 'wait ID --for exit|idle[:MS]|text:REGEX [--history] [--timeout-ms N]',
+  summary: 'wait until a session exits, goes quiet, shows text, or needs you',
+  usage: 'wait ID --for exit|idle[:MS]|text:REGEX|waiting|done|running [--history] [--timeout-ms N]',
   options: {
     for: {
       type: 'string',
       value: 'COND',
-      help: `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear time; a line of the screen)`,
+      help:
+        `exit; idle (no output for ${DEFAULT_IDLE_MS} ms) or idle:MS; text:REGEX (RE2 syntax, linear ` +
+        'time; a line of the screen)',
     },
     history: { type: 'boolean', help: 'text: also match the lines scrolled above the screen' },
     'timeout-ms': { type: 'string', value: 'N', help: 'give up after N ms with exit code 124 (default: wait forever)' },
   },
-  details: ['--json prints {"met": true|false, "session": SessionInfo}.'],
+  details: [
+    "waiting, done and running are the session's attention (`holdfast list` shows it): waiting for you, its turn" +
+      ' or command done, working.',
+    '--json prints {"met": true|false, "session": SessionInfo}.',
+  ],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'session ID or name');
     const raw = stringOpt(ctx.args, 'for');
-    if (raw === undefined) throw usageError('wait needs --for exit, idle[:MS] or text:REGEX');
+    if (raw === undefined) throw usageError('wait needs --for exit, idle[:MS], text:REGEX, waiting, done or running');
     const parsed = parseWaitCondition(raw);
     const condition: WaitCondition =
       parsed.kind === 'text' && boolOpt(ctx.args, 'history') ? { ...parsed, history: true } : parsed;

@@ -75,7 +75,8 @@ export const notifyCommand: Command = {
     from: { type: 'string', value: 'AGENT', help: `the hook's agent, whose payload is read: ${AGENTS.join(', ')}` },
   },
   details: [
-    "Claude Code's payload is read from stdin, Codex's is the last argument. The conversation id in it is recorded, so resume continues that conversation.",
+    "Claude Code's payload is read from stdin, Codex's is the last argument. The conversation id in " +
+      'it is recorded, so resume continues that conversation.',
     'Example (Claude Code hook): holdfast notify --from claude --state waiting',
   ],
   async run(ctx) {

@@ -9,7 +9,8 @@ import { expectPositionals } from '../args';
 import { Command, CommandResult, Context } from '../command';
 import { connectOptions, withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
-import { commandLine, formatAge, formatState, formatTime, printable, table, tildify } from '../output';
+import { printable } from '../../protocol/printable';
+import { commandLine, formatAge, formatState, formatTime, table, tildify } from '../output';
 import { daemonScriptPath } from './sessions';
 
 function verb(ctx: Context, verbs: string[]): string {
@@ -78,7 +79,8 @@ function listResult(result: {
 
 function inspectResult(result: { checkpoint: CheckpointSummary; sessions: InspectedSession[] }): CommandResult {
   const c = result.checkpoint;
-  const head = `checkpoint ${c.id}, written ${formatTime(c.writtenAt)} by daemon ${c.daemonPid}${c.current ? ' (this daemon)' : ''}, ${c.sessions} sessions\n`;
+  const byWhom = `daemon ${c.daemonPid}${c.current ? ' (this daemon)' : ''}`;
+  const head = `checkpoint ${c.id}, written ${formatTime(c.writtenAt)} by ${byWhom}, ${c.sessions} sessions\n`;
   return { data: result, text: head + inspectedTable(result.sessions) + resumeLines(result.sessions) };
 }
 
@@ -98,9 +100,14 @@ export const recoveryCommand: Command = {
   usage: 'recovery list | inspect ID | restore ID | forget ID | checkpoint',
   options: {},
   details: [
-    'The daemon writes a checkpoint of its sessions (names, directories, sizes, exit statuses, metadata such as tab layout and agent session ids; screen text only with recovery.screenText, command lines only with recovery.argv) to $XDG_STATE_HOME/holdfast/recovery/, one file per daemon run, kept for the last 3 runs and at most a week.',
-    "`restore` brings a checkpoint's sessions back as archived sessions: exited, with fresh ids, showing the saved screen if there is one. Nothing runs until you `relaunch` or `resume` one.",
-    '--json prints {"checkpoints", "skipped"} (list), {"checkpoint", "sessions"} (inspect), {"sessions"} (restore), {"forgotten"} (forget), {"checkpoint"} (checkpoint).',
+    'The daemon writes a checkpoint of its sessions (names, directories, sizes, exit statuses, ' +
+      'metadata such as tab layout and agent session ids; screen text only with recovery.screenText, ' +
+      'command lines only with recovery.argv) to $XDG_STATE_HOME/holdfast/recovery/, one file per ' +
+      'daemon run, kept for the last 3 runs and at most a week.',
+    "`restore` brings a checkpoint's sessions back as archived sessions: exited, with fresh ids, " +
+      'showing the saved screen if there is one. Nothing runs until you `relaunch` or `resume` one.',
+    '--json prints {"checkpoints", "skipped"} (list), {"checkpoint", "sessions"} (inspect), ' +
+      '{"sessions"} (restore), {"forgotten"} (forget), {"checkpoint"} (checkpoint).',
   ],
   async run(ctx) {
     const name = verb(ctx, ['list', 'inspect', 'restore', 'forget', 'checkpoint']);
@@ -130,7 +137,9 @@ export const recoveryCommand: Command = {
           return {
             data: result,
             text,
-            note: `${result.sessions.length} archived sessions; start one again with \`holdfast relaunch ID\` or, for an agent, \`holdfast resume ID\``,
+            note:
+              `${result.sessions.length} archived sessions; start one again with \`holdfast relaunch ID\` or, ` +
+              'for an agent, `holdfast resume ID`',
           };
         }
         case 'forget': {
@@ -139,10 +148,8 @@ export const recoveryCommand: Command = {
         }
         default: {
           const result = await client.request('recovery.checkpoint', {});
-          return {
-            data: result,
-            text: `${result.checkpoint.id} ${result.checkpoint.file} (${formatBytes(result.checkpoint.bytes)}, ${result.checkpoint.sessions} sessions)`,
-          };
+          const c = result.checkpoint;
+          return { data: result, text: `${c.id} ${c.file} (${formatBytes(c.bytes)}, ${c.sessions} sessions)` };
         }
       }
     });
@@ -162,7 +169,7 @@ export function parseConfigValue(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
-    return raw;
+    return raw; // not JSON: the text itself
   }
 }
 
@@ -180,8 +187,11 @@ export const configCommand: Command = {
   usage: 'config get [KEY] | set KEY VALUE | reload',
   options: {},
   details: [
-    'Keys: recovery.enabled (true), recovery.intervalSeconds (30), recovery.screenText (false: a screen can hold secrets), recovery.argv (false: so can a command line), recovery.keep (3), recovery.maxBytes (16 MiB, the most).',
-    '`set` checks the value, writes the file and applies it; `reload` re-reads a file you edited (an invalid one is refused and the current config kept).',
+    'Keys: recovery.enabled (true), recovery.intervalSeconds (30), recovery.screenText (false: a ' +
+      'screen can hold secrets), recovery.argv (false: so can a command line), recovery.keep (3), ' +
+      'recovery.maxBytes (16 MiB, the most).',
+    '`set` checks the value, writes the file and applies it; `reload` re-reads a file you edited (an ' +
+      'invalid one is refused and the current config kept).',
   ],
   async run(ctx) {
     const name = verb(ctx, ['get', 'set', 'reload']);
@@ -217,7 +227,8 @@ export const configCommand: Command = {
 };
 
 function started(session: SessionInfo, replaced: string): string {
-  return `${session.id} ${printable(session.name)}: started in ${replaced}'s place (${NEW_RUN})\nin ${printable(session.cwd)}`;
+  const name = printable(session.name);
+  return `${session.id} ${name}: started in ${replaced}'s place (${NEW_RUN})\nin ${printable(session.cwd)}`;
 }
 
 export const relaunchCommand: Command = {
@@ -226,7 +237,8 @@ export const relaunchCommand: Command = {
   usage: 'relaunch ID [-- CMD ARGS...]',
   options: {},
   details: [
-    'Without a command it runs the recorded one when the checkpoint kept it (recovery.argv), else your login shell. The session gets a new id; the archive is replaced.',
+    'Without a command it runs the recorded one when the checkpoint kept it (recovery.argv), else ' +
+      'your login shell. The session gets a new id; the archive is replaced.',
     '--json prints {"session": SessionInfo, "replaced": OLD_ID}.',
   ],
   async run(ctx) {
@@ -245,8 +257,14 @@ export const resumeCommand: Command = {
   usage: 'resume ID [-- CMD ARGS...]',
   options: {},
   details: [
-    'The command is the built-in agent profile\'s (claude, codex, gemini; named by the session\'s metadata.agent.profile) with the recorded conversation id, e.g. `claude --resume ID`; the command saved in the checkpoint is never run. For a custom profile give its resume command after `--`, "{id}" where the id goes: `holdfast resume bot -- my-agent --continue {id}`. The id must be letters, digits, ".", "_" and "-".',
-    'Only sessions that were running when the checkpoint was written are resumed; one that had exited before is not (use relaunch). `holdfast recovery inspect` shows the exact command and directory first.',
+    "The command is the built-in agent profile's (claude, codex, gemini; named by the session's " +
+      'metadata.agent.profile) with the recorded conversation id, e.g. `claude --resume ID`; the ' +
+      'command saved in the checkpoint is never run. For a custom profile give its resume command ' +
+      'after `--`, "{id}" where the id goes: `holdfast resume bot -- my-agent --continue {id}`. The id ' +
+      'must be letters, digits, ".", "_" and "-".',
+    'Only sessions that were running when the checkpoint was written are resumed; one that had ' +
+      'exited before is not (use relaunch). `holdfast recovery inspect` shows the exact command and ' +
+      'directory first.',
     '--json prints {"session": SessionInfo, "replaced": OLD_ID, "argv": [...]}.',
   ],
   async run(ctx) {

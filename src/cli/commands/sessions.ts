@@ -30,8 +30,10 @@ export const newCommand: Command = {
     scrollback: { type: 'string', value: 'N', help: 'scrollback lines kept (default 10000)' },
   },
   details: [
-    'Without a command the session runs your login shell. Put the command after `--` when it has options of its own: `holdfast new --name build -- make -j8`.',
-    "The session's environment is the daemon's plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and HOLDFAST_SESSION are set), not this shell's.",
+    'Without a command the session runs your login shell. Put the command after `--` when it has ' +
+      'options of its own: `holdfast new --name build -- make -j8`.',
+    "The session's environment is the daemon's plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and " +
+      "HOLDFAST_SESSION are set), not this shell's.",
     'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
   ],
   async run(ctx) {

@@ -14,6 +14,8 @@ export interface CardView {
   name: HTMLElement;
   agent: HTMLElement;
   state: HTMLElement;
+  /** The state's mark: a coloured dot, or a check when done. */
+  dot: HTMLElement;
   stateLabel: HTMLElement;
   elapsed: HTMLElement;
   title: HTMLElement;
@@ -30,6 +32,7 @@ const PHASE_LABELS: Record<Phase, string> = {
   running: 'Running',
   idle: 'Idle',
   waiting: 'Waiting for input',
+  done: 'Done',
   exited: 'Exited',
   archived: 'Archived',
 };
@@ -75,6 +78,7 @@ export function createView(card: Card): CardView {
     name,
     agent,
     state,
+    dot,
     stateLabel,
     elapsed,
     title,
@@ -92,6 +96,7 @@ export function createView(card: Card): CardView {
 /** Shows `card` in its view; `now` is the extension host's clock. */
 export function updateView(view: CardView, card: Card, now: number): void {
   view.card = card;
+  if (view.root.dataset.phase !== card.phase) view.dot.innerHTML = card.phase === 'done' ? ICONS.check : '';
   view.root.dataset.phase = card.phase;
   view.name.textContent = card.name;
   view.agent.innerHTML = agentIcon(card.agent);

@@ -33,6 +33,8 @@ export const ICONS = {
   removeSession: svg('<path d="M4 4l8 8M12 4l-8 8"/>'),
   resumeSession: svg('<path d="M4.5 2.8l8.5 5.2-8.5 5.2z"/>'),
   relaunchSession: svg('<path d="M13.2 8.5a5.2 5.2 0 1 1-1.6-4.3"/><path d="M12 1.8v2.8H9.2"/>'),
+  // A session whose turn or command is done (codicon "check").
+  check: svg('<path d="M3 8.5l3 3 7-7"/>'),
   chevron: svg('<path d="M6 3.5L10.5 8 6 12.5"/>'),
   add: svg('<path d="M8 2.5v11M2.5 8h11"/>'),
 } as const;

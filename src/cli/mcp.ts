@@ -1,0 +1,54 @@
+// `holdfast mcp`: an MCP server on stdin/stdout through which an AI agent lists, reads, waits for,
+// types into, starts and kills Holdfast sessions, within the rights given on its command line.
+import { expectPositionals, boolOpt, stringOpt } from './args';
+import { Command } from './command';
+import { usageError } from './errors';
+import { Rights, WORKSPACE_KEYWORD } from './mcpRights';
+
+/** "a, b,,c" → ["a", "b", "c"]; an empty list is a mistake, not "every session". */
+export function parseSessionList(raw: string): string[] {
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0) throw usageError(`--sessions needs ids, names or "${WORKSPACE_KEYWORD}"`);
+  return entries;
+}
+
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'serve the Model Context Protocol on stdin/stdout, for AI agents (Claude Code, Codex, VS Code)',
+  usage: 'mcp [--read-only] [--sessions ID,NAME,workspace,...]',
+  options: {
+    'read-only': { type: 'boolean', help: 'offer only the reading tools (list, read, history, search, wait)' },
+    sessions: {
+      type: 'string',
+      value: 'LIST',
+      help:
+        `only these sessions (ids or names, comma-separated; "${WORKSPACE_KEYWORD}": those whose directory ` +
+        'is under the current one), plus those the agent starts',
+    },
+  },
+  details: [
+    'Tools: list_sessions, read_screen, read_history, search_history, wait; ' +
+      'without --read-only also send, start_session, kill_session.',
+    'Only start_session starts a daemon (as `holdfast new` does). ' +
+      'Example: claude mcp add holdfast -- holdfast mcp --sessions workspace',
+  ],
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const list = stringOpt(ctx.args, 'sessions');
+    const cwd = process.cwd();
+    const rights = new Rights({
+      readOnly: boolOpt(ctx.args, 'read-only'),
+      sessions: list === undefined ? undefined : parseSessionList(list),
+      cwd,
+      self: ctx.env.HOLDFAST_SESSION,
+    });
+    // Loaded here, as `serve` loads the daemon: the SDK is most of the bundle and no other command needs it.
+    const { serveStdio } = await import('./mcpServer');
+    await serveStdio({ socket: ctx.socket, env: ctx.env, cwd, rights });
+    // stdout belonged to the protocol: nothing more is printed.
+    return { data: undefined };
+  },
+};

@@ -1,0 +1,108 @@
+// What an MCP client may see and do: all sessions, or only those named with --sessions (ids,
+// names, and "workspace": sessions under the server's directory), plus the ones it started.
+// A session outside the set is never listed, read or acted on, and is refused with the same
+// words as one that does not exist, so a refusal tells nothing about it.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SessionInfo } from '../protocol/messages';
+import { readLayout } from '../extension/layout';
+
+/** The --sessions keyword for "sessions of the directory the server runs in". */
+export const WORKSPACE_KEYWORD = 'workspace';
+
+export class RefusedError extends Error {}
+
+export interface RightsOptions {
+  readOnly: boolean;
+  /** undefined: every session; else the --sessions entries (ids, names, "workspace"). */
+  sessions: string[] | undefined;
+  /** The server's directory: the root of "workspace". */
+  cwd: string;
+  /** $HOLDFAST_SESSION: the session the agent itself runs in, if it runs in one. */
+  self?: string;
+}
+
+/** Whether `dir` is `root` or inside it (paths compared as resolved, no symlinks followed). */
+export function isUnder(dir: string, root: string): boolean {
+  const d = path.resolve(dir);
+  const r = path.resolve(root);
+  return d === r || d.startsWith(r.endsWith(path.sep) ? r : r + path.sep);
+}
+
+/** The workspace a VS Code window recorded in the session (a file: URI), as a path. */
+function workspacePath(info: SessionInfo): string | undefined {
+  const key = readLayout(info.metadata).workspace;
+  if (!key?.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(key);
+  } catch {
+    return undefined; // not a local file URI (a remote window's): not this machine's directory
+  }
+}
+
+export class Rights {
+  readonly readOnly: boolean;
+  private readonly named: Set<string> | undefined;
+  private readonly roots: string[] = [];
+  private readonly started = new Set<string>();
+  private readonly self: string | undefined;
+
+  constructor(options: RightsOptions) {
+    this.readOnly = options.readOnly;
+    this.self = options.self || undefined;
+    if (options.sessions === undefined) return;
+    this.named = new Set(options.sessions.filter((s) => s !== WORKSPACE_KEYWORD));
+    if (options.sessions.includes(WORKSPACE_KEYWORD)) {
+      this.roots.push(path.resolve(options.cwd));
+      // The same directory through its symlinks (e.g. /tmp vs /private/tmp) counts too.
+      const real = fs.realpathSync.native(options.cwd);
+      if (real !== this.roots[0]) this.roots.push(real);
+    }
+  }
+
+  /** Says what the set is, for the server's instructions. */
+  describe(): string {
+    if (!this.named) return 'every session of the daemon';
+    const parts = [...this.named].map((s) => JSON.stringify(s));
+    if (this.roots.length > 0) parts.push(`sessions under ${this.roots[0]}`);
+    parts.push('the sessions you start');
+    return parts.join(', ');
+  }
+
+  /** A session started through this server: it is in the set from now on. */
+  addStarted(id: string): void {
+    this.started.add(id);
+  }
+
+  /** Typing into or killing the session the agent runs in would feed or end the agent itself. */
+  assertMayAct(info: SessionInfo): void {
+    if (info.id === this.self)
+      throw new RefusedError(`session ${info.id} is the one you run in: it can be read, not typed into or killed`);
+  }
+
+  visible(info: SessionInfo): boolean {
+    if (!this.named || this.started.has(info.id)) return true;
+    if (this.named.has(info.id) || this.named.has(info.name)) return true;
+    const workspace = workspacePath(info);
+    return this.roots.some((root) => isUnder(info.cwd, root) || (workspace !== undefined && isUnder(workspace, root)));
+  }
+
+  /**
+   * The visible session `ref` names: an exact id, else a unique name among the visible ones.
+   * Resolved here, not by the daemon, so a name shared with a hidden session still works and an
+   * invisible one cannot be reached.
+   */
+  resolve(sessions: readonly SessionInfo[], ref: string): SessionInfo {
+    const visible = sessions.filter((s) => this.visible(s));
+    const byId = visible.find((s) => s.id === ref);
+    if (byId) return byId;
+    const byName = visible.filter((s) => s.name === ref);
+    if (byName.length === 1) return byName[0];
+    if (byName.length > 1)
+      throw new RefusedError(
+        `the name "${ref}" is shared by sessions ${byName.map((s) => s.id).join(', ')}: give an id`,
+      );
+    throw new RefusedError(`no session "${ref}" (list_sessions shows the sessions you can use)`);
+  }
+}

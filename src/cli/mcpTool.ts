@@ -1,0 +1,151 @@
+// What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
+// and the pieces every tool shares: the daemon connection, the rights, the session summary.
+import { z } from 'zod';
+import { HoldfastClient } from '../protocol/client';
+import { SessionInfo } from '../protocol/messages';
+import { printable } from '../protocol/printable';
+import { agentOf } from '../protocol/recovery';
+import { compilePattern, PatternError, TextPattern } from '../protocol/textPattern';
+import { SessionStateTracker } from '../extension/sessionState';
+import { connectOptions } from './connect';
+import { Rights } from './mcpRights';
+
+export interface ToolContext {
+  socket: string;
+  env: NodeJS.ProcessEnv;
+  /** The server's directory: where a session starts unless told otherwise. */
+  cwd: string;
+  rights: Rights;
+  /** Aborted when the client cancels the call (or gives up on it): its daemon connection closes. */
+  signal?: AbortSignal;
+}
+
+export type Shape = Record<string, z.ZodType>;
+
+export interface ToolResult<O> {
+  data: O;
+  /** A few lines for the model: every field a program or user chose made printable. */
+  text: string;
+}
+
+export interface ToolDef<I extends Shape = Shape, O extends Shape = Shape> {
+  name: string;
+  title: string;
+  description: string;
+  /** Reading tools are all that --read-only offers. */
+  readOnly: boolean;
+  /** Ends or removes something (kill): hinted to clients that ask before such a call. */
+  destructive?: boolean;
+  input: I;
+  output: O;
+  run(args: z.infer<z.ZodObject<I>>, ctx: ToolContext): Promise<ToolResult<z.infer<z.ZodObject<O>>>>;
+}
+
+/** Keeps the schema types of one tool checked against its run function. */
+export function defineTool<I extends Shape, O extends Shape>(tool: ToolDef<I, O>): ToolDef {
+  return tool as unknown as ToolDef;
+}
+
+/** Runs `fn` with a connection to a running daemon (never starting one) and closes it. */
+export async function withDaemon<T>(ctx: ToolContext, fn: (client: HoldfastClient) => Promise<T>): Promise<T> {
+  const client = await HoldfastClient.connect(connectOptions(ctx.socket));
+  // A cancelled wait must not hold its daemon wait for up to ten minutes.
+  const cancel = () => client.close();
+  ctx.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    if (ctx.signal?.aborted) throw new Error('cancelled by the client');
+    return await fn(client);
+  } finally {
+    ctx.signal?.removeEventListener('abort', cancel);
+    client.close();
+  }
+}
+
+/** The sessions this client may see. */
+export async function visibleSessions(ctx: ToolContext, client: HoldfastClient): Promise<SessionInfo[]> {
+  const { sessions } = await client.request('list', {});
+  return sessions.filter((s) => ctx.rights.visible(s));
+}
+
+/** The session `ref` names, if this client may see it; refused like a missing one otherwise. */
+export async function resolveSession(ctx: ToolContext, client: HoldfastClient, ref: string): Promise<SessionInfo> {
+  const { sessions } = await client.request('list', {});
+  return ctx.rights.resolve(sessions, ref);
+}
+
+/** A client's pattern compiled (RE2, linear time), or an error that says what is wrong with it. */
+export function patternOf(pattern: string, flags: string | undefined): TextPattern {
+  try {
+    return compilePattern(pattern, flags ?? '');
+  } catch (err) {
+    if (err instanceof PatternError) throw new Error(`invalid pattern: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
+export const sessionRef = z.string().min(1).max(512).describe('a session id, or a unique session name');
+
+/** Paging of long results: `offset` is where the page starts, `limit` its size. */
+export function pageInput(defaultLimit: number, maxLimit: number) {
+  return {
+    offset: z.number().int().min(0).optional().describe('first item of the page (0-based)'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxLimit)
+      .optional()
+      .describe(`items per page (default ${defaultLimit}, at most ${maxLimit})`),
+  };
+}
+
+export const summaryShape = {
+  id: z.string(),
+  name: z.string(),
+  /** running | waiting (for input) | done (its turn or command) | idle | exited | archived */
+  phase: z.enum(['running', 'waiting', 'done', 'idle', 'exited', 'archived']),
+  exitCode: z.number().nullable(),
+  signal: z.string().nullable(),
+  command: z.array(z.string()),
+  cwd: z.string(),
+  title: z.string(),
+  cols: z.number(),
+  rows: z.number(),
+  agent: z.string().nullable(),
+};
+export const summarySchema = z.object(summaryShape);
+export type SessionSummary = z.infer<typeof summarySchema>;
+
+/** A session as a tool reports it: its phase as the VS Code sidebar shows it, from its info alone. */
+export function summarize(info: SessionInfo, now = Date.now()): SessionSummary {
+  const tracker = new SessionStateTracker();
+  tracker.reset([info]);
+  const agent = agentOf(info.metadata);
+  return {
+    id: info.id,
+    name: info.name,
+    phase: tracker.status(info, now).phase,
+    exitCode: info.exit?.code ?? null,
+    signal: info.exit?.signal ?? null,
+    command: info.argv,
+    cwd: info.cwd,
+    title: info.title,
+    cols: info.cols,
+    rows: info.rows,
+    agent: typeof agent?.profile === 'string' ? agent.profile : null,
+  };
+}
+
+/** One line about a session, printable. */
+export function summaryLine(s: SessionSummary): string {
+  const exit = s.signal ? ` (${s.signal})` : s.exitCode !== null ? ` (${s.exitCode})` : '';
+  const name = s.name ? ` "${printable(s.name)}"` : '';
+  const agent = s.agent ? ` agent=${printable(s.agent)}` : '';
+  const title = s.title ? ` title="${printable(s.title)}"` : '';
+  return `${s.id}${name} ${s.phase}${exit} cwd=${printable(s.cwd)}${agent}${title}`;
+}
+
+/** Lines of a screen or history for the text part: printable, numbered from `first`. */
+export function numberedLines(lines: readonly string[], first: number): string {
+  return lines.map((line, i) => `${first + i}: ${printable(line)}`).join('\n');
+}

@@ -1,0 +1,160 @@
+// The daemon's request table: one handler per method of the protocol, over the session registry.
+// Params are already checked against their schema (requestSchemas.ts); the daemon's lifetime
+// (endpoint, clients, stop) is daemon.ts's, and recovery's methods are recovery.ts's.
+import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } from '../protocol/messages';
+import { conversationIdProblem } from '../protocol/agents';
+import type { RecoveryMethods } from '../protocol/recovery';
+import { compilePattern } from '../protocol/textPattern';
+import type { ClientConnection } from './connection';
+import { DaemonError } from './daemonError';
+import { isSignalName } from './ptyProcess';
+import type { Session } from './session';
+import { checkedSize, SessionRegistry } from './sessionRegistry';
+import { searchSessions } from './sessionSearch';
+import type { WaitFor } from './sessionWaits';
+
+export type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
+export type CoreMethods = Omit<MethodTable, keyof RecoveryMethods>;
+
+/** The longest a `wait` request may wait. */
+const MAX_WAIT_MS = 24 * 60 * 60 * 1000;
+/** How long a kill waits after its signal before SIGKILL, unless the request says. */
+const KILL_GRACE_MS = 2000;
+
+/** What the handlers need of the daemon around them. */
+export interface MethodHost {
+  readonly registry: SessionRegistry;
+  /** A session was just created: the daemon logs it and tells its subscribers. */
+  created(session: Session): void;
+  status(): DaemonStatus;
+  stop(reason: string): Promise<void>;
+}
+
+/** A size a client asked for: both or neither; within the bounds of limits.ts. */
+function optionalSize(cols: number | undefined, rows: number | undefined): { cols: number; rows: number } | undefined {
+  if (cols === undefined && rows === undefined) return undefined;
+  if (cols === undefined || rows === undefined)
+    throw new DaemonError(ErrorCode.BadRequest, 'cols and rows go together');
+  return checkedSize(cols, rows);
+}
+
+/** The condition with its pattern compiled once: a bad pattern is the client's bad request. */
+function waitFor(condition: WaitCondition): WaitFor {
+  if (condition.kind !== 'text') return condition;
+  try {
+    return {
+      kind: 'text',
+      pattern: compilePattern(condition.pattern, condition.flags ?? ''),
+      history: !!condition.history,
+    };
+  } catch (err) {
+    throw new DaemonError(ErrorCode.BadRequest, (err as Error).message);
+  }
+}
+
+function attachedChannel(connection: ClientConnection, channel: number) {
+  const attached = connection.channels.get(channel);
+  if (!attached) throw new DaemonError(ErrorCode.BadRequest, `channel ${channel} is not attached`);
+  return attached;
+}
+
+function attach(registry: SessionRegistry, connection: ClientConnection, params: AttachParams): unknown {
+  const session = registry.get(params.session);
+  const size = params.role === 'owner' ? optionalSize(params.cols, params.rows) : undefined;
+  const channel = connection.addChannel(params.channel, session, params.role);
+  // The answer goes out first; the snapshot (and then the stream) follows it.
+  setImmediate(() => {
+    if (connection.channels.get(params.channel) === channel)
+      session.attach(
+        channel,
+        size,
+        params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full',
+      );
+  });
+  return { session: { ...session.info(), ...(size ?? {}) } };
+}
+
+async function kill(registry: SessionRegistry, p: Params<'kill'>): Promise<unknown> {
+  const session = registry.get(p.session);
+  const signal = p.signal ?? 'SIGHUP';
+  const normalized = signal.startsWith('SIG') ? signal : `SIG${signal}`;
+  if (!isSignalName(normalized)) throw new DaemonError(ErrorCode.BadRequest, `unknown signal ${signal}`);
+  await session.kill(normalized, p.graceMs ?? KILL_GRACE_MS);
+  const info = session.info();
+  if (p.remove) await registry.remove(session);
+  return { session: info };
+}
+
+export function coreMethods(host: MethodHost): CoreMethods {
+  const registry = host.registry;
+  return {
+    list: () => ({ sessions: registry.list().map((s) => s.info()) }),
+    show: (p) => ({ session: registry.get(p.session).info() }),
+    create: (p) => {
+      const session = registry.create(p);
+      host.created(session);
+      return { session: session.info() };
+    },
+    attach: (p, connection) => attach(registry, connection, p),
+    detach: (p, connection) => {
+      connection.removeChannel(p.channel);
+      return {};
+    },
+    history: (p, connection) => {
+      const channel = attachedChannel(connection, p.channel);
+      channel.session.requestSnapshot(channel, 'history');
+      return {};
+    },
+    claim: (p, connection) => {
+      const channel = attachedChannel(connection, p.channel);
+      channel.session.claim(channel, optionalSize(p.cols, p.rows));
+      return { session: channel.session.info() };
+    },
+    resize: (p) => {
+      const session = registry.get(p.session);
+      const size = checkedSize(p.cols, p.rows);
+      session.resize(size.cols, size.rows);
+      return { session: session.info() };
+    },
+    send: (p) => {
+      const session = registry.get(p.session);
+      if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
+      session.send(p.data);
+      return {};
+    },
+    read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),
+    wait: async (p) => {
+      const session = registry.get(p.session);
+      const met = await session.wait(waitFor(p.condition), Math.min(p.timeoutMs ?? MAX_WAIT_MS, MAX_WAIT_MS));
+      return { met, session: session.info() };
+    },
+    search: (p) => searchSessions(registry, p),
+    kill: (p) => kill(registry, p),
+    remove: async (p) => {
+      await registry.remove(registry.get(p.session));
+      return {};
+    },
+    update: (p) => {
+      const session = registry.get(p.session);
+      if (p.name !== undefined) session.rename(p.name.trim());
+      if (p.metadata !== undefined) session.setMetadata(p.metadata);
+      return { session: session.info() };
+    },
+    notify: (p) => {
+      const session = registry.get(p.session);
+      const problem = p.conversationId === undefined ? undefined : conversationIdProblem(p.conversationId);
+      if (problem) throw new DaemonError(ErrorCode.BadRequest, `not recorded: ${problem}`);
+      session.report(p.state, p.conversationId);
+      return { session: session.info() };
+    },
+    subscribe: (_p, connection) => {
+      connection.subscribedToAll = true;
+      return { sessions: registry.list().map((s) => s.info()) };
+    },
+    status: () => host.status(),
+    stop: (_p, connection) => {
+      setImmediate(() => void host.stop(`asked by a client (${connection.clientName})`));
+      return {};
+    },
+  };
+}

@@ -1,0 +1,148 @@
+// What the user's actions on a session mean for its tab: closing a tab (kill, keep running, or
+// ask: VS Code calls a pseudoterminal's close() also when the window goes away, so a session is
+// killed only when window.onDidCloseTerminal says the *user* closed its tab), Kill, Detach,
+// Resume / Relaunch in the same tab, and the extension's part of a session's metadata.
+import * as vscode from 'vscode';
+import { RequestError } from '../protocol/client';
+import { ErrorCode, SessionInfo } from '../protocol/messages';
+import { hookPath } from './codeCli';
+import { DaemonConnection } from './daemonConnection';
+import { readLayout, TabLayout, TabLocation, withLayout } from './layout';
+import { SessionTab } from './pseudoterminal';
+import { SessionList } from './sessionList';
+import { settings } from './settings';
+import { TabRegistry } from './tabRegistry';
+
+/** What the session actions need from the window's tabs. */
+export interface ActionsContext {
+  readonly registry: TabRegistry;
+  readonly connection: DaemonConnection;
+  readonly sessions: SessionList;
+  readonly windowCliHook: string | undefined;
+  /** The window is going away: record nothing more. */
+  isFrozen(): boolean;
+  freeze(): void;
+  sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> };
+  showSession(session: SessionInfo, location: TabLocation): vscode.Terminal | undefined;
+  reportError(message: string, error: unknown): void;
+  warn(line: string): void;
+}
+
+export class SessionActions {
+  /** Tabs the user closed before their new session existed: killed as soon as it does. */
+  private readonly killWhenCreated = new WeakSet<SessionTab>();
+
+  constructor(private readonly ctx: ActionsContext) {}
+
+  /** A terminal closed: decide what that means for its session. */
+  async onClosed(terminal: vscode.Terminal): Promise<void> {
+    const tab = this.ctx.registry.untrack(terminal);
+    if (!tab) return;
+    const reason = terminal.exitStatus?.reason;
+    if (reason === vscode.TerminalExitReason.Shutdown) this.ctx.freeze();
+    if (tab.closeIntent || reason !== vscode.TerminalExitReason.User || this.ctx.isFrozen()) return;
+    // The user closed the tab (trash icon, Kill Terminal, closing the editor tab).
+    const id = tab.sessionId;
+    if (!id) {
+      this.killWhenCreated.add(tab); // still being created: kill it once it exists
+      return;
+    }
+    await this.applyCloseAction(id, tab.session?.name ?? id, tab.exited);
+  }
+
+  /** A tab's new session exists: kill it if the user closed the tab meanwhile. */
+  sessionCreated(tab: SessionTab, session: SessionInfo): void {
+    if (this.killWhenCreated.has(tab))
+      void this.killSession(session.id).catch((err) => this.ctx.warn(`killing ${session.id}: ${err}`));
+  }
+
+  private async applyCloseAction(id: string, name: string, exited: boolean): Promise<void> {
+    let action = settings.closeAction();
+    if (action === 'ask' && !exited) {
+      const choice = await vscode.window.showWarningMessage(
+        `Holdfast: the terminal "${name}" was closed. Kill its session, or keep it running in the background?`,
+        { modal: true },
+        'Kill',
+        'Keep Running',
+      );
+      action = choice === 'Kill' ? 'kill' : 'detach';
+    }
+    try {
+      if (action === 'detach' && !exited) await this.updateLayout(id, { detached: true });
+      else await this.killSession(id);
+    } catch (err) {
+      this.ctx.reportError(`Holdfast could not ${action === 'detach' ? 'detach' : 'kill'} the session "${name}"`, err);
+    }
+  }
+
+  /** Ends a session and removes it (its tab closes when the daemon says it was removed). */
+  async killSession(id: string): Promise<void> {
+    const tab = this.ctx.registry.tabForSession(id);
+    if (tab) tab.closeIntent = 'removed';
+    const client = await this.ctx.connection.get();
+    try {
+      await client.request('kill', { session: id, remove: true });
+    } catch (err) {
+      if (!(err instanceof RequestError)) throw err;
+      if (err.code === ErrorCode.NoSession) return;
+      if (err.code !== ErrorCode.Exited) throw err;
+      await client.request('remove', { session: id });
+    }
+  }
+
+  /**
+   * Starts an archived (or exited) session again in its own tab, which stays where it is: `resume`
+   * continues an agent's conversation, `relaunch` runs the command again. A new run, not the old process.
+   * `resumeArgv` is the resume command of the session's agent profile as this window's settings have it.
+   */
+  async startAgain(id: string, how: 'resume' | 'relaunch', resumeArgv?: string[]): Promise<SessionInfo> {
+    const { registry, connection } = this.ctx;
+    const tab = registry.tabForSession(id);
+    tab?.expectReplacement();
+    const client = await connection.get();
+    // The new run keeps the session's metadata, so its `code` hook too (pointed here when the tab takes input).
+    const hookId = this.ctx.windowCliHook
+      ? readLayout((tab?.session ?? this.ctx.sessions.get(id))?.metadata).cliHook
+      : undefined;
+    const { env } = this.ctx.sessionStart(hookId ? hookPath(connection.socket, hookId) : undefined);
+    let session: SessionInfo;
+    let note: string;
+    try {
+      if (how === 'resume') {
+        const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
+        session = result.session;
+        const argv = result.argv.join(' ');
+        note = `resumed: ${argv} in ${session.cwd} (a new run of the agent; the conversation continues)`;
+      } else {
+        session = (await client.request('relaunch', { session: id, env })).session;
+        note = `relaunched: ${session.argv.join(' ')} in ${session.cwd} (a new run, not the old process)`;
+      }
+    } catch (err) {
+      tab?.replacementFailed();
+      throw err;
+    }
+    if (tab && !tab.isClosed) {
+      registry.unbind(id, tab);
+      registry.bind(session.id, tab);
+      await tab.replaceSession(session, note);
+      registry.terminalOf(tab)?.show();
+    } else {
+      this.ctx.showSession(session, readLayout(session.metadata).location ?? 'panel');
+    }
+    return session;
+  }
+
+  /** Hides a tab and keeps its session running (it comes back through Attach to Session…). */
+  async detach(tab: SessionTab): Promise<void> {
+    const id = tab.sessionId;
+    if (id) await this.updateLayout(id, { detached: true });
+    tab.closeTab('detach');
+  }
+
+  /** Changes the extension's part of a session's metadata, keeping every other key. */
+  async updateLayout(id: string, patch: Partial<Record<keyof TabLayout, unknown>>): Promise<void> {
+    const client = this.ctx.connection.client ?? (await this.ctx.connection.get());
+    const base = this.ctx.sessions.get(id)?.metadata ?? this.ctx.registry.tabForSession(id)?.session?.metadata;
+    await client.request('update', { session: id, metadata: withLayout(base, patch) });
+  }
+}

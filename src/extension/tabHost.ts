@@ -1,0 +1,28 @@
+// What a tab needs from the window around it, and what it shows.
+import type { HoldfastClient } from '../protocol/client';
+import type { SessionInfo } from '../protocol/messages';
+import type { DaemonConnection } from './daemonConnection';
+import type { SessionTab } from './pseudoterminal';
+
+/** What a tab shows: a session to create when the tab opens, or one that exists. */
+export type TabTarget =
+  | { kind: 'new'; name: string; create(client: HoldfastClient, size: Size | undefined): Promise<SessionInfo> }
+  | { kind: 'existing'; session: SessionInfo };
+
+export interface Size {
+  cols: number;
+  rows: number;
+}
+
+/** What a tab needs from the window around it. */
+export interface TabHost {
+  readonly connection: DaemonConnection;
+  /** The tab knows its session (a new one was created). */
+  sessionKnown(tab: SessionTab, session: SessionInfo): void;
+  /** This window now has input for the session: point the session's `code` hook here. */
+  becameOwner(tab: SessionTab, session: SessionInfo): void;
+  /** The session was removed from the daemon; the tab closes itself. */
+  sessionRemoved(tab: SessionTab): void;
+  /** Something the user must see beyond the tab (e.g. the daemon could not start). */
+  reportError(message: string, error: unknown): void;
+}

@@ -1,0 +1,88 @@
+// Which Holdfast tab in this window shows which session, and which VS Code terminal holds each tab.
+// Opening a terminal for a tab goes through here, so every tab is known from its first moment.
+import * as vscode from 'vscode';
+import { TabLocation } from './layout';
+import { SessionTab } from './pseudoterminal';
+
+export const TAB_ICON = new vscode.ThemeIcon('pinned');
+
+export class TabRegistry {
+  private readonly bySession = new Map<string, SessionTab>();
+  private readonly terminals = new Map<SessionTab, vscode.Terminal>();
+
+  tabOf(terminal: vscode.Terminal | undefined): SessionTab | undefined {
+    const pty = (terminal?.creationOptions as vscode.ExtensionTerminalOptions | undefined)?.pty;
+    return pty instanceof SessionTab ? pty : undefined;
+  }
+
+  terminalOf(tab: SessionTab): vscode.Terminal | undefined {
+    return this.terminals.get(tab);
+  }
+
+  tabForSession(id: string): SessionTab | undefined {
+    return this.bySession.get(id);
+  }
+
+  sessionIds(): Set<string> {
+    return new Set(this.bySession.keys());
+  }
+
+  /** Live tabs with their terminals, in window order. */
+  liveTabs(): { tab: SessionTab; terminal: vscode.Terminal }[] {
+    const result: { tab: SessionTab; terminal: vscode.Terminal }[] = [];
+    for (const terminal of vscode.window.terminals) {
+      const tab = this.tabOf(terminal);
+      if (tab && !tab.isClosed && terminal.exitStatus === undefined) result.push({ tab, terminal });
+    }
+    return result;
+  }
+
+  /** Every tab this window knows, with a terminal or a session. */
+  all(): Set<SessionTab> {
+    return new Set([...this.terminals.keys(), ...this.bySession.values()]);
+  }
+
+  /** The tab shows this session (from now on, or in place of the one it showed). */
+  bind(id: string, tab: SessionTab): void {
+    this.bySession.set(id, tab);
+  }
+
+  /** The tab no longer shows this session (another tab may have taken it over meanwhile: that one stays). */
+  unbind(id: string, tab: SessionTab): void {
+    if (this.bySession.get(id) === tab) this.bySession.delete(id);
+  }
+
+  /** Opens a terminal showing the tab. */
+  open(tab: SessionTab, name: string, location: TabLocation, preserveFocus: boolean): vscode.Terminal {
+    return vscode.window.createTerminal({
+      name,
+      pty: tab,
+      iconPath: TAB_ICON,
+      location: toLocation(location, preserveFocus),
+    });
+  }
+
+  /** A terminal opened in this window (ours or not). */
+  track(terminal: vscode.Terminal): void {
+    const tab = this.tabOf(terminal);
+    if (tab) this.terminals.set(tab, terminal);
+  }
+
+  /** A terminal closed: its tab is forgotten, with the session it showed. */
+  untrack(terminal: vscode.Terminal): SessionTab | undefined {
+    const tab = this.tabOf(terminal);
+    if (!tab) return undefined;
+    this.terminals.delete(tab);
+    if (tab.sessionId) this.unbind(tab.sessionId, tab);
+    return tab;
+  }
+}
+
+function toLocation(
+  location: TabLocation,
+  preserveFocus: boolean,
+): vscode.TerminalLocation | vscode.TerminalEditorLocationOptions {
+  return location === 'editor'
+    ? { viewColumn: vscode.ViewColumn.Active, preserveFocus }
+    : vscode.TerminalLocation.Panel;
+}

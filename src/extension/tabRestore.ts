@@ -1,0 +1,175 @@
+// Bringing this workspace's tabs back after a reload / restart / crash: in order, with names,
+// location and the active one, never twice; archived after a reboot. VS Code's own startup
+// terminal is handled here too: a Holdfast-profile request takes the first restored tab, one that
+// comes just after the tabs are back closes at once (startupTerminal.ts closes a default shell).
+import * as vscode from 'vscode';
+import { DisposableStore, timeout } from '../protocol/disposable';
+import { SessionInfo } from '../protocol/messages';
+import { restoreArchives } from './archives';
+import { pruneHooks } from './codeCli';
+import { DaemonConnection } from './daemonConnection';
+import { planRestore, readLayout, RestoreItem } from './layout';
+import { SessionTab } from './pseudoterminal';
+import { SessionList } from './sessionList';
+import { TAB_ICON, TabRegistry } from './tabRegistry';
+
+/** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
+const STARTUP_PROFILE_MS = 5000;
+
+export interface RestoreContext {
+  readonly registry: TabRegistry;
+  readonly connection: DaemonConnection;
+  readonly sessions: SessionList;
+  readonly workspace: string;
+  readonly log: vscode.LogOutputChannel;
+  /** A tab for an existing session, known to the registry before its terminal opens. */
+  existingTab(session: SessionInfo): SessionTab;
+}
+
+export class TabRestore {
+  /** Restored sessions not yet given a tab (a startup default-profile terminal takes the first). */
+  private restoreQueue: RestoreItem[] = [];
+  private restoring: Promise<number> | undefined;
+  private planReady: Promise<void> | undefined;
+  /** When the last restore that brought tabs back finished (0: none did). */
+  private restoredAt = 0;
+
+  constructor(private readonly ctx: RestoreContext) {}
+
+  /** Re-creates a tab for every session of this workspace that has none here; resolves how many. One at a time. */
+  restore(): Promise<number> {
+    this.restoring ??= this.doRestore().finally(() => (this.restoring = undefined));
+    return this.restoring;
+  }
+
+  /**
+   * What a Holdfast-profile request gets at startup: VS Code asks for its startup terminal (the
+   * default profile is Holdfast) when it saw an empty panel, i.e. just before our restored tabs
+   * arrived. Then that tab would be a duplicate, so it closes at once; while the restored tabs are
+   * still coming, it takes the first panel one. Undefined: an ordinary request (a new session).
+   */
+  async startupProfile(): Promise<vscode.TerminalProfile | undefined> {
+    if (this.planReady) await this.planReady;
+    const { log } = this.ctx;
+    if (this.restoredAt && Date.now() - this.restoredAt < STARTUP_PROFILE_MS) {
+      log.info(
+        `VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: ` +
+          'closing it',
+      );
+      return new vscode.TerminalProfile({ name: 'holdfast', pty: new ClosingTab(), iconPath: TAB_ICON });
+    }
+    const index = this.restoreQueue.findIndex((item) => item.location === 'panel');
+    if (index < 0) return undefined;
+    const [item] = this.restoreQueue.splice(index, 1);
+    const tab = this.ctx.existingTab(item.session);
+    return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: TAB_ICON });
+  }
+
+  /** A pseudoterminal closing itself during startup may go unheard: close its terminal too. */
+  watchClosing(terminal: vscode.Terminal, store: DisposableStore): void {
+    if ((terminal.creationOptions as vscode.ExtensionTerminalOptions).pty instanceof ClosingTab)
+      store.add(timeout(200, () => terminal.exitStatus === undefined && terminal.dispose()));
+  }
+
+  private async doRestore(): Promise<number> {
+    const { registry, log } = this.ctx;
+    let markPlanReady!: () => void;
+    this.planReady = new Promise((resolve) => (markPlanReady = resolve));
+    try {
+      const sessions = await this.sessionsToShow();
+      const plan = planRestore(sessions, this.ctx.workspace, registry.sessionIds());
+      const count = plan.items.length;
+      this.restoreQueue = [...plan.items];
+      markPlanReady();
+      // Let a waiting profile request (VS Code's startup terminal) take its tab first.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const stale = staleTabs();
+      let active: vscode.Terminal | undefined;
+      for (const item of this.restoreQueue.splice(0)) {
+        if (registry.tabForSession(item.session.id)) continue;
+        const terminal = registry.open(this.ctx.existingTab(item.session), item.session.name, item.location, true);
+        if (item.session.id === plan.activeId) active = terminal;
+        // After an extension host crash the old tab stays, dead (its pseudoterminal died with the
+        // host): ours replaces it.
+        const index = stale.findIndex((t) => t.name === item.session.name);
+        if (index >= 0) stale.splice(index, 1)[0].dispose();
+      }
+      const activeTab = plan.activeId ? registry.tabForSession(plan.activeId) : undefined;
+      if (activeTab) active ??= registry.terminalOf(activeTab);
+      active?.show(true);
+      if (count > 0) {
+        this.restoredAt = Date.now();
+        log.info(`restored ${count} tab(s) for ${this.ctx.workspace}`);
+      }
+      return count;
+    } finally {
+      markPlanReady();
+      this.planReady = undefined;
+      this.restoreQueue = [];
+    }
+  }
+
+  /** The daemon's sessions, with this workspace's archives restored first after a reboot or a daemon crash. */
+  private async sessionsToShow(): Promise<SessionInfo[]> {
+    const { connection, sessions: list, workspace, log } = this.ctx;
+    const client = await connection.get();
+    let sessions = await list.refresh(client);
+    const archived = await restoreArchives(client, workspace, sessions, (line) => log.info(line)).catch(
+      (err: Error) => {
+        log.warn(`restoring archived sessions: ${err.message}`);
+        return 0;
+      },
+    );
+    if (archived > 0) sessions = await list.refresh(client);
+    this.pruneCliHooks(sessions);
+    return sessions;
+  }
+
+  /** `code` hooks of sessions that no longer exist are removed. */
+  private pruneCliHooks(sessions: SessionInfo[]): void {
+    const live = new Set<string>();
+    for (const s of sessions) {
+      const hook = readLayout(s.metadata).cliHook;
+      if (hook) live.add(hook);
+    }
+    try {
+      pruneHooks(this.ctx.connection.socket, live);
+    } catch (err) {
+      this.ctx.log.warn(`pruning code hooks: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** A tab that closes as soon as it opens (writes nothing, starts nothing). */
+class ClosingTab implements vscode.Pseudoterminal {
+  private readonly closeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidWrite = new vscode.EventEmitter<string>().event;
+  readonly onDidClose = this.closeEmitter.event;
+  open(): void {
+    setTimeout(() => {
+      this.closeEmitter.fire();
+      this.closeEmitter.dispose();
+    }, 0);
+  }
+  close(): void {
+    this.closeEmitter.dispose();
+  }
+  handleInput(): void {}
+}
+
+/**
+ * Tabs a crashed extension host left behind: a new host sees them as terminals with only a name
+ * (no command, no pseudoterminal of its own), opened before it started.
+ */
+function staleTabs(): vscode.Terminal[] {
+  return vscode.window.terminals.filter((t) => {
+    if (t.exitStatus !== undefined) return false;
+    // Seen in VS Code 1.139: {name, shellPath, shellArgs, cwd, env, hideFromUser, titleTemplate},
+    // all but the name undefined.
+    const options = t.creationOptions as Record<string, unknown>;
+    return (
+      typeof options.name === 'string' &&
+      Object.entries(options).every(([key, value]) => key === 'name' || value === undefined)
+    );
+  });
+}

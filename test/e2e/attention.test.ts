@@ -1,0 +1,133 @@
+// E2E (issue 13, item 1): know within a second when an agent needs you. Two Holdfast terminals;
+// the one in the background reports "waiting" (`holdfast notify`, as an agent's hook does): the
+// Holdfast view's badge and the status bar count 1, a notification says so, and its Show button
+// brings that session's tab forward. A session in front that waits is not notified. Reported
+// "done", the cards show a check and the badge clears.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { HoldfastE2E, openSidebar, REPO_ROOT, SessionsWebview, waitFor, Workbench } from './harness';
+
+let e2e: HoldfastE2E;
+
+before(async () => {
+  e2e = await HoldfastE2E.start({ name: 'attention' });
+});
+
+after(async () => {
+  await e2e?.dispose();
+});
+
+/** The number on the Holdfast activity-bar icon ('' without a badge). */
+async function badge(wb: Workbench): Promise<string> {
+  const item = wb.page.locator('.part.activitybar .action-item', {
+    has: wb.page.locator('a.action-label[aria-label^="Holdfast"]'),
+  });
+  const content = item.locator('.badge .badge-content').first();
+  if (!(await content.isVisible().catch(() => false))) return '';
+  return ((await content.textContent()) ?? '').trim();
+}
+
+/** The status bar's Holdfast item as text, its icons by name (e.g. "pinned 2 bell 1"). */
+async function statusText(wb: Workbench): Promise<string> {
+  const item = wb.page.locator('.part.statusbar .statusbar-item', { has: wb.page.locator('.codicon-pinned') }).first();
+  return item.evaluate((root) => {
+    const parts: string[] = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeType === Node.TEXT_NODE) parts.push((node.textContent ?? '').trim());
+      else {
+        const icon = Array.from((node as Element).classList).find(
+          (c) => c.startsWith('codicon-') && c !== 'codicon-modifier',
+        );
+        if (icon) parts.push(icon.slice('codicon-'.length));
+      }
+    }
+    return parts.filter(Boolean).join(' ');
+  });
+}
+
+test(
+  'attention: a background session waiting → badge, status bar, a notification whose Show focuses its tab',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('attention'));
+      const background = await e2e.newTerminal();
+      const front = await e2e.newTerminal();
+      await wb.waitForHoldfastTabs([{ name: background.name }, { name: front.name, active: true }], { settleMs: 0 });
+
+      // The sidebar is open (its view counts the badge); nobody waits yet.
+      await openSidebar(wb);
+      const sidebar = new SessionsWebview(wb, 'sidebar');
+      await waitFor(async () => (await sidebar.cardOrder()).length === 2, { timeout: 20_000, message: 'two cards' });
+      assert.equal(await badge(wb), '', 'no badge while nobody waits');
+
+      // The background session's agent says it waits for you.
+      const notified = e2e.iso.cli(['notify', '--session', background.id, '--state', 'waiting']);
+      assert.equal(notified.code, 0, notified.stderr);
+      await sidebar.waitForPhase(background.id, 'waiting');
+      await waitFor(async () => (await badge(wb)) === '1', { timeout: 10_000, message: 'the badge to show 1' });
+      await waitFor(async () => /\bbell 1\b/.test(await statusText(wb)), {
+        timeout: 10_000,
+        message: 'the status bar to count 1 waiting',
+      });
+      const toast = wb.page.locator('.notification-toast', { hasText: 'is waiting for you' });
+      await toast.waitFor({ state: 'visible', timeout: 10_000 });
+      assert.match((await toast.textContent()) ?? '', new RegExp(`"${background.name}" is waiting for you`));
+      const show = toast.locator('.monaco-button', { hasText: /^Show$/ });
+      await show.waitFor({ state: 'visible', timeout: 5_000 });
+      assert.equal((await wb.notifications()).filter((n) => n.includes('is waiting for you')).length, 1);
+      const shot = await wb.screenshot('attention-badge-notification');
+      fs.mkdirSync(path.join(REPO_ROOT, 'docs', 'images'), { recursive: true });
+      fs.copyFileSync(shot, path.join(REPO_ROOT, 'docs', 'images', 'attention.png'));
+
+      // Show: the waiting session's tab becomes the active terminal.
+      await show.click();
+      await wb.waitForHoldfastTabs(
+        [
+          { name: background.name, active: true },
+          { name: front.name, active: false },
+        ],
+        {
+          settleMs: 0,
+        },
+      );
+      await toast.waitFor({ state: 'hidden', timeout: 5_000 });
+
+      // In front now, it waits again: no notification. The other one, in the background, does notify:
+      // one notification per wait, and only for a session not in front.
+      const notify = (id: string, state: string) => {
+        const r = e2e.iso.cli(['notify', '--session', id, '--state', state]);
+        assert.equal(r.code, 0, r.stderr);
+      };
+      notify(background.id, 'running');
+      await sidebar.waitForPhase(background.id, 'running');
+      notify(background.id, 'waiting');
+      notify(front.id, 'waiting');
+      await sidebar.waitForPhase(front.id, 'waiting');
+      await wb.page
+        .locator('.notification-toast', { hasText: `"${front.name}" is waiting for you` })
+        .waitFor({ state: 'visible', timeout: 10_000 });
+      assert.equal(await sidebar.phase(background.id), 'waiting');
+      assert.deepEqual(
+        (await wb.notifications()).filter((n) => n.includes('is waiting for you')),
+        [`Holdfast: "${front.name}" is waiting for you.`],
+        'no notification for the session in front',
+      );
+      await waitFor(async () => (await badge(wb)) === '2', { timeout: 10_000, message: 'the badge to show 2' });
+
+      // Their turns end: a check on the cards, no badge, no bell in the status bar.
+      notify(background.id, 'done');
+      notify(front.id, 'done');
+      await sidebar.waitForPhase(background.id, 'done');
+      await sidebar.waitForPhase(front.id, 'done');
+      assert.equal(await sidebar.stateText(background.id), 'Done');
+      await waitFor(async () => (await badge(wb)) === '', { timeout: 10_000, message: 'the badge to clear' });
+      assert.doesNotMatch(await statusText(wb), /\bbell\b/);
+      await wb.screenshot('attention-done');
+    });
+  },
+);

@@ -1,0 +1,46 @@
+// Where the e2e finds what it runs (code-server, Node 24, Chromium) and the settings every test VS Code
+// starts with. scripts/setup-e2e.sh installs code-server and Node 24 into .vscode-test/.
+import * as path from 'node:path';
+
+/** The repository (this file compiles to out/test/e2e/environment.js). */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export const ARTIFACTS_DIR = path.join(REPO_ROOT, 'test-artifacts');
+const CACHE = path.join(REPO_ROOT, '.vscode-test');
+
+/** Node 24 for code-server (it refuses other majors). */
+export const NODE24 = process.env.HOLDFAST_E2E_NODE || path.join(CACHE, 'node24', 'package', 'bin', 'node');
+/** code-server's entry script, run with NODE24. */
+export const CODE_SERVER_ENTRY =
+  process.env.HOLDFAST_E2E_CODE_SERVER_ENTRY ||
+  path.join(CACHE, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The settings every test VS Code starts with (E2E.md), plus what makes the UI inspectable. */
+export const BASE_SETTINGS: Record<string, unknown> = {
+  'workbench.startupEditor': 'none',
+  'security.workspace.trust.enabled': false,
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'update.mode': 'none',
+  'telemetry.telemetryLevel': 'off',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'chat.disableAIFeatures': true,
+  'chat.commandCenter.enabled': false,
+  // Terminal tabs always listed, even for one terminal, so tests can read names and order.
+  'terminal.integrated.tabs.enabled': true,
+  'terminal.integrated.tabs.hideCondition': 'never',
+  // DOM renderer: the terminal's text is in the page, readable by tests.
+  'terminal.integrated.gpuAcceleration': 'off',
+  'window.confirmBeforeClose': 'never',
+  'window.restoreWindows': 'none',
+};

@@ -1,0 +1,139 @@
+// Isolation: a private runtime dir (socket), state dir (checkpoints, logs) and the CLI, so the daemon
+// a test's VS Code starts is that test's own; the daemon and session checks the tests make through it.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { REPO_ROOT } from './environment';
+import { allProcs, kill, readEnviron } from './processes';
+import { makeTempDir, safeName, waitFor } from './utilities';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The `holdfast` CLI built at dist/cli.js. */
+export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+
+/**
+ * One per test file: a temp XDG_RUNTIME_DIR / XDG_STATE_HOME and HOLDFAST_SOCKET, so the
+ * daemon the extension starts is this test's own. `dispose()` stops that daemon.
+ */
+export class Isolation {
+  readonly dir: string;
+  readonly runtimeDir: string;
+  readonly stateHome: string;
+  readonly socket: string;
+  readonly workspace: string;
+
+  constructor(readonly name: string) {
+    this.dir = makeTempDir(safeName(name));
+    this.runtimeDir = path.join(this.dir, 'run');
+    this.stateHome = path.join(this.dir, 'state');
+    fs.mkdirSync(this.runtimeDir, { mode: 0o700 });
+    fs.mkdirSync(this.stateHome, { mode: 0o700 });
+    this.socket = path.join(this.runtimeDir, 'holdfast', 'holdfast.sock');
+    this.workspace = path.join(this.dir, 'workspace');
+    fs.mkdirSync(this.workspace);
+  }
+
+  /** Environment additions for code-server (and so the extension host and the daemon). */
+  get env(): Record<string, string> {
+    return { XDG_RUNTIME_DIR: this.runtimeDir, XDG_STATE_HOME: this.stateHome, HOLDFAST_SOCKET: this.socket };
+  }
+
+  /** Runs `node dist/cli.js ARGS --socket S`. Never throws for a non-zero exit. */
+  cli(args: string[], opts: { timeout?: number } = {}): CliResult {
+    try {
+      const stdout = execFileSync(process.execPath, [CLI, ...args, '--socket', this.socket], {
+        encoding: 'utf8',
+        timeout: opts.timeout ?? 15_000,
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      return { code: 0, stdout, stderr: '' };
+    } catch (err) {
+      const e = err as { status?: number | null; stdout?: string; stderr?: string; message: string };
+      return { code: e.status ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? e.message };
+    }
+  }
+
+  /** Runs the CLI with --json and parses stdout; throws with its stderr on failure. */
+  cliJson<T = unknown>(args: string[]): T {
+    const r = this.cli([...args, '--json']);
+    if (r.code !== 0)
+      throw new Error(`holdfast ${args.join(' ')} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** All sessions (`holdfast list --json`); [] when no daemon listens. */
+  sessions(): SessionView[] {
+    const r = this.cli(['list', '--json']);
+    if (r.code === 6) return [];
+    if (r.code !== 0) throw new Error(`holdfast list exited ${r.code}: ${r.stderr.trim()}`);
+    const parsed = JSON.parse(r.stdout) as { sessions?: SessionView[] } | SessionView[];
+    return Array.isArray(parsed) ? parsed : (parsed.sessions ?? []);
+  }
+
+  session(id: string): SessionView {
+    const parsed = this.cliJson<{ session?: SessionView } & SessionView>(['show', id]);
+    return parsed.session ?? parsed;
+  }
+
+  /** The session's screen as text lines (`holdfast read ID --json`). */
+  screen(id: string): string[] {
+    const parsed = this.cliJson<{ lines?: string[] } | string[]>(['read', id]);
+    return Array.isArray(parsed) ? parsed : (parsed.lines ?? []);
+  }
+
+  /** Polls the session's screen until it matches. */
+  async waitForScreen(id: string, pattern: RegExp | string, timeout = 20_000): Promise<string> {
+    return waitFor(
+      () => {
+        const text = this.screen(id).join('\n');
+        return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
+      },
+      { timeout, message: `session ${id} to show ${String(pattern)}` },
+    );
+  }
+
+  /** Stops this test's daemon (if any), then kills anything still carrying this isolation's env. */
+  async dispose(opts: { keepDir?: boolean } = {}): Promise<void> {
+    if (fs.existsSync(CLI)) this.cli(['stop'], { timeout: 10_000 });
+    const marker = `HOLDFAST_SOCKET=${this.socket}`;
+    const runtime = `XDG_RUNTIME_DIR=${this.runtimeDir}`;
+    const leftovers = () =>
+      allProcs().filter(
+        (p) =>
+          p.pid !== process.pid && p.state !== 'Z' && readEnviron(p.pid).some((e) => e === marker || e === runtime),
+      );
+    try {
+      await waitFor(() => leftovers().length === 0, { timeout: 4_000, message: 'the daemon to stop' });
+    } catch {
+      for (const p of leftovers()) kill(p.pid, 'SIGKILL');
+    }
+    if (!opts.keepDir) fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The parts of a session the tests look at (the CLI's JSON, see src/protocol/messages.ts). */
+export interface SessionView {
+  id: string;
+  name: string;
+  pid: number;
+  state: string;
+  cwd?: string;
+  cols: number;
+  rows: number;
+  clients?: { owners: number; watchers: number };
+  metadata?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Processes whose command line mentions the daemon script and this socket. */
+export function daemonPids(iso: Isolation): number[] {
+  return allProcs()
+    .filter((p) => p.state !== 'Z' && p.cmdline.some((a) => a.endsWith('daemon.js')) && p.cmdline.includes(iso.socket))
+    .map((p) => p.pid);
+}

@@ -1,0 +1,91 @@
+// Small utilities of the e2e harness: tracing, polling, free ports, temp dirs, safe file names.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const TRACE = !!process.env.HOLDFAST_E2E_TRACE;
+const traceStart = Date.now();
+/** With HOLDFAST_E2E_TRACE=1, prints what the harness does, with seconds since it started. */
+export function trace(message: string): void {
+  if (TRACE) process.stderr.write(`[e2e ${((Date.now() - traceStart) / 1000).toFixed(1)}s] ${message}\n`);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface WaitOptions {
+  timeout?: number;
+  interval?: number;
+  /** Said in the error when the condition is not met in time. */
+  message?: string;
+}
+
+/**
+ * Polls `condition` until it returns something other than undefined/null/false, and returns
+ * that. Exceptions thrown by the condition count as "not yet" (the last one is reported).
+ */
+export async function waitFor<T>(
+  condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  opts: WaitOptions = {},
+): Promise<T> {
+  const timeout = opts.timeout ?? 30_000;
+  const interval = opts.interval ?? 200;
+  const deadline = Date.now() + timeout;
+  let lastError: unknown;
+  let lastValue: unknown;
+  for (;;) {
+    try {
+      const value = await condition();
+      lastValue = value;
+      if (value !== undefined && value !== null && value !== false) return value as T;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() >= deadline) {
+      const why =
+        lastError instanceof Error
+          ? `; last error: ${lastError.message}`
+          : lastValue !== undefined
+            ? `; last value: ${JSON.stringify(lastValue)}`
+            : '';
+      throw new Error(`timed out after ${timeout} ms waiting for ${opts.message ?? 'a condition'}${why}`);
+    }
+    await sleep(interval);
+  }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `holdfast-e2e-${prefix}-`));
+}
+
+/** `text` matched literally inside a RegExp. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `name` as a file name: letters, digits, dot, dash and underscore, at most 120 characters. */
+export function safeName(name: string): string {
+  return (
+    name
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 120) || 'unnamed'
+  );
+}
