@@ -1,9 +1,8 @@
 // `holdfast grep`: the daemon's `search` over every session's history and screen, printed like grep.
-import { NoDaemonError } from '../../protocol/client';
-import { Capability, SearchMatch, SearchParams, SearchResult } from '../../protocol/messages';
+import { SearchMatch, SearchParams } from '../../protocol/messages';
 import { compilePattern } from '../../protocol/textPattern';
 import { boolOpt, expectPositionals, intOpt, stringOpt } from '../args';
-import { Command, Context } from '../command';
+import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 import { printable } from '../../protocol/printable';
@@ -23,10 +22,8 @@ interface Row {
 export function formatMatches(matches: SearchMatch[], context: number): string {
   const bySession = new Map<string, { name: string; rows: Map<number, Row> }>();
   for (const m of matches) {
-    // An archive in a checkpoint file keeps its old id: the name tells them apart.
-    const key = `${m.session}@${m.name}`;
-    let entry = bySession.get(key);
-    if (!entry) bySession.set(key, (entry = { name: m.name, rows: new Map() }));
+    let entry = bySession.get(m.session);
+    if (!entry) bySession.set(m.session, (entry = { name: m.name, rows: new Map() }));
     const { rows } = entry;
     m.before.forEach((text, i) => {
       const line = m.line - m.before.length + i;
@@ -53,51 +50,22 @@ export function formatMatches(matches: SearchMatch[], context: number): string {
   return out.map((l) => l + '\n').join('');
 }
 
-function search(ctx: Context, params: SearchParams): Promise<SearchResult> {
-  return withClient(ctx, (client) => client.request('search', params));
-}
-
-/** The daemon's matches (when one runs), then those in checkpoint files it does not hold. */
-async function withArchives(ctx: Context, params: SearchParams): Promise<SearchResult> {
-  let result: SearchResult = { matches: [], truncated: false };
-  let currentCheckpoint: string | undefined;
-  try {
-    result = await withClient(ctx, async (client) => {
-      const found = await client.request('search', params);
-      if (client.supports(Capability.Recovery))
-        currentCheckpoint = (await client.request('recovery.list', {})).checkpoints.find((c) => c.current)?.id;
-      return found;
-    });
-  } catch (err) {
-    // No daemon: the checkpoint files are all there is to search.
-    if (!(err instanceof NoDaemonError)) throw err;
-  }
-  if (result.truncated) return result;
-  // Loaded only here: it brings the emulator, which no other command needs.
-  const { searchCheckpoints } = await import('../archivedSearch');
-  const truncated = await searchCheckpoints(ctx.env, params, currentCheckpoint, result.matches);
-  return { matches: result.matches, truncated };
-}
-
 export const grepCommand: Command = {
   name: 'grep',
   summary: "search every session's history and screen",
-  usage: 'grep PATTERN [--session S] [--context N] [--limit N] [--ignore-case] [--archived]',
+  usage: 'grep PATTERN [--session S] [--context N] [--limit N] [--ignore-case]',
   options: {
     session: { type: 'string', value: 'S', help: 'only this session (id or name)' },
     context: { type: 'string', value: 'N', help: `N lines of context around each match (at most ${MAX_CONTEXT})` },
     limit: { type: 'string', value: 'N', help: 'at most N matches (default 200)' },
     'ignore-case': { type: 'boolean', short: 'i', help: 'match upper and lower case alike' },
-    archived: {
-      type: 'boolean',
-      help: 'also the saved screens of checkpoints no running daemon holds (read from the files; works with no daemon)',
-    },
   },
   details: [
     'PATTERN is RE2 syntax (linear time: no backreferences or lookaround), matched against each line.',
     'Prints NAME:LINE: TEXT per match (LINE counts from 1), NAME-LINE- TEXT for context, -- between groups.',
     'Exit code 1 when nothing matched, like grep. --json prints {"matches": [...], "truncated": BOOL}',
     "with each match's 0-based line in its session's history + screen (as read --scrollback numbers it).",
+    'Archived sessions are searched too (their saved screen); a checkpoint is, once restored (recovery restore).',
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'PATTERN');
@@ -116,7 +84,7 @@ export const grepCommand: Command = {
       context,
       limit: intOpt(ctx.args, 'limit', 1),
     };
-    const result = boolOpt(ctx.args, 'archived') ? await withArchives(ctx, params) : await search(ctx, params);
+    const result = await withClient(ctx, (client) => client.request('search', params));
     return {
       data: result,
       text: formatMatches(result.matches, context),
