@@ -3,6 +3,8 @@
 // JSON, run with sh and the event's JSON on stdin; Codex's -c notify=[...] array, run with its
 // payload appended), and the session's attention follows, pushed as events.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -51,6 +53,12 @@ process.stdin.on('data', () => {
 `;
 
 let daemon: TestDaemon;
+
+/** `holdfast ARGS` against the test's daemon; its stdout (fails the test on a non-zero exit). */
+async function cli(args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [CLI_SCRIPT, ...args], { env: daemon.env });
+  return stdout;
+}
 let client: HoldfastClient;
 let bin: string;
 const attention: { id: string; attention: SessionAttention }[] = [];
@@ -136,6 +144,10 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
   await untilState(session.id, 'done', 'hook');
   const { session: info } = await client.request('show', { session: session.id });
   assert.equal(info.attention.state, 'done');
+  // The CLI says so too: list's STATE, show's attention line, and a wait for it.
+  assert.match(await cli(['list']), new RegExp(`^${session.id} .* done `, 'm'));
+  assert.match(await cli(['show', session.id]), /^attention: +done \(hook, since /m);
+  assert.match(await cli(['wait', session.id, '--for', 'done', '--json']), /"met": ?true/);
   assert.equal((info.metadata.agent as { sessionId: string }).sessionId, id);
 });
 

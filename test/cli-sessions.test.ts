@@ -44,7 +44,8 @@ describe('with an on-demand daemon started by new', () => {
   test('list and show, plain and --json', async () => {
     const plain = await box.ok(['list']);
     assert.match(plain, /^ID +NAME +PID +STATE +SIZE/);
-    assert.match(plain, new RegExp(`^${shell} +shell +\\d+ +running +100x30`, 'm'));
+    // A live session's STATE is its attention: a shell at its prompt is idle once quiet.
+    assert.match(plain, new RegExp(`^${shell} +shell +\\d+ +(running|idle) +100x30`, 'm'));
     const { sessions } = JSON.parse(await box.ok(['list', '--json'])) as { sessions: SessionInfo[] };
     assert.deepEqual(
       sessions.map((s) => s.id),

@@ -7,7 +7,7 @@ import { parseWaitCondition, sendPayload } from '../src/cli/commands/io';
 import { parseSignal } from '../src/cli/commands/sessions';
 import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
-import { formatAge, formatState, shellQuote, table } from '../src/cli/output';
+import { formatAge, formatPhase, formatState, shellQuote, table } from '../src/cli/output';
 import { printable } from '../src/protocol/printable';
 import { hoistGlobals, runCli } from '../src/cli/run';
 import {
@@ -213,6 +213,12 @@ test('help: overview, per command, and no command at all', async () => {
 
 test('human output: states, ages, tables, quoting', () => {
   assert.equal(formatState({ state: 'running', exit: null }), 'running');
+  const waiting = { state: 'waiting', since: 1, source: 'hook' } as const;
+  assert.equal(formatPhase({ state: 'running', exit: null, attention: waiting }), 'waiting');
+  assert.equal(
+    formatPhase({ state: 'exited', exit: { code: 2, signal: null, at: 1 }, attention: waiting }),
+    'exited (2)',
+  );
   assert.equal(formatState({ state: 'exited', exit: { code: 3, signal: null, at: 0 } }), 'exited (3)');
   assert.equal(formatState({ state: 'exited', exit: { code: null, signal: 'SIGTERM', at: 0 } }), 'exited (SIGTERM)');
   assert.equal(formatAge(0, 59_000), '59s');

@@ -12,6 +12,12 @@ export function formatState(s: Pick<SessionInfo, 'state' | 'exit'>): string {
   return `exited (${s.exit.code ?? '?'})`;
 }
 
+/** A live session by what it needs (running, waiting for you, done, idle); an exited one by its exit. */
+export function formatPhase(s: Pick<SessionInfo, 'state' | 'exit' | 'attention'>): string {
+  // A daemon older than attention sends none.
+  return s.state === 'exited' ? formatState(s) : (s.attention?.state ?? s.state);
+}
+
 export function formatClients(c: SessionInfo['clients']): string {
   const parts = [
     `${c.owners} owner${c.owners === 1 ? '' : 's'}`,
@@ -68,7 +74,7 @@ export function sessionTable(sessions: SessionInfo[], now = Date.now()): string 
     s.id,
     printable(s.name),
     String(s.pid),
-    formatState(s),
+    formatPhase(s),
     `${s.cols}x${s.rows}`,
     `${s.clients.owners}+${s.clients.watchers}`,
     formatAge(s.createdAt, now),
@@ -85,6 +91,8 @@ export function sessionDetails(s: SessionInfo): string {
     ['pid', String(s.pid)],
     ['state', formatState(s)],
   ];
+  if (s.state !== 'exited' && s.attention)
+    lines.push(['attention', `${s.attention.state} (${s.attention.source}, since ${formatTime(s.attention.since)})`]);
   if (s.exit)
     lines.push(
       ['exit', s.exit.signal ? `signal ${s.exit.signal}` : `code ${s.exit.code}`],
