@@ -41,13 +41,13 @@ function checkedPattern(params: SearchParams): TextPattern {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What a search asks, checked and bounded: the compiled pattern, the context and the limit. */
-export interface SearchPlan {
+interface SearchPlan {
   pattern: TextPattern;
   context: number;
   limit: number;
 }
 
-export function planSearch(params: SearchParams): SearchPlan {
+function planSearch(params: SearchParams): SearchPlan {
   return {
     pattern: checkedPattern(params),
     context: Math.min(params.context ?? 0, SearchTuning.MaxContext),
@@ -59,7 +59,7 @@ export function planSearch(params: SearchParams): SearchPlan {
  * Appends the matches among `lines` to `matches` (oldest first), in slices with a turn of the
  * event loop between them; false when `plan.limit` was reached and a further line matched.
  */
-export async function matchLines(
+async function matchLines(
   lines: string[],
   source: { session: string; name: string },
   plan: SearchPlan,

@@ -1,11 +1,11 @@
 // `holdfast grep`: the daemon's `search` over every session's history and screen, printed like grep.
 import { SearchMatch, SearchParams } from '../../protocol/messages';
+import { printable } from '../../protocol/printable';
 import { compilePattern } from '../../protocol/textPattern';
 import { boolOpt, expectPositionals, intOpt, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
-import { printable } from '../../protocol/printable';
 
 /** Context lines at most (the daemon's bound too). */
 const MAX_CONTEXT = 50;
