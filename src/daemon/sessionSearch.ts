@@ -14,7 +14,8 @@ export enum SearchTuning {
   MaxContext = 50,
   /**
    * Lines matched per turn of the event loop: a slice costs a few ms, and between slices the
-   * daemon serves other clients and the sessions' output (measured: 10 sessions × 10k lines, 30-70 ms in all, another client answered within 5-25 ms).
+   * daemon serves other clients and the sessions' output (measured: 10 sessions × 10k lines took
+   * 30-70 ms in all, and another client's request was answered within 5-25 ms meanwhile).
    */
   SliceLines = 8192,
   /** A longer line (a stored logical line can be very long) is cut in the answer, so replies stay small. */
