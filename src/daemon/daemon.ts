@@ -44,7 +44,7 @@ export interface DaemonOptions {
 export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' };
 
 /** Methods that change nothing: still answered while the daemon stops. */
-const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'detach']);
+const READ_ONLY_METHODS = new Set<Method>(['list', 'show', 'read', 'status', 'detach', 'search']);
 
 export class Daemon implements RequestHandler, MethodHost {
   readonly startedAt = Date.now();

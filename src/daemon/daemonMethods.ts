@@ -10,6 +10,7 @@ import { DaemonError } from './daemonError';
 import { isSignalName } from './ptyProcess';
 import type { Session } from './session';
 import { checkedSize, SessionRegistry } from './sessionRegistry';
+import { searchSessions } from './sessionSearch';
 import type { WaitFor } from './sessionWaits';
 
 export type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
@@ -127,6 +128,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       const met = await session.wait(waitFor(p.condition), Math.min(p.timeoutMs ?? MAX_WAIT_MS, MAX_WAIT_MS));
       return { met, session: session.info() };
     },
+    search: (p) => searchSessions(registry, p),
     kill: (p) => kill(registry, p),
     remove: async (p) => {
       await registry.remove(registry.get(p.session));

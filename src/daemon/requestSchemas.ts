@@ -114,6 +114,13 @@ export const PARAMS = {
   'config.reload': none,
   relaunch: z.object({ session: sessionRef, argv: argv.optional(), env: env.optional() }),
   resume: z.object({ session: sessionRef, env: env.optional(), resumeArgv: argv.optional() }),
+  search: z.object({
+    pattern: z.string().min(1, 'a pattern is required'), // compiled by searchSessions (textPattern.ts)
+    flags: z.string().optional(),
+    session: sessionRef.optional(),
+    context: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).optional(),
+  }),
 } satisfies Record<Method, z.ZodType>;
 
 // Compile-time: each schema's type and the protocol's Params<M> accept the same values.

@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import { newAgent, resumeAllAgents, startArchive } from './agentCommands';
 import { CommandContext, sessionArg, targetTab } from './commandContext';
 import { openLog, restartDaemon, showStatus } from './daemonCommands';
+import { registerHistoryDocuments } from './historyDocument';
+import { registerSessionSearch } from './sessionSearch';
 import { attachSession, focusSession, killSession, removeSession, renameSession } from './sessionCommands';
 
 export type { CommandContext } from './commandContext';
@@ -48,5 +50,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     run('holdfast.showStatus', 'Show Daemon Status', () => showStatus(ctx)),
     run('holdfast.restartDaemon', 'Restart Daemon', () => restartDaemon(ctx)),
     run('holdfast.openLog', 'Open Log', () => openLog(ctx)),
+    ...registerHistoryDocuments(ctx, run),
+    ...registerSessionSearch(ctx, run),
   ];
 }

@@ -14,6 +14,7 @@ export enum Capability {
   Stop = 'stop',
   Recovery = 'recovery', // checkpoints, recovery.*, config.*, relaunch, resume
   Attention = 'attention', // SessionInfo.attention, 'attention' events, notify
+  Search = 'search', // search: every session's history and screen
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -112,6 +113,31 @@ export type WaitCondition =
   | { kind: 'text'; pattern: string; flags?: string; history?: boolean }
   | { kind: 'attention'; states: AttentionState[] }; // e.g. waiting: it needs you
 
+/** RE2 pattern (linear time), flags from "ims"; one session or all; `context` lines around each match. */
+export interface SearchParams {
+  pattern: string;
+  flags?: string;
+  session?: string;
+  context?: number;
+  limit?: number;
+}
+
+/** `line`: the index in the session's history + screen, as `read` with all the scrollback numbers it. */
+export interface SearchMatch {
+  session: string;
+  name: string;
+  line: number;
+  text: string;
+  before: string[];
+  after: string[];
+}
+
+/** truncated: more lines matched than `limit`. */
+export interface SearchResult {
+  matches: SearchMatch[];
+  truncated: boolean;
+}
+
 /** Method → [params, result]. */
 export interface Methods extends RecoveryMethods {
   list: [Record<string, never>, { sessions: SessionInfo[] }];
@@ -134,6 +160,7 @@ export interface Methods extends RecoveryMethods {
   subscribe: [Record<string, never>, { sessions: SessionInfo[] }];
   status: [Record<string, never>, DaemonStatus];
   stop: [Record<string, never>, Record<string, never>];
+  search: [SearchParams, SearchResult];
 }
 
 export type Method = keyof Methods;

@@ -4,6 +4,7 @@ import { Command } from '../command';
 import { doctorCommand } from '../doctor';
 import { mcpCommand } from '../mcp';
 import { serveCommand, stopCommand, versionCommand } from './daemon';
+import { grepCommand } from './grep';
 import { readCommand, sendCommand, waitCommand } from './io';
 import { notifyCommand } from './notify';
 import { configCommand, recoveryCommand, relaunchCommand, resumeCommand } from './recovery';
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   readCommand,
   sendCommand,
   waitCommand,
+  grepCommand,
   notifyCommand,
   attachCommand,
   resizeCommand,

@@ -1,0 +1,131 @@
+// *Holdfast: Open Session History*: a session's whole history and screen as a read-only document
+// (scheme holdfast-history:, content from `read` with all the scrollback), so the editor's search,
+// selection and copy work on it. Session search opens its matches here too.
+import * as vscode from 'vscode';
+import { printable, printableLines } from '../protocol/printable';
+import { CommandContext, sessionArg } from './commandContext';
+
+export const HISTORY_SCHEME = 'holdfast-history';
+
+/** Registers a command with the one failure report every Holdfast command has (commands.ts's `run`). */
+export type RegisterCommand = (
+  id: string,
+  title: string,
+  fn: (...args: unknown[]) => Promise<unknown>,
+) => vscode.Disposable;
+
+/** Where `holdfast.openSessionHistory` puts the cursor: a match of `search` (line 0-based). */
+export interface HistoryLine {
+  line: number;
+  text: string;
+}
+
+/** holdfast-history:/ID/NAME: the tab shows the name; the id says which session. */
+export function historyUri(session: { id: string; name: string }): vscode.Uri {
+  const name = printable(session.name).replace(/[/\\]/g, '_') || session.id;
+  return vscode.Uri.from({ scheme: HISTORY_SCHEME, path: `/${session.id}/${name}` });
+}
+
+function sessionIdOf(uri: vscode.Uri): string {
+  return uri.path.split('/')[1] ?? '';
+}
+
+/** The lines `search` numbers: the history above the screen, then the screen. */
+async function readHistory(ctx: CommandContext, sessionId: string): Promise<string[]> {
+  const client = await ctx.tabs.connection.get();
+  return (await client.request('read', { session: sessionId, scrollback: Number.MAX_SAFE_INTEGER })).lines;
+}
+
+class HistoryContent implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly ctx: CommandContext) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    let lines: string[];
+    try {
+      lines = await readHistory(this.ctx, sessionIdOf(uri));
+    } catch (err) {
+      // E.g. a document VS Code brings back after a reload, of a session removed since: say so in it.
+      return `Holdfast: this session's history cannot be read: ${printable((err as Error).message)}\n`;
+    }
+    // Program output: control and bidi characters shown as escapes, the lines kept.
+    return printableLines(lines.join('\n'));
+  }
+
+  /** An open document is read again the next time it is shown. */
+  refresh(uri: vscode.Uri): void {
+    this.changed.fire(uri);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/**
+ * Opens the session's history with `line` (0-based, as `search` numbers it) selected. When the
+ * history moved since (wrapped rows joined as they left the screen), the nearest line with `text`.
+ */
+async function openHistory(
+  content: HistoryContent,
+  session: { id: string; name: string },
+  at: HistoryLine | undefined,
+): Promise<void> {
+  const uri = historyUri(session);
+  content.refresh(uri);
+  const document = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(document, { preview: false });
+  if (at) {
+    const line = nearestLine(document, at.line, printable(at.text));
+    const range = new vscode.Range(line, 0, line, document.lineAt(line).text.length);
+    editor.selection = new vscode.Selection(range.start, range.end);
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
+  }
+}
+
+function historyLineArg(value: unknown): HistoryLine | undefined {
+  const at = value as HistoryLine | undefined;
+  return typeof at?.line === 'number' && typeof at.text === 'string' ? at : undefined;
+}
+
+function nearestLine(document: vscode.TextDocument, line: number, text: string): number {
+  const last = document.lineCount - 1;
+  for (let d = 0; d <= last; d++) {
+    for (const candidate of [line - d, line + d])
+      if (candidate >= 0 && candidate <= last && document.lineAt(candidate).text === text) return candidate;
+    if (line - d < 0 && line + d > last) break;
+  }
+  return Math.min(Math.max(0, line), last);
+}
+
+/** The session of the sidebar card or tab it was invoked from, else the active tab's, else one picked. */
+async function chooseSession(ctx: CommandContext, arg: unknown): Promise<{ id: string; name: string } | undefined> {
+  const client = await ctx.tabs.connection.get();
+  const id = sessionArg(arg) ?? ctx.tabs.activeTab()?.sessionId;
+  if (id) return (await client.request('show', { session: id })).session;
+  const sessions = await ctx.sessions.refresh(client);
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage('Holdfast: there are no sessions.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    sessions.map((session) => ({ label: printable(session.name), description: session.id, session })),
+    { placeHolder: "Open which Holdfast session's history?", matchOnDescription: true },
+  );
+  return pick?.session;
+}
+
+/** The document provider and `holdfast.openSessionHistory [sessionId] [{line, text}]` (session search passes both). */
+export function registerHistoryDocuments(ctx: CommandContext, register: RegisterCommand): vscode.Disposable[] {
+  const content = new HistoryContent(ctx);
+  return [
+    content,
+    vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, content),
+    register('holdfast.openSessionHistory', 'Open Session History', async (arg, at) => {
+      const session = await chooseSession(ctx, arg);
+      if (session) await openHistory(content, session, historyLineArg(at));
+    }),
+  ];
+}
