@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
+import type { StatusFacts } from './doctor';
 import { readLayout } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
@@ -12,15 +13,7 @@ export interface CommandContext {
   sessions: SessionList;
   log: vscode.LogOutputChannel;
   /** Facts for the status report that only the activation knows. */
-  statusFacts(): Promise<{
-    installDir?: string;
-    installError?: string;
-    cliLauncher?: string;
-    windowCliHook?: string;
-    remoteCli?: string;
-    systemdScope: boolean;
-    extensionVersion: string;
-  }>;
+  statusFacts(): Promise<StatusFacts>;
 }
 
 /** The active Holdfast tab, else one the user picks among this window's. */

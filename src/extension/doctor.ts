@@ -16,6 +16,12 @@ export interface Check {
   fix?: string;
 }
 
+/** What only the activation knows about this window's install, for the report. */
+export type StatusFacts = Pick<
+  DoctorInput,
+  'extensionVersion' | 'installDir' | 'installError' | 'cliLauncher' | 'windowCliHook' | 'remoteCli' | 'systemdScope'
+>;
+
 export interface DoctorInput {
   socket: string;
   client: HoldfastClient | undefined;
