@@ -177,3 +177,22 @@ test('a bad report gets a clear one-line error and changes nothing', async () =>
   assert.notEqual(info.attention.source, 'hook');
   assert.equal((info.metadata.agent as { sessionId?: string }).sessionId, undefined);
 });
+
+test('a burst of output changes attention with its own event only: no session event, so no checkpoint write', async () => {
+  const { session } = await client.request('create', { argv: ['sh', '-c', 'read go; echo burst; exec sleep 1000'] });
+  await untilState(session.id, 'idle', 'output');
+  const seen: string[] = [];
+  const sub = client.onEvent((event) => {
+    if ('id' in event && event.id === session.id) seen.push(event.type);
+    if (event.type === 'session' && event.session.id === session.id) seen.push('session');
+  });
+  try {
+    await client.request('send', { session: session.id, data: 'go\r' });
+    await untilState(session.id, 'running', 'output');
+    await untilState(session.id, 'idle', 'output');
+    assert.ok(seen.includes('attention'), seen.join(','));
+    assert.ok(!seen.includes('session'), `no session event: ${seen.join(',')}`);
+  } finally {
+    sub.dispose();
+  }
+});

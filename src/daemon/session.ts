@@ -78,10 +78,8 @@ export class Session implements IDisposable {
         {
           id: this.id,
           fire: (event) => this.fire(event),
-          attentionChanged: () => {
-            this.changed();
-            this.waits.attentionChanged();
-          },
+          // Only the 'attention' event: a 'session' event would have the checkpointer write at every burst.
+          attentionChanged: () => this.waits.attentionChanged(),
           quiet: () => {
             if (this.emulator.backlog === 0) this.emulator.compactHistory();
             this.waits.check();

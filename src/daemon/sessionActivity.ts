@@ -13,7 +13,7 @@ export enum SessionTiming {
 export interface ActivityHost {
   readonly id: string;
   fire(event: DaemonEvent): void;
-  /** Attention changed (so did the session's info). */
+  /** Attention changed (after its 'attention' event). */
   attentionChanged(): void;
   /** A quiet spell began (the session compacts its history and checks its waits). */
   quiet(): void;
