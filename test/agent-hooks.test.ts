@@ -178,7 +178,7 @@ test('a bad report gets a clear one-line error and changes nothing', async () =>
   assert.equal((info.metadata.agent as { sessionId?: string }).sessionId, undefined);
 });
 
-test('a burst of output changes attention with its own event only: no session event, so no checkpoint write', async () => {
+test('a burst changes attention with its own event only: no session event, so no checkpoint write', async () => {
   const { session } = await client.request('create', { argv: ['sh', '-c', 'read go; echo burst; exec sleep 1000'] });
   await untilState(session.id, 'idle', 'output');
   const seen: string[] = [];
