@@ -1,5 +1,6 @@
 // Ending a program's process group: the signal asked for, SIGKILL after the grace period, done
-// once the leader is reaped and nothing of its group is left.
+// once the leader is reaped (node-pty's exit) and nothing alive of its group is left (PtyProcess
+// asks processGroup.ts, which works without /proc too).
 import type { IDisposable } from '../protocol/disposable';
 import type { PtyProcess } from './ptyProcess';
 

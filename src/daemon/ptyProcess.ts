@@ -1,11 +1,13 @@
 // A program on a pseudo-terminal (node-pty), in its own session and process group.
 // Two things node-pty does not do for us: keep the last output of a program that exits right
-// after writing (nodePtyInternals.ts), and never signal a process group whose members are all gone.
+// after writing (nodePtyInternals.ts), and never signal a process group whose members are all gone
+// (what is left of a group is asked of processGroup.ts).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { internalsOf } from './nodePtyInternals';
+import { pidInUse, ProcessGroups, processGroups } from './processGroup';
 
 export interface ExitInfo {
   code: number | null;
@@ -20,6 +22,8 @@ export interface PtyOptions {
   rows: number;
   /** Where a failure nobody asked about is reported (the daemon's log). */
   log?: (line: string) => void;
+  /** How what is left of the group is asked (tests pass another; the daemon's choice by default). */
+  processGroups?: ProcessGroups;
 }
 
 const SIGNAL_NAMES = new Map<number, string>(
@@ -37,9 +41,12 @@ export function isSignalName(name: string): name is NodeJS.Signals {
 export class PtyProcess implements IDisposable {
   private readonly term: pty.IPty;
   private readonly log: (line: string) => void;
+  private readonly groups: ProcessGroups;
   private exitInfo: ExitInfo | undefined;
   /** The leader is reaped and its group was seen empty: from then on its pid may be someone else's. */
   private groupGone = false;
+  /** SIGKILL reached the group after the leader was reaped: nothing alive can be left in it. */
+  private killedAfterExit = false;
   private readonly disposables: IDisposable[] = [];
   private readonly onDataEmitter = new Emitter<Buffer>();
   readonly onData = this.onDataEmitter.event;
@@ -49,6 +56,7 @@ export class PtyProcess implements IDisposable {
   constructor(options: PtyOptions) {
     const [file, ...args] = options.argv;
     this.log = options.log ?? (() => undefined);
+    this.groups = options.processGroups ?? processGroups;
     this.term = pty.spawn(file, args, {
       name: options.env.TERM ?? 'xterm-256color',
       cols: options.cols,
@@ -62,7 +70,7 @@ export class PtyProcess implements IDisposable {
       this.term.onData((data) => this.onDataEmitter.fire(data as unknown as Buffer)),
       this.term.onExit(({ exitCode, signal }) => {
         this.exitInfo = signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null };
-        this.membersAfterExit(); // most programs leave nothing behind: settle it before the pid can be reused
+        this.groupLeftAfterExit(); // most programs leave nothing behind: settle it before the pid can be reused
         this.onExitEmitter.fire(this.exitInfo);
       }),
     );
@@ -134,9 +142,10 @@ export class PtyProcess implements IDisposable {
    * the leader is unreaped or members of the group are still alive, so a recycled pid is never hit.
    */
   signalGroup(signal: NodeJS.Signals): boolean {
-    if (this.exitInfo && this.membersAfterExit().length === 0) return false;
+    if (this.exitInfo && !this.groupLeftAfterExit()) return false;
     try {
       process.kill(-this.pid, signal);
+      if (this.exitInfo && signal === 'SIGKILL') this.killedAfterExit = true;
       return true;
     } catch {
       // Just spawned: the child may not have called setsid yet, so its group does not exist. It
@@ -153,19 +162,22 @@ export class PtyProcess implements IDisposable {
 
   /** True while the leader runs or anything in its process group is alive (zombies count as gone). */
   get groupAlive(): boolean {
-    return !this.exitInfo || this.membersAfterExit().length > 0;
+    return !this.exitInfo || this.groupLeftAfterExit();
   }
 
   /**
-   * The group's live members once the leader is reaped. The kernel reuses a pid only when nothing
-   * holds it, not even as a process group id: once the group is seen empty, or a process has the
-   * leader's pid again, a group with that id belongs to someone else, for good.
+   * Whether something alive may be left in the group once the leader is reaped. The kernel reuses
+   * a pid only when nothing holds it, not even as a process group id: once the group is seen empty
+   * (or only zombies), or a process has the leader's pid again, a group with that id belongs to
+   * someone else, for good. Where zombies cannot be told apart, SIGKILL sent ends the question.
    */
-  private membersAfterExit(): number[] {
-    if (this.groupGone) return [];
-    const members = groupMembers(this.pid);
-    if (members.length === 0 || fs.existsSync(`/proc/${this.pid}`)) this.groupGone = true;
-    return this.groupGone ? [] : members;
+  private groupLeftAfterExit(): boolean {
+    if (this.groupGone) return false;
+    const members = this.groups.members(this.pid);
+    const nothingAlive = members === 'none' || members === 'zombies' || (members === 'unknown' && this.killedAfterExit);
+    // The pid is asked about after the group, so a reuse between the two is seen.
+    if (nothingAlive || pidInUse(this.pid)) this.groupGone = true;
+    return !this.groupGone;
   }
 
   dispose(): void {
@@ -173,40 +185,5 @@ export class PtyProcess implements IDisposable {
     this.onDataEmitter.dispose();
     this.onExitEmitter.dispose();
     if (!this.exitInfo) this.signalGroup('SIGKILL');
-  }
-}
-
-/** Live (non-zombie) processes whose process group is `pgid`, read from /proc. */
-export function groupMembers(pgid: number): number[] {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    // No /proc to list (a hardened mount): whether the group exists at all is what can be known.
-    return probeGroup(pgid) ? [pgid] : [];
-  }
-  const members: number[] = [];
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue; // exited since the directory was read
-    }
-    // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[2]) === pgid) members.push(Number(entry));
-  }
-  return members;
-}
-
-function probeGroup(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    // ESRCH: no such group; EPERM: it exists, only its members are not ours to signal.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

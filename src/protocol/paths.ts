@@ -9,11 +9,24 @@ function userId(): number {
   return typeof process.getuid === 'function' ? process.getuid() : 0;
 }
 
-/** The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock, else a per-user dir under the temp dir. */
+/**
+ * The temp dir as `env` names it (TMPDIR, as os.tmpdir() reads it), so the choice can be tested
+ * with another environment. On macOS TMPDIR is per-user and private already (/var/folders/.../T).
+ */
+function tmpDir(env: NodeJS.ProcessEnv): string {
+  const tmp = env.TMPDIR;
+  return tmp && path.isAbsolute(tmp) ? path.resolve(tmp) : os.tmpdir();
+}
+
+/**
+ * The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock, else a per-user dir under the temp
+ * dir ($TMPDIR/holdfast-UID; macOS never sets XDG_RUNTIME_DIR). Either dir must be 0700 and yours
+ * (endpointTrust.ts).
+ */
 export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string {
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'holdfast', SOCKET_NAME);
-  return path.join(os.tmpdir(), `holdfast-${userId()}`, SOCKET_NAME);
+  return path.join(tmpDir(env), `holdfast-${userId()}`, SOCKET_NAME);
 }
 
 /** --socket wins, then HOLDFAST_SOCKET, then the default. */
@@ -26,11 +39,11 @@ export function tokenPathFor(socketPath: string): string {
   return `${socketPath}.token`;
 }
 
+/** $XDG_STATE_HOME/holdfast, else ~/.local/state/holdfast: the same on Linux and macOS. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   const base =
-    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
-      ? env.XDG_STATE_HOME
-      : path.join(os.homedir(), '.local', 'state');
+    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
   return path.join(base, 'holdfast');
 }
 
