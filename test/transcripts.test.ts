@@ -97,8 +97,19 @@ describe('transcripts', () => {
         'assistant: Found it \\u{1b}[2J in a.log',
       ],
     });
-    // Started elsewhere (or the folder named another way): every project folder is looked in.
-    assert.equal(await findTranscript(agent, path.join(home, 'elsewhere'), home), file);
+    // Appended to (the conversation goes on): read again.
+    fs.appendFileSync(file, jsonl([{ type: 'user', message: { role: 'user', content: 'and then?' } }]));
+    assert.equal((await readTranscript(agent, cwd, home))?.lines.at(-1), 'user: and then?');
+  });
+
+  test("a file in another project folder (started elsewhere, or a long path's hashed name) is found", async () => {
+    const id = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+    const other = path.join(home, '.claude', 'projects', '-some-other-place-1x2y3z');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, `${id}.jsonl`), jsonl(claudeRecords(cwd, 'MARK-3')));
+    const transcript = await readTranscript({ profile: 'claude', sessionId: id }, cwd, home);
+    assert.equal(transcript?.file, path.join(other, `${id}.jsonl`));
+    assert.equal(transcript?.lines[0], 'user: find MARK-3 in the logs');
   });
 
   test('a bad id, another profile, or no agent finds nothing', async () => {

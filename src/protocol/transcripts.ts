@@ -152,6 +152,18 @@ async function inside(realRoot: string, candidate: string): Promise<string | und
   }
 }
 
+/** The file found per agent id, and its lines while it keeps its size and time: search runs at every keystroke. */
+const found = new Map<string, string>();
+const rendered = new Map<string, { size: number; mtimeMs: number; lines: string[]; partial: boolean }>();
+/** Entries each cache keeps, the least recently stored dropped first. */
+const CACHED = 16;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  cache.delete(key);
+  if (cache.size >= CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
+
 function profileOf(agent: TranscriptAgent | undefined): { profile: Profile; id: string } | undefined {
   const profile = agent?.profile;
   if (profile !== 'claude' && profile !== 'codex' && profile !== 'gemini') return undefined;
@@ -170,6 +182,10 @@ export async function findTranscript(
   const root = path.join(home, ...FOLDERS[which.profile]);
   const realRoot = await realpathOrUndefined(root);
   if (!realRoot) return undefined;
+  const key = `${realRoot}\0${which.profile}\0${which.id}`;
+  const known = found.get(key);
+  // Checked again: it may have moved (Codex archives and compresses) or been replaced.
+  if (known && (await inside(realRoot, known))) return known;
   const candidates =
     which.profile === 'claude'
       ? await claudeCandidates(root, which.id, cwd)
@@ -180,6 +196,7 @@ export async function findTranscript(
     const file = await inside(realRoot, candidate);
     if (!file) continue;
     if (which.profile === 'gemini' && !(await geminiFileIs(file, which.id).catch(() => false))) continue;
+    remember(found, key, file);
     return file;
   }
   return undefined;
@@ -195,10 +212,6 @@ async function readTail(file: string): Promise<{ text: string; partial: boolean 
   return { text: newline < 0 ? '' : text.slice(newline + 1), partial: true };
 }
 
-/** Lines rendered per file, while it keeps its size and time: search runs again at every keystroke. */
-const rendered = new Map<string, { size: number; mtimeMs: number; lines: string[]; partial: boolean }>();
-const MAX_RENDERED = 16;
-
 async function render(profile: Profile, file: string): Promise<{ lines: string[]; partial: boolean }> {
   const { size, mtimeMs } = await fs.promises.stat(file);
   const cached = rendered.get(file);
@@ -210,9 +223,7 @@ async function render(profile: Profile, file: string): Promise<{ lines: string[]
       : profile === 'codex'
         ? codexLines(text)
         : geminiLines(text, file.endsWith('.json'));
-  rendered.delete(file);
-  if (rendered.size >= MAX_RENDERED) rendered.delete(rendered.keys().next().value!);
-  rendered.set(file, { size, mtimeMs, lines, partial });
+  remember(rendered, file, { size, mtimeMs, lines, partial });
   return { lines, partial };
 }
 
