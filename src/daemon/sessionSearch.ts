@@ -1,6 +1,9 @@
 // The `search` request: a pattern over every session's history and screen (archived sessions too:
-// their saved screen is their history), read the way `read` reads them, matched in linear time.
+// their saved screen is their history), read the way `read` reads them, matched in linear time; then
+// over an agent's conversation from its transcript file, which a full-screen agent's scrollback lacks.
 import { ErrorCode, SearchMatch, SearchParams, SearchResult } from '../protocol/messages';
+import { agentOf } from '../protocol/recovery';
+import { readTranscript } from '../protocol/transcripts';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
 import { DaemonError } from './daemonError';
 import type { Session } from './session';
@@ -62,7 +65,7 @@ function planSearch(params: SearchParams): SearchPlan {
  */
 async function matchLines(
   lines: string[],
-  source: { session: string; name: string },
+  source: Pick<SearchMatch, 'session' | 'name' | 'source'>,
   plan: SearchPlan,
   matches: SearchMatch[],
 ): Promise<boolean> {
@@ -99,6 +102,10 @@ export async function searchSessions(
     if (!registry.list().includes(session)) continue;
     const source = { session: session.id, name: session.name };
     if (!(await matchLines(sessionLines(session), source, plan, matches))) return { matches, truncated: true };
+    // The daemon runs as the user, in the user's home: the agent's files are its to read.
+    const transcript = await readTranscript(agentOf(session.metadata), session.info().cwd);
+    if (transcript && !(await matchLines(transcript.lines, { ...source, source: 'transcript' }, plan, matches)))
+      return { matches, truncated: true };
   }
   return { matches, truncated: false };
 }

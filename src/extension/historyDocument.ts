@@ -1,8 +1,11 @@
 // *Holdfast: Open Session History*: a session's whole history and screen as a read-only document
 // (scheme holdfast-history:, content from `read` with all the scrollback), so the editor's search,
-// selection and copy work on it. Session search opens its matches here too.
+// selection and copy work on it. Session search opens its matches here too. An agent's conversation
+// from its own transcript file follows (full-screen agents leave no history): transcripts.ts.
 import * as vscode from 'vscode';
 import { printable, printableLines } from '../protocol/printable';
+import { agentOf } from '../protocol/recovery';
+import { readTranscript } from '../protocol/transcripts';
 import { CommandContext, sessionArg } from './commandContext';
 
 export const HISTORY_SCHEME = 'holdfast-history';
@@ -14,11 +17,15 @@ export type RegisterCommand = (
   fn: (...args: unknown[]) => Promise<unknown>,
 ) => vscode.Disposable;
 
-/** Where `holdfast.openSessionHistory` puts the cursor: a match of `search` (line 0-based). */
+/** Where `holdfast.openSessionHistory` puts the cursor: a `search` match (line 0-based; a transcript's with source). */
 export interface HistoryLine {
   line: number;
   text: string;
+  source?: 'transcript';
 }
+
+/** The line that starts the transcript's section; its lines follow it. */
+const CONVERSATION_HEADER = '── conversation (from ';
 
 /** holdfast-history:/ID/NAME: the tab shows the name; the id says which session. */
 export function historyUri(session: { id: string; name: string }): vscode.Uri {
@@ -30,10 +37,22 @@ function sessionIdOf(uri: vscode.Uri): string {
   return uri.path.split('/')[1] ?? '';
 }
 
-/** The lines `search` numbers: the history above the screen, then the screen. */
+/**
+ * The lines `search` numbers: the history above the screen, then the screen; then, for an agent
+ * with a transcript, its conversation under a header (the extension host runs as the same user, on
+ * the daemon's machine, so it reads the file with the daemon's rule).
+ */
 async function readHistory(ctx: CommandContext, sessionId: string): Promise<string[]> {
   const client = await ctx.tabs.connection.get();
-  return (await client.request('read', { session: sessionId, scrollback: Number.MAX_SAFE_INTEGER })).lines;
+  const [{ lines }, { session }] = await Promise.all([
+    client.request('read', { session: sessionId, scrollback: Number.MAX_SAFE_INTEGER }),
+    client.request('show', { session: sessionId }),
+  ]);
+  const transcript = await readTranscript(agentOf(session.metadata), session.cwd);
+  if (!transcript) return lines;
+  const tail = transcript.partial ? ', its latest part' : '';
+  const header = `${CONVERSATION_HEADER}${transcript.agentName}'s transcript ${transcript.file}${tail}) ──`;
+  return [...lines, '', header, ...transcript.lines];
 }
 
 class HistoryContent implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -78,7 +97,7 @@ async function openHistory(
   const document = await vscode.workspace.openTextDocument(uri);
   const editor = await vscode.window.showTextDocument(document, { preview: false });
   if (at) {
-    const line = nearestLine(document, at.line, printable(at.text));
+    const line = nearestLine(document, documentLine(document, at), printable(at.text));
     const range = new vscode.Range(line, 0, line, document.lineAt(line).text.length);
     editor.selection = new vscode.Selection(range.start, range.end);
     editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
@@ -87,7 +106,16 @@ async function openHistory(
 
 function historyLineArg(value: unknown): HistoryLine | undefined {
   const at = value as HistoryLine | undefined;
-  return typeof at?.line === 'number' && typeof at.text === 'string' ? at : undefined;
+  if (typeof at?.line !== 'number' || typeof at.text !== 'string') return undefined;
+  return { line: at.line, text: at.text, source: at.source === 'transcript' ? 'transcript' : undefined };
+}
+
+/** A transcript's line counts from the line after its header. */
+function documentLine(document: vscode.TextDocument, at: HistoryLine): number {
+  if (at.source !== 'transcript') return at.line;
+  for (let line = document.lineCount - 1; line >= 0; line--)
+    if (document.lineAt(line).text.startsWith(CONVERSATION_HEADER)) return line + 1 + at.line;
+  return at.line;
 }
 
 function nearestLine(document: vscode.TextDocument, line: number, text: string): number {

@@ -29,7 +29,7 @@ function itemOf(match: SearchMatch): MatchItem {
   const context = [...match.before, ...match.after].map(shown).filter((line) => line !== '');
   return {
     label: shown(match.text) || ' ',
-    description: `${shown(match.name)} · line ${match.line + 1}`,
+    description: `${shown(match.name)} · ${match.source === 'transcript' ? 'transcript ' : ''}line ${match.line + 1}`,
     detail: context.join('  ⏎  ') || undefined,
     // The quick pick's own fuzzy filter would hide regex matches: the daemon did the matching.
     alwaysShow: true,
@@ -92,7 +92,7 @@ async function showSearch(ctx: CommandContext): Promise<void> {
       const chosen = pick.selectedItems[0]?.match;
       if (!chosen) return;
       pick.hide();
-      const at: HistoryLine = { line: chosen.line, text: chosen.text };
+      const at: HistoryLine = { line: chosen.line, text: chosen.text, source: chosen.source };
       void vscode.commands.executeCommand('holdfast.openSessionHistory', chosen.session, at);
     }),
     pick.onDidHide(() => {

@@ -122,7 +122,11 @@ export interface SearchParams {
   limit?: number;
 }
 
-/** `line`: the index in the session's history + screen, as `read` with all the scrollback numbers it. */
+/**
+ * `line`: the index in the session's history + screen, as `read` with all the scrollback numbers it;
+ * with `source: 'transcript'`, in the lines of its agent's conversation read from the agent's own
+ * transcript file (src/protocol/transcripts.ts), which a full-screen agent's scrollback lacks.
+ */
 export interface SearchMatch {
   session: string;
   name: string;
@@ -130,6 +134,7 @@ export interface SearchMatch {
   text: string;
   before: string[];
   after: string[];
+  source?: 'transcript';
 }
 
 /** truncated: more lines matched than `limit`. */

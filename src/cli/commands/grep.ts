@@ -17,13 +17,16 @@ interface Row {
 
 /**
  * grep's layout: `name:N: text` for a match, `name-N- text` for context, `--` between groups that
- * do not touch. N counts from 1 like grep; --json keeps the protocol's 0-based `line`.
+ * do not touch. N counts from 1 like grep; --json keeps the protocol's 0-based `line`. Lines from
+ * an agent's transcript are `name[transcript]:N: text`, N counting the conversation's lines.
  */
 export function formatMatches(matches: SearchMatch[], context: number): string {
   const bySession = new Map<string, { name: string; rows: Map<number, Row> }>();
   for (const m of matches) {
-    let entry = bySession.get(m.session);
-    if (!entry) bySession.set(m.session, (entry = { name: m.name, rows: new Map() }));
+    const key = m.source === 'transcript' ? `${m.session}\0transcript` : m.session;
+    let entry = bySession.get(key);
+    const name = printable(m.name) + (m.source === 'transcript' ? '[transcript]' : '');
+    if (!entry) bySession.set(key, (entry = { name, rows: new Map() }));
     const { rows } = entry;
     m.before.forEach((text, i) => {
       const line = m.line - m.before.length + i;
@@ -44,7 +47,7 @@ export function formatMatches(matches: SearchMatch[], context: number): string {
       previous = line;
       const row = rows.get(line)!;
       const mark = row.match ? ':' : '-';
-      out.push(`${printable(name)}${mark}${line + 1}${mark} ${printable(row.text)}`);
+      out.push(`${name}${mark}${line + 1}${mark} ${printable(row.text)}`);
     }
   }
   return out.map((l) => l + '\n').join('');
@@ -66,6 +69,8 @@ export const grepCommand: Command = {
     'Exit code 1 when nothing matched, like grep. --json prints {"matches": [...], "truncated": BOOL}',
     "with each match's 0-based line in its session's history + screen (as read --scrollback numbers it).",
     'Archived sessions are searched too (their saved screen); a checkpoint is, once restored (recovery restore).',
+    "An agent's conversation is searched in its own transcript file too (Claude Code, Codex, Gemini CLI draw on",
+    'the alternate screen, which leaves no history): those matches print as NAME[transcript]:LINE: TEXT.',
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'PATTERN');
