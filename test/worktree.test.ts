@@ -85,7 +85,7 @@ describe('worktree module', () => {
     git(wt.path, 'commit', '-q', '-m', 'work');
     const unpushed = await worktreeLoss(wt);
     assert.deepEqual(unpushed, { uncommitted: [], unpushed: 1 });
-    await assert.rejects(removeWorktree(wt), /1 commit on "work" not pushed or on another branch/);
+    await assert.rejects(removeWorktree(wt), /1 commit on "work" that no upstream or other branch has; not removed/);
 
     // Once another branch holds the commit, nothing is lost.
     git(repo, 'branch', 'keep', 'work');

@@ -101,11 +101,12 @@ export async function offerWorktreeRemoval(session: SessionInfo, log: vscode.Log
       `Removing deletes the folder ${worktree.path} and the branch "${worktree.branch}".` +
       (lost ? ` It has ${lost}: they would be lost.` : ' Nothing in it is uncommitted or unpushed.');
     const REMOVE = 'Remove Worktree';
+    // Keep first: it is the dialog's default button (Enter), and Escape keeps too.
     const choice = await vscode.window.showWarningMessage(
       `Holdfast: "${session.name}" ran in a git worktree. Remove the worktree too?`,
       { modal: true, detail },
-      REMOVE,
       'Keep Worktree',
+      REMOVE,
     );
     if (choice !== REMOVE) return;
     await removeWorktree(worktree, { force: true });

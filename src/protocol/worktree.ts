@@ -147,14 +147,14 @@ export async function worktreeLoss(worktree: WorktreeInfo): Promise<WorktreeLoss
   return { uncommitted, unpushed: Number(counted.trim()) || 0 };
 }
 
-/** "2 uncommitted changes and 1 commit on no other branch", or undefined when nothing would be lost. */
+/** "2 uncommitted changes and 1 commit on "B" that no upstream or other branch has"; undefined: nothing lost. */
 export function describeLoss(loss: WorktreeLoss, branch: string): string | undefined {
   const parts: string[] = [];
   const n = loss.uncommitted.length;
   if (n > 0) parts.push(`${n} uncommitted change${n === 1 ? '' : 's'}`);
   if (loss.unpushed > 0)
     parts.push(
-      `${loss.unpushed} commit${loss.unpushed === 1 ? '' : 's'} on "${branch}" not pushed or on another branch`,
+      `${loss.unpushed} commit${loss.unpushed === 1 ? '' : 's'} on "${branch}" that no upstream or other branch has`,
     );
   return parts.length > 0 ? parts.join(' and ') : undefined;
 }

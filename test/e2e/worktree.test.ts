@@ -1,5 +1,5 @@
 // E2E (issue 15, item 1): "Holdfast: New Agent in Worktree…" in a workspace that is a git repo
-// makes a branch and a worktree beside it and starts the agent there; the tab shows the branch.
+// makes a branch and a worktree beside it and starts the agent there; the tab and the card show the branch.
 // Kill Session offers to remove the worktree: with uncommitted work the dialog says so and Keep
 // keeps it; a clean one is removed with its branch.
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, makeTempDir, SessionView, waitFor } from './harness';
+import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, SessionView, waitFor } from './harness';
 
 /** Says which folder it runs in (its name: a full path would wrap), then echoes lines like an agent. */
 const STAND_IN = `#!/usr/bin/env bash
@@ -88,6 +88,13 @@ test(
       assert.equal(git(dirtyPath, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'agent/e2e-one');
       await wb.waitForHoldfastTabs([{ name: 'claude · agent/e2e-one', active: true }], { settleMs: 0 });
       await wb.waitForTerminalText('agent in agent-e2e-one');
+      await openSidebar(wb);
+      const sidebar = new SessionsWebview(wb, 'sidebar');
+      await waitFor(async () => (await sidebar.branch(dirty.id)) === '\u2387 agent/e2e-one', {
+        timeout: 20_000,
+        message: 'the sidebar card to show the branch',
+      });
+      await wb.clickTerminalTab('claude · agent/e2e-one');
 
       // 2. Uncommitted work: Kill Session asks, says what would be lost; Keep keeps it.
       fs.writeFileSync(path.join(dirtyPath, 'notes.txt'), 'work in progress\n');
