@@ -146,6 +146,14 @@ describe('holdfast new --worktree', () => {
     assert.ok(isOneErrorLine(notRepo.stderr), notRepo.stderr);
     assert.match(notRepo.stderr, /not a git repository/);
 
+    // No git on PATH (node runs by its full path, so the CLI itself still starts).
+    const noGit = await box.run(['new', '--worktree', 'x', '--cwd', repo, '--', 'cat'], {
+      env: { ...box.env, PATH: tempDir('hf-wt-nopath-') },
+    });
+    assert.equal(noGit.code, 1);
+    assert.ok(isOneErrorLine(noGit.stderr), noGit.stderr);
+    assert.match(noGit.stderr, /git is not installed/);
+
     // The session cannot start (no such command): the worktree and its branch go again.
     const failed = await box.run(['new', '--worktree', 'agent/broken', '--cwd', repo, '--', 'no-such-command-hf']);
     assert.notEqual(failed.code, 0);
