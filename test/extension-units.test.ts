@@ -328,6 +328,7 @@ test('security: previews follow no link; an untrusted workspace cannot pick the 
     'holdfast.shell.args',
     'holdfast.shell.path',
     'holdfast.socketPath',
+    'holdfast.worktrees.folder',
   ]);
   for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations)
     assert.ok(manifest.contributes.configuration.properties[key], `${key} is a real setting`);

@@ -178,6 +178,14 @@ test('directories under home start with ~', () => {
   assert.equal(toCard(session('a'), { phase: 'idle', since: T0 }, 'ws', '/home/u').cwd, '~/project');
 });
 
+test("a worktree session's card shows its branch; a malformed record shows none", () => {
+  const worktree = { path: '/src/app.worktrees/agent-x', branch: 'agent/x', repo: '/src/app' };
+  const idle = { phase: 'idle', since: T0 } as const;
+  assert.equal(toCard(session('a', { metadata: { worktree } }), idle, 'ws').branch, 'agent/x');
+  assert.equal(toCard(session('b', { metadata: { worktree: { branch: 'x' } } }), idle, 'ws').branch, undefined);
+  assert.equal(toCard(session('c'), idle, 'ws').branch, undefined);
+});
+
 test('elapsed times', () => {
   assert.equal(formatElapsed(-5), '0s');
   assert.equal(formatElapsed(59_999), '59s');

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
 import {
+  type AgentProfile,
   agentLaunch,
   findExecutable,
   findProfile,
@@ -26,6 +27,21 @@ function resumeCommandFor(ctx: CommandContext, session: SessionInfo): string[] |
 }
 
 export async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
+  const profile = await pickAgentProfile(ctx, profileId);
+  if (!profile) return;
+  const launch = agentLaunch(profile);
+  await ctx.tabs.newTerminal('panel', undefined, {
+    argv: launch.argv,
+    metadata: { agent: launch.agent },
+    nameBase: profile.id,
+  });
+}
+
+/**
+ * The profile `profileId` names, or the one the user picks; undefined when they cancel, open the
+ * settings instead, or its command is not installed (they were told).
+ */
+export async function pickAgentProfile(ctx: CommandContext, profileId?: string): Promise<AgentProfile | undefined> {
   const { profiles } = agentProfiles(ctx);
   let profile = profileId ? findProfile(profiles, profileId) : undefined;
   if (profileId && !profile)
@@ -42,10 +58,10 @@ export async function newAgent(ctx: CommandContext, profileId?: string): Promise
       ],
       { placeHolder: 'Start which agent? It runs in a Holdfast session and can be resumed after a reboot.' },
     );
-    if (!pick) return;
+    if (!pick) return undefined;
     if (!pick.profile) {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
-      return;
+      return undefined;
     }
     profile = pick.profile;
   }
@@ -53,14 +69,9 @@ export async function newAgent(ctx: CommandContext, profileId?: string): Promise
   if (!findExecutable(profile.argv[0], start.env.PATH, start.cwd)) {
     const choice = await vscode.window.showErrorMessage(missingAgentMessage(profile), 'Open Settings');
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
-    return;
+    return undefined;
   }
-  const launch = agentLaunch(profile);
-  await ctx.tabs.newTerminal('panel', undefined, {
-    argv: launch.argv,
-    metadata: { agent: launch.agent },
-    nameBase: profile.id,
-  });
+  return profile;
 }
 
 /** Resume / Relaunch: the given archive, the active tab's, or one the user picks. */

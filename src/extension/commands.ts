@@ -6,6 +6,7 @@ import { CommandContext, sessionArg, targetTab } from './commandContext';
 import { openLog, restartDaemon, showStatus } from './daemonCommands';
 import { registerHistoryDocuments } from './historyDocument';
 import { registerSessionSearch } from './sessionSearch';
+import { newAgentInWorktree, WorktreeAgentArgs } from './worktreeCommands';
 import { attachSession, focusSession, killSession, removeSession, renameSession } from './sessionCommands';
 
 export type { CommandContext } from './commandContext';
@@ -39,6 +40,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     run('holdfast.renameSession', 'Rename Session', (id?: string) => renameSession(ctx, sessionArg(id))),
     run('holdfast.killSession', 'Kill Session', (id?: string) => killSession(ctx, sessionArg(id))),
     run('holdfast.newAgent', 'New Agent', (opts?: { profile?: string }) => newAgent(ctx, opts?.profile)),
+    // Optional argument {profile, branch}: scripts and tests; the palette asks for both.
+    run('holdfast.newAgentInWorktree', 'New Agent in Worktree', (args?: WorktreeAgentArgs) =>
+      newAgentInWorktree(ctx, args),
+    ),
     run('holdfast.focusSession', 'Focus Session', (id?: string) => focusSession(ctx, sessionArg(id), 'panel')),
     run('holdfast.openSessionInEditor', 'Open Session in Editor Area', (id?: string) =>
       focusSession(ctx, sessionArg(id), 'editor'),

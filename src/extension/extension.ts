@@ -22,6 +22,7 @@ import { StartupTerminalSweep } from './startupTerminal';
 import { StatusBar } from './statusBar';
 import { systemdScopePrefix, systemdScopeWorks } from './systemdScope';
 import { TabManager } from './tabs';
+import { offerWorktreeRemoval } from './worktreeCommands';
 
 let running: DisposableStore | undefined;
 
@@ -69,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): void {
       log,
       windowCliHook: config.windowCliHook,
       sessionPath: launchers.sessionPath,
+      sessionRemoved: (session) => void offerWorktreeRemoval(session, log),
     }),
   );
   const services: Services = { context, config, log, install, launchers, connection, sessions, tabs };

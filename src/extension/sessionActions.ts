@@ -26,6 +26,8 @@ export interface ActionsContext {
   showSession(session: SessionInfo, location: TabLocation): vscode.Terminal | undefined;
   reportError(message: string, error: unknown): void;
   warn(line: string): void;
+  /** A session killed here is gone. */
+  sessionRemoved(session: SessionInfo): void;
 }
 
 export class SessionActions {
@@ -80,13 +82,15 @@ export class SessionActions {
     const tab = this.ctx.registry.tabForSession(id);
     if (tab) tab.closeIntent = 'removed';
     const client = await this.ctx.connection.get();
+    const known = this.ctx.sessions.get(id) ?? tab?.session;
     try {
-      await client.request('kill', { session: id, remove: true });
+      this.ctx.sessionRemoved((await client.request('kill', { session: id, remove: true })).session);
     } catch (err) {
       if (!(err instanceof RequestError)) throw err;
       if (err.code === ErrorCode.NoSession) return;
       if (err.code !== ErrorCode.Exited) throw err;
       await client.request('remove', { session: id });
+      if (known) this.ctx.sessionRemoved(known);
     }
   }
 

@@ -4,6 +4,7 @@
 // Also the card model the webviews render. Pure: no vscode import, unit-tested.
 import type { AttentionState, DaemonEvent, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
+import { worktreeOf } from '../protocol/worktree';
 import { archiveAction } from './archives';
 import { readLayout } from './layout';
 
@@ -106,6 +107,8 @@ export interface Card {
   exitLabel?: string;
   title?: string;
   cwd?: string;
+  /** The git branch of the worktree it runs in (New Agent in Worktree…). */
+  branch?: string;
   cols: number;
   rows: number;
   createdAt: number;
@@ -185,6 +188,7 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     exitLabel: status.phase === 'archived' ? archivedLabel(info) : exitLabel(status.exit),
     title: info.title || undefined,
     cwd: info.cwd ? displayPath(info.cwd, home) : undefined,
+    branch: worktreeOf(info.metadata)?.branch,
     cols: info.cols,
     rows: info.rows,
     createdAt: info.createdAt,

@@ -13,6 +13,11 @@ export const settings = {
     const value = config().get<number>('scrollback', 10000);
     return Number.isFinite(value) && value >= 0 ? Math.min(Math.floor(value), 1_000_000) : 10000;
   },
+  /** Where New Agent in Worktree… puts worktrees; empty: `<repo parent>/<repo name>.worktrees`. */
+  worktreesFolder(): string | undefined {
+    const value = config().get<string>('worktrees.folder', '');
+    return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+  },
   /** What closing a Holdfast tab by hand does to its session. */
   closeAction(): CloseAction {
     const value = config().get<string>('closeAction', 'kill');

@@ -31,6 +31,8 @@ export interface TabsOptions {
   sessionPath(): string[];
   /** This window's CLI hook (the extension host's VSCODE_IPC_HOOK_CLI), if the editor has one. */
   windowCliHook: string | undefined;
+  /** A session this window killed is gone (its worktree may be offered for removal). */
+  sessionRemoved?(session: SessionInfo): void;
 }
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
@@ -39,6 +41,10 @@ export interface Launch {
   metadata: Record<string, unknown>;
   /** Default names are "<nameBase> N" (e.g. "claude 1") instead of "holdfast N". */
   nameBase: string;
+  /** Where it runs instead of the workspace folder (e.g. its git worktree). */
+  cwd?: string;
+  /** The session could not be created (the tab shows why); undoes what was made for it. */
+  createFailed?(error: unknown): void;
 }
 
 export class TabManager implements TabHost, vscode.Disposable {
@@ -71,6 +77,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       showSession: (session, location) => this.showSession(session, location),
       reportError: (message, error) => this.reportError(message, error),
       warn: (line) => log.warn(line),
+      sessionRemoved: (session) => options.sessionRemoved?.(session),
     });
     this.store.add(vscode.window.onDidOpenTerminal((t) => this.track(t)));
     this.store.add(vscode.window.onDidCloseTerminal((t) => void this.actions.onClosed(t)));
@@ -176,8 +183,13 @@ export class TabManager implements TabHost, vscode.Disposable {
       kind: 'new',
       name: sessionName,
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
-        const params = await this.createParams(sessionName, location, size, launch);
-        return (await creator.request('create', params)).session;
+        try {
+          const params = await this.createParams(sessionName, location, size, launch);
+          return (await creator.request('create', params)).session;
+        } catch (err) {
+          launch?.createFailed?.(err);
+          throw err;
+        }
       },
     };
   }
@@ -219,6 +231,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       name,
       argv: launch?.argv ?? [shell.path, ...shell.args],
       ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined),
+      ...(launch?.cwd ? { cwd: launch.cwd } : {}),
       cols: size?.cols,
       rows: size?.rows,
       scrollback: settings.scrollback(),

@@ -91,6 +91,14 @@ export class SessionsWebview {
     return this.card(id, (card) => card.querySelector('.elapsed')?.textContent ?? undefined);
   }
 
+  /** The card's branch line (a session in a git worktree), if it shows one. */
+  async branch(id: string): Promise<string | undefined> {
+    return this.card(id, (card) => {
+      const line = card.querySelector<HTMLElement>('.branch');
+      return line && !line.hidden ? (line.textContent ?? undefined) : undefined;
+    });
+  }
+
   async actions(id: string): Promise<string[] | undefined> {
     return this.card(id, (card) =>
       Array.from(card.querySelectorAll('.actions button')).map((b) => (b.className.match(/action-(\w+)/) ?? [])[1]),

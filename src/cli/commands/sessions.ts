@@ -4,10 +4,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { connectOrStart } from '../../protocol/launch';
 import { CreateParams } from '../../protocol/messages';
+import { createWorktree, removeWorktree, WorktreeError, WorktreeInfo } from '../../protocol/worktree';
 import { expectPositionals, intOpt, listOpt, parseEnvPairs, stringOpt, boolOpt } from '../args';
 import { Command } from '../command';
 import { connectOptions, withClient } from '../connect';
-import { usageError } from '../errors';
+import { CliError, ExitCode, usageError } from '../errors';
 import { formatState, sessionDetails, sessionTable } from '../output';
 
 const MAX_DIMENSION = 10000;
@@ -20,10 +21,17 @@ export function daemonScriptPath(): string {
 export const newCommand: Command = {
   name: 'new',
   summary: 'start a session (and an on-demand daemon if none is listening); prints its id',
-  usage: 'new [--name N] [--cwd DIR] [--cols C] [--rows R] [--env K=V]... [--scrollback N] [-- CMD ARGS...]',
+  usage:
+    'new [--name N] [--cwd DIR] [--worktree BRANCH] [--cols C] [--rows R] [--env K=V]... [--scrollback N] ' +
+    '[-- CMD ARGS...]',
   options: {
     name: { type: 'string', value: 'N', help: 'a name to refer to the session by' },
     cwd: { type: 'string', value: 'DIR', help: 'working directory (default: the current one)' },
+    worktree: {
+      type: 'string',
+      value: 'BRANCH',
+      help: 'run in a new git worktree on a new branch, made from the repository of --cwd',
+    },
     cols: { type: 'string', value: 'C', help: 'columns (default 80)' },
     rows: { type: 'string', value: 'R', help: 'rows (default 24)' },
     env: { type: 'string', multiple: true, value: 'K=V', help: 'set a variable in the session (repeatable)' },
@@ -34,6 +42,9 @@ export const newCommand: Command = {
       'options of its own: `holdfast new --name build -- make -j8`.',
     "The session's environment is the daemon's plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and " +
       "HOLDFAST_SESSION are set), not this shell's.",
+    'With --worktree the session runs in `git worktree add -b BRANCH <repo parent>/<repo>.worktrees/<branch>` ' +
+      '(slashes in BRANCH become -), recorded in its metadata as `worktree`; if the session cannot start, the ' +
+      'worktree and branch are removed again.',
     'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
   ],
   async run(ctx) {
@@ -52,15 +63,44 @@ export const newCommand: Command = {
       throw usageError(`no such directory: ${params.cwd}`);
     const env = parseEnvPairs(listOpt(args, 'env'));
     if (Object.keys(env).length > 0) params.env = env;
-    const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
+    const branch = stringOpt(args, 'worktree');
+    const worktree = branch === undefined ? undefined : await newWorktree(params, branch);
     try {
-      const { session } = await client.request('create', params);
-      return { data: session, text: session.id };
-    } finally {
-      client.close();
+      const client = await connectOrStart(connectOptions(ctx.socket), {
+        daemonScript: daemonScriptPath(),
+        env: ctx.env,
+      });
+      try {
+        const { session } = await client.request('create', params);
+        return { data: session, text: session.id };
+      } finally {
+        client.close();
+      }
+    } catch (err) {
+      // Nothing half made: a worktree without its session goes again (it has no work in it yet).
+      if (worktree)
+        await removeWorktree(worktree, { force: true }).catch((cleanup: Error) => {
+          throw new Error(`${(err as Error).message} (and the worktree ${worktree.path} stays: ${cleanup.message})`);
+        });
+      throw err;
     }
   },
 };
+
+/** Makes the worktree and points the session there (cwd, metadata.worktree, name). */
+async function newWorktree(params: CreateParams, branch: string): Promise<WorktreeInfo> {
+  let worktree: WorktreeInfo;
+  try {
+    worktree = await createWorktree(params.cwd!, branch);
+  } catch (err) {
+    if (err instanceof WorktreeError) throw new CliError(ExitCode.Failed, 'worktree', err.message);
+    throw err;
+  }
+  params.cwd = worktree.path;
+  params.metadata = { worktree };
+  params.name ??= branch;
+  return worktree;
+}
 
 export const listCommand: Command = {
   name: 'list',

@@ -1,4 +1,4 @@
-// One session's card: name, agent icon, state, elapsed time, title, cwd, action buttons and the
+// One session's card: name, agent icon, state, elapsed time, title, branch, cwd, action buttons and the
 // host element of its preview. Keys on a focused card: Enter/Space focus, F2 rename, Delete
 // kill or remove, arrows move between cards.
 import type { Card, CardAction, Phase } from '../sessionState';
@@ -20,6 +20,8 @@ export interface CardView {
   elapsed: HTMLElement;
   title: HTMLElement;
   cwd: HTMLElement;
+  /** The worktree's branch, when the session runs in one. */
+  branch: HTMLElement;
   actions: HTMLElement;
   previewHost: HTMLElement;
   preview?: Preview;
@@ -68,9 +70,10 @@ export function createView(card: Card): CardView {
   meta.append(state, title);
 
   const cwd = el('div', 'cwd');
+  const branch = el('div', 'branch');
   const previewHost = el('div', 'preview');
   previewHost.dataset.sessionId = card.id;
-  rootEl.append(head, meta, cwd, previewHost);
+  rootEl.append(head, meta, branch, cwd, previewHost);
 
   const view: CardView = {
     card,
@@ -83,6 +86,7 @@ export function createView(card: Card): CardView {
     elapsed,
     title,
     cwd,
+    branch,
     actions,
     previewHost,
     watching: false,
@@ -110,6 +114,9 @@ export function updateView(view: CardView, card: Card, now: number): void {
   view.cwd.textContent = card.cwd ? `\u200e${card.cwd}\u200e` : '';
   view.cwd.title = card.cwd ?? '';
   view.cwd.hidden = !card.cwd;
+  view.branch.textContent = card.branch ? `\u2387 ${card.branch}` : '';
+  view.branch.title = card.branch ? `git worktree branch ${card.branch}` : '';
+  view.branch.hidden = !card.branch;
   view.root.setAttribute(
     'aria-label',
     `${card.name}, ${card.agentLabel}, ${stateText(card)}${card.title ? `, ${card.title}` : ''}`,

@@ -1,0 +1,191 @@
+// Git worktrees for agents: one branch and folder per session, made beside the repository and
+// removed with it. The one home of the git rules, shared by the extension and the CLI (no vscode).
+// Git runs through execFile with argument lists (never a shell), always as `git -C DIR ...`.
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** What a session's metadata records as `worktree`. */
+export interface WorktreeInfo {
+  /** The worktree's folder, where the session runs. */
+  path: string;
+  branch: string;
+  /** The main repository's top folder. */
+  repo: string;
+}
+
+/** What removing a worktree and its branch would lose. */
+export interface WorktreeLoss {
+  /** `git status --porcelain` lines: changed, staged and untracked files. */
+  uncommitted: string[];
+  /** Commits on the branch that are on no upstream (or, without one, on no other branch). */
+  unpushed: number;
+}
+
+/** A refusal or failure worth one line to the user (no stack). */
+export class WorktreeError extends Error {}
+
+interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const GIT_TIMEOUT_MS = 30_000;
+
+/** Runs git; resolves with its exit code (non-zero is no error here), rejects only when git cannot run. */
+function git(dir: string, args: string[]): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      ['-C', dir, ...args],
+      { encoding: 'utf8', timeout: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env: gitEnv() },
+      (err, stdout, stderr) => {
+        const errno = (err as NodeJS.ErrnoException | null)?.code;
+        if (errno === 'ENOENT') return reject(new WorktreeError('git is not installed (no `git` on PATH)'));
+        if (err && typeof errno !== 'number') return reject(new WorktreeError(`git ${args[0]} failed: ${err.message}`));
+        resolve({ code: typeof errno === 'number' ? errno : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** No prompts and no pager: git runs without a terminal of its own. */
+function gitEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' };
+}
+
+/** git's own message, on one line. */
+function firstLine(result: GitResult): string {
+  return (result.stderr.trim() || result.stdout.trim()).split('\n')[0].replace(/^fatal: /, '');
+}
+
+async function gitOk(dir: string, args: string[]): Promise<string> {
+  const result = await git(dir, args);
+  if (result.code !== 0) throw new WorktreeError(`git ${args[0]} failed: ${firstLine(result)}`);
+  return result.stdout;
+}
+
+/** The top folder of the repository `dir` is in (for a worktree, the main repository's). */
+export async function repositoryRoot(dir: string): Promise<string> {
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new WorktreeError(`no such folder: ${dir}`);
+  const common = await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  if (common.code !== 0) throw new WorktreeError(`not a git repository: ${dir}`);
+  const gitDir = common.stdout.trim();
+  // A worktree's common dir is the main repository's .git; a bare repository has no worktree of its own.
+  if (path.basename(gitDir) === '.git') return path.dirname(gitDir);
+  const top = await git(dir, ['rev-parse', '--show-toplevel']);
+  if (top.code !== 0) throw new WorktreeError(`not a git repository with a working tree: ${dir}`);
+  return top.stdout.trim();
+}
+
+/** Refuses a name git would not take as a new branch (`git check-ref-format --branch`). */
+export async function checkBranchName(repo: string, branch: string): Promise<void> {
+  const result = await git(repo, ['check-ref-format', '--branch', branch]);
+  if (result.code !== 0 || branch.startsWith('-')) throw new WorktreeError(`not a valid branch name: "${branch}"`);
+}
+
+export async function branchExists(repo: string, branch: string): Promise<boolean> {
+  return (await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0;
+}
+
+/**
+ * Where the worktree of `branch` goes: `FOLDER/<branch with / as ->`, FOLDER being `folder` (relative
+ * to the repository's parent) or, by default, `<repo parent>/<repo name>.worktrees`.
+ */
+export function worktreePath(repo: string, branch: string, folder?: string): string {
+  const parent = path.dirname(repo);
+  const base = folder?.trim()
+    ? path.resolve(parent, folder.trim())
+    : path.join(parent, `${path.basename(repo)}.worktrees`);
+  return path.join(base, branch.replace(/\//g, '-'));
+}
+
+/** A branch name to suggest: `agent/<profile>-<month><day>-<hour><minute>`. */
+export function suggestBranch(profileId: string, now = new Date()): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const slug = profileId.toLowerCase().replace(/[^a-z0-9._-]+/g, '-') || 'agent';
+  const stamp = `${two(now.getMonth() + 1)}${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}`;
+  return `agent/${slug}-${stamp}`;
+}
+
+/** `git worktree add -b BRANCH PATH` from the repository `dir` is in; leaves nothing behind on failure. */
+export async function createWorktree(dir: string, branch: string, folder?: string): Promise<WorktreeInfo> {
+  const repo = await repositoryRoot(dir);
+  await checkBranchName(repo, branch);
+  if (await branchExists(repo, branch)) throw new WorktreeError(`branch "${branch}" already exists in ${repo}`);
+  const target = worktreePath(repo, branch, folder);
+  if (fs.existsSync(target)) throw new WorktreeError(`the worktree folder already exists: ${target}`);
+  const result = await git(repo, ['worktree', 'add', '-b', branch, target]);
+  if (result.code !== 0) {
+    // git undoes its own half-made worktree; the branch may be left (e.g. the checkout failed).
+    await dropBranch(repo, branch);
+    throw new WorktreeError(`git worktree add failed: ${firstLine(result)}`);
+  }
+  return { path: target, branch, repo };
+}
+
+/** What removing `worktree` and its branch would lose; nothing when its folder is gone. */
+export async function worktreeLoss(worktree: WorktreeInfo): Promise<WorktreeLoss> {
+  if (!fs.existsSync(worktree.path)) return { uncommitted: [], unpushed: 0 };
+  const status = await gitOk(worktree.path, ['status', '--porcelain']);
+  const uncommitted = status.split('\n').filter((line) => line.trim() !== '');
+  const upstream = await git(worktree.path, ['rev-parse', '--verify', '--quiet', '@{u}']);
+  const counted =
+    upstream.code === 0
+      ? await gitOk(worktree.path, ['rev-list', '--count', '@{u}..HEAD'])
+      : // Without an upstream: commits that no other branch (local or remote-tracking) holds.
+        await gitOk(worktree.path, [
+          'rev-list',
+          '--count',
+          'HEAD',
+          '--not',
+          `--exclude=${worktree.branch}`,
+          '--branches',
+          '--remotes',
+        ]);
+  return { uncommitted, unpushed: Number(counted.trim()) || 0 };
+}
+
+/** "2 uncommitted changes and 1 commit on "B" that no upstream or other branch has"; undefined: nothing lost. */
+export function describeLoss(loss: WorktreeLoss, branch: string): string | undefined {
+  const parts: string[] = [];
+  const n = loss.uncommitted.length;
+  if (n > 0) parts.push(`${n} uncommitted change${n === 1 ? '' : 's'}`);
+  if (loss.unpushed > 0)
+    parts.push(
+      `${loss.unpushed} commit${loss.unpushed === 1 ? '' : 's'} on "${branch}" that no upstream or other branch has`,
+    );
+  return parts.length > 0 ? parts.join(' and ') : undefined;
+}
+
+/**
+ * Removes the worktree's folder and its branch. Refuses when that would lose work, unless `force`
+ * (the user was told what would be lost).
+ */
+export async function removeWorktree(worktree: WorktreeInfo, options: { force?: boolean } = {}): Promise<void> {
+  if (!options.force) {
+    const lost = describeLoss(await worktreeLoss(worktree), worktree.branch);
+    if (lost) throw new WorktreeError(`the worktree ${worktree.path} has ${lost}; not removed`);
+  }
+  if (fs.existsSync(worktree.path)) {
+    await gitOk(worktree.repo, ['worktree', 'remove', '--force', worktree.path]);
+  } else {
+    await gitOk(worktree.repo, ['worktree', 'prune']);
+  }
+  await dropBranch(worktree.repo, worktree.branch);
+}
+
+async function dropBranch(repo: string, branch: string): Promise<void> {
+  if (await branchExists(repo, branch)) await gitOk(repo, ['branch', '-D', branch]);
+}
+
+/** The `worktree` a session's metadata records, if it is well formed. */
+export function worktreeOf(metadata: Record<string, unknown> | undefined): WorktreeInfo | undefined {
+  const raw = metadata && Object.prototype.hasOwnProperty.call(metadata, 'worktree') ? metadata.worktree : undefined;
+  if (!raw || typeof raw !== 'object') return undefined;
+  const { path: dir, branch, repo } = raw as Record<string, unknown>;
+  if (typeof dir !== 'string' || typeof branch !== 'string' || typeof repo !== 'string') return undefined;
+  if (!path.isAbsolute(dir) || !path.isAbsolute(repo)) return undefined;
+  return { path: dir, branch, repo };
+}

@@ -1,0 +1,164 @@
+// Worktrees per agent (src/protocol/worktree.ts) with real git in temp repositories, and
+// `holdfast new --worktree` against a real on-demand daemon.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SessionInfo } from '../src/protocol/messages';
+import {
+  createWorktree,
+  describeLoss,
+  removeWorktree,
+  repositoryRoot,
+  suggestBranch,
+  worktreeLoss,
+  worktreeOf,
+  worktreePath,
+} from '../src/protocol/worktree';
+import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
+import { tempDir } from './helpers/daemon';
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+}
+
+/** A repository with one commit, in its own temp folder (so its .worktrees sibling is private too). */
+function newRepo(): string {
+  const repo = path.join(tempDir('hf-wt-'), 'project');
+  fs.mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'config', 'user.name', 'Holdfast Test');
+  git(repo, 'config', 'user.email', 'test@example.invalid');
+  fs.writeFileSync(path.join(repo, 'README'), 'hello\n');
+  git(repo, 'add', 'README');
+  git(repo, 'commit', '-q', '-m', 'first');
+  return fs.realpathSync(repo);
+}
+
+describe('worktree module', () => {
+  test('creates the worktree beside the repository on a new branch', async () => {
+    const repo = newRepo();
+    const wt = await createWorktree(repo, 'agent/claude-1');
+    assert.equal(wt.repo, repo);
+    assert.equal(wt.branch, 'agent/claude-1');
+    assert.equal(wt.path, path.join(path.dirname(repo), 'project.worktrees', 'agent-claude-1'));
+    assert.equal(git(wt.path, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'agent/claude-1');
+    assert.ok(fs.existsSync(path.join(wt.path, 'README')));
+    // From inside the worktree, the repository is still the main one.
+    assert.equal(await repositoryRoot(wt.path), repo);
+    assert.deepEqual(worktreeOf({ worktree: wt }), wt);
+  });
+
+  test('a configured folder, relative to the repository parent', () => {
+    assert.equal(worktreePath('/src/app', 'a/b', 'trees'), '/src/trees/a-b');
+    assert.equal(worktreePath('/src/app', 'x', '/abs'), '/abs/x');
+    assert.match(suggestBranch('claude', new Date(2026, 11, 3, 7, 5)), /^agent\/claude-1203-0705$/);
+  });
+
+  test('refuses an existing branch, a bad name, an existing folder and a non-repository', async () => {
+    const repo = newRepo();
+    git(repo, 'branch', 'taken');
+    await assert.rejects(createWorktree(repo, 'taken'), /branch "taken" already exists/);
+    await assert.rejects(createWorktree(repo, 'bad..name'), /not a valid branch name/);
+    await assert.rejects(createWorktree(repo, '-x'), /not a valid branch name/);
+    fs.mkdirSync(worktreePath(repo, 'busy'), { recursive: true });
+    await assert.rejects(createWorktree(repo, 'busy'), /worktree folder already exists/);
+    assert.equal(git(repo, 'branch', '--list', 'busy'), '', 'no branch left behind');
+    const plain = tempDir('hf-wt-plain-');
+    await assert.rejects(createWorktree(plain, 'x'), /^Error: not a git repository: /);
+  });
+
+  test('detects uncommitted changes and unpushed commits; refuses to remove without force', async () => {
+    const repo = newRepo();
+    const wt = await createWorktree(repo, 'work');
+    assert.deepEqual(await worktreeLoss(wt), { uncommitted: [], unpushed: 0 });
+
+    fs.writeFileSync(path.join(wt.path, 'new.txt'), 'x\n');
+    const dirty = await worktreeLoss(wt);
+    assert.deepEqual(dirty.uncommitted, ['?? new.txt']);
+    assert.equal(describeLoss(dirty, 'work'), '1 uncommitted change');
+    await assert.rejects(removeWorktree(wt), /has 1 uncommitted change; not removed/);
+    assert.ok(fs.existsSync(wt.path));
+
+    git(wt.path, 'add', 'new.txt');
+    git(wt.path, 'commit', '-q', '-m', 'work');
+    const unpushed = await worktreeLoss(wt);
+    assert.deepEqual(unpushed, { uncommitted: [], unpushed: 1 });
+    await assert.rejects(removeWorktree(wt), /1 commit on "work" that no upstream or other branch has; not removed/);
+
+    // Once another branch holds the commit, nothing is lost.
+    git(repo, 'branch', 'keep', 'work');
+    assert.deepEqual(await worktreeLoss(wt), { uncommitted: [], unpushed: 0 });
+    // With an upstream, the count is against it.
+    git(wt.path, 'branch', '--set-upstream-to', 'keep');
+    fs.writeFileSync(path.join(wt.path, 'more.txt'), 'y\n');
+    git(wt.path, 'add', 'more.txt');
+    git(wt.path, 'commit', '-q', '-m', 'more');
+    assert.equal((await worktreeLoss(wt)).unpushed, 1);
+
+    await removeWorktree(wt, { force: true });
+    assert.ok(!fs.existsSync(wt.path));
+    assert.equal(git(repo, 'branch', '--list', 'work'), '');
+  });
+
+  test('removes a clean worktree and its branch', async () => {
+    const repo = newRepo();
+    const wt = await createWorktree(repo, 'clean/one');
+    await removeWorktree(wt);
+    assert.ok(!fs.existsSync(wt.path));
+    assert.equal(git(repo, 'branch', '--list', 'clean/one'), '');
+    assert.doesNotMatch(git(repo, 'worktree', 'list'), /clean-one/);
+  });
+});
+
+describe('holdfast new --worktree', () => {
+  let box: CliSandbox;
+  before(() => {
+    box = cliSandbox();
+  });
+  after(() => box.cleanup());
+
+  test('starts the session in a new worktree and records it', async () => {
+    const repo = newRepo();
+    const { code, stdout, stderr } = await box.run(['new', '--worktree', 'agent/cli', '--cwd', repo, '--', 'cat']);
+    assert.equal(code, 0, stderr);
+    const session = JSON.parse(await box.ok(['show', stdout.trim(), '--json'])) as SessionInfo;
+    const expected = path.join(path.dirname(repo), 'project.worktrees', 'agent-cli');
+    assert.equal(session.cwd, expected);
+    assert.equal(session.name, 'agent/cli');
+    assert.deepEqual(session.metadata?.worktree, { path: expected, branch: 'agent/cli', repo });
+    assert.equal(git(expected, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'agent/cli');
+    await box.ok(['rm', session.id]);
+  });
+
+  test('errors are one line and leave nothing behind', async () => {
+    const repo = newRepo();
+    git(repo, 'branch', 'taken');
+    const taken = await box.run(['new', '--worktree', 'taken', '--cwd', repo, '--', 'cat']);
+    assert.equal(taken.code, 1);
+    assert.ok(isOneErrorLine(taken.stderr), taken.stderr);
+    assert.match(taken.stderr, /branch "taken" already exists/);
+
+    const plain = tempDir('hf-wt-plain-');
+    const notRepo = await box.run(['new', '--worktree', 'x', '--cwd', plain, '--', 'cat']);
+    assert.equal(notRepo.code, 1);
+    assert.ok(isOneErrorLine(notRepo.stderr), notRepo.stderr);
+    assert.match(notRepo.stderr, /not a git repository/);
+
+    // No git on PATH (node runs by its full path, so the CLI itself still starts).
+    const noGit = await box.run(['new', '--worktree', 'x', '--cwd', repo, '--', 'cat'], {
+      env: { ...box.env, PATH: tempDir('hf-wt-nopath-') },
+    });
+    assert.equal(noGit.code, 1);
+    assert.ok(isOneErrorLine(noGit.stderr), noGit.stderr);
+    assert.match(noGit.stderr, /git is not installed/);
+
+    // The session cannot start (no such command): the worktree and its branch go again.
+    const failed = await box.run(['new', '--worktree', 'agent/broken', '--cwd', repo, '--', 'no-such-command-hf']);
+    assert.notEqual(failed.code, 0);
+    assert.ok(isOneErrorLine(failed.stderr), failed.stderr);
+    assert.ok(!fs.existsSync(worktreePath(repo, 'agent/broken')));
+    assert.equal(git(repo, 'branch', '--list', 'agent/broken'), '');
+  });
+});
