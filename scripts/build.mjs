@@ -1,5 +1,6 @@
 // Bundles the daemon, the CLI and the extension with esbuild. node-pty stays external (native).
-// The CLI holds no daemon code: `holdfast serve` and `holdfast new` start dist/daemon.js.
+// The CLI holds no daemon code: `holdfast serve` and `holdfast new` start dist/daemon.js. Nor the MCP
+// SDK: `holdfast mcp` loads dist/mcp.js (the server, most of it the SDK) only when it runs.
 // The sessions webview (sidebar, wall of screens) is browser code: its own bundle and styles in dist/webview.
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -7,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 const entries = {
   daemon: 'src/daemon/main.ts',
   cli: 'src/cli/main.ts',
+  mcp: 'src/cli/mcpServer.ts',
   extension: 'src/extension/extension.ts',
   bench: 'bench/bench.ts',
 };
@@ -23,6 +25,14 @@ const common = {
   define: { HOLDFAST_VERSION: JSON.stringify(process.env.npm_package_version ?? '0.0.0') },
 };
 
+/** In the CLI bundle, `import('./mcpServer')` stays a load of dist/mcp.js beside it. */
+const mcpServerApart = {
+  name: 'mcp-server-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/mcpServer$/ }, () => ({ path: './mcp.js', external: true }));
+  },
+};
+
 /** Fails the build when the CLI bundle took in a module of src/daemon (an import that should start dist/daemon.js). */
 function checkCliHasNoDaemon(result) {
   const daemonModules = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('src/daemon/'));
@@ -35,7 +45,13 @@ const builds = Object.entries(entries)
   .map(([name, file]) =>
     name === 'cli'
       ? esbuild
-          .build({ ...common, entryPoints: [file], outfile: `dist/${name}.js`, metafile: true })
+          .build({
+            ...common,
+            entryPoints: [file],
+            outfile: `dist/${name}.js`,
+            metafile: true,
+            plugins: [mcpServerApart],
+          })
           .then(checkCliHasNoDaemon)
       : esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js` }),
   );

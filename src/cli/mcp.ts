@@ -45,7 +45,7 @@ export const mcpCommand: Command = {
       cwd,
       self: ctx.env.HOLDFAST_SESSION,
     });
-    // Loaded here, as `serve` loads the daemon: the SDK is most of the bundle and no other command needs it.
+    // Loaded only here (dist/mcp.js, see scripts/build.mjs): the SDK is most of it and no other command needs it.
     const { serveStdio } = await import('./mcpServer');
     await serveStdio({ socket: ctx.socket, env: ctx.env, cwd, rights });
     // stdout belonged to the protocol: nothing more is printed.

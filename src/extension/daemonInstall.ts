@@ -44,10 +44,18 @@ function walkPrebuilds(ptyDir: string, files: string[]): void {
   for (const name of fs.readdirSync(abs)) files.push(path.join(rel, name));
 }
 
-/** Name of the copy: the extension version plus a hash of the bundle, so a rebuilt dev bundle gets its own folder. */
-export function installName(version: string, daemonBundle: Buffer): string {
-  const hash = createHash('sha256').update(daemonBundle).digest('hex').slice(0, 12);
-  return `${version.replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`;
+/** The bundles the copy holds; the daemon runs the CLI from it too (agents' hooks run `cli.js notify`). */
+const COPIED_BUNDLES = ['daemon.js', 'cli.js', 'mcp.js'];
+
+/**
+ * Name of the copy: the extension version plus a hash of its bundles, so a rebuilt dev bundle gets
+ * its own folder.
+ */
+export function installName(version: string, ...bundles: Buffer[]): string {
+  const hash = createHash('sha256');
+  for (const bundle of bundles) hash.update(bundle);
+  const digest = hash.digest('hex').slice(0, 12);
+  return `${version.replace(/[^A-Za-z0-9._-]/g, '_')}-${digest}`;
 }
 
 /**
@@ -56,8 +64,13 @@ export function installName(version: string, daemonBundle: Buffer): string {
  * temporary folder and renamed into place, so a half-written copy is never used.
  */
 export function ensureDaemonInstall(extensionDir: string, storageDir: string, version: string): DaemonInstall {
-  const bundle = path.join(extensionDir, 'dist', 'daemon.js');
-  const name = installName(version, fs.readFileSync(bundle));
+  const bundles = COPIED_BUNDLES.map((file) => path.join(extensionDir, 'dist', file));
+  // daemon.js must be there (a clear error when not); the others are hashed when present.
+  const name = installName(
+    version,
+    fs.readFileSync(bundles[0]),
+    ...bundles.slice(1).flatMap((file) => (fs.existsSync(file) ? [fs.readFileSync(file)] : [])),
+  );
   const root = path.join(storageDir, 'daemon');
   const dir = path.join(root, name);
   const result: DaemonInstall = {
@@ -73,7 +86,7 @@ export function ensureDaemonInstall(extensionDir: string, storageDir: string, ve
   fs.mkdirSync(root, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(root, `.tmp-${name}-`));
   try {
-    for (const file of ['daemon.js', 'daemon.js.map', 'cli.js', 'cli.js.map']) {
+    for (const file of COPIED_BUNDLES.flatMap((bundle) => [bundle, `${bundle}.map`])) {
       const from = path.join(extensionDir, 'dist', file);
       if (fs.existsSync(from)) copyFile(from, path.join(tmp, 'dist', file));
     }
