@@ -293,3 +293,22 @@ test('the socket directory must be private; the token file is 0600', async () =>
   process.kill((ready as { pid: number }).pid, 'SIGTERM');
   await waitFor(() => !isAlive((ready as { pid: number }).pid), 10_000, 'stop');
 });
+
+test('a starter reads all its daemon wrote, even when the daemon exits before the pipe is read', async () => {
+  // The regression: a losing starter writes "adopt" and exits at once; under load the exit was
+  // handled before its readiness line and the start failed with "exited during startup (code 0)".
+  // Here the line comes after the exit, from a child that inherited the pipe: only a launcher that
+  // waits for the pipe to close reads it.
+  const dir = tempDir();
+  const fake = path.join(dir, 'fake-daemon.js');
+  fs.writeFileSync(
+    fake,
+    "const { spawn } = require('node:child_process');\n" +
+      'spawn(process.execPath, ["-e", "setTimeout(() => require(\'node:fs\').writeSync(3, ' +
+      '\'{\\"adopt\\":true,\\"pid\\":7}\\\\n\'), 300)"], ' +
+      '{ stdio: ["ignore", "ignore", "ignore", 3], detached: true });\n' +
+      'process.exit(0);\n',
+  );
+  const started = await startDaemon({ socket: path.join(dir, 's.sock'), daemonScript: fake, env: isolatedEnv(dir) });
+  assert.deepEqual(started, { adopt: true, pid: 7 });
+});

@@ -116,12 +116,11 @@ export function startDaemon(options: LaunchOptions): Promise<ReadyMessage> {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
     onReadiness(child.stdio[3] as NodeJS.ReadableStream, finish);
-    child.on('exit', (code, signal) => {
-      // Let stderr drain into the message before giving up.
-      setImmediate(() => {
-        const stderrTail = stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
-        finish(new Error(`the daemon exited during startup (${signal ?? `code ${code}`})${stderrTail}`));
-      });
+    // 'close', not 'exit': only once its pipes are drained has everything it wrote been read. A
+    // starter that lost the race writes "adopt" and exits at once, and under load 'exit' came first.
+    child.on('close', (code, signal) => {
+      const stderrTail = stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
+      finish(new Error(`the daemon exited during startup (${signal ?? `code ${code}`})${stderrTail}`));
     });
   });
 }
