@@ -144,3 +144,40 @@ test(
     });
   },
 );
+
+test(
+  'a split group of three comes back in order after a full editor quit and a start again',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const folder = e2e.workspace('splits-restart');
+      await e2e.open(folder);
+      const first = await e2e.newTerminal();
+      const second = await e2e.newTerminal(e2e.wb, 'Holdfast: Split Terminal');
+      const third = await e2e.newTerminal(e2e.wb, 'Holdfast: Split Terminal');
+      const group = [
+        { name: first.name, active: false, split: '┌' },
+        { name: second.name, active: false, split: '├' },
+        { name: third.name, active: true, split: '└' },
+      ];
+      await waitForPanel(group, 'a split group of three');
+      assert.deepEqual(
+        [second, third].map((s) => s.metadata?.splitOf),
+        [first.id, first.id],
+        'both record the group',
+      );
+
+      await e2e.closeBrowser();
+      await e2e.server.stop();
+      await e2e.server.start();
+      await e2e.launchBrowser();
+      await e2e.open(folder);
+
+      await waitForPanel(group, 'the split group of three back after the restart');
+      await e2e.wb.runCommand('Terminal: Focus Terminal');
+      assert.equal(await focusedShellPid('third-after-restart'), third.pid, 'the active split is the same shell');
+      for (const s of [first, second, third]) assert.equal(e2e.iso.session(s.id).pid, s.pid, `${s.name}: same PID`);
+      assert.deepEqual(otherTabs(await e2e.wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
