@@ -6,6 +6,7 @@ import { CommandContext, sessionArg, targetTab } from './commandContext';
 import { openLog, restartDaemon, showStatus } from './daemonCommands';
 import { registerHistoryDocuments } from './historyDocument';
 import { registerSessionSearch } from './sessionSearch';
+import { splitTerminal } from './splitGroups';
 import { newAgentInWorktree, WorktreeAgentArgs } from './worktreeCommands';
 import { attachSession, focusSession, killSession, removeSession, renameSession } from './sessionCommands';
 
@@ -31,6 +32,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     run('holdfast.newTerminalInEditor', 'New Terminal in Editor Area', (opts?: { name?: string }) =>
       tabs.newTerminal('editor', opts?.name),
     ),
+    run('holdfast.splitTerminal', 'Split Terminal', () => splitTerminal(ctx)),
     run('holdfast.attachSession', 'Attach to Session', () => attachSession(ctx)),
     run('holdfast.detachTerminal', 'Detach Terminal', async () => {
       const tab = await targetTab(ctx, 'Detach which Holdfast terminal?');

@@ -2,6 +2,7 @@
 // (after a reload, a restart or an extension host crash) can rebuild the same tabs.
 // Pure: no vscode import, unit-tested.
 import type { SessionInfo } from '../protocol/messages';
+import { groupSplits } from './splitLayout';
 
 export type TabLocation = 'panel' | 'editor';
 
@@ -18,6 +19,8 @@ export interface TabLayout {
   detached?: boolean;
   /** Id of the session's stable `code` CLI hook (see codeCli.ts). */
   cliHook?: string;
+  /** Shown split beside this session's tab (the first of its split group; see splitLayout.ts). */
+  splitOf?: string;
 }
 
 export function readLayout(metadata: Record<string, unknown> | undefined): TabLayout {
@@ -29,6 +32,7 @@ export function readLayout(metadata: Record<string, unknown> | undefined): TabLa
   if (typeof m.activeAt === 'number' && Number.isFinite(m.activeAt)) layout.activeAt = m.activeAt;
   if (m.detached === true) layout.detached = true;
   if (typeof m.cliHook === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(m.cliHook)) layout.cliHook = m.cliHook;
+  if (typeof m.splitOf === 'string' && m.splitOf) layout.splitOf = m.splitOf;
   return layout;
 }
 
@@ -55,6 +59,8 @@ export function workspaceKey(workspaceFile: string | undefined, folders: readonl
 export interface RestoreItem {
   session: SessionInfo;
   location: TabLocation;
+  /** Opened split beside this session's tab (restored just before it, or already shown here). */
+  splitBeside?: string;
 }
 
 export interface RestorePlan {
@@ -66,6 +72,7 @@ export interface RestorePlan {
 /**
  * Which tabs this window should (re)create, in order: every session of the workspace that is not
  * detached and has no tab here yet. Exited sessions come back too: their tab was still open.
+ * A split group comes back together, where its first tab was, its members in their order.
  */
 export function planRestore(
   sessions: readonly SessionInfo[],
@@ -89,7 +96,7 @@ export function planRestore(
       activeId = session.id;
     }
   }
-  return { items: mine.map(({ session, layout }) => ({ session, location: layout.location ?? 'panel' })), activeId };
+  return { items: groupSplits(mine, shown), activeId };
 }
 
 /** The order number for a new tab: after every tab of the workspace. */

@@ -65,9 +65,10 @@ export class LayoutTracker implements vscode.Disposable {
 
   private write(id: string, patch: { activeAt?: number; location?: TabLocation }): void {
     if (!this.tabs.connection.client) return;
-    this.tabs
-      .updateLayout(id, patch)
-      .catch((err) => this.log.warn(`recording the layout of ${id}: ${(err as Error).message}`));
+    // Moved to the editor area: the same terminal (so the same process), out of its split group.
+    const written =
+      patch.location === 'editor' ? this.tabs.leaveSplitGroup(id, patch) : this.tabs.updateLayout(id, patch);
+    written.catch((err) => this.log.warn(`recording the layout of ${id}: ${(err as Error).message}`));
   }
 
   dispose(): void {

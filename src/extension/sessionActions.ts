@@ -11,7 +11,10 @@ import { readLayout, TabLayout, TabLocation, withLayout } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
+import { leaveGroupPatches } from './splitLayout';
 import { TabRegistry } from './tabRegistry';
+
+type LayoutPatch = Partial<Record<keyof TabLayout, unknown>>;
 
 /** What the session actions need from the window's tabs. */
 export interface ActionsContext {
@@ -70,7 +73,7 @@ export class SessionActions {
       action = choice === 'Kill' ? 'kill' : 'detach';
     }
     try {
-      if (action === 'detach' && !exited) await this.updateLayout(id, { detached: true });
+      if (action === 'detach' && !exited) await this.leaveSplitGroup(id, { detached: true });
       else await this.killSession(id);
     } catch (err) {
       this.ctx.reportError(`Holdfast could not ${action === 'detach' ? 'detach' : 'kill'} the session "${name}"`, err);
@@ -91,6 +94,27 @@ export class SessionActions {
       if (err.code !== ErrorCode.Exited) throw err;
       await client.request('remove', { session: id });
       if (known) this.ctx.sessionRemoved(known);
+    }
+    await this.leaveSplitGroup(id, undefined, true);
+  }
+
+  /**
+   * Takes a session out of its split group in the record, with `own` changes to its layout in the
+   * same write (one write: a second one could start from metadata that misses the first). When it
+   * led the group, the next member leads. `gone`: the session was removed (only the members change).
+   * The members' writes only log a failure: the restore plan copes with a group whose first is gone.
+   */
+  async leaveSplitGroup(id: string, own?: LayoutPatch, gone = false): Promise<void> {
+    const patches = leaveGroupPatches(
+      this.ctx.sessions.all.filter((s) => !gone || s.id !== id),
+      id,
+    );
+    const leaves = patches.some((p) => p.id === id);
+    if (own || leaves) await this.updateLayout(id, { ...own, ...(leaves ? { splitOf: undefined } : {}) });
+    try {
+      for (const patch of patches) if (patch.id !== id) await this.updateLayout(patch.id, { splitOf: patch.splitOf });
+    } catch (err) {
+      this.ctx.warn(`updating the split group of ${id}: ${(err as Error).message}`);
     }
   }
 
@@ -139,12 +163,12 @@ export class SessionActions {
   /** Hides a tab and keeps its session running (it comes back through Attach to Session…). */
   async detach(tab: SessionTab): Promise<void> {
     const id = tab.sessionId;
-    if (id) await this.updateLayout(id, { detached: true });
+    if (id) await this.leaveSplitGroup(id, { detached: true });
     tab.closeTab('detach');
   }
 
   /** Changes the extension's part of a session's metadata, keeping every other key. */
-  async updateLayout(id: string, patch: Partial<Record<keyof TabLayout, unknown>>): Promise<void> {
+  async updateLayout(id: string, patch: LayoutPatch): Promise<void> {
     const client = this.ctx.connection.client ?? (await this.ctx.connection.get());
     const base = this.ctx.sessions.get(id)?.metadata ?? this.ctx.registry.tabForSession(id)?.session?.metadata;
     await client.request('update', { session: id, metadata: withLayout(base, patch) });

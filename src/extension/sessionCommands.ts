@@ -103,7 +103,8 @@ export async function focusSession(ctx: CommandContext, id: string | undefined, 
       if (vscode.window.activeTerminal !== terminal)
         throw new Error(`the tab "${terminal.name}" did not become active, so it was not moved`);
       await vscode.commands.executeCommand('workbench.action.terminal.moveToEditor');
-      await ctx.tabs.updateLayout(id, { location: 'editor' });
+      // The same terminal, so the same process; it leaves its split group (editor tabs are not split).
+      await ctx.tabs.leaveSplitGroup(id, { location: 'editor' });
     }
     await tab.takeInput();
     return;

@@ -52,13 +52,19 @@ export class TabRegistry {
     if (this.bySession.get(id) === tab) this.bySession.delete(id);
   }
 
-  /** Opens a terminal showing the tab. */
-  open(tab: SessionTab, name: string, location: TabLocation, preserveFocus: boolean): vscode.Terminal {
+  /** Opens a terminal showing the tab (split beside `parent` when given: in its split group). */
+  open(
+    tab: SessionTab,
+    name: string,
+    location: TabLocation,
+    preserveFocus: boolean,
+    parent?: vscode.Terminal,
+  ): vscode.Terminal {
     return vscode.window.createTerminal({
       name,
       pty: tab,
       iconPath: TAB_ICON,
-      location: toLocation(location, preserveFocus),
+      location: parent ? { parentTerminal: parent } : toLocation(location, preserveFocus),
     });
   }
 

@@ -85,9 +85,14 @@ export class TabRestore {
       await new Promise((resolve) => setTimeout(resolve, 0));
       const stale = staleTabs();
       let active: vscode.Terminal | undefined;
+      const opened = new Map<string, vscode.Terminal>();
       for (const item of this.restoreQueue.splice(0)) {
         if (registry.tabForSession(item.session.id)) continue;
-        const terminal = registry.open(this.ctx.existingTab(item.session), item.session.name, item.location, true);
+        const parent = item.splitBeside ? this.terminalFor(item.splitBeside, opened) : undefined;
+        if (item.splitBeside && !parent) log.warn(`no tab of ${item.splitBeside} to split ${item.session.id} beside`);
+        const tab = this.ctx.existingTab(item.session);
+        const terminal = registry.open(tab, item.session.name, item.location, true, parent);
+        opened.set(item.session.id, terminal);
         if (item.session.id === plan.activeId) active = terminal;
         // After an extension host crash the old tab stays, dead (its pseudoterminal died with the
         // host): ours replaces it.
@@ -107,6 +112,15 @@ export class TabRestore {
       this.planReady = undefined;
       this.restoreQueue = [];
     }
+  }
+
+  /** The terminal showing a session: restored just now, or already here (VS Code's startup terminal took it). */
+  private terminalFor(id: string, opened: ReadonlyMap<string, vscode.Terminal>): vscode.Terminal | undefined {
+    const known = opened.get(id);
+    if (known) return known;
+    const tab = this.ctx.registry.tabForSession(id);
+    if (!tab) return undefined;
+    return this.ctx.registry.terminalOf(tab) ?? vscode.window.terminals.find((t) => this.ctx.registry.tabOf(t) === tab);
   }
 
   /** The daemon's sessions, with this workspace's archives restored first after a reboot or a daemon crash. */

@@ -54,6 +54,8 @@ export class TabManager implements TabHost, vscode.Disposable {
   private readonly actions: SessionActions;
   /** The window is going away: record nothing more about the layout. */
   private frozen = false;
+  /** Holdfast: Split Terminal is waiting for its profile request (see splitGroups.ts); the group to join. */
+  private splitting: { splitOf?: string } | undefined;
 
   constructor(private readonly options: TabsOptions) {
     const { connection, sessions, workspace, log, windowCliHook } = options;
@@ -146,14 +148,21 @@ export class TabManager implements TabHost, vscode.Disposable {
    */
   async provideProfile(): Promise<vscode.TerminalProfile> {
     try {
-      const startup = await this.restorer.startupProfile();
+      const split = this.splitting;
+      this.splitting = undefined;
+      const startup = split ? undefined : await this.restorer.startupProfile();
       if (startup) return startup;
-      const tab = new SessionTab(this, await this.newTarget('panel'));
+      const tab = new SessionTab(this, await this.newTarget('panel', undefined, undefined, split?.splitOf));
       return new vscode.TerminalProfile({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON });
     } catch (err) {
       this.reportError('Holdfast could not start a terminal', err);
       throw err;
     }
+  }
+
+  /** The next profile request is a split (made by VS Code beside the active terminal): it joins `splitOf`'s group. */
+  expectSplit(split: { splitOf?: string } | undefined): void {
+    this.splitting = split;
   }
 
   /** Shows a session here: its tab if it has one, else a new tab attached to it. */
@@ -175,7 +184,12 @@ export class TabManager implements TabHost, vscode.Disposable {
     return tab;
   }
 
-  private async newTarget(location: TabLocation, name?: string, launch?: Launch): Promise<TabTarget & { kind: 'new' }> {
+  private async newTarget(
+    location: TabLocation,
+    name?: string,
+    launch?: Launch,
+    splitOf?: string,
+  ): Promise<TabTarget & { kind: 'new' }> {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
     const sessionName = name?.trim() || defaultSessionName(sessions, launch?.nameBase);
@@ -184,7 +198,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       name: sessionName,
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
         try {
-          const params = await this.createParams(sessionName, location, size, launch);
+          const params = await this.createParams(sessionName, { location, splitOf }, size, launch);
           return (await creator.request('create', params)).session;
         } catch (err) {
           launch?.createFailed?.(err);
@@ -211,7 +225,7 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   private async createParams(
     name: string,
-    location: TabLocation,
+    { location, splitOf }: { location: TabLocation; splitOf?: string },
     size: Size | undefined,
     launch?: Launch,
   ): Promise<CreateParams> {
@@ -226,6 +240,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       order: nextOrder(sessions, this.workspace),
       location,
       cliHook: hookId,
+      ...(splitOf ? { splitOf } : {}),
     };
     return {
       name,
@@ -261,6 +276,11 @@ export class TabManager implements TabHost, vscode.Disposable {
   /** Hides a tab and keeps its session running (it comes back through Attach to Session…). */
   detach(tab: SessionTab): Promise<void> {
     return this.actions.detach(tab);
+  }
+
+  /** Takes a session out of its split group in the record, with `own` layout changes (SessionActions). */
+  leaveSplitGroup(id: string, own?: Partial<Record<keyof TabLayout, unknown>>): Promise<void> {
+    return this.actions.leaveSplitGroup(id, own);
   }
 
   /** Changes the extension's part of a session's metadata, keeping every other key. */
