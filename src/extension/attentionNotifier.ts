@@ -5,6 +5,7 @@
 // window. The setting holdfast.notifications.waiting turns it off.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
+import { printable } from '../protocol/printable';
 import { Log } from './log';
 import type { SessionFeed } from './previewHost';
 import { Card, Phase, startedWaiting } from './sessionState';
@@ -39,7 +40,9 @@ export class AttentionNotifier implements vscode.Disposable {
 
   private async notify(card: Card): Promise<void> {
     this.log.info(`attention: ${card.id} ("${card.name}") is waiting; notifying`);
-    const who = card.agent === 'terminal' ? `"${card.name}"` : `${card.agentLabel} "${card.name}"`;
+    // A name can come from a script or an agent (holdfast new, MCP): shown printable, like program text.
+    const name = printable(card.name);
+    const who = card.agent === 'terminal' ? `"${name}"` : `${card.agentLabel} "${name}"`;
     const choice = await vscode.window.showInformationMessage(`Holdfast: ${who} is waiting for you.`, 'Show');
     if (choice !== 'Show') return;
     // The command reports its own failures; a rejection here means it is not registered.
