@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { readPayload } from '../src/cli/commands/notify';
 import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/attention';
-import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, shellQuote, withAgentHooks } from '../src/protocol/agents';
+import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/protocol/agents';
+import { shellQuote } from '../src/protocol/shellQuote';
 import type { SessionAttention } from '../src/protocol/messages';
 
 function tracker(): { attention: Attention; changes: SessionAttention[] } {

@@ -7,7 +7,8 @@ import { parseWaitCondition, sendPayload } from '../src/cli/commands/io';
 import { parseSignal } from '../src/cli/commands/sessions';
 import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
-import { formatAge, formatPhase, formatState, shellQuote, table } from '../src/cli/output';
+import { formatAge, formatPhase, formatState, table } from '../src/cli/output';
+import { shellQuote } from '../src/protocol/shellQuote';
 import { printable } from '../src/protocol/printable';
 import { hoistGlobals, runCli } from '../src/cli/run';
 import {

@@ -13,10 +13,10 @@ import {
   newHookId,
   pointHook,
   pruneHooks,
-  shellQuote,
   writeCodeShim,
   writeHoldfastLauncher,
 } from '../src/extension/codeCli';
+import { shellQuote } from '../src/protocol/shellQuote';
 import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/extension/daemonInstall';
 import { formatChecks, runChecks } from '../src/extension/doctor';
 import {

@@ -2,6 +2,7 @@
 import * as os from 'node:os';
 import { SessionInfo } from '../protocol/messages';
 import { printable, printableLines, safeJson } from '../protocol/printable';
+import { shellQuote } from '../protocol/shellQuote';
 import { CliError, oneLine } from './errors';
 import { CommandResult, Io } from './command';
 
@@ -110,10 +111,6 @@ export function sessionDetails(s: SessionInfo): string {
   if (s.metadata && Object.keys(s.metadata).length > 0) lines.push(['metadata', safeJson(s.metadata)]);
   const width = Math.max(...lines.map(([k]) => k.length)) + 1;
   return lines.map(([k, v]) => `${(k + ':').padEnd(width)} ${printable(v)}`.trimEnd()).join('\n') + '\n';
-}
-
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

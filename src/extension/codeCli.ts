@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDir } from '../protocol/paths';
+import { shellQuote } from '../protocol/shellQuote';
 
 export function newHookId(): string {
   return randomBytes(6).toString('hex');
@@ -71,10 +72,6 @@ export function findRemoteCli(appRoot: string): { dir: string; script: string } 
   const script =
     preferred.find((n) => names.includes(n)) ?? names.filter((n) => !/-(darwin|linux|win32)\.sh$/.test(n)).sort()[0];
   return script ? { dir, script: path.join(dir, script) } : undefined;
-}
-
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Writes an executable script in one step (readers never see half a file). */

@@ -4,6 +4,7 @@
 // profile name) or the one a client gives for its own profile; only the conversation id is read,
 // and it must look like one.
 import { AGENT_ID_PLACEHOLDER, agentOf } from './recovery';
+import { shellQuote } from './shellQuote';
 
 export interface AgentProfile {
   /** Stable key recorded in the session (metadata.agent.profile). */
@@ -67,11 +68,6 @@ export const BUILTIN_AGENTS: readonly AgentProfile[] = [
 
 /** Claude Code's hook events and the state each one means. */
 const CLAUDE_HOOK_STATES = { UserPromptSubmit: 'running', Notification: 'waiting', Stop: 'done' } as const;
-
-/** A word for a POSIX shell, quoted whole (Claude Code runs hook commands with sh). */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The options that make an agent report its state through `notify` (the argv that runs
