@@ -6,7 +6,7 @@ import { SessionInfo } from '../protocol/messages';
 import { printable } from '../protocol/printable';
 import { agentOf } from '../protocol/recovery';
 import { compilePattern, PatternError, TextPattern } from '../protocol/textPattern';
-import { SessionStateTracker } from '../extension/sessionState';
+import { statusOf } from '../extension/sessionState';
 import { connectOptions } from './connect';
 import { Rights } from './mcpRights';
 
@@ -118,13 +118,11 @@ export type SessionSummary = z.infer<typeof summarySchema>;
 
 /** A session as a tool reports it: its phase as the VS Code sidebar shows it, from its info alone. */
 export function summarize(info: SessionInfo, now = Date.now()): SessionSummary {
-  const tracker = new SessionStateTracker();
-  tracker.reset([info]);
   const agent = agentOf(info.metadata);
   return {
     id: info.id,
     name: info.name,
-    phase: tracker.status(info, now).phase,
+    phase: statusOf(info, now).phase,
     exitCode: info.exit?.code ?? null,
     signal: info.exit?.signal ?? null,
     command: info.argv,

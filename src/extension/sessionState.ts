@@ -47,16 +47,20 @@ export class SessionStateTracker {
   }
 
   status(info: SessionInfo, now: number): SessionStatus {
-    if (info.state === 'exited' || info.exit) {
-      const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
-      return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
-    }
     // A list answered after an event is the newer word; an event after the list, the event.
     const pushed = this.attention.get(info.id);
     const listed = attentionOf(info);
-    const attention = pushed && pushed.since >= listed.since ? pushed : listed;
-    return { phase: attention.state, since: attention.since };
+    return statusOf(info, now, pushed && pushed.since >= listed.since ? pushed : listed);
   }
+}
+
+/** A session's status from its info (and the newest attention known): exited, archived, or its attention. */
+export function statusOf(info: SessionInfo, now: number, attention = attentionOf(info)): SessionStatus {
+  if (info.state === 'exited' || info.exit) {
+    const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
+    return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
+  }
+  return { phase: attention.state, since: attention.since };
 }
 
 /** The info's attention; a daemon older than attention sends none: idle since its last output. */
