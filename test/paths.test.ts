@@ -19,10 +19,20 @@ test('Linux: the socket is under XDG_RUNTIME_DIR, the state under XDG_STATE_HOME
   assert.equal(defaultLogPath(env), '/home/ada/.st/holdfast/daemon.log');
 });
 
-test('macOS: no XDG_RUNTIME_DIR, so the socket is in $TMPDIR/holdfast-UID; the state in ~/.local/state', () => {
-  assert.equal(defaultSocketPath(macEnv), `/var/folders/x1/abc123/T/holdfast-${uid}/holdfast.sock`);
-  assert.equal(resolveSocketPath(undefined, macEnv), defaultSocketPath(macEnv));
-  assert.equal(stateDir(macEnv), '/Users/ada/.local/state/holdfast');
+test('macOS: the socket in $TMPDIR/holdfast-UID; the state in ~/Library/Application Support', () => {
+  assert.equal(defaultSocketPath(macEnv, 'darwin'), `/var/folders/x1/abc123/T/holdfast-${uid}/holdfast.sock`);
+  assert.equal(resolveSocketPath(undefined, macEnv), defaultSocketPath(macEnv, 'darwin'));
+  assert.equal(stateDir(macEnv, 'darwin'), '/Users/ada/Library/Application Support/Holdfast');
+  assert.equal(stateDir({ ...macEnv, XDG_STATE_HOME: '/Users/ada/.st' }, 'darwin'), '/Users/ada/.st/holdfast');
+  // The same environment on Linux keeps the XDG default.
+  assert.equal(stateDir(macEnv, 'linux'), '/Users/ada/.local/state/holdfast');
+  assert.equal(defaultSocketPath(macEnv, 'linux'), defaultSocketPath(macEnv, 'darwin'));
+});
+
+test('macOS without TMPDIR: the socket goes under the private state dir, never the shared /tmp', () => {
+  const env = { HOME: '/Users/ada' };
+  assert.equal(defaultSocketPath(env, 'darwin'), '/Users/ada/Library/Application Support/Holdfast/run/holdfast.sock');
+  assert.match(defaultSocketPath(env, 'linux'), new RegExp(`/holdfast-${uid}/holdfast\\.sock$`));
 });
 
 test('relative XDG_RUNTIME_DIR, XDG_STATE_HOME and TMPDIR are ignored', () => {

@@ -9,24 +9,25 @@ function userId(): number {
   return typeof process.getuid === 'function' ? process.getuid() : 0;
 }
 
-/**
- * The temp dir as `env` names it (TMPDIR, as os.tmpdir() reads it), so the choice can be tested
- * with another environment. On macOS TMPDIR is per-user and private already (/var/folders/.../T).
- */
-function tmpDir(env: NodeJS.ProcessEnv): string {
-  const tmp = env.TMPDIR;
-  return tmp && path.isAbsolute(tmp) ? path.resolve(tmp) : os.tmpdir();
+function homeDir(env: NodeJS.ProcessEnv): string {
+  return env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
 }
 
 /**
  * The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock, else a per-user dir under the temp
- * dir ($TMPDIR/holdfast-UID; macOS never sets XDG_RUNTIME_DIR). Either dir must be 0700 and yours
- * (endpointTrust.ts).
+ * dir ($TMPDIR/holdfast-UID). macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and
+ * private already (/var/folders/.../T); without one, macOS uses the private state dir rather than
+ * the world-shared /tmp. Every choice must be 0700 and yours (endpointTrust.ts).
  */
-export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultSocketPath(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'holdfast', SOCKET_NAME);
-  return path.join(tmpDir(env), `holdfast-${userId()}`, SOCKET_NAME);
+  const tmp = env.TMPDIR && path.isAbsolute(env.TMPDIR) ? path.resolve(env.TMPDIR) : undefined;
+  if (!tmp && platform === 'darwin') return path.join(stateDir(env, platform), 'run', SOCKET_NAME);
+  return path.join(tmp ?? os.tmpdir(), `holdfast-${userId()}`, SOCKET_NAME);
 }
 
 /** --socket wins, then HOLDFAST_SOCKET, then the default. */
@@ -39,12 +40,14 @@ export function tokenPathFor(socketPath: string): string {
   return `${socketPath}.token`;
 }
 
-/** $XDG_STATE_HOME/holdfast, else ~/.local/state/holdfast: the same on Linux and macOS. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
-  const base =
-    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
-  return path.join(base, 'holdfast');
+/**
+ * $XDG_STATE_HOME/holdfast where set; else ~/Library/Application Support/Holdfast on macOS and
+ * ~/.local/state/holdfast elsewhere.
+ */
+export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)) return path.join(env.XDG_STATE_HOME, 'holdfast');
+  if (platform === 'darwin') return path.join(homeDir(env), 'Library', 'Application Support', 'Holdfast');
+  return path.join(homeDir(env), '.local', 'state', 'holdfast');
 }
 
 export function defaultLogPath(env: NodeJS.ProcessEnv = process.env): string {
