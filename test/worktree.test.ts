@@ -132,6 +132,25 @@ describe('holdfast new --worktree', () => {
     await box.ok(['rm', session.id]);
   });
 
+  test('--worktree-folder puts the worktree there, relative to where the command runs', async () => {
+    const repo = newRepo();
+    const where = tempDir('hf-wt-folder-');
+    const { code, stdout, stderr } = await box.run(
+      ['new', '--worktree', 'agent/here', '--worktree-folder', 'trees', '--cwd', repo, '--', 'cat'],
+      { cwd: where },
+    );
+    assert.equal(code, 0, stderr);
+    const session = JSON.parse(await box.ok(['show', stdout.trim(), '--json'])) as SessionInfo;
+    assert.equal(session.cwd, path.join(where, 'trees', 'agent-here'));
+    assert.equal(git(session.cwd, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'agent/here');
+    await box.ok(['rm', session.id]);
+
+    const alone = await box.run(['new', '--worktree-folder', 'trees', '--cwd', repo, '--', 'cat']);
+    assert.equal(alone.code, 2);
+    assert.ok(isOneErrorLine(alone.stderr), alone.stderr);
+    assert.match(alone.stderr, /--worktree-folder needs --worktree BRANCH/);
+  });
+
   test('errors are one line and leave nothing behind', async () => {
     const repo = newRepo();
     git(repo, 'branch', 'taken');

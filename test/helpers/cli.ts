@@ -18,7 +18,7 @@ export interface CliSandbox {
   socket: string;
   env: NodeJS.ProcessEnv;
   /** Runs `node dist/cli.js ...args`; never throws on a non-zero exit. */
-  run(args: string[], options?: { timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<CliRun>;
+  run(args: string[], options?: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<CliRun>;
   /** Like run, but fails the test unless the exit code is 0; returns stdout. */
   ok(args: string[]): Promise<string>;
   /** Stops whatever daemon serves the sandbox's socket and waits for it to be gone. */
@@ -36,12 +36,12 @@ export function cliSandbox(): CliSandbox {
     XDG_RUNTIME_DIR: path.join(dir, 'run'),
   };
   delete env.HOLDFAST_SESSION;
-  const run = (args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}) =>
+  const run = (args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}) =>
     new Promise<CliRun>((resolve) => {
       execFile(
         process.execPath,
         [CLI_SCRIPT, ...args],
-        { env: options.env ?? env, timeout: options.timeoutMs ?? 30_000, cwd: dir },
+        { env: options.env ?? env, timeout: options.timeoutMs ?? 30_000, cwd: options.cwd ?? dir },
         (err, stdout, stderr) => {
           const code = err
             ? typeof (err as NodeJS.ErrnoException).code === 'number'

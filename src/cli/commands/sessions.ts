@@ -22,8 +22,8 @@ export const newCommand: Command = {
   name: 'new',
   summary: 'start a session (and an on-demand daemon if none is listening); prints its id',
   usage:
-    'new [--name N] [--cwd DIR] [--worktree BRANCH] [--cols C] [--rows R] [--env K=V]... [--scrollback N] ' +
-    '[-- CMD ARGS...]',
+    'new [--name N] [--cwd DIR] [--worktree BRANCH [--worktree-folder DIR]] [--cols C] [--rows R] [--env K=V]... ' +
+    '[--scrollback N] [-- CMD ARGS...]',
   options: {
     name: { type: 'string', value: 'N', help: 'a name to refer to the session by' },
     cwd: { type: 'string', value: 'DIR', help: 'working directory (default: the current one)' },
@@ -31,6 +31,11 @@ export const newCommand: Command = {
       type: 'string',
       value: 'BRANCH',
       help: 'run in a new git worktree on a new branch, made from the repository of --cwd',
+    },
+    'worktree-folder': {
+      type: 'string',
+      value: 'DIR',
+      help: "where --worktree's folders go (default: <repo parent>/<repo>.worktrees)",
     },
     cols: { type: 'string', value: 'C', help: 'columns (default 80)' },
     rows: { type: 'string', value: 'R', help: 'rows (default 24)' },
@@ -43,8 +48,8 @@ export const newCommand: Command = {
     "The session's environment is the daemon's plus --env (TERM=xterm-256color, HOLDFAST_SOCKET and " +
       "HOLDFAST_SESSION are set), not this shell's.",
     'With --worktree the session runs in `git worktree add -b BRANCH <repo parent>/<repo>.worktrees/<branch>` ' +
-      '(slashes in BRANCH become -), recorded in its metadata as `worktree`; if the session cannot start, the ' +
-      'worktree and branch are removed again.',
+      '(slashes in BRANCH become -; --worktree-folder DIR puts it in DIR instead), recorded in its metadata ' +
+      'as `worktree`; if the session cannot start, the worktree and branch are removed again.',
     'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
   ],
   async run(ctx) {
@@ -64,7 +69,9 @@ export const newCommand: Command = {
     const env = parseEnvPairs(listOpt(args, 'env'));
     if (Object.keys(env).length > 0) params.env = env;
     const branch = stringOpt(args, 'worktree');
-    const worktree = branch === undefined ? undefined : await newWorktree(params, branch);
+    const folder = stringOpt(args, 'worktree-folder');
+    if (folder !== undefined && branch === undefined) throw usageError('--worktree-folder needs --worktree BRANCH');
+    const worktree = branch === undefined ? undefined : await newWorktree(params, branch, folder);
     try {
       const client = await connectOrStart(connectOptions(ctx.socket), {
         daemonScript: daemonScriptPath(),
@@ -88,10 +95,11 @@ export const newCommand: Command = {
 };
 
 /** Makes the worktree and points the session there (cwd, metadata.worktree, name). */
-async function newWorktree(params: CreateParams, branch: string): Promise<WorktreeInfo> {
+async function newWorktree(params: CreateParams, branch: string, folder?: string): Promise<WorktreeInfo> {
   let worktree: WorktreeInfo;
   try {
-    worktree = await createWorktree(params.cwd!, branch);
+    // Relative to where the command runs, as any CLI path is (the setting is relative to the repo's parent).
+    worktree = await createWorktree(params.cwd!, branch, folder === undefined ? undefined : path.resolve(folder));
   } catch (err) {
     if (err instanceof WorktreeError) throw new CliError(ExitCode.Failed, 'worktree', err.message);
     throw err;
