@@ -2,8 +2,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
+import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
-import { readLayout } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';

@@ -2,8 +2,8 @@
 // in its split group; without an active terminal, a new one. The new session records the group
 // (its first session's id, see splitLayout.ts) so the group comes back after a reload or a restart.
 import * as vscode from 'vscode';
+import { readLayout } from '../protocol/tabLayout';
 import { CommandContext } from './commandContext';
-import { readLayout } from './layout';
 
 /**
  * Holdfast's terminal profile (package.json contributes.terminal.profiles; the extension id is
