@@ -12,6 +12,8 @@ export interface CommandContext {
   tabs: TabManager;
   sessions: SessionList;
   log: vscode.LogOutputChannel;
+  /** The extension's id (publisher.name, from its ExtensionContext): its terminal profile is contributed under it. */
+  extensionId: string;
   /** Facts for the status report that only the activation knows. */
   statusFacts(): Promise<StatusFacts>;
 }
