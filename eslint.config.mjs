@@ -45,6 +45,24 @@ export default tseslint.config(
     },
   },
   {
+    // The daemon, the protocol and the CLI run without VS Code: nothing of theirs comes from src/extension.
+    // What the extension and the CLI both need lives in src/protocol.
+    files: ['src/daemon/**/*.ts', 'src/protocol/**/*.ts', 'src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)extension(/|$)',
+              message: 'src/extension is the VS Code side; move what is shared into src/protocol.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
   },

@@ -6,15 +6,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import {
-  agentLaunch,
   BUILTIN_AGENTS,
-  findExecutable,
   findProfile,
   missingAgentMessage,
   readAgentProfiles,
   resumeTemplate,
 } from '../src/extension/agents';
 import { archiveAction } from '../src/extension/archives';
+import { agentLaunch, findExecutable } from '../src/protocol/agentLaunch';
 import type { SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/protocol/agents';
 import { sessionInfo } from './helpers/sessionInfo';

@@ -17,16 +17,10 @@ import {
   writeHoldfastLauncher,
 } from '../src/extension/codeCli';
 import { shellQuote } from '../src/protocol/shellQuote';
+import { readLayout, withLayout } from '../src/protocol/tabLayout';
 import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/extension/daemonInstall';
 import { formatChecks, runChecks } from '../src/extension/doctor';
-import {
-  defaultSessionName,
-  nextOrder,
-  planRestore,
-  readLayout,
-  withLayout,
-  workspaceKey,
-} from '../src/extension/layout';
+import { defaultSessionName, nextOrder, planRestore, workspaceKey } from '../src/extension/layout';
 import { exitNotice, noticeLine } from '../src/extension/notices';
 import { processAgeSeconds } from '../src/extension/processAge';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';

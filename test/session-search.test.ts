@@ -59,7 +59,10 @@ describe('search over live sessions', () => {
   });
 
   test('a marker 5,000 lines before the end is found with its line and context', async () => {
-    const { matches, truncated } = await client.request('search', { pattern: 'MARKER-deep-\\d', context: 2 });
+    const { matches, truncated, linesSearched } = await client.request('search', {
+      pattern: 'MARKER-deep-\\d',
+      context: 2,
+    });
     assert.equal(truncated, false);
     assert.equal(matches.length, 1);
     const [m] = matches;
@@ -71,6 +74,7 @@ describe('search over live sessions', () => {
     const { lines } = await client.request('read', { session: deep, scrollback: Number.MAX_SAFE_INTEGER });
     assert.equal(lines[m.line], 'MARKER-deep-7');
     assert.equal(lines[m.line + 5000], '5000');
+    assert.equal(linesSearched, lines.length, 'every line of the one session, counted');
   });
 
   test('limit cuts the matches and says so; session narrows the search', async () => {

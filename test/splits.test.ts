@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SessionInfo } from '../src/protocol/messages';
-import { planRestore, readLayout } from '../src/extension/layout';
+import { readLayout } from '../src/protocol/tabLayout';
+import { planRestore } from '../src/extension/layout';
 import { leaveGroupPatches } from '../src/extension/splitLayout';
 import { sessionInfo } from './helpers/sessionInfo';
 

@@ -2,11 +2,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { agentLaunch, findExecutable } from '../protocol/agentLaunch';
 import { BUILTIN_AGENTS, builtinAgent } from '../protocol/agents';
 import { SizeLimit, TextLimit } from '../protocol/limits';
 import { connectOrStart } from '../protocol/launch';
 import { CreateParams } from '../protocol/messages';
-import { agentLaunch, findExecutable } from '../extension/agents';
 import { sendPayload } from './commands/io';
 import { daemonScriptPath, parseSignal } from './commands/sessions';
 import { connectOptions } from './connect';

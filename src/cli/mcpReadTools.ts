@@ -1,7 +1,7 @@
 // The reading tools of `holdfast mcp`: list sessions, read a screen, page and search the history.
 import { z } from 'zod';
 import { HoldfastClient } from '../protocol/client';
-import { MAX_SCROLLBACK_LINES } from '../protocol/limits';
+import { MAX_SCROLLBACK_LINES, SearchLimit } from '../protocol/limits';
 import { printable } from '../protocol/printable';
 import {
   defineTool,
@@ -116,7 +116,8 @@ export const searchHistoryTool = defineTool({
   title: 'Search history',
   description:
     'Lines of the session (scrollback and screen) that match a regular expression, with their line numbers ' +
-    '(as read_history numbers them). RE2 syntax, matched in linear time: no backreferences or lookaround.',
+    '(as read_history numbers them). RE2 syntax, matched in linear time: no backreferences or lookaround. ' +
+    `At most ${SearchLimit.MaxMatches} matching lines are counted and paged.`,
   readOnly: true,
   input: {
     session: sessionRef,
@@ -137,20 +138,29 @@ export const searchHistoryTool = defineTool({
     matches: z.array(z.object({ line: z.number(), text: z.string() })),
   },
   async run({ session, pattern, flags, offset = 0, limit = 50 }, ctx) {
-    const re = patternOf(pattern, flags);
-    const { id, lines } = await withDaemon(ctx, (client) => allLines(ctx, client, session));
-    const all: { line: number; text: string }[] = [];
-    lines.forEach((text, line) => {
-      if (re.test(text)) all.push({ line, text });
+    patternOf(pattern, flags); // refused here with the words every tool uses, before the daemon is asked
+    const { id, found } = await withDaemon(ctx, async (client) => {
+      const info = await resolveSession(ctx, client, session);
+      // The daemon's `search` (one implementation, with `holdfast grep`); every match up to its bound,
+      // paged here, so that the total is known.
+      const params = { session: info.id, pattern, flags, limit: SearchLimit.MaxMatches };
+      return { id: info.id, found: await client.request('search', params) };
     });
+    // An agent's transcript lines come after the session's own and are numbered apart: not read_history's.
+    const own = found.matches.filter((m) => m.source === undefined);
+    const all = own.map(({ line, text }) => ({ line, text }));
+    // The bound cut the session's own matches (not only its transcript's): there are more than counted.
+    const more = found.truncated && own.length === found.matches.length;
+    const linesSearched = found.linesSearched ?? 0; // an older daemon does not count them
     const matches = all.slice(offset, offset + limit);
     const nextOffset = page(all.length, offset, matches.length);
-    const head = `${all.length} matching line${all.length === 1 ? '' : 's'} of ${lines.length} in ${id}`;
+    const count = `${all.length}${more ? '+' : ''} matching line${all.length === 1 ? '' : 's'}`;
+    const head = `${count} of ${linesSearched} in ${id}`;
     const body = matches.map((m) => `${m.line}: ${printable(m.text)}`).join('\n');
-    const more = nextOffset !== null ? `\n(more from offset ${nextOffset})` : '';
+    const rest = nextOffset !== null ? `\n(more from offset ${nextOffset})` : '';
     return {
-      data: { session: id, linesSearched: lines.length, totalMatches: all.length, offset, nextOffset, matches },
-      text: `${head}${body ? `:\n${body}` : ''}${more}`,
+      data: { session: id, linesSearched, totalMatches: all.length, offset, nextOffset, matches },
+      text: `${head}${body ? `:\n${body}` : ''}${rest}`,
     };
   },
 });

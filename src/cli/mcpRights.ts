@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SessionInfo } from '../protocol/messages';
-import { readLayout } from '../extension/layout';
+import { readLayout } from '../protocol/tabLayout';
 
 /** The --sessions keyword for "sessions of the directory the server runs in". */
 export const WORKSPACE_KEYWORD = 'workspace';

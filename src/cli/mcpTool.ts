@@ -5,8 +5,8 @@ import { HoldfastClient } from '../protocol/client';
 import { SessionInfo } from '../protocol/messages';
 import { printable } from '../protocol/printable';
 import { agentOf } from '../protocol/recovery';
+import { statusOf } from '../protocol/sessionStatus';
 import { compilePattern, PatternError, TextPattern } from '../protocol/textPattern';
-import { statusOf } from '../extension/sessionState';
 import { connectOptions } from './connect';
 import { Rights } from './mcpRights';
 

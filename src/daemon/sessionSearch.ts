@@ -1,6 +1,7 @@
 // The `search` request: a pattern over every session's history and screen (archived sessions too:
 // their saved screen is their history), read the way `read` reads them, matched in linear time; then
 // over an agent's conversation from its transcript file, which a full-screen agent's scrollback lacks.
+import { SearchLimit } from '../protocol/limits';
 import { ErrorCode, SearchMatch, SearchParams, SearchResult } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { readTranscript } from '../protocol/transcripts';
@@ -9,12 +10,8 @@ import { DaemonError } from './daemonError';
 import type { Session } from './session';
 import type { SessionRegistry } from './sessionRegistry';
 
+/** How a search runs; what a client may ask is bounded by SearchLimit (protocol/limits.ts). */
 export enum SearchTuning {
-  /** Matches returned when the client gives no limit. */
-  DefaultLimit = 200,
-  MaxLimit = 10_000,
-  /** Context lines on each side at most. */
-  MaxContext = 50,
   /**
    * Lines matched per turn of the event loop: a slice costs a few ms, and between slices the
    * daemon serves other clients and the sessions' output (measured: 10 sessions × 10k lines took
@@ -54,8 +51,8 @@ interface SearchPlan {
 function planSearch(params: SearchParams): SearchPlan {
   return {
     pattern: checkedPattern(params),
-    context: Math.min(params.context ?? 0, SearchTuning.MaxContext),
-    limit: Math.min(params.limit ?? SearchTuning.DefaultLimit, SearchTuning.MaxLimit),
+    context: Math.min(params.context ?? 0, SearchLimit.MaxContext),
+    limit: Math.min(params.limit ?? SearchLimit.DefaultMatches, SearchLimit.MaxMatches),
   };
 }
 
@@ -88,7 +85,10 @@ async function matchLines(
   return true;
 }
 
-/** Matches in session order, the lines of each in order; at most `limit`, with `truncated` when more matched. */
+/**
+ * Matches in session order, the lines of each in order; at most `limit`, with `truncated` when more
+ * matched. `linesSearched` counts the sessions' own lines read until then (transcripts not counted).
+ */
 export async function searchSessions(
   registry: Pick<SessionRegistry, 'list' | 'get'>,
   params: SearchParams,
@@ -96,16 +96,19 @@ export async function searchSessions(
   const plan = planSearch(params);
   const sessions = params.session !== undefined ? [registry.get(params.session)] : registry.list();
   const matches: SearchMatch[] = [];
+  let linesSearched = 0;
   for (const [index, session] of sessions.entries()) {
     if (index > 0) await nextTurn();
     // Removed while the search yielded: its emulator is gone.
     if (!registry.list().includes(session)) continue;
     const source = { session: session.id, name: session.name };
-    if (!(await matchLines(sessionLines(session), source, plan, matches))) return { matches, truncated: true };
+    const lines = sessionLines(session);
+    linesSearched += lines.length;
+    if (!(await matchLines(lines, source, plan, matches))) return { matches, truncated: true, linesSearched };
     // The daemon runs as the user, in the user's home: the agent's files are its to read.
     const transcript = await readTranscript(agentOf(session.metadata), session.info().cwd);
     if (transcript && !(await matchLines(transcript.lines, { ...source, source: 'transcript' }, plan, matches)))
-      return { matches, truncated: true };
+      return { matches, truncated: true, linesSearched };
   }
-  return { matches, truncated: false };
+  return { matches, truncated: false, linesSearched };
 }

@@ -1,19 +1,12 @@
 // The commands on agents: start one from a profile, resume or relaunch archived sessions.
 import * as vscode from 'vscode';
+import { agentLaunch, findExecutable } from '../protocol/agentLaunch';
 import { SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
-import {
-  type AgentProfile,
-  agentLaunch,
-  findExecutable,
-  findProfile,
-  missingAgentMessage,
-  readAgentProfiles,
-  resumeTemplate,
-} from './agents';
+import { readLayout } from '../protocol/tabLayout';
+import { type AgentProfile, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from './agents';
 import { archiveAction } from './archives';
 import { CommandContext, describe, sessionById } from './commandContext';
-import { readLayout } from './layout';
 
 function agentProfiles(ctx: CommandContext): ReturnType<typeof readAgentProfiles> {
   const read = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));

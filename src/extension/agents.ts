@@ -1,12 +1,12 @@
-// Agent profiles: how to start an AI coding agent in a session, and how to resume its
-// conversation after the process is gone. Pure (no vscode import), unit-tested.
+// Agent profiles as the extension offers them: the holdfast.agents setting over the built-in ones,
+// what to say when an agent is not installed, and the resume command a client gives the daemon.
+// Pure (no vscode import), unit-tested.
 //
-// The built-in profiles and the resume rule are in protocol/agents.ts, shared with the daemon and the CLI.
-import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
+// The built-in profiles and the resume rule are in protocol/agents.ts, shared with the daemon and the CLI;
+// how a new run starts, in protocol/agentLaunch.ts, shared with the CLI.
 import * as path from 'node:path';
 import { type AgentProfile, BUILTIN_AGENTS, findProfile } from '../protocol/agents';
-import { AGENT_ID_PLACEHOLDER, AgentMetadata } from '../protocol/recovery';
+import { AGENT_ID_PLACEHOLDER } from '../protocol/recovery';
 
 export type { AgentProfile };
 export { BUILTIN_AGENTS, findProfile };
@@ -50,48 +50,6 @@ export function readAgentProfiles(setting: unknown): { profiles: AgentProfile[];
     else profiles.push(profile);
   });
   return { profiles, errors };
-}
-
-export interface AgentLaunch {
-  argv: string[];
-  /** Goes into the session's metadata as `agent`. */
-  agent: AgentMetadata & { name: string; icon: string };
-}
-
-/** The command line and metadata of a new run of `profile`. */
-export function agentLaunch(profile: AgentProfile, newId: () => string = randomUUID): AgentLaunch {
-  const sessionId = profile.sessionId === 'generate' ? newId() : undefined;
-  const argv = profile.argv.map((a) => (sessionId === undefined ? a : a.split(AGENT_ID_PLACEHOLDER).join(sessionId)));
-  const agent: AgentLaunch['agent'] = {
-    profile: profile.id,
-    name: profile.name,
-    icon: profile.icon,
-    resumeArgv: [...profile.resumeArgv],
-  };
-  if (sessionId !== undefined) agent.sessionId = sessionId;
-  return { argv, agent };
-}
-
-/** Where `command` would be found on `searchPath`, or undefined. A command with a slash is checked as it is. */
-export function findExecutable(command: string, searchPath: string | undefined, cwd: string): string | undefined {
-  const candidates = command.includes('/')
-    ? [path.resolve(cwd, command)]
-    : (searchPath ?? '')
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(dir, command));
-  for (const candidate of candidates) {
-    try {
-      const stat = fs.statSync(candidate);
-      if (stat.isFile()) {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        return candidate;
-      }
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** One line naming the binary and the setting, for an agent whose command is not installed. */

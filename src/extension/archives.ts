@@ -5,7 +5,7 @@ import { HoldfastClient, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
 import { resumeOffered } from '../protocol/agents';
 import { archivedFrom } from '../protocol/recovery';
-import { readLayout } from './layout';
+import { readLayout } from '../protocol/tabLayout';
 
 /**
  * How an archive starts again: an agent that was running when checkpointed, with a resume command

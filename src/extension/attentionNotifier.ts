@@ -6,9 +6,10 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { printable } from '../protocol/printable';
+import { Phase } from '../protocol/sessionStatus';
 import { Log } from './log';
 import type { SessionFeed } from './previewHost';
-import { Card, Phase, startedWaiting } from './sessionState';
+import { Card, startedWaiting } from './sessionState';
 import { settings } from './settings';
 
 export class AttentionNotifier implements vscode.Disposable {

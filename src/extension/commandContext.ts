@@ -2,8 +2,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
+import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
-import { readLayout } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';
@@ -12,6 +12,8 @@ export interface CommandContext {
   tabs: TabManager;
   sessions: SessionList;
   log: vscode.LogOutputChannel;
+  /** The extension's id (publisher.name, from its ExtensionContext): its terminal profile is contributed under it. */
+  extensionId: string;
   /** Facts for the status report that only the activation knows. */
   statusFacts(): Promise<StatusFacts>;
 }

@@ -149,7 +149,8 @@ function register(services: Services, store: DisposableStore): void {
     systemdScope: await systemdScopeWorks(),
     extensionVersion: config.version,
   });
-  for (const d of registerCommands({ tabs, sessions, log, statusFacts })) store.add(d);
+  for (const d of registerCommands({ tabs, sessions, log, extensionId: context.extension.id, statusFacts }))
+    store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
   store.add(registerSidebar(context, feed, previewDeps));
   store.add(registerMcpProvider(context, config.socket, log)); // `holdfast mcp` for VS Code's agent mode (1.101+)

@@ -1,53 +1,9 @@
-// Where a session's tab lives, kept in the session's own metadata so that any window
-// (after a reload, a restart or an extension host crash) can rebuild the same tabs.
-// Pure: no vscode import, unit-tested.
+// Which tabs a window rebuilds from where each session's tab lives (protocol/tabLayout.ts, kept in
+// the session's own metadata so that any window, after a reload, a restart or an extension host
+// crash, can rebuild the same tabs), and the names and order of new ones. Pure: no vscode import, unit-tested.
 import type { SessionInfo } from '../protocol/messages';
+import { readLayout, type TabLocation } from '../protocol/tabLayout';
 import { groupSplits } from './splitLayout';
-
-export type TabLocation = 'panel' | 'editor';
-
-/** The part of a session's metadata the extension owns. Unknown keys are kept as they are. */
-export interface TabLayout {
-  /** Which workspace shows this session as a tab (see workspaceKey). */
-  workspace?: string;
-  /** Position among this workspace's tabs; smaller comes first. */
-  order?: number;
-  location?: TabLocation;
-  /** When the tab last became the active terminal (ms); the most recent one is restored as active. */
-  activeAt?: number;
-  /** Hidden on purpose (Detach): keeps running, gets no tab until attached again. */
-  detached?: boolean;
-  /** Id of the session's stable `code` CLI hook (see codeCli.ts). */
-  cliHook?: string;
-  /** Shown split beside this session's tab (the first of its split group; see splitLayout.ts). */
-  splitOf?: string;
-}
-
-export function readLayout(metadata: Record<string, unknown> | undefined): TabLayout {
-  const m = metadata ?? {};
-  const layout: TabLayout = {};
-  if (typeof m.workspace === 'string') layout.workspace = m.workspace;
-  if (typeof m.order === 'number' && Number.isFinite(m.order)) layout.order = m.order;
-  if (m.location === 'panel' || m.location === 'editor') layout.location = m.location;
-  if (typeof m.activeAt === 'number' && Number.isFinite(m.activeAt)) layout.activeAt = m.activeAt;
-  if (m.detached === true) layout.detached = true;
-  if (typeof m.cliHook === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(m.cliHook)) layout.cliHook = m.cliHook;
-  if (typeof m.splitOf === 'string' && m.splitOf) layout.splitOf = m.splitOf;
-  return layout;
-}
-
-/** New metadata: the old one with `patch` applied; `undefined` values delete a key. */
-export function withLayout(
-  metadata: Record<string, unknown> | undefined,
-  patch: Partial<Record<keyof TabLayout, unknown>>,
-): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...(metadata ?? {}) };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) delete next[key];
-    else next[key] = value;
-  }
-  return next;
-}
 
 /** A stable name for "this workspace": the .code-workspace file, else the first folder, else the empty window. */
 export function workspaceKey(workspaceFile: string | undefined, folders: readonly string[]): string {

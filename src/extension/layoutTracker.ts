@@ -3,7 +3,7 @@
 // window starts going away: tabs closing at shutdown must not be recorded as a new layout.
 import * as vscode from 'vscode';
 import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
-import { readLayout, TabLocation } from './layout';
+import { readLayout, TabLocation } from '../protocol/tabLayout';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';
 

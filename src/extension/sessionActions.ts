@@ -5,9 +5,9 @@
 import * as vscode from 'vscode';
 import { RequestError } from '../protocol/client';
 import { ErrorCode, SessionInfo } from '../protocol/messages';
+import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
 import { hookPath } from './codeCli';
 import { DaemonConnection } from './daemonConnection';
-import { readLayout, TabLayout, TabLocation, withLayout } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { settings } from './settings';

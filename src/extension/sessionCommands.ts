@@ -1,6 +1,7 @@
 // The commands on sessions: attach, focus, rename, kill, remove.
 import * as vscode from 'vscode';
-import { nextOrder, readLayout, TabLocation } from './layout';
+import { readLayout, TabLocation } from '../protocol/tabLayout';
+import { nextOrder } from './layout';
 import { CommandContext, describe, sessionById, targetTab } from './commandContext';
 
 /** Quick pick of every session (any workspace): focuses its tab here, or opens one attached to it. */

@@ -1,21 +1,12 @@
-// What the sidebar says about each session: the daemon's attention (running, waiting for you,
-// done, idle: decided once in src/daemon/attention.ts and pushed as 'attention' events, never
-// polled), unless it ended: exited (code / signal) or archived (restored from a checkpoint).
-// Also the card model the webviews render. Pure: no vscode import, unit-tested.
-import type { AttentionState, DaemonEvent, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
+// What the sidebar says about each session: its status (protocol/sessionStatus.ts) kept current by
+// the daemon's 'attention' events (pushed, never polled), and the card model the webviews render.
+// Pure: no vscode import, unit-tested.
+import type { DaemonEvent, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
+import { attentionOf, type Phase, type SessionStatus, statusOf } from '../protocol/sessionStatus';
+import { readLayout } from '../protocol/tabLayout';
 import { worktreeOf } from '../protocol/worktree';
 import { archiveAction } from './archives';
-import { readLayout } from './layout';
-
-export type Phase = AttentionState | 'exited' | 'archived';
-
-export interface SessionStatus {
-  phase: Phase;
-  /** When this phase began (ms since the epoch, daemon clock = this machine's). */
-  since: number;
-  exit?: ExitStatus;
-}
 
 /** Follows the daemon's 'attention' events per session, on top of the session list's infos. */
 export class SessionStateTracker {
@@ -52,21 +43,6 @@ export class SessionStateTracker {
     const listed = attentionOf(info);
     return statusOf(info, now, pushed && pushed.since >= listed.since ? pushed : listed);
   }
-}
-
-/** A session's status from its info (and the newest attention known): exited, archived, or its attention. */
-export function statusOf(info: SessionInfo, now: number, attention = attentionOf(info)): SessionStatus {
-  if (info.state === 'exited' || info.exit) {
-    const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
-    return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
-  }
-  return { phase: attention.state, since: attention.since };
-}
-
-/** The info's attention; a daemon older than attention sends none: idle since its last output. */
-function attentionOf(info: SessionInfo): SessionAttention {
-  const attention = info.attention as SessionAttention | undefined;
-  return attention ?? { state: 'idle', since: Math.max(info.lastOutputAt, info.createdAt), source: 'output' };
 }
 
 /**

@@ -2,22 +2,19 @@
 // in its split group; without an active terminal, a new one. The new session records the group
 // (its first session's id, see splitLayout.ts) so the group comes back after a reload or a restart.
 import * as vscode from 'vscode';
+import { readLayout } from '../protocol/tabLayout';
 import { CommandContext } from './commandContext';
-import { readLayout } from './layout';
 
 /**
- * Holdfast's terminal profile (package.json contributes.terminal.profiles; the extension id is
- * publisher.name). VS Code splits the active terminal with it through its own Split command:
+ * Holdfast's terminal profile (package.json contributes.terminal.profiles, under the extension's
+ * id). VS Code splits the active terminal with it through its own Split command:
  * `createTerminal({ location: { parentTerminal } })` is ignored once the parent terminal has
  * opened (VS Code 1.139 looks the parent up by an id it has replaced by then), so it only serves
  * terminals created together, as the restore does (tabRestore.ts).
  */
-const HOLDFAST_PROFILE = {
-  profileName: 'Holdfast',
-  title: 'Holdfast',
-  extensionIdentifier: 'holdfast.holdfast',
-  id: 'holdfast.terminal',
-};
+function holdfastProfile(extensionId: string) {
+  return { profileName: 'Holdfast', title: 'Holdfast', extensionIdentifier: extensionId, id: 'holdfast.terminal' };
+}
 
 export async function splitTerminal(ctx: CommandContext): Promise<void> {
   const { tabs } = ctx;
@@ -40,7 +37,7 @@ export async function splitTerminal(ctx: CommandContext): Promise<void> {
   tabs.expectSplit({ splitOf: id ? (layout.splitOf ?? id) : undefined });
   const opened = nextHoldfastTerminal(ctx, 5000);
   try {
-    await vscode.commands.executeCommand('workbench.action.terminal.split', HOLDFAST_PROFILE);
+    await vscode.commands.executeCommand('workbench.action.terminal.split', holdfastProfile(ctx.extensionId));
   } finally {
     tabs.expectSplit(undefined);
   }

@@ -2,8 +2,9 @@
 // the group's first tab; the first records none. VS Code's API does not say which terminals share a
 // group, so this record (written when Holdfast makes a split) is the truth. Pure: no vscode import.
 import type { SessionInfo } from '../protocol/messages';
-import type { RestoreItem, TabLayout } from './layout';
-import { readLayout } from './layout';
+import { readLayout } from '../protocol/tabLayout';
+import type { TabLayout } from '../protocol/tabLayout';
+import type { RestoreItem } from './layout';
 
 interface Entry {
   session: SessionInfo;

@@ -1,7 +1,7 @@
 // Which Holdfast tab in this window shows which session, and which VS Code terminal holds each tab.
 // Opening a terminal for a tab goes through here, so every tab is known from its first moment.
 import * as vscode from 'vscode';
-import { TabLocation } from './layout';
+import { TabLocation } from '../protocol/tabLayout';
 import { SessionTab } from './pseudoterminal';
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');

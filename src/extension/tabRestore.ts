@@ -5,10 +5,11 @@
 import * as vscode from 'vscode';
 import { DisposableStore, timeout } from '../protocol/disposable';
 import { SessionInfo } from '../protocol/messages';
+import { readLayout } from '../protocol/tabLayout';
 import { restoreArchives } from './archives';
 import { pruneHooks } from './codeCli';
 import { DaemonConnection } from './daemonConnection';
-import { planRestore, readLayout, RestoreItem } from './layout';
+import { planRestore, RestoreItem } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TAB_ICON, TabRegistry } from './tabRegistry';

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { agentLaunch } from '../protocol/agentLaunch';
 import { SessionInfo } from '../protocol/messages';
 import {
   checkBranchName,
@@ -17,7 +18,6 @@ import {
   worktreeOf,
 } from '../protocol/worktree';
 import { pickAgentProfile } from './agentCommands';
-import { agentLaunch } from './agents';
 import { CommandContext } from './commandContext';
 import { settings } from './settings';
 

@@ -16,6 +16,15 @@ export enum SizeLimit {
 /** Lines of scrollback a session may ask for at most (the cell budget may keep fewer). */
 export const MAX_SCROLLBACK_LINES = 200_000;
 
+/** The bounds of a `search` (src/daemon/sessionSearch.ts), which the CLI's grep and MCP tools ask within. */
+export enum SearchLimit {
+  /** Matches returned when the client gives no limit. */
+  DefaultMatches = 200,
+  MaxMatches = 10_000,
+  /** Context lines on each side at most. */
+  MaxContext = 50,
+}
+
 export enum TextLimit {
   /** Session names, characters. */
   Name = 256,

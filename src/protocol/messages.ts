@@ -137,10 +137,14 @@ export interface SearchMatch {
   source?: 'transcript';
 }
 
-/** truncated: more lines matched than `limit`. */
+/**
+ * truncated: more lines matched than `limit`. linesSearched: the sessions' history + screen lines read
+ * (transcripts not counted; when truncated, until the search stopped); an older daemon sends none.
+ */
 export interface SearchResult {
   matches: SearchMatch[];
   truncated: boolean;
+  linesSearched?: number;
 }
 
 /** Method → [params, result]. */

@@ -1,4 +1,5 @@
 // `holdfast grep`: the daemon's `search` over every session's history and screen, printed like grep.
+import { SearchLimit } from '../../protocol/limits';
 import { SearchMatch, SearchParams } from '../../protocol/messages';
 import { printable } from '../../protocol/printable';
 import { compilePattern } from '../../protocol/textPattern';
@@ -6,9 +7,6 @@ import { boolOpt, expectPositionals, intOpt, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
-
-/** Context lines at most (the daemon's bound too). */
-const MAX_CONTEXT = 50;
 
 interface Row {
   text: string;
@@ -59,8 +57,12 @@ export const grepCommand: Command = {
   usage: 'grep PATTERN [--session S] [--context N] [--limit N] [--ignore-case]',
   options: {
     session: { type: 'string', value: 'S', help: 'only this session (id or name)' },
-    context: { type: 'string', value: 'N', help: `N lines of context around each match (at most ${MAX_CONTEXT})` },
-    limit: { type: 'string', value: 'N', help: 'at most N matches (default 200)' },
+    context: {
+      type: 'string',
+      value: 'N',
+      help: `N lines of context around each match (at most ${SearchLimit.MaxContext})`,
+    },
+    limit: { type: 'string', value: 'N', help: `at most N matches (default ${SearchLimit.DefaultMatches})` },
     'ignore-case': { type: 'boolean', short: 'i', help: 'match upper and lower case alike' },
   },
   details: [
@@ -81,7 +83,7 @@ export const grepCommand: Command = {
     } catch (err) {
       throw usageError(`invalid regular expression: ${(err as Error).message}`);
     }
-    const context = intOpt(ctx.args, 'context', 0, MAX_CONTEXT) ?? 0;
+    const context = intOpt(ctx.args, 'context', 0, SearchLimit.MaxContext) ?? 0;
     const params: SearchParams = {
       pattern,
       flags,
@@ -91,7 +93,7 @@ export const grepCommand: Command = {
     };
     const result = await withClient(ctx, (client) => client.request('search', params));
     return {
-      data: result,
+      data: { matches: result.matches, truncated: result.truncated },
       text: formatMatches(result.matches, context),
       note: result.truncated ? `stopped at ${result.matches.length} matches (--limit N for more)` : undefined,
       exitCode: result.matches.length > 0 ? ExitCode.Ok : ExitCode.Failed,

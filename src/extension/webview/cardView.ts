@@ -1,7 +1,8 @@
 // One session's card: name, agent icon, state, elapsed time, title, branch, cwd, action buttons and the
 // host element of its preview. Keys on a focused card: Enter/Space focus, F2 rename, Delete
 // kill or remove, arrows move between cards.
-import type { Card, CardAction, Phase } from '../sessionState';
+import type { Card, CardAction } from '../sessionState';
+import type { Phase } from '../../protocol/sessionStatus';
 import { el } from './dom';
 import { formatElapsed } from './elapsed';
 import { run } from './host';

@@ -1,0 +1,29 @@
+// A session's status as both clients show it (the VS Code sidebar, `holdfast mcp`): the daemon's
+// attention (running, waiting for you, done, idle: decided once in src/daemon/attention.ts), unless
+// it ended: exited (code / signal) or archived (restored from a checkpoint).
+import type { AttentionState, ExitStatus, SessionAttention, SessionInfo } from './messages';
+import { archivedFrom } from './recovery';
+
+export type Phase = AttentionState | 'exited' | 'archived';
+
+export interface SessionStatus {
+  phase: Phase;
+  /** When this phase began (ms since the epoch, daemon clock = this machine's). */
+  since: number;
+  exit?: ExitStatus;
+}
+
+/** A session's status from its info (and the newest attention known): exited, archived, or its attention. */
+export function statusOf(info: SessionInfo, now: number, attention = attentionOf(info)): SessionStatus {
+  if (info.state === 'exited' || info.exit) {
+    const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
+    return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
+  }
+  return { phase: attention.state, since: attention.since };
+}
+
+/** The info's attention; a daemon older than attention sends none: idle since its last output. */
+export function attentionOf(info: SessionInfo): SessionAttention {
+  const attention = info.attention as SessionAttention | undefined;
+  return attention ?? { state: 'idle', since: Math.max(info.lastOutputAt, info.createdAt), source: 'output' };
+}
