@@ -49,11 +49,21 @@ test('binary headers name their target: ELF, Mach-O and PE, x64 and arm64', () =
   assert.equal(headerTarget(Buffer.from('\x7fELF')), undefined);
 });
 
+/** The folder `npm run package` wrote into, once for the tests that open its packages. */
+let packaged: Promise<string> | undefined;
+function packageAll(): Promise<string> {
+  packaged ??= (async () => {
+    const out = tmpdir();
+    const started = Date.now();
+    await run(process.execPath, [path.join(ROOT, 'scripts', 'package.mjs'), '--out', out], { cwd: ROOT });
+    console.log(`# packaged ${TARGETS.length} targets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return out;
+  })();
+  return packaged;
+}
+
 test('npm run package: one .vsix per target, with its own node-pty binary and none for another', async () => {
-  const out = tmpdir();
-  const started = Date.now();
-  await run(process.execPath, [path.join(ROOT, 'scripts', 'package.mjs'), '--out', out], { cwd: ROOT });
-  const seconds = (Date.now() - started) / 1000;
+  const out = await packageAll();
   const vsixes = fs.readdirSync(out).sort();
   assert.deepEqual(vsixes, TARGETS.map((t) => `holdfast-${readVersion()}-${t}.vsix`).sort());
   for (const target of TARGETS) {
@@ -81,7 +91,29 @@ test('npm run package: one .vsix per target, with its own node-pty binary and no
     for (const binary of expected) assert.equal(headerTarget(unzipEntry(vsix, pty + binary)), target, binary);
     assert.ok(!entries.some((e) => e.startsWith('extension/node_modules/') && !e.startsWith(pty)), target);
   }
-  console.log(`# packaged ${TARGETS.length} targets in ${seconds.toFixed(1)} s`);
+});
+
+test("this machine's .vsix works unpacked: node-pty opens a PTY, the daemon's copy takes its binary", async () => {
+  const vsix = path.join(await packageAll(), `holdfast-${readVersion()}-${currentTarget()}.vsix`);
+  const unpacked = tmpdir();
+  execFileSync('unzip', ['-q', vsix, '-d', unpacked]);
+  const ext = path.join(unpacked, 'extension');
+  const box = cliSandbox();
+  try {
+    const result = await run(process.execPath, [path.join(ext, 'dist', 'cli.js'), 'doctor', '--json'], {
+      env: box.env,
+    }).catch((err: { stdout: string }) => err); // no daemon listens: exit 1
+    const { checks } = JSON.parse(result.stdout) as { checks: { name: string; ok: boolean; detail: string }[] };
+    assert.deepEqual(
+      checks.find((c) => c.name === 'node-pty'),
+      { name: 'node-pty', ok: true, detail: 'loads and opens a PTY' },
+    );
+  } finally {
+    await box.cleanup();
+  }
+  const copy = ensureDaemonInstall(ext, tmpdir(), readVersion());
+  const pty = path.join(copy.dir, 'node_modules', 'node-pty');
+  assert.equal(binaryTarget(path.join(pty, 'prebuilds', currentTarget(), 'pty.node')), currentTarget());
 });
 
 function readVersion(): string {
