@@ -11,6 +11,7 @@ import {
   readTokenFile,
   TrustCheck,
 } from '../protocol/endpointTrust';
+import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../protocol/nodePtyBinary';
 import { defaultLogPath } from '../protocol/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
@@ -107,12 +108,32 @@ export async function checkDaemon(socketPath: string): Promise<{ check: Check; s
   }
 }
 
+/** Why node-pty has no binary for this platform, if it has none; undefined when it has one or is not found. */
+function missingBinary(requireFromDist: NodeJS.Require): string | undefined {
+  let ptyDir: string;
+  try {
+    ptyDir = path.dirname(requireFromDist.resolve('node-pty/package.json'));
+  } catch {
+    return undefined; // no node-pty at all: loading it says so
+  }
+  return ptyBinaryDirFor(ptyDir) ? undefined : missingPtyBinary(ptyDir);
+}
+
 /** node-pty as the bundled daemon loads it (resolved from dist/), and one real PTY. */
 export async function checkNodePty(fromDir: string): Promise<Check> {
   const name = 'node-pty';
+  const requireFromDist = createRequire(path.join(fromDir, 'daemon.js'));
+  const missing = missingBinary(requireFromDist);
+  if (missing)
+    return {
+      name,
+      ok: false,
+      detail: missing,
+      fix: `install the Holdfast .vsix built for ${currentTarget()}, or build node-pty here: \`npm rebuild node-pty\``,
+    };
   let pty: typeof import('node-pty');
   try {
-    pty = createRequire(path.join(fromDir, 'daemon.js'))('node-pty') as typeof import('node-pty');
+    pty = requireFromDist('node-pty') as typeof import('node-pty');
   } catch (err) {
     return {
       name,

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { missingPtyBinary, ptyBinaryDirFor } from '../protocol/nodePtyBinary';
 import { Log } from './log';
 
 export interface DaemonInstall {
@@ -13,7 +14,10 @@ export interface DaemonInstall {
   cliScript: string;
 }
 
-/** node-pty files the daemon needs at run time (the rest is sources and build inputs). */
+/**
+ * node-pty files the daemon needs at run time (the rest is sources and build inputs): its lib and
+ * the one binary folder node-pty will load on this platform and architecture.
+ */
 function nodePtyRuntimeFiles(ptyDir: string): string[] {
   const files = ['package.json'];
   const walk = (rel: string) => {
@@ -26,22 +30,13 @@ function nodePtyRuntimeFiles(ptyDir: string): string[] {
     }
   };
   walk('lib');
-  const release = path.join(ptyDir, 'build', 'Release');
-  if (fs.existsSync(release)) {
-    for (const name of fs.readdirSync(release)) {
-      if (name.endsWith('.node') || name === 'spawn-helper') files.push(path.join('build', 'Release', name));
-    }
+  const binaries = ptyBinaryDirFor(ptyDir);
+  if (!binaries) throw new Error(missingPtyBinary(ptyDir));
+  for (const name of fs.readdirSync(path.join(ptyDir, binaries))) {
+    // The native modules and macOS's spawn-helper; not object files or debug symbols.
+    if (name.endsWith('.node') || name === 'spawn-helper') files.push(path.join(binaries, name));
   }
-  // Prebuilt binaries (macOS, Windows) for this platform only.
-  walkPrebuilds(ptyDir, files);
   return files;
-}
-
-function walkPrebuilds(ptyDir: string, files: string[]): void {
-  const rel = path.join('prebuilds', `${process.platform}-${process.arch}`);
-  const abs = path.join(ptyDir, rel);
-  if (!fs.existsSync(abs)) return;
-  for (const name of fs.readdirSync(abs)) files.push(path.join(rel, name));
 }
 
 /** The bundles the copy holds; the daemon runs the CLI from it too (agents' hooks run `cli.js notify`). */

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { HoldfastClient } from '../protocol/client';
 import { Capability, DaemonStatus } from '../protocol/messages';
 import { checkEndpoint } from '../protocol/endpointTrust';
+import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../protocol/nodePtyBinary';
 import { defaultLogPath } from '../protocol/paths';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail' | 'info';
@@ -112,7 +113,7 @@ function installChecks(input: DoctorInput): Check[] {
       level: 'fail',
       name: 'daemon copy',
       detail: input.installError,
-      fix: 'reinstall the extension; the copy needs dist/daemon.js and node_modules/node-pty',
+      fix: `reinstall the extension (its .vsix for ${currentTarget()}); the copy needs dist/daemon.js and node-pty`,
     });
   else if (input.installDir) checks.push(installCheck(input.installDir));
   checks.push({
@@ -206,14 +207,20 @@ function endpointChecks(socket: string): Check[] {
 function installCheck(dir: string): Check {
   const needed = [path.join('dist', 'daemon.js'), path.join('node_modules', 'node-pty', 'package.json')];
   const missing = needed.filter((f) => !fs.existsSync(path.join(dir, f)));
-  const release = path.join(dir, 'node_modules', 'node-pty', 'build', 'Release');
-  const native = fs.existsSync(release) && fs.readdirSync(release).some((f) => f.endsWith('.node'));
-  if (missing.length > 0 || !native)
+  if (missing.length > 0)
     return {
       level: 'fail',
       name: 'daemon copy',
-      detail: `${dir} lacks ${[...missing, ...(native ? [] : ['node-pty native module'])].join(', ')}`,
+      detail: `${dir} lacks ${missing.join(', ')}`,
       fix: `delete ${dir} and reload the window`,
+    };
+  const ptyDir = path.join(dir, 'node_modules', 'node-pty');
+  if (!ptyBinaryDirFor(ptyDir))
+    return {
+      level: 'fail',
+      name: 'daemon copy',
+      detail: missingPtyBinary(ptyDir),
+      fix: `install the Holdfast .vsix built for ${currentTarget()}`,
     };
   return { level: 'ok', name: 'daemon copy', detail: dir };
 }
