@@ -138,9 +138,11 @@ export class AlternateScroll implements IDisposable {
     const cols = this.terminal.cols;
     const rows = Math.min(count, buffer.scrollBottom + 1);
     for (let y = 0; y < rows; y++) {
+      // Called inside xterm's parse: never throw there (a missing row is skipped).
       const row = buffer.lines.get(buffer.ybase + y);
-      const encoded =
-        plainRow(row, cols) ?? encodeRows([this.terminal.buffer.alternate.getLine(buffer.ybase + y)!], cols, this.cell);
+      const line = this.terminal.buffer.alternate.getLine(buffer.ybase + y);
+      if (!row || !line) continue;
+      const encoded = plainRow(row, cols) ?? encodeRows([line], cols, this.cell);
       if (!this.runStarted) {
         // Blank rows before the program's first line (a screen cleared by line feeds) are not history.
         if (plainText(encoded) === '') continue;
