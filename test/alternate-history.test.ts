@@ -190,6 +190,11 @@ describe('a stand-in agent scrolling inside the alternate screen, through the da
     );
   });
 
+  test("the marker lines are the daemon's, not matched", async () => {
+    const { matches } = await client.request('search', { pattern: 'full-screen program', session: 'agent' });
+    assert.deepEqual(matches, []);
+  });
+
   test('a program that only redraws adds nothing', async () => {
     const { matches } = await client.request('search', { pattern: 'redraw-frame', session: 'redraw' });
     assert.deepEqual(

@@ -19,6 +19,11 @@ export const ALTERNATE_MARKER = "── scrolled off a full-screen program's scr
 /** After those lines when the normal screen's history follows them (the program left the alternate screen). */
 export const ALTERNATE_END = "── end of the lines from a full-screen program's screen ──";
 
+/** The daemon's own lines around the rows (a row with the same text is taken for one). */
+export function isAlternateMarker(line: string): boolean {
+  return line === ALTERNATE_MARKER || line === ALTERNATE_END;
+}
+
 /** How many rows a CSI S or CSI M asks for (xterm: 0 or none is 1). */
 function countOf(params: (number | number[])[]): number {
   const first = params[0];

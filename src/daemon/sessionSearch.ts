@@ -5,6 +5,7 @@ import { ErrorCode, SearchMatch, SearchParams, SearchResult } from '../protocol/
 import { agentOf } from '../protocol/recovery';
 import { readTranscript } from '../protocol/transcripts';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
+import { isAlternateMarker } from './alternateScroll';
 import { DaemonError } from './daemonError';
 import type { Session } from './session';
 import type { SessionRegistry } from './sessionRegistry';
@@ -65,7 +66,7 @@ function planSearch(params: SearchParams): SearchPlan {
 /**
  * Appends the matches among `lines` to `matches` (oldest first), in slices with a turn of the
  * event loop between them; false when `plan.limit` was reached and a further line matched. The
- * first `alternate` lines are marked as from the alternate screen.
+ * first `alternate` lines are marked as from the alternate screen; their marker lines are not matched.
  */
 async function matchLines(
   lines: string[],
@@ -79,7 +80,7 @@ async function matchLines(
     if (from > 0) await nextTurn();
     const to = Math.min(lines.length, from + SearchTuning.SliceLines);
     for (let line = from; line < to; line++) {
-      if (!pattern.test(lines[line])) continue;
+      if (!pattern.test(lines[line]) || (line < alternate && isAlternateMarker(lines[line]))) continue;
       if (matches.length >= limit) return false;
       matches.push({
         ...source,
