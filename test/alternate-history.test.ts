@@ -92,6 +92,11 @@ describe('the emulator keeps what scrolls off the alternate screen', () => {
       assert.deepEqual(emulator.lines(Infinity).slice(0, 2), [ALTERNATE_MARKER, 'line 486']);
       await parsed(emulator, '\x1bc');
       assert.equal(emulator.alternateLength, 0);
+      // DL on the top row deletes it out of the region's top, as vim scrolls; ED 3 on the normal screen clears.
+      await parsed(emulator, '\x1b[?1049h\x1b[Htop row\x1b[2;1Hsecond\x1b[3;1H\x1b[M\x1b[H\x1b[M');
+      assert.deepEqual(emulator.lines(10).slice(0, 3), [ALTERNATE_MARKER, 'top row', 'second']);
+      await parsed(emulator, '\x1b[?1049l\x1b[3J');
+      assert.equal(emulator.alternateLength, 0);
     } finally {
       emulator.dispose();
     }
@@ -179,6 +184,8 @@ describe('a stand-in agent scrolling inside the alternate screen, through the da
     );
     const { lines } = await client.request('read', { session: agent, scrollback: Number.MAX_SAFE_INTEGER });
     assert.equal(lines[m.line], m.text);
+    const history = { kind: 'text', pattern: 'uniq-7919$', history: true } as const;
+    assert.equal((await client.request('wait', { session: agent, condition: history, timeoutMs: 5000 })).met, true);
     // 400 lines, 23 rows of region: 377 left the top; the screen is the newest 23 and the status line.
     assert.equal(lines.length, 1 + 377 + 24);
     assert.equal(lines[lines.length - 1], 'status: 400 READY');
