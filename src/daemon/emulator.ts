@@ -5,6 +5,7 @@ import { Terminal } from '@xterm/headless';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { TextLimit } from '../protocol/limits';
 import { VERSION } from '../protocol/version';
+import { AlternateScroll } from './alternateScroll';
 import type { PromptMark } from './attention';
 import { HistoryCapture } from './historyCapture';
 import { plainText } from './historyEncoding';
@@ -40,6 +41,7 @@ const QUERY_COLOURS: Record<number, string> = {
 export class Emulator implements IDisposable {
   readonly terminal: Terminal;
   private readonly history: HistoryCapture | undefined;
+  private readonly alternate: AlternateScroll;
   private readonly disposables: IDisposable[] = [];
   private writtenBytes = 0;
   private parsedBytes = 0;
@@ -89,8 +91,10 @@ export class Emulator implements IDisposable {
         margin,
         options.scrollback,
       );
+    this.alternate = new AlternateScroll(this.terminal, options.scrollback);
     const parser = this.terminal.parser;
     this.disposables.push(
+      this.alternate,
       this.terminal.onData((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
       this.terminal.onBinary((data) => this.answerQueries && this.onReplyEmitter.fire(data)),
       this.terminal.onTitleChange((title) => {
@@ -213,6 +217,7 @@ export class Emulator implements IDisposable {
   set scrollback(lines: number) {
     if (lines === this.scrollbackLines) return;
     this.scrollbackLines = lines;
+    this.alternate.setScrollback(lines);
     if (this.history) this.history.setScrollback(lines);
     else this.terminal.options.scrollback = lines;
   }
@@ -242,6 +247,7 @@ export class Emulator implements IDisposable {
    * collector return xterm's rows: the session went quiet. Only valid with an empty backlog.
    */
   compactHistory(): void {
+    this.alternate.compact();
     if (this.history) collectGarbageSoon(this.history.compact());
   }
 
@@ -264,20 +270,30 @@ export class Emulator implements IDisposable {
     return store.slice(store.length - wanted);
   }
 
-  /** Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen. */
+  /**
+   * Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen.
+   * Above the active buffer's own history, in either buffer: the rows that scrolled off the
+   * alternate screen, behind their marker (alternateScroll.ts).
+   */
   lines(scrollback = 0): string[] {
     const buffer = this.terminal.buffer.active;
     const skipped = buffer.type === 'normal' ? this.skippedRows : 0;
     const start = Math.max(skipped, buffer.baseY - Math.max(0, scrollback));
-    const lines: string[] = [];
+    const inXterm = buffer.baseY - skipped;
     // Older lines come from the history store, one per logical line (they are not wrapped to a width).
-    const fromStore =
-      buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - (buffer.baseY - skipped)) : 0;
+    const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - inXterm) : 0;
+    const fromAlternate = scrollback - inXterm - Math.max(0, fromStore);
+    const lines = fromAlternate > 0 ? this.alternate.lines(fromAlternate, buffer.type === 'normal') : [];
     if (fromStore > 0)
       for (const line of this.history!.store.slice(this.history!.store.length - fromStore)) lines.push(plainText(line));
     for (let y = start; y < buffer.baseY + this.terminal.rows; y++)
       lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
     return lines;
+  }
+
+  /** Lines at the start of `lines(Infinity)` that scrolled off the alternate screen, their markers included. */
+  get alternateLength(): number {
+    return this.alternate.length(this.terminal.buffer.active.type === 'normal');
   }
 
   cursor(): { x: number; y: number } {

@@ -308,6 +308,11 @@ export class Session implements IDisposable {
     return { lines: this.emulator.lines(scrollback), cursor: this.emulator.cursor() };
   }
 
+  /** Lines at the start of `screen(Infinity)`'s that scrolled off the alternate screen (search marks them). */
+  get alternateLines(): number {
+    return this.emulator.alternateLength;
+  }
+
   /**
    * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped
    * and nothing of its group is left.

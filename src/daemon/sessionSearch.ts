@@ -6,6 +6,7 @@ import { ErrorCode, SearchMatch, SearchParams, SearchResult } from '../protocol/
 import { agentOf } from '../protocol/recovery';
 import { readTranscript } from '../protocol/transcripts';
 import { compilePattern, TextPattern } from '../protocol/textPattern';
+import { isAlternateMarker } from './alternateScroll';
 import { DaemonError } from './daemonError';
 import type { Session } from './session';
 import type { SessionRegistry } from './sessionRegistry';
@@ -22,9 +23,12 @@ export enum SearchTuning {
   MaxTextChars = 2000,
 }
 
-/** The one reading of a session's text for search: the same lines as `read` with all the scrollback. */
-function sessionLines(session: Session): string[] {
-  return session.screen(Infinity).lines;
+/**
+ * The one reading of a session's text for search: the same lines as `read` with all the scrollback;
+ * the first `alternate` of them scrolled off a full-screen program's alternate screen.
+ */
+function sessionLines(session: Session): { lines: string[]; alternate: number } {
+  return { lines: session.screen(Infinity).lines, alternate: session.alternateLines };
 }
 
 function clip(line: string): string {
@@ -58,20 +62,22 @@ function planSearch(params: SearchParams): SearchPlan {
 
 /**
  * Appends the matches among `lines` to `matches` (oldest first), in slices with a turn of the
- * event loop between them; false when `plan.limit` was reached and a further line matched.
+ * event loop between them; false when `plan.limit` was reached and a further line matched. The
+ * first `alternate` lines are marked as from the alternate screen; their marker lines are not matched.
  */
 async function matchLines(
   lines: string[],
   source: Pick<SearchMatch, 'session' | 'name' | 'source'>,
   plan: SearchPlan,
   matches: SearchMatch[],
+  alternate = 0,
 ): Promise<boolean> {
   const { pattern, context, limit } = plan;
   for (let from = 0; from < lines.length; from += SearchTuning.SliceLines) {
     if (from > 0) await nextTurn();
     const to = Math.min(lines.length, from + SearchTuning.SliceLines);
     for (let line = from; line < to; line++) {
-      if (!pattern.test(lines[line])) continue;
+      if (!pattern.test(lines[line]) || (line < alternate && isAlternateMarker(lines[line]))) continue;
       if (matches.length >= limit) return false;
       matches.push({
         ...source,
@@ -79,6 +85,7 @@ async function matchLines(
         text: clip(lines[line]),
         before: lines.slice(Math.max(0, line - context), line).map(clip),
         after: lines.slice(line + 1, line + 1 + context).map(clip),
+        ...(line < alternate ? { alternate: true as const } : {}),
       });
     }
   }
@@ -102,9 +109,10 @@ export async function searchSessions(
     // Removed while the search yielded: its emulator is gone.
     if (!registry.list().includes(session)) continue;
     const source = { session: session.id, name: session.name };
-    const lines = sessionLines(session);
+    const { lines, alternate } = sessionLines(session);
     linesSearched += lines.length;
-    if (!(await matchLines(lines, source, plan, matches))) return { matches, truncated: true, linesSearched };
+    if (!(await matchLines(lines, source, plan, matches, alternate)))
+      return { matches, truncated: true, linesSearched };
     // The daemon runs as the user, in the user's home: the agent's files are its to read.
     const transcript = await readTranscript(agentOf(session.metadata), session.info().cwd);
     if (transcript && !(await matchLines(transcript.lines, { ...source, source: 'transcript' }, plan, matches)))

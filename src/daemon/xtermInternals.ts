@@ -1,9 +1,10 @@
 // Every private part of @xterm/headless the daemon relies on, in one place. xterm.js has no public
 // API for them: the write loop's parse step (to contain a parser exception), the buffers' ring of
 // rows and their packed cell words (history capture, snapshots), the input handler's pen, the
-// cursor's visibility and style, the mouse encoding. They were read from the pinned version
-// below; checkXtermInternals() runs before the first emulator is made and stops with a message
-// naming what moved, rather than letting another version corrupt screens.
+// cursor's visibility and style, the mouse encoding, the buffer service's scroll (alternate screen
+// history). They were read from the pinned version below; checkXtermInternals() runs before the
+// first emulator is made and stops with a message naming what moved, rather than letting another
+// version corrupt screens.
 import { Terminal } from '@xterm/headless';
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
@@ -57,7 +58,13 @@ export interface CoreBuffer {
   scrollBottom: number;
 }
 
+/** Where xterm scrolls the active buffer by one row (LF at the bottom margin, IND, NEL, a wrap there). */
+export interface CoreBufferService {
+  scroll(eraseAttr: unknown, isWrapped?: boolean): void;
+}
+
 export interface CoreTerminal {
+  _bufferService: CoreBufferService;
   _writeBuffer: { _action(data: unknown, promiseResult: boolean): unknown; writeSync(data: string): void };
   buffers: { normal: CoreBuffer; alt: CoreBuffer };
   /** The active buffer. */
@@ -92,6 +99,7 @@ export function checkXtermInternals(): void {
       typeof c?._writeBuffer?._action !== 'function' && '_core._writeBuffer._action',
       typeof c?._writeBuffer?.writeSync !== 'function' && '_core._writeBuffer.writeSync',
       typeof c?.buffers?.normal?.lines?.onTrim !== 'function' && '_core.buffers.normal.lines.onTrim',
+      typeof c?._bufferService?.scroll !== 'function' && '_core._bufferService.scroll',
       typeof c?.buffers?.alt?.ybase !== 'number' && '_core.buffers.alt',
       typeof c?.buffer?.savedY !== 'number' && '_core.buffer.savedY',
       typeof c?.coreService?.isCursorHidden !== 'boolean' && '_core.coreService.isCursorHidden',

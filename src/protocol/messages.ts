@@ -135,6 +135,8 @@ export interface SearchMatch {
   before: string[];
   after: string[];
   source?: 'transcript';
+  /** The line scrolled off a full-screen program's alternate screen (daemon/alternateScroll.ts). */
+  alternate?: true;
 }
 
 /**
