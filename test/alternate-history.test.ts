@@ -217,7 +217,9 @@ describe('a stand-in agent scrolling inside the alternate screen, through the da
     assert.equal(found.code, 0, found.stderr);
     assert.equal(
       found.stdout,
-      `agent-2- agent says 1 uniq-7919\nagent:3: agent says 2 uniq-15838\nagent-4- agent says 3 uniq-23757\n`,
+      'agent-2- agent says 1 uniq-7919\n' +
+        'agent[alternate]:3: agent says 2 uniq-15838\n' +
+        'agent-4- agent says 3 uniq-23757\n',
     );
     const marker = await cli(env, ['grep', 'uniq-7919$', '--context', '1', '--session', 'agent']);
     assert.equal(marker.stdout.split('\n')[0], `agent-1- ${ALTERNATE_MARKER}`);

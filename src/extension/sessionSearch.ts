@@ -25,11 +25,17 @@ function shown(text: string): string {
   return printable(text).trim().replace(/\$\(/g, '\\$(');
 }
 
+/** Where a match's line comes from, when not the session's own screen and scrollback. */
+function whereOf(match: SearchMatch): string {
+  if (match.source === 'transcript') return 'transcript ';
+  return match.alternate ? 'full-screen scroll ' : '';
+}
+
 function itemOf(match: SearchMatch): MatchItem {
   const context = [...match.before, ...match.after].map(shown).filter((line) => line !== '');
   return {
     label: shown(match.text) || ' ',
-    description: `${shown(match.name)} · ${match.source === 'transcript' ? 'transcript ' : ''}line ${match.line + 1}`,
+    description: `${shown(match.name)} · ${whereOf(match)}line ${match.line + 1}`,
     detail: context.join('  ⏎  ') || undefined,
     // The quick pick's own fuzzy filter would hide regex matches: the daemon did the matching.
     alwaysShow: true,

@@ -11,12 +11,15 @@ import { ExitCode, usageError } from '../errors';
 interface Row {
   text: string;
   match: boolean;
+  /** A match on a line that scrolled off a full-screen program's screen. */
+  alternate?: boolean;
 }
 
 /**
  * grep's layout: `name:N: text` for a match, `name-N- text` for context, `--` between groups that
  * do not touch. N counts from 1 like grep; --json keeps the protocol's 0-based `line`. Lines from
- * an agent's transcript are `name[transcript]:N: text`, N counting the conversation's lines.
+ * an agent's transcript are `name[transcript]:N: text`, N counting the conversation's lines; a match
+ * on a line that scrolled off a full-screen program's screen is `name[alternate]:N: text`.
  */
 export function formatMatches(matches: SearchMatch[], context: number): string {
   const bySession = new Map<string, { name: string; rows: Map<number, Row> }>();
@@ -30,7 +33,7 @@ export function formatMatches(matches: SearchMatch[], context: number): string {
       const line = m.line - m.before.length + i;
       if (!rows.has(line)) rows.set(line, { text, match: false });
     });
-    rows.set(m.line, { text: m.text, match: true });
+    rows.set(m.line, { text: m.text, match: true, alternate: m.alternate });
     m.after.forEach((text, i) => {
       if (!rows.has(m.line + 1 + i)) rows.set(m.line + 1 + i, { text, match: false });
     });
@@ -45,7 +48,8 @@ export function formatMatches(matches: SearchMatch[], context: number): string {
       previous = line;
       const row = rows.get(line)!;
       const mark = row.match ? ':' : '-';
-      out.push(`${name}${mark}${line + 1}${mark} ${printable(row.text)}`);
+      const where = row.alternate ? '[alternate]' : '';
+      out.push(`${name}${where}${mark}${line + 1}${mark} ${printable(row.text)}`);
     }
   }
   return out.map((l) => l + '\n').join('');
@@ -73,6 +77,8 @@ export const grepCommand: Command = {
     'Archived sessions are searched too (their saved screen); a checkpoint is, once restored (recovery restore).',
     "An agent's conversation is searched in its own transcript file too (Claude Code, Codex, Gemini CLI draw on",
     'the alternate screen, which leaves no history): those matches print as NAME[transcript]:LINE: TEXT.',
+    "Lines that scrolled off the top of a full-screen program's screen are kept and searched too; those",
+    'matches print as NAME[alternate]:LINE: TEXT.',
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 1, 1, 'PATTERN');
