@@ -65,7 +65,10 @@ function answer(prompt: string): void {
   const command = 'grep -n "timed out" ci.log';
   assistantBlock(first, { type: 'text', text: 'Let me look at the CI log.' });
   assistantBlock(first, { type: 'tool_use', id: toolId, name: 'Bash', input: { command } });
-  const stdout = `812: test ${word} (retry.test.ts) timed out after 30s\n977: test upload (io.test.ts) timed out after 30s`;
+  const stdout = [
+    `812: test ${word} (retry.test.ts) timed out after 30s`,
+    '977: test upload (io.test.ts) timed out after 30s',
+  ].join('\n');
   message(
     'user',
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: stdout, is_error: false }] },

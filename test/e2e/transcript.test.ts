@@ -113,14 +113,15 @@ test(
       assert.ok(!lines.some((l) => l.includes(WORD)), 'the word is not in the screen or the history');
 
       // holdfast grep: the one match, from the transcript.
-      const grep = e2e.iso.cliJson<{ matches: SearchMatch[] }>(['grep', WORD]);
+      const grep = e2e.iso.cliJson<{ matches: SearchMatch[] }>(['grep', WORD, '--context', '1']);
       assert.equal(grep.matches.length, 1);
       const [match] = grep.matches;
       assert.equal(match.session, agent.id);
       assert.equal(match.source, 'transcript');
       assert.equal(
         match.text,
-        `tool result: 812: test ${WORD} (retry.test.ts) timed out after 30s 977: test upload (io.test.ts) timed out after 30s`,
+        `tool result: 812: test ${WORD} (retry.test.ts) timed out after 30s ` +
+          '977: test upload (io.test.ts) timed out after 30s',
       );
       assert.deepEqual(match.before, ['tool: Bash {"command":"grep -n \\"timed out\\" ci.log"}']);
       assert.deepEqual(match.after, ['assistant: The flaky one is in retry.test.ts: it times out under load.']);
