@@ -18,6 +18,7 @@ import {
   zstdUnreadable,
 } from '../src/protocol/transcripts';
 import { CLI_SCRIPT, startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { zstdFrame } from './helpers/zstdFrame';
 
 const SESSION_ID = '3f8e2a4c-1b7d-4e6f-9a0b-5c2d8e1f7a93';
 
@@ -65,27 +66,6 @@ function claudeRecords(cwd: string, marker: string): object[] {
 }
 
 const jsonl = (records: object[]) => records.map((r) => JSON.stringify(r) + '\n').join('');
-
-/**
- * A zstd frame of raw (stored) blocks: valid zstd that every decoder reads, made without a compressor
- * (Node 20 has none). Header: the magic, then Single_Segment with a 4-byte content size (no window
- * size, checksum or dictionary); each block: 3 bytes (last-block bit, type 0 = raw, size), then its bytes.
- */
-function zstdFrame(data: Buffer): Buffer {
-  const header = Buffer.alloc(9);
-  header.writeUInt32LE(0xfd2fb528, 0);
-  header[4] = 0xa0;
-  header.writeUInt32LE(data.length, 5);
-  const parts: Buffer[] = [header];
-  const BLOCK = 128 * 1024;
-  for (let at = 0; at === 0 || at < data.length; at += BLOCK) {
-    const block = data.subarray(at, at + BLOCK);
-    const blockHeader = Buffer.alloc(3);
-    blockHeader.writeUIntLE(block.length * 8 + (at + BLOCK >= data.length ? 1 : 0), 0, 3);
-    parts.push(blockHeader, block);
-  }
-  return Buffer.concat(parts);
-}
 
 function writeClaude(home: string, cwd: string, marker: string, id = SESSION_ID): string {
   const dir = path.join(home, '.claude', 'projects', claudeProjectSlug(cwd));

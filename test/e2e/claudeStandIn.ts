@@ -1,6 +1,6 @@
 // A full-screen Claude Code stand-in for the e2e (run as `node claudeStandIn.js --session-id ID`, with the
 // hook options Holdfast puts after the program's name, which it ignores). Like Claude Code 2.1 it
-// draws on the alternate screen, reads keys in raw mode, and appends its conversation to
+// draws on the alternate screen (fullScreenStandIn.ts) and appends its conversation to
 // ~/.claude/projects/<slug of its directory>/<session id>.jsonl, one JSON record per line, each
 // content block of an answer its own record. Its answer's tool result holds the word in
 // $HOLDFAST_STAND_IN_WORD, which it never draws: only the transcript has it.
@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runFullScreen } from './fullScreenStandIn';
 
-const ESC = '\x1b';
 const args = process.argv.slice(2);
 const sessionId = args[args.indexOf('--session-id') + 1];
 const word = process.env.HOLDFAST_STAND_IN_WORD ?? '';
@@ -24,9 +24,6 @@ const transcript = path.join(
   `${sessionId}.jsonl`,
 );
 
-/** What the screen shows of the conversation (never the tool's output, collapsed as Claude Code does). */
-const shown: string[] = [];
-let typed = '';
 let parentUuid: string | null = null;
 
 function append(record: Record<string, unknown>): void {
@@ -58,7 +55,8 @@ function assistantBlock(messageId: string, block: Record<string, unknown>): void
   message('assistant', { ...body, stop_reason: null, usage: { input_tokens: 12, output_tokens: 34 } });
 }
 
-function answer(prompt: string): void {
+/** Records the turn; the screen shows it with the tool's output collapsed, as Claude Code does. */
+function answer(prompt: string): string[] {
   message('user', { role: 'user', content: prompt });
   const first = `msg_${randomUUID()}`;
   const toolId = `toolu_${randomUUID().replace(/-/g, '')}`;
@@ -76,46 +74,9 @@ function answer(prompt: string): void {
   );
   const done = 'The flaky one is in retry.test.ts: it times out under load.';
   assistantBlock(`msg_${randomUUID()}`, { type: 'text', text: done });
-  shown.push(`> ${prompt}`, '● Let me look at the CI log.', `● Bash(${command})`, '  ⎿  2 lines (ctrl+o to expand)');
-  shown.push(`● ${done}`, '');
-}
-
-function draw(): void {
-  const rule = '─'.repeat(Math.max(10, (process.stdout.columns || 80) - 2));
-  const lines = [
-    '╭───────────────────────────────╮',
-    '│ ✻ Claude Code stand-in        │',
-    '╰───────────────────────────────╯',
-    '',
-    ...shown,
-    rule,
-    `> ${typed}`,
-    rule,
-    '  ? for shortcuts',
-  ];
-  process.stdout.write(`${ESC}[H${ESC}[2J` + lines.join('\r\n'));
-}
-
-function quit(): void {
-  process.stdout.write(`${ESC}[?1049l`);
-  process.exit(0);
+  return ['● Let me look at the CI log.', `● Bash(${command})`, '  ⎿  2 lines (ctrl+o to expand)', `● ${done}`];
 }
 
 fs.mkdirSync(path.dirname(transcript), { recursive: true });
 append({ type: 'file-history-snapshot', messageId: randomUUID(), snapshot: { trackedFileBackups: {} } });
-process.stdout.write(`${ESC}[?1049h`);
-draw();
-process.stdin.setRawMode(true);
-process.stdin.on('end', quit);
-process.stdout.on('resize', draw);
-process.stdin.on('data', (data: Buffer) => {
-  for (const key of data.toString('utf8')) {
-    if (key === '\x03') quit();
-    else if (key === '\r') {
-      if (typed.trim() !== '') answer(typed.trim());
-      typed = '';
-    } else if (key === '\x7f') typed = typed.slice(0, -1);
-    else if (key >= ' ') typed += key;
-  }
-  draw();
-});
+runFullScreen('✻ Claude Code stand-in', answer);

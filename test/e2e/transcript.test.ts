@@ -1,9 +1,10 @@
-// E2E (issue 15, item 3): a full-screen agent's conversation found by search. *Holdfast: New Agent…*
-// starts a Claude Code stand-in (claudeStandIn.ts) as it starts Claude Code; the stand-in draws on
-// the alternate screen, is asked a question typed in its tab, and writes the conversation to its
-// transcript as Claude Code does, under this test's own HOME. A word of it that was never on the
-// screen is found by *Holdfast: Search Sessions…* (the item marked as from the transcript), whose
-// item opens the session's history with the conversation, and by `holdfast grep`.
+// E2E (issue 15, item 3): full-screen agents' conversations found by search. *Holdfast: New Agent…*
+// starts a Claude Code stand-in (claudeStandIn.ts) and a Codex stand-in (codexStandIn.ts) as it starts
+// the real agents; each draws on the alternate screen, is asked a question typed in its tab, and writes
+// the conversation where the agent keeps it, under this test's own HOME. A word of it that was never on
+// the screen is found by `holdfast grep` and *Holdfast: Search Sessions…* (the item marked as from the
+// transcript), whose item opens the session's history with the conversation. Codex's rollout is found
+// again once compressed to .jsonl.zst (code-server's Node 24 has zstd).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -11,37 +12,45 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SearchMatch } from '../../src/protocol/messages';
 import { shellQuote } from '../../src/protocol/shellQuote';
+import { zstdFrame } from '../helpers/zstdFrame';
 import { HoldfastE2E, makeTempDir, SessionView, waitFor, Workbench } from './harness';
 
-/** In the transcript only: the stand-in never draws it. */
-const WORD = `quokka${randomBytes(4).toString('hex')}`;
-const QUESTION = 'which test is flaky?';
+/** In the transcripts only: the stand-ins never draw them. */
+const CLAUDE_WORD = `quokka${randomBytes(4).toString('hex')}`;
+const CODEX_WORD = `wombat${randomBytes(4).toString('hex')}`;
 
 const binDir = makeTempDir('transcript-bin');
-const CLAUDE = path.join(binDir, 'claude');
-const STAND_IN = path.join(__dirname, 'claudeStandIn.js');
-fs.writeFileSync(
-  CLAUDE,
-  `#!/bin/sh\nHOLDFAST_STAND_IN_WORD=${WORD} exec ${shellQuote(process.execPath)} ${shellQuote(STAND_IN)} "$@"\n`,
-  { mode: 0o755 },
-);
+
+/** An executable named like the agent that runs the stand-in module with its word. */
+function standIn(name: string, module: string, word: string): string {
+  const file = path.join(binDir, name);
+  const script = path.join(__dirname, module);
+  const node = shellQuote(process.execPath);
+  fs.writeFileSync(file, `#!/bin/sh\nHOLDFAST_STAND_IN_WORD=${word} exec ${node} ${shellQuote(script)} "$@"\n`, {
+    mode: 0o755,
+  });
+  return script;
+}
+const CLAUDE_SCRIPT = standIn('claude', 'claudeStandIn.js', CLAUDE_WORD);
+standIn('codex', 'codexStandIn.js', CODEX_WORD);
 
 let e2e: HoldfastE2E;
 
 before(async () => {
   e2e = await HoldfastE2E.start({
     name: 'transcript',
-    // The transcript goes to ~/.claude: this test's own HOME, for the extension, the daemon and the CLI.
+    // The transcripts go to ~/.claude and ~/.codex: this test's own HOME, for the extension, the daemon and the CLI.
     isolatedHome: true,
-    // The stand-in replaces the built-in Claude Code profile's binary (as in agents.test.ts).
+    // The stand-ins replace the built-in profiles' binaries (as in agents.test.ts).
     settings: {
       'holdfast.agents': [
         {
           id: 'claude',
           name: 'Claude Code',
-          argv: [CLAUDE, '--session-id', '{id}'],
-          resumeArgv: [CLAUDE, '--resume', '{id}'],
+          argv: [path.join(binDir, 'claude'), '--session-id', '{id}'],
+          resumeArgv: [path.join(binDir, 'claude'), '--resume', '{id}'],
         },
+        { id: 'codex', name: 'Codex CLI', argv: [path.join(binDir, 'codex')] },
       ],
     },
   });
@@ -52,8 +61,8 @@ after(async () => {
   fs.rmSync(binDir, { recursive: true, force: true });
 });
 
-function agentSessionId(session: SessionView): string | undefined {
-  return (session.metadata?.agent as { profile?: string; sessionId?: string } | undefined)?.sessionId;
+function agentOf(session: SessionView): { profile?: string; sessionId?: string } {
+  return (session.metadata?.agent ?? {}) as { profile?: string; sessionId?: string };
 }
 
 /** The lines the active editor shows, top to bottom, each with its number from the gutter. */
@@ -73,118 +82,178 @@ function editorLines(wb: Workbench): Promise<{ number: number; text: string }[]>
     });
 }
 
-/** Starts the stand-in through New Agent and asks it the question; resolves once it has answered. */
-async function startAgent(): Promise<{ agent: SessionView; id: string }> {
+/** Starts a stand-in through New Agent and asks it `question`; resolves once it has drawn `answered`. */
+async function askAgent(
+  profile: { id: string; name: string; title: string },
+  question: string,
+  answered: string,
+): Promise<SessionView> {
   const wb = e2e.wb;
   await wb.runCommand('Holdfast: New Agent…');
-  await wb.pickQuickItem(/Claude Code/);
-  const agent = await waitFor(() => e2e.iso.sessions().find((s) => agentSessionId(s) !== undefined), {
+  await wb.pickQuickItem(new RegExp(profile.name));
+  const agent = await waitFor(() => e2e.iso.sessions().find((s) => agentOf(s).profile === profile.id), {
     timeout: 30_000,
-    message: 'the agent session',
+    message: `the ${profile.name} session`,
   });
-  const id = agentSessionId(agent)!;
-  // Started as Claude Code is: the hook settings after the program's name, then the generated id.
-  const cmdline = fs.readFileSync(`/proc/${agent.pid}/cmdline`, 'utf8').split('\0');
-  assert.deepEqual(cmdline.slice(1, 3), [STAND_IN, '--settings']);
-  assert.deepEqual(cmdline.slice(-3, -1), ['--session-id', id]);
-  await e2e.iso.waitForScreen(agent.id, '✻ Claude Code stand-in');
-  await wb.waitForTerminalText('✻ Claude Code stand-in');
-  await wb.typeInTerminal(`${QUESTION}\n`);
-  await e2e.iso.waitForScreen(agent.id, 'The flaky one is in retry.test.ts');
-  return { agent, id };
+  await e2e.iso.waitForScreen(agent.id, profile.title);
+  await wb.waitForTerminalText(profile.title);
+  await wb.typeInTerminal(`${question}\n`);
+  await e2e.iso.waitForScreen(agent.id, answered);
+  const { lines } = e2e.iso.cliJson<{ lines: string[] }>(['read', agent.id, '--scrollback', '100000']);
+  assert.ok(lines.some((l) => l.includes(`> ${question}`)));
+  return agent;
+}
+
+/** `holdfast grep WORD`'s one match, which must come from the agent's transcript. */
+function grepTranscript(word: string, agent: SessionView): SearchMatch {
+  const grep = e2e.iso.cliJson<{ matches: SearchMatch[] }>(['grep', word, '--context', '1']);
+  assert.equal(grep.matches.length, 1, `one match of ${word}`);
+  const [match] = grep.matches;
+  assert.equal(match.session, agent.id);
+  assert.equal(match.source, 'transcript');
+  // Not on the screen or in the history: only the transcript has it.
+  const { lines } = e2e.iso.cliJson<{ lines: string[] }>(['read', agent.id, '--scrollback', '100000']);
+  assert.ok(!lines.some((l) => l.includes(word)), `${word} is not in the screen or the history`);
+  return match;
+}
+
+/**
+ * Search Sessions for `word`: the one item is `match`, marked as from the transcript; choosing it opens
+ * the session's history, where `conversation` follows `header` and the cursor is on the match's line.
+ */
+async function searchAndOpen(
+  word: string,
+  match: SearchMatch,
+  agent: SessionView,
+  header: string,
+  conversation: string[],
+): Promise<void> {
+  const wb = e2e.wb;
+  await wb.runCommand('Holdfast: Search Sessions…');
+  await wb.page.fill('.quick-input-widget .quick-input-box input', word);
+  const rows = await waitFor(
+    async () => {
+      const shown = await wb.quickPickRows();
+      return shown.some((row) => row.label.includes(word)) ? shown : undefined;
+    },
+    { timeout: 20_000, message: 'the match in the search quick pick' },
+  );
+  assert.deepEqual(rows, [{ label: match.text, description: `${agent.name} · transcript line ${match.line + 1}` }]);
+  await wb.screenshot(`transcript-search-${agentOf(agent).profile}`);
+
+  await wb.pickQuickItem(new RegExp(word));
+  await waitFor(async () => (await wb.editorTabs()).some((tab) => tab.active && tab.name === agent.name), {
+    timeout: 20_000,
+    message: "the session's history document",
+  });
+  const { editor, at } = await waitFor(
+    async () => {
+      const lines = await editorLines(wb);
+      const index = lines.findIndex((line) => line.text === header);
+      return index >= 0 && lines.length > index + conversation.length ? { editor: lines, at: index } : undefined;
+    },
+    { timeout: 15_000, message: 'the conversation in the history document' },
+  );
+  assert.deepEqual(
+    editor.slice(at + 1, at + 1 + conversation.length).map((line) => line.text),
+    conversation,
+  );
+  // The cursor is on the match's line: the transcript's line `match.line` counts from under the header.
+  const matchNumber = editor[at].number + 1 + match.line;
+  assert.equal(editor.find((line) => line.number === matchNumber)?.text, match.text);
+  await waitFor(
+    async () => {
+      const position = await wb.page
+        .locator('.part.statusbar #status\\.editor\\.selection')
+        .textContent({ timeout: 1_000 });
+      // Thrown, so that a timeout reports what the status bar said last.
+      if (!new RegExp(`^Ln ${matchNumber},`).test(position ?? '')) throw new Error(`the status bar says "${position}"`);
+      return true;
+    },
+    { timeout: 15_000, message: `the cursor on line ${matchNumber}` },
+  );
+  await wb.screenshot(`transcript-history-${agentOf(agent).profile}`);
 }
 
 test(
-  "a full-screen agent's conversation: found by Search Sessions and holdfast grep, shown in its history",
+  "Claude Code's conversation: found by holdfast grep and Search Sessions, shown in the session's history",
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
-      const wb = e2e.wb;
-      const folder = e2e.workspace('transcript');
+      const folder = e2e.workspace('claude');
       await e2e.open(folder);
-      const { agent, id } = await startAgent();
-
-      // Written where Claude Code writes it; the word is in it, and never was on the screen or in the history.
+      const question = 'which test is flaky?';
+      const claude = { id: 'claude', name: 'Claude Code', title: '✻ Claude Code stand-in' };
+      const agent = await askAgent(claude, question, 'The flaky one is in retry.test.ts');
+      const id = agentOf(agent).sessionId!;
+      // Started as Claude Code is: the hook settings after the program's name, then the generated id.
+      const cmdline = fs.readFileSync(`/proc/${agent.pid}/cmdline`, 'utf8').split('\0');
+      assert.deepEqual(cmdline.slice(1, 3), [CLAUDE_SCRIPT, '--settings']);
+      assert.deepEqual(cmdline.slice(-3, -1), ['--session-id', id]);
+      // Written where Claude Code writes it.
       const slug = fs.realpathSync(folder).replace(/[^a-zA-Z0-9]/g, '-');
       const file = path.join(e2e.iso.home!, '.claude', 'projects', slug, `${id}.jsonl`);
-      assert.ok(fs.readFileSync(file, 'utf8').includes(WORD), `the stand-in wrote ${file}`);
-      const { lines } = e2e.iso.cliJson<{ lines: string[] }>(['read', agent.id, '--scrollback', '100000']);
-      assert.ok(lines.some((l) => l.includes(`> ${QUESTION}`)));
-      assert.ok(!lines.some((l) => l.includes(WORD)), 'the word is not in the screen or the history');
+      assert.ok(fs.readFileSync(file, 'utf8').includes(CLAUDE_WORD), `the stand-in wrote ${file}`);
 
-      // holdfast grep: the one match, from the transcript.
-      const grep = e2e.iso.cliJson<{ matches: SearchMatch[] }>(['grep', WORD, '--context', '1']);
-      assert.equal(grep.matches.length, 1);
-      const [match] = grep.matches;
-      assert.equal(match.session, agent.id);
-      assert.equal(match.source, 'transcript');
+      const match = grepTranscript(CLAUDE_WORD, agent);
       assert.equal(
         match.text,
-        `tool result: 812: test ${WORD} (retry.test.ts) timed out after 30s ` +
+        `tool result: 812: test ${CLAUDE_WORD} (retry.test.ts) timed out after 30s ` +
           '977: test upload (io.test.ts) timed out after 30s',
       );
       assert.deepEqual(match.before, ['tool: Bash {"command":"grep -n \\"timed out\\" ci.log"}']);
       assert.deepEqual(match.after, ['assistant: The flaky one is in retry.test.ts: it times out under load.']);
-      const plain = e2e.iso.cli(['grep', WORD]);
+      const plain = e2e.iso.cli(['grep', CLAUDE_WORD]);
       assert.equal(plain.code, 0, plain.stderr);
       assert.equal(plain.stdout, `${agent.name}[transcript]:${match.line + 1}: ${match.text}\n`);
 
-      // Search Sessions: the one item, marked as from the transcript.
-      await wb.runCommand('Holdfast: Search Sessions…');
-      await wb.page.fill('.quick-input-widget .quick-input-box input', WORD);
-      const rows = await waitFor(
-        async () => {
-          const shown = await wb.quickPickRows();
-          return shown.some((row) => row.label.includes(WORD)) ? shown : undefined;
-        },
-        { timeout: 20_000, message: 'the match in the search quick pick' },
-      );
-      assert.deepEqual(rows, [{ label: match.text, description: `${agent.name} · transcript line ${match.line + 1}` }]);
-      await wb.screenshot('transcript-search-quick-pick');
-
-      // Choosing it opens the session's history: the screen, then the conversation, the match's line selected.
-      await wb.pickQuickItem(new RegExp(WORD));
-      await waitFor(async () => (await wb.editorTabs()).some((tab) => tab.active && tab.name === agent.name), {
-        timeout: 20_000,
-        message: "the session's history document",
-      });
-      const header = `── conversation (from Claude Code's transcript ${file}) ──`;
-      const conversation = [
-        `user: ${QUESTION}`,
+      await searchAndOpen(CLAUDE_WORD, match, agent, `── conversation (from Claude Code's transcript ${file}) ──`, [
+        `user: ${question}`,
         'assistant: Let me look at the CI log.',
         match.before[0],
         match.text,
         match.after[0],
-      ];
-      const shown = await waitFor(
-        async () => {
-          const editor = await editorLines(wb);
-          const at = editor.findIndex((line) => line.text === header);
-          return at >= 0 && editor.length > at + conversation.length ? { editor, at } : undefined;
-        },
-        { timeout: 15_000, message: 'the conversation in the history document' },
-      );
-      const { editor, at } = shown;
-      assert.deepEqual(
-        editor.slice(at + 1, at + 1 + conversation.length).map((line) => line.text),
-        conversation,
-      );
-      // The cursor is on the match's line: the transcript's line `match.line` counts from under the header.
-      const matchNumber = editor[at].number + 1 + match.line;
-      assert.equal(editor.find((line) => line.number === matchNumber)?.text, match.text);
-      await waitFor(
-        async () => {
-          const position = await wb.page
-            .locator('.part.statusbar #status\\.editor\\.selection')
-            .textContent({ timeout: 1_000 });
-          // Thrown, so that a timeout reports what the status bar said last.
-          if (!new RegExp(`^Ln ${matchNumber},`).test(position ?? ''))
-            throw new Error(`the status bar says "${position}"`);
-          return true;
-        },
-        { timeout: 15_000, message: `the cursor on line ${matchNumber}` },
-      );
-      await wb.screenshot('transcript-history-document');
+      ]);
+    });
+  },
+);
+
+test(
+  "Codex's rollout, found once its notify hook gave the thread id, and again once compressed to .jsonl.zst",
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      await e2e.open(e2e.workspace('codex'));
+      const question = 'why did CI fail?';
+      const codex = { id: 'codex', name: 'Codex CLI', title: '>_ Codex stand-in' };
+      const agent = await askAgent(codex, question, 'The upload test times out');
+      // Codex picks its thread id; its notify hook (set by Holdfast per run) reports it after the turn.
+      const thread = await waitFor(() => agentOf(e2e.iso.session(agent.id)).sessionId, {
+        timeout: 15_000,
+        message: 'the thread id reported by the notify hook',
+      });
+      const sessions = path.join(e2e.iso.home!, '.codex', 'sessions');
+      const name = fs
+        .readdirSync(sessions, { recursive: true, encoding: 'utf8' })
+        .find((f) => f.endsWith(`-${thread}.jsonl`));
+      assert.ok(name, `the rollout of ${thread} under ${sessions}`);
+      const rollout = path.join(sessions, name);
+
+      const match = grepTranscript(CODEX_WORD, agent);
+      assert.equal(match.text, `tool: shell {"command":["bash","-lc","grep -n ${CODEX_WORD} ci.log"]}`);
+      assert.deepEqual(match.before, [`user: ${question}`]);
+      assert.deepEqual(match.after, ['assistant: The upload test times out: ci.log line 812.']);
+
+      // Codex compresses an idle rollout: the .jsonl is replaced by the .jsonl.zst, which is read instead.
+      const compressed = `${rollout}.zst`;
+      fs.writeFileSync(compressed, zstdFrame(fs.readFileSync(rollout)));
+      fs.rmSync(rollout);
+      assert.deepEqual(grepTranscript(CODEX_WORD, agent), match);
+      await searchAndOpen(CODEX_WORD, match, agent, `── conversation (from Codex CLI's transcript ${compressed}) ──`, [
+        ...match.before,
+        match.text,
+        ...match.after,
+      ]);
     });
   },
 );
