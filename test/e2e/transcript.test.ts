@@ -21,18 +21,21 @@ const CODEX_WORD = `wombat${randomBytes(4).toString('hex')}`;
 
 const binDir = makeTempDir('transcript-bin');
 
-/** An executable named like the agent that runs the stand-in module with its word. */
-function standIn(name: string, module: string, word: string): string {
-  const file = path.join(binDir, name);
-  const script = path.join(__dirname, module);
+/** The stand-ins' modules (compiled beside this file), run by executables named like the agents. */
+const CLAUDE_MODULE = path.join(__dirname, 'claudeStandIn.js');
+const CODEX_MODULE = path.join(__dirname, 'codexStandIn.js');
+const CLAUDE = path.join(binDir, 'claude');
+const CODEX = path.join(binDir, 'codex');
+
+/** Writes `file`: an executable that runs the stand-in `module` (with node, which it execs) and its word. */
+function writeStandIn(file: string, module: string, word: string): void {
   const node = shellQuote(process.execPath);
-  fs.writeFileSync(file, `#!/bin/sh\nHOLDFAST_STAND_IN_WORD=${word} exec ${node} ${shellQuote(script)} "$@"\n`, {
+  fs.writeFileSync(file, `#!/bin/sh\nHOLDFAST_STAND_IN_WORD=${word} exec ${node} ${shellQuote(module)} "$@"\n`, {
     mode: 0o755,
   });
-  return script;
 }
-const CLAUDE_SCRIPT = standIn('claude', 'claudeStandIn.js', CLAUDE_WORD);
-standIn('codex', 'codexStandIn.js', CODEX_WORD);
+writeStandIn(CLAUDE, CLAUDE_MODULE, CLAUDE_WORD);
+writeStandIn(CODEX, CODEX_MODULE, CODEX_WORD);
 
 let e2e: HoldfastE2E;
 
@@ -47,10 +50,10 @@ before(async () => {
         {
           id: 'claude',
           name: 'Claude Code',
-          argv: [path.join(binDir, 'claude'), '--session-id', '{id}'],
-          resumeArgv: [path.join(binDir, 'claude'), '--resume', '{id}'],
+          argv: [CLAUDE, '--session-id', '{id}'],
+          resumeArgv: [CLAUDE, '--resume', '{id}'],
         },
-        { id: 'codex', name: 'Codex CLI', argv: [path.join(binDir, 'codex')] },
+        { id: 'codex', name: 'Codex CLI', argv: [CODEX] },
       ],
     },
   });
@@ -188,7 +191,7 @@ test(
       const id = agentOf(agent).sessionId!;
       // Started as Claude Code is: the hook settings after the program's name, then the generated id.
       const cmdline = fs.readFileSync(`/proc/${agent.pid}/cmdline`, 'utf8').split('\0');
-      assert.deepEqual(cmdline.slice(1, 3), [CLAUDE_SCRIPT, '--settings']);
+      assert.deepEqual(cmdline.slice(1, 3), [CLAUDE_MODULE, '--settings']);
       assert.deepEqual(cmdline.slice(-3, -1), ['--session-id', id]);
       // Written where Claude Code writes it.
       const slug = fs.realpathSync(folder).replace(/[^a-zA-Z0-9]/g, '-');
