@@ -8,9 +8,17 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import * as zlib from 'node:zlib';
 import { HoldfastClient } from '../src/protocol/client';
-import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/protocol/transcripts';
+import {
+  claudeProjectSlug,
+  findTranscript,
+  readTranscript,
+  TranscriptTuning,
+  zstdUnreadable,
+} from '../src/protocol/transcripts';
 import { CLI_SCRIPT, startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { zstdFrame } from './helpers/zstdFrame';
 
 const SESSION_ID = '3f8e2a4c-1b7d-4e6f-9a0b-5c2d8e1f7a93';
 
@@ -221,6 +229,44 @@ describe('transcripts', () => {
       'assistant: It is a marker.',
       'tool: read_file {"path":"a"}',
     ]);
+  });
+
+  test("Codex's .jsonl.zst rollout: read at its tail where zlib has zstd, else a line says why", async () => {
+    const thread = '0199a213-81c0-7800-8aa1-cccccccccccc';
+    const day = path.join(home, '.codex', 'sessions', '2026', '12', '02');
+    fs.mkdirSync(day, { recursive: true });
+    const plain = path.join(day, `rollout-2026-12-02T07-10-11-${thread}.jsonl`);
+    const event = (type: string, message: string) =>
+      JSON.stringify({ timestamp: 't', type: 'event_msg', payload: { type, message } }) + '\n';
+    const conversation = event('user_message', 'fix ZSTD-MARK') + event('agent_message', 'Done.');
+    fs.writeFileSync(plain, conversation);
+    const agent = { profile: 'codex', sessionId: thread };
+    assert.equal((await readTranscript(agent, cwd, home))?.file, plain);
+    // Codex compresses the idle rollout: the .jsonl is replaced by the .jsonl.zst, found instead.
+    const filler = event('agent_message', 'x'.repeat(64 * 1024));
+    const early = event('user_message', 'EARLY-zstd');
+    const long = early + filler.repeat(Math.ceil(TranscriptTuning.TailBytes / filler.length) + 4) + conversation;
+    const compressed = `${plain}.zst`;
+    fs.writeFileSync(compressed, zstdFrame(Buffer.from(long)));
+    fs.rmSync(plain);
+    const read = await readTranscript(agent, cwd, home);
+    assert.equal(read?.file, compressed);
+    if ('createZstdDecompress' in zlib) {
+      assert.equal(read.partial, true);
+      assert.deepEqual(read.lines.slice(-2), ['user: fix ZSTD-MARK', 'assistant: Done.']);
+      assert.ok(!read.lines.includes('user: EARLY-zstd'));
+    } else {
+      assert.deepEqual(read, {
+        agentName: 'Codex CLI',
+        file: compressed,
+        partial: false,
+        lines: [zstdUnreadable(compressed)],
+      });
+      assert.match(read.lines[0], /\.jsonl\.zst is compressed with zstd, which this Node \(v\d+\.\S+\) cannot read/);
+    }
+    // Unpacked again to go on with the thread: the .jsonl is read, though the .zst is still there.
+    fs.writeFileSync(plain, conversation + event('user_message', 'and on'));
+    assert.deepEqual((await readTranscript(agent, cwd, home))?.lines.at(-1), 'user: and on');
   });
 });
 

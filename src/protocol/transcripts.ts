@@ -13,8 +13,9 @@
 //   Codex 0.169      ~/.codex/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<thread-id>.jsonl (the
 //                    local date it started; a resumed thread appends to the same file), moved to
 //                    ~/.codex/archived_sessions/ when archived. A line: {timestamp, type: session_meta |
-//                    turn_context | response_item | event_msg | compacted, payload}. Codex may compress
-//                    an idle rollout to .jsonl.zst: Node 20 has no zstd, so such a file is not read.
+//                    turn_context | response_item | event_msg | compacted, payload}. Codex compresses an
+//                    idle rollout to <same name>.jsonl.zst: read where zlib has zstd (Node 22.15+); on an
+//                    older Node its conversation is one line saying so.
 //   Gemini CLI 0.61  ~/.gemini/tmp/<project slug>/chats/session-<YYYY-MM-DDThh-mm>-<first 8 of the
 //                    id>.jsonl (the slug comes from its project registry, so the chats folders are
 //                    searched and the file's first record must name the whole id). Lines: a metadata
@@ -27,6 +28,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import * as zlib from 'node:zlib';
 import { builtinAgent, conversationIdProblem } from './agents';
 import { claudeLines, codexLines, geminiLines } from './transcriptFormats';
 
@@ -94,9 +98,12 @@ async function claudeCandidates(root: string, id: string, cwd: string): Promise<
 }
 
 const newestFirst = (list: string[]) => list.sort().reverse();
+/** Both may be there while Codex compresses a rollout or unpacks it to go on: the .jsonl is the current one. */
+const plainFirst = (list: string[]) => list.sort((a, b) => Number(a.endsWith('.zst')) - Number(b.endsWith('.zst')));
 
 async function codexCandidates(root: string, id: string): Promise<string[]> {
-  const isRollout = (name: string) => name.startsWith('rollout-') && name.endsWith(`-${id}.jsonl`);
+  const isRollout = (name: string) =>
+    name.startsWith('rollout-') && (name.endsWith(`-${id}.jsonl`) || name.endsWith(`-${id}.jsonl.zst`));
   const sessions = path.join(root, 'sessions');
   let budget: number = TranscriptTuning.MaxDirs;
   for (const year of newestFirst(await names(sessions)))
@@ -104,11 +111,11 @@ async function codexCandidates(root: string, id: string): Promise<string[]> {
       for (const day of newestFirst(await names(path.join(sessions, year, month)))) {
         if (--budget < 0) return [];
         const dir = path.join(sessions, year, month, day);
-        const found = (await names(dir)).filter(isRollout);
+        const found = plainFirst((await names(dir)).filter(isRollout));
         if (found.length > 0) return found.map((name) => path.join(dir, name));
       }
   const archived = path.join(root, 'archived_sessions');
-  return (await names(archived)).filter(isRollout).map((name) => path.join(archived, name));
+  return plainFirst((await names(archived)).filter(isRollout)).map((name) => path.join(archived, name));
 }
 
 async function geminiCandidates(root: string, id: string): Promise<string[]> {
@@ -184,7 +191,13 @@ export async function findTranscript(
   if (!realRoot) return undefined;
   const key = `${realRoot}\0${which.profile}\0${which.id}`;
   const known = found.get(key);
-  // Checked again: it may have moved (Codex archives and compresses) or been replaced.
+  // Checked again: it may have moved (Codex archives and compresses) or been replaced; a compressed
+  // rollout may have been unpacked again to go on with the thread (then the .jsonl is the current one).
+  const unpacked = known?.endsWith('.zst') ? await inside(realRoot, known.slice(0, -'.zst'.length)) : undefined;
+  if (unpacked) {
+    remember(found, key, unpacked);
+    return unpacked;
+  }
   if (known && (await inside(realRoot, known))) return known;
   const candidates =
     which.profile === 'claude'
@@ -202,21 +215,63 @@ export async function findTranscript(
   return undefined;
 }
 
+/** From the first whole line of a tail that was cut. */
+function wholeLines(text: string, cut: boolean): { text: string; partial: boolean } {
+  if (!cut) return { text, partial: false };
+  const newline = text.indexOf('\n');
+  return { text: newline < 0 ? '' : text.slice(newline + 1), partial: true };
+}
+
 /** The last `TailBytes` of the file, from the first whole line when it was cut. */
 async function readTail(file: string): Promise<{ text: string; partial: boolean }> {
   const size = (await fs.promises.stat(file)).size;
   const start = Math.max(0, size - TranscriptTuning.TailBytes);
-  const text = (await readRange(file, start, size - start)).toString('utf8');
-  if (start === 0) return { text, partial: false };
-  const newline = text.indexOf('\n');
-  return { text: newline < 0 ? '' : text.slice(newline + 1), partial: true };
+  return wholeLines((await readRange(file, start, size - start)).toString('utf8'), start > 0);
+}
+
+/** zlib's zstd decompressor: Node 22.15+ has it, Node 20 does not. */
+const createZstdDecompress = (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress;
+
+/** What a compressed rollout shows where this Node cannot read it. */
+export function zstdUnreadable(file: string): string {
+  return (
+    `(${path.basename(file)} is compressed with zstd, which this Node (${process.version}) cannot read: ` +
+    'Node 22.15 or newer can)'
+  );
+}
+
+/** The last `TailBytes` of a zstd file's content, decompressed as a stream so that only the tail is held. */
+async function readZstdTail(file: string): Promise<{ text: string; partial: boolean }> {
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let cut = false;
+  // The read stream closes the handle when it ends or fails.
+  await pipeline(handle.createReadStream(), createZstdDecompress!(), async (chunks: AsyncIterable<Buffer>) => {
+    for await (const chunk of chunks) {
+      kept.push(chunk);
+      keptBytes += chunk.length;
+      while (keptBytes - kept[0].length >= TranscriptTuning.TailBytes) {
+        keptBytes -= kept.shift()!.length;
+        cut = true;
+      }
+    }
+  });
+  const tail = Buffer.concat(kept);
+  const start = Math.max(0, tail.length - TranscriptTuning.TailBytes);
+  return wholeLines(tail.subarray(start).toString('utf8'), cut || start > 0);
 }
 
 async function render(profile: Profile, file: string): Promise<{ lines: string[]; partial: boolean }> {
   const { size, mtimeMs } = await fs.promises.stat(file);
   const cached = rendered.get(file);
   if (cached && cached.size === size && cached.mtimeMs === mtimeMs) return cached;
-  const { text, partial } = await readTail(file);
+  if (file.endsWith('.zst') && !createZstdDecompress) {
+    const unreadable = { size, mtimeMs, lines: [zstdUnreadable(file)], partial: false };
+    remember(rendered, file, unreadable);
+    return unreadable;
+  }
+  const { text, partial } = await (file.endsWith('.zst') ? readZstdTail(file) : readTail(file));
   const lines =
     profile === 'claude'
       ? claudeLines(text)

@@ -34,6 +34,8 @@ export interface HoldfastE2EOptions {
   settings?: Record<string, unknown>;
   extensionPath?: string | null;
   serverArgs?: string[];
+  /** A temp HOME for code-server, the extension host, the daemon and the CLI (Isolation.home). */
+  isolatedHome?: boolean;
 }
 
 /**
@@ -49,7 +51,7 @@ export class HoldfastE2E {
   private main: Workbench | undefined;
 
   private constructor(readonly opts: HoldfastE2EOptions) {
-    this.iso = new Isolation(opts.name);
+    this.iso = new Isolation(opts.name, { home: opts.isolatedHome });
     this.server = new CodeServer({
       name: opts.name,
       env: { ...this.iso.env, HISTFILE: '/dev/null' },

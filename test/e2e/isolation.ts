@@ -18,7 +18,8 @@ export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
 /**
  * One per test file: a temp XDG_RUNTIME_DIR / XDG_STATE_HOME and HOLDFAST_SOCKET, so the
- * daemon the extension starts is this test's own. `dispose()` stops that daemon.
+ * daemon the extension starts is this test's own; with `home`, a temp HOME too, for what the
+ * daemon and the extension read from the user's home (agents' transcripts). `dispose()` stops that daemon.
  */
 export class Isolation {
   readonly dir: string;
@@ -26,13 +27,22 @@ export class Isolation {
   readonly stateHome: string;
   readonly socket: string;
   readonly workspace: string;
+  /** The temp HOME (its real path), when asked for. */
+  readonly home: string | undefined;
 
-  constructor(readonly name: string) {
+  constructor(
+    readonly name: string,
+    opts: { home?: boolean } = {},
+  ) {
     this.dir = makeTempDir(safeName(name));
     this.runtimeDir = path.join(this.dir, 'run');
     this.stateHome = path.join(this.dir, 'state');
     fs.mkdirSync(this.runtimeDir, { mode: 0o700 });
     fs.mkdirSync(this.stateHome, { mode: 0o700 });
+    if (opts.home) {
+      this.home = path.join(fs.realpathSync(this.dir), 'home');
+      fs.mkdirSync(this.home, { mode: 0o700 });
+    }
     this.socket = path.join(this.runtimeDir, 'holdfast', 'holdfast.sock');
     this.workspace = path.join(this.dir, 'workspace');
     fs.mkdirSync(this.workspace);
@@ -40,7 +50,8 @@ export class Isolation {
 
   /** Environment additions for code-server (and so the extension host and the daemon). */
   get env(): Record<string, string> {
-    return { XDG_RUNTIME_DIR: this.runtimeDir, XDG_STATE_HOME: this.stateHome, HOLDFAST_SOCKET: this.socket };
+    const env = { XDG_RUNTIME_DIR: this.runtimeDir, XDG_STATE_HOME: this.stateHome, HOLDFAST_SOCKET: this.socket };
+    return this.home ? { ...env, HOME: this.home } : env;
   }
 
   /** Runs `node dist/cli.js ARGS --socket S`. Never throws for a non-zero exit. */

@@ -70,6 +70,17 @@ export async function quickPickItems(page: Page): Promise<string[]> {
   );
 }
 
+/** The rows of the open quick pick: each one's label and description (the grey text beside it). */
+export async function quickPickRows(page: Page): Promise<{ label: string; description: string }[]> {
+  await page.waitForSelector(`${QUICK_INPUT} .quick-input-list`, { state: 'visible', timeout: 15_000 });
+  return page.$$eval(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, (rows) =>
+    rows.map((row) => ({
+      label: (row.querySelector('.label-name')?.textContent ?? '').trim(),
+      description: (row.querySelector('.label-description')?.textContent ?? '').trim(),
+    })),
+  );
+}
+
 /** In an open quick pick (e.g. "Attach to Session…"), picks the item with this label. */
 export async function pickQuickItem(page: Page, label: string | RegExp, timeout = 15_000): Promise<void> {
   await waitFor(() => clickQuickPickRow(page, label), { timeout, message: `quick pick item ${String(label)}` });

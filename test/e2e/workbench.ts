@@ -123,6 +123,11 @@ export class Workbench {
     return quickInput.quickPickItems(this.page);
   }
 
+  /** The rows of the open quick pick, with their descriptions. */
+  quickPickRows(): Promise<{ label: string; description: string }[]> {
+    return quickInput.quickPickRows(this.page);
+  }
+
   /** In an open quick pick (e.g. "Attach to Session…"), picks the item with this label. */
   pickQuickItem(label: string | RegExp, timeout = 15_000): Promise<void> {
     return quickInput.pickQuickItem(this.page, label, timeout);
