@@ -2,14 +2,14 @@
 // on the emulator (which regions count, redraws add nothing, the normal screen is untouched), then
 // with a stand-in agent on a real PTY through a real daemon: `read`, `search` and `holdfast grep`.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ALTERNATE_END, ALTERNATE_MARKER } from '../src/daemon/alternateScroll';
 import { Emulator } from '../src/daemon/emulator';
 import { HoldfastClient } from '../src/protocol/client';
 import { SearchResult } from '../src/protocol/messages';
-import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
+import { startTestDaemon, TestDaemon } from './helpers/daemon';
+import { runCli } from './helpers/cli';
 
 function parsed(emulator: Emulator, data: string): Promise<void> {
   emulator.write(Buffer.from(data, 'utf8'));
@@ -103,20 +103,7 @@ describe('the emulator keeps what scrolls off the alternate screen', () => {
   });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? Number((err as NodeJS.ErrnoException).code ?? -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = runCli;
 
 /**
  * A stand-in full-screen agent: the alternate screen, a region above a status line, 400 numbered

@@ -2,38 +2,16 @@
 // context, limit and truncated, bad and catastrophic-looking patterns, archived sessions' saved
 // screens, and grep's output and exit codes.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/protocol/launch';
 import { SearchResult } from '../src/protocol/messages';
-import {
-  CLI_SCRIPT,
-  DAEMON_SCRIPT,
-  isAlive,
-  isolatedEnv,
-  startTestDaemon,
-  tempDir,
-  TestDaemon,
-  waitFor,
-} from './helpers/daemon';
+import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import { runCli } from './helpers/cli';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? Number((err as NodeJS.ErrnoException).code ?? -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = runCli;
 
 describe('search over live sessions', () => {
   let daemon: TestDaemon;

@@ -13,6 +13,16 @@ export interface CliRun {
   stderr: string;
 }
 
+/** Runs `node dist/cli.js ...args` with `env`; never throws on a non-zero exit. */
+export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? Number((err as NodeJS.ErrnoException).code ?? -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export interface CliSandbox {
   dir: string;
   socket: string;
