@@ -16,8 +16,6 @@ import { TAB_ICON, TabRegistry } from './tabRegistry';
 
 /** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
 const STARTUP_PROFILE_MS = 5000;
-/** How long the restore waits for VS Code to open its tabs before it shows the active one anyway. */
-const OPENED_WAIT_MS = 5000;
 
 export interface RestoreContext {
   readonly registry: TabRegistry;
@@ -102,17 +100,13 @@ export class TabRestore {
         const index = stale.findIndex((t) => t.name === item.session.name);
         if (index >= 0) stale.splice(index, 1)[0].dispose();
       }
+      const activeTab = plan.activeId ? registry.tabForSession(plan.activeId) : undefined;
+      if (activeTab) active ??= registry.terminalOf(activeTab);
+      active?.show(true);
       if (count > 0) {
         this.restoredAt = Date.now();
         log.info(`restored ${count} tab(s) for ${this.ctx.workspace}`);
       }
-      // The active tab is shown once VS Code has every restored one in the window: a split joining
-      // its group later would take the group's focus from it. (Subscribed before any await: none is missed.)
-      if (!(await whenOpened([...opened.values()], OPENED_WAIT_MS)))
-        log.warn(`not every restored tab opened within ${OPENED_WAIT_MS} ms`);
-      const activeTab = plan.activeId ? registry.tabForSession(plan.activeId) : undefined;
-      if (activeTab) active ??= registry.terminalOf(activeTab);
-      active?.show(true);
       return count;
     } finally {
       markPlanReady();
@@ -159,27 +153,6 @@ export class TabRestore {
       this.ctx.log.warn(`pruning code hooks: ${(err as Error).message}`);
     }
   }
-}
-
-/**
- * Resolves true when VS Code has opened each of `terminals` in this window (onDidOpenTerminal, which
- * it sends once a split has joined its group), false after `ms`. Call it in the same tick as
- * createTerminal so that no open is missed.
- */
-function whenOpened(terminals: readonly vscode.Terminal[], ms: number): Promise<boolean> {
-  const pending = new Set(terminals);
-  if (pending.size === 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const store = new DisposableStore();
-    const done = (all: boolean) => {
-      store.dispose();
-      resolve(all);
-    };
-    const settle = (terminal: vscode.Terminal) => pending.delete(terminal) && pending.size === 0 && done(true);
-    store.add(vscode.window.onDidOpenTerminal(settle));
-    store.add(vscode.window.onDidCloseTerminal(settle)); // closed at once: nothing more to wait for
-    store.add(timeout(ms, () => done(false)));
-  });
 }
 
 /** A tab that closes as soon as it opens (writes nothing, starts nothing). */
