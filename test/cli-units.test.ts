@@ -139,6 +139,17 @@ test('global options before the command move after it', () => {
   });
   assert.deepEqual(hoistGlobals(['read', 'x', '--json']), { name: 'read', args: ['x', '--json'] });
   assert.deepEqual(hoistGlobals([]), { name: undefined, args: [] });
+  // Never into the program's command line: before the first `--`, whatever follows it.
+  assert.deepEqual(hoistGlobals(['--socket', 'X', 'new', '--', 'sleep', '100']), {
+    name: 'new',
+    args: ['--socket', 'X', '--', 'sleep', '100'],
+  });
+  assert.deepEqual(hoistGlobals(['--json', 'new', '--name', 'n', '--', 'sh', '--', '--json']), {
+    name: 'new',
+    args: ['--name', 'n', '--json', '--', 'sh', '--', '--json'],
+  });
+  const parsed = parseCommandArgs(hoistGlobals(['--socket', 'X', '--json', 'new', '--', 'sleep', '30']).args, {});
+  assert.deepEqual([parsed.values.socket, parsed.values.json, parsed.rest], ['X', true, ['sleep', '30']]);
 });
 
 function captureIo(): Io & { out: string; err: string } {

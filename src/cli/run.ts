@@ -14,7 +14,10 @@ export const processIo: Io = {
   stderr: (text) => void process.stderr.write(text),
 };
 
-/** Global options may come before the command (`holdfast --socket S list`): move them after it. */
+/**
+ * Global options may come before the command (`holdfast --socket S list`): move them after it,
+ * before its first `--`, so they never join the command line of `new -- PROGRAM ARGS`.
+ */
 export function hoistGlobals(argv: string[]): { name: string | undefined; args: string[] } {
   const leading: string[] = [];
   let i = 0;
@@ -29,7 +32,10 @@ export function hoistGlobals(argv: string[]): { name: string | undefined; args: 
     }
   }
   if (i < argv.length && argv[i] === '--') i += 1;
-  return { name: argv[i], args: [...argv.slice(i + 1), ...leading] };
+  const args = argv.slice(i + 1);
+  const end = args.indexOf('--');
+  if (end < 0) return { name: argv[i], args: [...args, ...leading] };
+  return { name: argv[i], args: [...args.slice(0, end), ...leading, ...args.slice(end)] };
 }
 
 /** Flags looked at before parsing, so even a usage error honours --json and --help. */
