@@ -100,11 +100,46 @@ describe('holdfast mcp', () => {
     );
     assert.deepEqual(sessions.map((s) => s.name).sort(), ['mine', 'other']);
     assert.deepEqual(sessions[0].command, SHELL);
-    const screen = await ok<{ lines: string[]; cursor: { x: number; y: number } }>(full, 'read_screen', {
-      session: 'mine',
-    });
-    assert.equal(screen.lines[0], 'ready> ');
+    type Screen = { lines: string[]; cursor: { x: number; y: number }; rows: number; blankRowsTrimmed: number };
+    const result = await call(full, 'read_screen', { session: 'mine' });
+    const screen = result.structuredContent as Screen;
+    // A fresh shell: its prompt, not 23 blank rows below it.
+    assert.deepEqual(screen.lines, ['ready> ']);
     assert.deepEqual(screen.cursor, { x: 7, y: 0 });
+    assert.deepEqual([screen.rows, screen.blankRowsTrimmed], [24, 23]);
+    assert.match((result.content[0] as { text: string }).text, /cursor at row 0, column 7; 23 blank rows below/);
+  });
+
+  test('search_history without a session searches every session in scope, each match naming its session', async () => {
+    const { sessions: all } = await control.request('list', {});
+    const id = (name: string) => all.find((s) => s.name === name)!.id;
+    await control.request('send', { session: id('other'), data: 'echo SHARED-""MARK other\r' });
+    await ok(full, 'send', { session: 'mine', text: 'echo SHARED-""MARK mine', enter: true });
+    for (const name of ['mine', 'other'])
+      await ok(full, 'wait', { session: name, for: 'text', pattern: `^SHARED-MARK ${name}$` });
+    type Found = {
+      session?: string;
+      sessionsSearched: number;
+      linesSearched: number;
+      matches: { session: string; text: string }[];
+    };
+    const everywhere = await ok<Found>(full, 'search_history', { pattern: '^SHARED-MARK' });
+    const byText = (m: { text: string }) => m.text;
+    assert.deepEqual(everywhere.matches.map(byText).sort(), ['SHARED-MARK mine', 'SHARED-MARK other']);
+    for (const m of everywhere.matches) assert.equal(m.session, id(m.text.split(' ')[1]));
+    assert.deepEqual([everywhere.session, everywhere.sessionsSearched], [undefined, 2]);
+    // In scope only: the hidden session is in no match and no count.
+    const limited = await mcp(['--sessions', 'mine']);
+    const result = await call(limited, 'search_history', { pattern: '^SHARED-MARK' });
+    const scoped = result.structuredContent as Found;
+    assert.deepEqual(
+      scoped.matches.map((m) => m.session),
+      [id('mine')],
+    );
+    const mineOnly = await ok<Found>(limited, 'search_history', { session: 'mine', pattern: '^SHARED-MARK' });
+    assert.deepEqual([scoped.sessionsSearched, scoped.linesSearched], [1, mineOnly.linesSearched]);
+    assert.equal(mineOnly.session, id('mine'));
+    assert.doesNotMatch((result.content[0] as { text: string }).text, new RegExp(id('other')));
   });
 
   test('send, then wait for the text it prints', async () => {
@@ -132,19 +167,19 @@ describe('holdfast mcp', () => {
     const marker = found.matches[0];
     assert.equal(marker.text, 'MARKER-7');
     assert.ok(found.linesSearched - marker.line > 5000, `${found.linesSearched} lines, marker at ${marker.line}`);
-    const page = await ok<{ lines: string[]; offset: number; nextOffset: number | null }>(full, 'read_history', {
+    const page = await ok<{ lines: string[]; offset: number; nextOffset?: number }>(full, 'read_history', {
       session: 'mine',
       offset: marker.line,
       limit: 3,
     });
     assert.deepEqual(page.lines, ['MARKER-7', '1', '2']);
     assert.equal(page.nextOffset, marker.line + 3);
-    const tail = await ok<{ lines: string[]; nextOffset: number | null }>(full, 'read_history', {
+    const tail = await ok<{ lines: string[]; nextOffset?: number }>(full, 'read_history', {
       session: 'mine',
       limit: 2,
     });
     assert.deepEqual(tail.lines, ['seq-done', 'ready> ']);
-    assert.equal(tail.nextOffset, null);
+    assert.equal(tail.nextOffset, undefined);
   });
 
   test('a session outside --sessions is neither listed nor reachable, by name or id', async () => {
@@ -184,7 +219,7 @@ describe('holdfast mcp', () => {
 
   test('kill ends a session; wait for exit then reports it', async () => {
     const started = await ok<{ id: string }>(full, 'start_session', { name: 'victim', command: ['sleep', '600'] });
-    const killed = await ok<{ session: { phase: string; signal: string | null } }>(full, 'kill_session', {
+    const killed = await ok<{ session: { phase: string; signal?: string } }>(full, 'kill_session', {
       session: 'victim',
       signal: 'TERM',
     });
@@ -227,7 +262,7 @@ describe('holdfast mcp', () => {
     fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\necho "fake-claude $*"\nexec sleep 600\n', { mode: 0o755 });
     const PATH = `${bin}:${process.env.PATH}`;
     const agents = await mcp([], workspace, { PATH });
-    const started = await ok<{ id: string; agent: string | null; command: string[] }>(agents, 'start_session', {
+    const started = await ok<{ id: string; agent?: string; command: string[] }>(agents, 'start_session', {
       name: 'agent',
       agent: 'claude',
       env: { PATH },
@@ -353,7 +388,10 @@ describe('holdfast mcp without a daemon', () => {
         assert.deepEqual(result.content, [
           {
             type: 'text',
-            text: `no Holdfast daemon is listening on ${env.HOLDFAST_SOCKET} (start_session starts one)`,
+            text:
+              `no Holdfast daemon is listening on ${env.HOLDFAST_SOCKET} (start_session starts one there; ` +
+              'if your daemon is elsewhere, start this server as `holdfast mcp --socket PATH`, ' +
+              'PATH being what `echo $HOLDFAST_SOCKET` prints in a Holdfast terminal)',
           },
         ]);
       }

@@ -85,7 +85,8 @@ export const startTool = defineTool({
     cwd: z.string().min(1).optional().describe("working directory (default: the server's)"),
     cols: z.number().int().min(1).max(SizeLimit.MaxCols).optional(),
     rows: z.number().int().min(1).max(SizeLimit.MaxRows).optional(),
-    env: z.record(z.string(), z.string()).optional().describe('variables added to the environment'),
+    // An object of strings (not z.record, whose propertyNames a single-type dialect refuses).
+    env: z.object({}).catchall(z.string()).optional().describe('variables added to the environment'),
   },
   output: summarySchema.shape,
   async run(args, ctx) {

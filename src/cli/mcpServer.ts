@@ -23,7 +23,9 @@ export function toolsFor(readOnly: boolean): ToolDef[] {
 export function toolError(err: unknown): CallToolResult {
   const message =
     err instanceof NoDaemonError
-      ? `no Holdfast daemon is listening on ${err.socketPath} (start_session starts one)`
+      ? `no Holdfast daemon is listening on ${err.socketPath} (start_session starts one there; ` +
+        'if your daemon is elsewhere, start this server as `holdfast mcp --socket PATH`, ' +
+        'PATH being what `echo $HOLDFAST_SOCKET` prints in a Holdfast terminal)'
       : toCliError(err).message;
   return { isError: true, content: [{ type: 'text', text: printable(oneLine(message)) }] };
 }

@@ -99,19 +99,23 @@ export function pageInput(defaultLimit: number, maxLimit: number) {
   };
 }
 
+// Output fields that may be absent are optional, never nullable: a `["number", "null"]` type is
+// refused by clients that map schemas onto a single-type dialect (Gemini's function declarations).
 export const summaryShape = {
   id: z.string(),
   name: z.string(),
   /** running | waiting (for input) | done (its turn or command) | idle | exited | archived */
   phase: z.enum(['running', 'waiting', 'done', 'idle', 'exited', 'archived']),
-  exitCode: z.number().nullable(),
-  signal: z.string().nullable(),
+  /** Once exited: the code, or the signal that ended it. */
+  exitCode: z.number().optional(),
+  signal: z.string().optional(),
   command: z.array(z.string()),
   cwd: z.string(),
   title: z.string(),
   cols: z.number(),
   rows: z.number(),
-  agent: z.string().nullable(),
+  /** The agent profile it was started with, if any. */
+  agent: z.string().optional(),
 };
 export const summarySchema = z.object(summaryShape);
 export type SessionSummary = z.infer<typeof summarySchema>;
@@ -123,20 +127,20 @@ export function summarize(info: SessionInfo, now = Date.now()): SessionSummary {
     id: info.id,
     name: info.name,
     phase: statusOf(info, now).phase,
-    exitCode: info.exit?.code ?? null,
-    signal: info.exit?.signal ?? null,
+    exitCode: info.exit?.code ?? undefined,
+    signal: info.exit?.signal ?? undefined,
     command: info.argv,
     cwd: info.cwd,
     title: info.title,
     cols: info.cols,
     rows: info.rows,
-    agent: typeof agent?.profile === 'string' ? agent.profile : null,
+    agent: typeof agent?.profile === 'string' ? agent.profile : undefined,
   };
 }
 
 /** One line about a session, printable. */
 export function summaryLine(s: SessionSummary): string {
-  const exit = s.signal ? ` (${s.signal})` : s.exitCode !== null ? ` (${s.exitCode})` : '';
+  const exit = s.signal ? ` (${s.signal})` : s.exitCode !== undefined ? ` (${s.exitCode})` : '';
   const name = s.name ? ` "${printable(s.name)}"` : '';
   const agent = s.agent ? ` agent=${printable(s.agent)}` : '';
   const title = s.title ? ` title="${printable(s.title)}"` : '';

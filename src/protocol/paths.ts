@@ -13,11 +13,36 @@ function homeDir(env: NodeJS.ProcessEnv): string {
   return env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
 }
 
+/** Where systemd-logind makes each user's runtime directory (/run/user/UID, the usual XDG_RUNTIME_DIR). */
+export const SYSTEM_RUNTIME_ROOT = '/run/user';
+
 /**
- * The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock, else a per-user dir under the temp
- * dir ($TMPDIR/holdfast-UID). macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and
- * private already (/var/folders/.../T); without one, macOS uses the private state dir rather than
- * the world-shared /tmp. Every choice must be 0700 and yours (endpointTrust.ts).
+ * ROOT/UID when it is laid out as logind makes it: ROOT a real directory owned by root or by you
+ * and writable by nobody else; ROOT/UID a real directory (not a symlink), yours, mode 0700.
+ * Anything less and it is not used (the temp dir is, with its own checks).
+ */
+export function systemRuntimeDir(root: string = SYSTEM_RUNTIME_ROOT): string | undefined {
+  const me = userId();
+  const dir = path.join(root, String(me));
+  try {
+    const parent = fs.lstatSync(root);
+    if (!parent.isDirectory() || (parent.uid !== 0 && parent.uid !== me) || (parent.mode & 0o022) !== 0)
+      return undefined;
+    const st = fs.lstatSync(dir);
+    return st.isDirectory() && st.uid === me && (st.mode & 0o077) === 0 ? dir : undefined;
+  } catch {
+    return undefined; // missing (no logind session): not this layout
+  }
+}
+
+/**
+ * The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock; without XDG_RUNTIME_DIR (a client
+ * started with a trimmed environment, e.g. an MCP client's defaults) the same place under
+ * /run/user/UID on Linux when systemRuntimeDir accepts it; else a per-user dir under the temp dir
+ * ($TMPDIR/holdfast-UID). macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and private
+ * already (/var/folders/.../T); without one, macOS uses the private state dir rather than the
+ * world-shared /tmp. Every choice must be 0700 and yours (endpointTrust.ts).
+ * HOLDFAST_RUNTIME_ROOT stands in for /run/user (tests lay one out in a temp dir).
  */
 export function defaultSocketPath(
   env: NodeJS.ProcessEnv = process.env,
@@ -25,6 +50,11 @@ export function defaultSocketPath(
 ): string {
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'holdfast', SOCKET_NAME);
+  if (platform === 'linux') {
+    const root = env.HOLDFAST_RUNTIME_ROOT;
+    const system = systemRuntimeDir(root && path.isAbsolute(root) ? root : SYSTEM_RUNTIME_ROOT);
+    if (system) return path.join(system, 'holdfast', SOCKET_NAME);
+  }
   const tmp = env.TMPDIR && path.isAbsolute(env.TMPDIR) ? path.resolve(env.TMPDIR) : undefined;
   if (!tmp && platform === 'darwin') return path.join(stateDir(env, platform), 'run', SOCKET_NAME);
   return path.join(tmp ?? os.tmpdir(), `holdfast-${userId()}`, SOCKET_NAME);
