@@ -19,7 +19,7 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
   socket: {
     type: 'string',
     value: 'PATH',
-    help: 'daemon socket (default: $HOLDFAST_SOCKET, else $XDG_RUNTIME_DIR/holdfast/holdfast.sock, else /run/user/UID/...)',
+    help: 'daemon socket (default: $HOLDFAST_SOCKET, else $XDG_RUNTIME_DIR/holdfast/holdfast.sock; see docs/cli.md)',
   },
   help: { type: 'boolean', short: 'h', help: 'show help for this command' },
 };
