@@ -32,6 +32,8 @@ export const mcpCommand: Command = {
   details: [
     'Tools: list_sessions, read_screen, read_history, search_history, wait; ' +
       'without --read-only also send, start_session, kill_session.',
+    '--sessions binds these tools, not the programs they start or type into a shell: those run as you and ' +
+      'can reach every session; only --read-only keeps an agent within its set.',
     'Only start_session starts a daemon (as `holdfast new` does). ' +
       'Example: claude mcp add holdfast -- holdfast mcp --sessions workspace',
   ],
