@@ -28,6 +28,7 @@ const FILES = [
   'daemon-lifetime',
   'daemon-stream',
   'snapshot-fidelity',
+  'worktree',
 ];
 
 const ITEMS = [
