@@ -102,7 +102,9 @@ describe('worktree module', () => {
     assert.equal((fs.statSync(path.dirname(made.path)).mode & 0o777).toString(8), '755');
     record({
       item: 'hostile',
-      name: "REPO.worktrees planted as a symlink to a 0777 folder, as another user's folder, or mode 0777; a base under a 0777 folder",
+      name:
+        "REPO.worktrees planted as a symlink to a 0777 folder, as another user's folder, or mode 0777; " +
+        'a base under a 0777 folder',
       value: 'refused with the fix named; nothing created in the planted folder, no branch made',
     });
   });
