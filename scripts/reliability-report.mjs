@@ -29,6 +29,7 @@ const FILES = [
   'daemon-stream',
   'snapshot-fidelity',
   'worktree',
+  'agent-hooks',
 ];
 
 const ITEMS = [
