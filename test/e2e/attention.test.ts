@@ -1,4 +1,4 @@
-// E2E (issue 13, item 1): know within a second when an agent needs you. Two Holdfast terminals;
+// E2E: know within a second when an agent needs you. Two Holdfast terminals;
 // the one in the background reports "waiting" (`holdfast notify`, as an agent's hook does): the
 // Holdfast view's badge and the status bar count 1, a notification says so, and its Show button
 // brings that session's tab forward. A session in front that waits is not notified. Reported
