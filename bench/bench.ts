@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json]`: Holdfast side by side with tmux and the kernel PTY (issue 5).
+// `npm run bench [-- --quick] [-- --json]`: Holdfast side by side with tmux and the kernel PTY.
 // Prints one table: each row Holdfast's figure, the peers' figures from the same run, the ratio and
 // the target. Medians of several runs after a warm-up. Never fails on speed: exit 0 unless it
 // could not run at all.

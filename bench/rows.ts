@@ -1,4 +1,4 @@
-// The six rows of issue 5. Each returns figures for Holdfast and its peers from the same run.
+// The benchmark rows. Each returns figures for Holdfast and its peers from the same run.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

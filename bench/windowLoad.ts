@@ -1,6 +1,6 @@
 // `npm run bench:window`: a window load that restores 10 terminals of 10,000 coloured lines each,
 // Holdfast's and VS Code's own persistent terminals side by side, in code-server through the e2e
-// harness (issue 11, item 5). Not a test: it prints a table row, as `npm run bench` does.
+// harness. Not a test: it prints a table row, as `npm run bench` does.
 //   HOLDFAST_BENCH_TERMINALS=N   terminals per window (10)
 //   HOLDFAST_BENCH_LOADS=N       window reloads measured per product (3)
 import * as fs from 'node:fs';

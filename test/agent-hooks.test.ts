@@ -12,6 +12,7 @@ import { HoldfastClient } from '../src/protocol/client';
 import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/protocol/agents';
 import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
+import { record } from './helpers/reliability';
 
 const CLAUDE = String.raw`#!/usr/bin/env node
 const { execFileSync } = require('node:child_process');
@@ -166,11 +167,28 @@ test('Codex CLI: its notify program reports each finished turn and the thread id
   assert.deepEqual(resumeArgv(info.metadata), ['codex', 'resume', '0199a213-81c0-7800-8aa1-bbab2a035a53']);
 });
 
-test('a bad report gets a clear one-line error and changes nothing', async () => {
+/** A Codex stand-in that has started: its environment is its own (no longer the forking daemon's). */
+async function startCodex(): Promise<SessionInfo> {
   const session = await start(['codex'], { profile: 'codex' });
+  const pattern = 'codex argv: \\[\\]';
+  const { met } = await client.request('wait', { session: session.id, condition: { kind: 'text', pattern } });
+  assert.ok(met);
+  return session;
+}
+
+/** A variable of a session's program, as the kernel has its environment. */
+function sessionVariable(pid: number, name: string): string | undefined {
+  const vars = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return vars.find((v) => v.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+test('a bad report gets a clear one-line error and changes nothing', async () => {
+  const session = await startCodex();
+  const credential = sessionVariable(session.pid!, 'HOLDFAST_NOTIFY_TOKEN');
+  assert.match(credential ?? '', /^[0-9a-f]{64}$/);
   await assert.rejects(client.request('notify', { session: session.id, state: 'sleeping' as 'done' }), /state/);
   await assert.rejects(
-    client.request('notify', { session: session.id, state: 'done', conversationId: '--rm -rf' }),
+    client.request('notify', { session: session.id, state: 'done', conversationId: '--rm -rf', credential }),
     /agent session id/,
   );
   const { session: info } = await client.request('show', { session: session.id });
@@ -195,4 +213,51 @@ test('a burst changes attention with its own event only: no session event, so no
   } finally {
     sub.dispose();
   }
+});
+
+test("a hook reports only for its own session: another session's or no credential is refused", async () => {
+  const victim = await startCodex();
+  const other = await startCodex();
+  const inOther: NodeJS.ProcessEnv = {
+    ...daemon.env,
+    HOLDFAST_SESSION: other.id,
+    HOLDFAST_NOTIFY_TOKEN: sessionVariable(other.pid!, 'HOLDFAST_NOTIFY_TOKEN'),
+  };
+  const forged = [
+    'notify',
+    '--session',
+    victim.id,
+    '--from',
+    'codex',
+    '{"type":"agent-turn-complete","thread-id":"forged"}',
+  ];
+  const bare = { ...daemon.env };
+  delete bare.HOLDFAST_NOTIFY_TOKEN;
+  for (const env of [inOther, bare]) {
+    const result = await promisify(execFile)(process.execPath, [CLI_SCRIPT, ...forged], { env }).then(
+      () => assert.fail('a forged report was accepted'),
+      (err: { code: number; stderr: string }) => err,
+    );
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /^holdfast: not recorded: a report for session \w+ needs its own HOLDFAST_NOTIFY_TOKEN/,
+    );
+  }
+  const { session: info } = await client.request('show', { session: victim.id });
+  assert.notEqual(info.attention.source, 'hook');
+  assert.deepEqual(resumeArgv(info.metadata), ['codex', 'resume', '--last']);
+  record({
+    item: 'hostile',
+    name:
+      '`holdfast notify --session B --from codex \'{"thread-id":"forged"}\'` from session A, ' +
+      'and with no credential',
+    value: "refused (auth: B's own HOLDFAST_NOTIFY_TOKEN needed); B's attention and resume command unchanged",
+  });
+  // Its own credential is accepted.
+  const own = { ...daemon.env, HOLDFAST_NOTIFY_TOKEN: sessionVariable(victim.pid!, 'HOLDFAST_NOTIFY_TOKEN') };
+  await promisify(execFile)(process.execPath, [CLI_SCRIPT, 'notify', '--session', victim.id, '--state', 'waiting'], {
+    env: own,
+  });
+  await untilState(victim.id, 'waiting', 'hook');
 });

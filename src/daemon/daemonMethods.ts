@@ -7,6 +7,7 @@ import type { RecoveryMethods } from '../protocol/recovery';
 import { compilePattern } from '../protocol/textPattern';
 import type { ClientConnection } from './connection';
 import { DaemonError } from './daemonError';
+import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
 import { isSignalName } from './ptyProcess';
 import type { Session } from './session';
 import { checkedSize, SessionRegistry } from './sessionRegistry';
@@ -142,6 +143,12 @@ export function coreMethods(host: MethodHost): CoreMethods {
     },
     notify: (p) => {
       const session = registry.get(p.session);
+      if (!registry.notifyCredentials.matches(session.id, p.credential))
+        throw new DaemonError(
+          ErrorCode.Auth,
+          `not recorded: a report for session ${session.id} needs its own ${NOTIFY_TOKEN_ENV} ` +
+            '(an agent hook reports only for the session it runs in)',
+        );
       const problem = p.conversationId === undefined ? undefined : conversationIdProblem(p.conversationId);
       if (problem) throw new DaemonError(ErrorCode.BadRequest, `not recorded: ${problem}`);
       session.report(p.state, p.conversationId);

@@ -1,5 +1,5 @@
 // Socket ownership: who may bind, replace or remove the canonical socket path. All of it is here.
-// Rules (learned by Orca, see shared/reference/003):
+// Rules (each learned from a daemon that lost its socket to a racing starter or a stale file):
 //  - only a connected answer proves the endpoint is taken; refused or missing proves it free;
 //    a timeout or EPERM proves nothing: fail rather than guess;
 //  - publish by binding a private name and renaming it onto the canonical path in one step;

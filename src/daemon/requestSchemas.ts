@@ -100,6 +100,7 @@ export const PARAMS = {
     session: sessionRef,
     state: attentionState,
     conversationId: z.string().optional(), // checked by conversationIdProblem (protocol/agents.ts)
+    credential: z.string().max(256).optional(), // the session's HOLDFAST_NOTIFY_TOKEN, checked by the handler
   }),
   subscribe: none,
   status: none,

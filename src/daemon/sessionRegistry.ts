@@ -9,6 +9,7 @@ import { builtinAgent, withAgentHooks } from '../protocol/agents';
 import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
+import { NOTIFY_TOKEN_ENV, NotifyCredentials } from './notifyCredentials';
 import { Session } from './session';
 
 /**
@@ -52,7 +53,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<RegistryLimits> {
 /** Variables of the daemon's own launch that must never reach a session. */
 const NEVER_INHERITED = new RegExp(
   '^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|' +
-    'NODE_UNIQUE_ID|HOLDFAST_SESSION|VSCODE_.*)$',
+    'NODE_UNIQUE_ID|HOLDFAST_SESSION|HOLDFAST_NOTIFY_TOKEN|VSCODE_.*)$',
 );
 /** Never taken from anyone, not even a client's explicit environment. */
 const NEVER_SET = /^(ELECTRON_RUN_AS_NODE|NODE_OPTIONS|NODE_CHANNEL_FD)$/;
@@ -62,6 +63,7 @@ export function sessionEnvironment(
   requested: Record<string, string> | undefined,
   socket: string,
   id: string,
+  notifyToken: string,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(daemonEnv))
@@ -73,6 +75,7 @@ export function sessionEnvironment(
   env.COLORTERM ??= 'truecolor';
   env.HOLDFAST_SOCKET = socket;
   env.HOLDFAST_SESSION = id;
+  env[NOTIFY_TOKEN_ENV] = notifyToken;
   return env;
 }
 
@@ -128,6 +131,7 @@ export class SessionRegistry implements IDisposable {
   private readonly onEmptyEmitter = new Emitter<void>();
   /** Fires when the last session is removed. */
   readonly onEmpty = this.onEmptyEmitter.event;
+  readonly notifyCredentials = new NotifyCredentials();
 
   constructor(
     private readonly socket: string,
@@ -159,7 +163,7 @@ export class SessionRegistry implements IDisposable {
       throw new DaemonError(ErrorCode.Limit, `scrollback must be from 0 to ${this.limits.maxScrollback} lines`);
     const size = checkedSize(params.cols ?? 80, params.rows ?? 24);
     const id = this.newId();
-    const env = sessionEnvironment(process.env, params.env, this.socket, id);
+    const env = sessionEnvironment(process.env, params.env, this.socket, id, this.notifyCredentials.of(id));
     if (!findProgram(argv[0], env, cwd))
       throw new DaemonError(
         ErrorCode.BadRequest,

@@ -1,6 +1,9 @@
 // The one-line notices a Holdfast tab prints into its terminal. Pure, unit-tested.
-import type { ExitStatus } from '../protocol/messages';
+import { resumeArgv } from '../protocol/agents';
+import type { ExitStatus, SessionInfo } from '../protocol/messages';
 import { printable } from '../protocol/printable';
+import { archivedFrom } from '../protocol/recovery';
+import { shellQuote } from '../protocol/shellQuote';
 
 /**
  * A dim line of its own, starting on a fresh line, so it never mixes into the program's text.
@@ -16,18 +19,31 @@ export function exitNotice(exit: ExitStatus | null): string {
   return `process exited with code ${exit.code ?? 'unknown'}; close this tab to remove the session`;
 }
 
-/** The first line of an archived tab: why nothing runs, and how to start it again. */
-export function archivedNotice(action: 'resume' | 'relaunch', writtenAt: number, cwd: string): string {
-  const when = new Date(writtenAt).toLocaleString();
-  // The directory was reported by the program (OSC 7): say where the new run will start.
+/**
+ * The first line of an archived tab: why nothing runs, and how to start it again, with the exact
+ * command and directory, since both come from a checkpoint file any program of the user's could edit.
+ */
+export function archivedNotice(action: 'resume' | 'relaunch', session: SessionInfo): string {
+  const writtenAt = archivedFrom(session.metadata)?.writtenAt;
+  const when = writtenAt === undefined ? 'unknown' : new Date(writtenAt).toLocaleString();
   const how =
     action === 'resume'
-      ? `Resume the conversation in ${cwd}: "Holdfast: Resume Session" or Resume in the Holdfast sidebar`
-      : `Start it again in ${cwd}: "Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar`;
+      ? `Resume the conversation in ${session.cwd} ${resumeCommand(session)}: ` +
+        '"Holdfast: Resume Session" or Resume in the Holdfast sidebar'
+      : `Start it again in ${session.cwd} with \`${session.argv.map(shellQuote).join(' ')}\`: ` +
+        '"Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar';
   return (
     `archived: this process ended with its daemon (reboot or crash); screen as saved ${when}. ` +
     `${how} (a new run, not the old process).`
   );
+}
+
+/** A built-in profile's resume command is known here; one of the user's own profiles is in their settings. */
+function resumeCommand(session: SessionInfo): string {
+  const argv = resumeArgv(session.metadata);
+  return typeof argv === 'string'
+    ? "with your agent profile's resume command (setting holdfast.agents)"
+    : `with \`${argv.map(shellQuote).join(' ')}\``;
 }
 
 export const NOTICE = {

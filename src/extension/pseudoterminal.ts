@@ -6,7 +6,6 @@ import * as vscode from 'vscode';
 import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
 import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
-import { archivedFrom } from '../protocol/recovery';
 import { archiveAction } from './archives';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';
 import { TabInput } from './tabInput';
@@ -276,10 +275,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private landed(session: SessionInfo): void {
     const archived = archiveAction(session);
     if (!this.move(life.attached(this.state, { state: session.state, exit: session.exit, archived }))) return;
-    if (this.state.kind === 'archived')
-      this.out.printAfterSnapshot(
-        archivedNotice(this.state.action, archivedFrom(session.metadata)!.writtenAt, session.cwd),
-      );
+    if (this.state.kind === 'archived') this.out.printAfterSnapshot(archivedNotice(this.state.action, session));
     else if (this.state.kind === 'exited') this.out.printAfterSnapshot(exitNotice(this.state.exit));
   }
 

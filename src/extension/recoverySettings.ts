@@ -1,6 +1,9 @@
 // The `holdfast.recovery.*` settings mirror the daemon's own config (`holdfast config`): a value
 // set in VS Code is applied to the daemon on connect and on change; an empty one leaves the
 // daemon's, so the CLI's `holdfast config set` keeps working for people who never touch settings.
+// Only the user's own value counts (machine scope): the daemon's config holds for every session of every
+// window, so a workspace's .vscode/settings.json (a cloned repository's) must not turn screen saving on
+// or recovery off.
 import * as vscode from 'vscode';
 import { HoldfastClient } from '../protocol/client';
 import { DisposableStore } from '../protocol/disposable';
@@ -31,7 +34,7 @@ export class RecoverySettingsMirror implements vscode.Disposable {
     try {
       const { config } = await client.request('config.get', {});
       for (const key of MIRRORED) {
-        const value = settings.get<unknown>(key);
+        const value = settings.inspect<unknown>(key)?.globalValue;
         if (value === null || value === undefined || config.recovery[key] === value) continue;
         await client.request('config.set', { key: `recovery.${key}`, value });
         this.log.info(

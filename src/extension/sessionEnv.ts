@@ -3,7 +3,7 @@
 
 /** Variables of the extension host process that must not leak into a long-lived session. */
 const PROCESS_ONLY = new RegExp(
-  '^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|HOLDFAST_SESSION$|' +
+  '^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|HOLDFAST_SESSION$|HOLDFAST_NOTIFY_TOKEN$|' +
     'APPLICATION_INSIGHTS_|CHROME_CRASHPAD_)',
 );
 

@@ -27,7 +27,7 @@ export interface AgentProfile {
   hooks?: 'claude-settings' | 'codex-notify';
 }
 
-// What each built-in agent supports (also in the README):
+// What each built-in agent supports (also in docs/agents.md):
 //   Claude Code  starts with a generated `--session-id <uuid>` and resumes it (`--resume <uuid>`);
 //                hooks passed with `--settings`: UserPromptSubmit → running, Notification → waiting, Stop → done.
 //   Codex CLI    picks its own id; its `notify` program (set per run with `-c notify=[...]`) reports

@@ -81,6 +81,8 @@ export interface NotifyParams {
   session: string;
   state: AttentionState;
   conversationId?: string;
+  /** The session's own HOLDFAST_NOTIFY_TOKEN: only a hook running inside it may report for it. */
+  credential?: string;
 }
 
 export interface CreateParams {

@@ -116,6 +116,7 @@ export async function createWorktree(dir: string, branch: string, folder?: strin
   if (await branchExists(repo, branch)) throw new WorktreeError(`branch "${branch}" already exists in ${repo}`);
   const target = worktreePath(repo, branch, folder);
   if (fs.existsSync(target)) throw new WorktreeError(`the worktree folder already exists: ${target}`);
+  ensureOwnFolder(path.dirname(target));
   const result = await git(repo, ['worktree', 'add', '-b', branch, target]);
   if (result.code !== 0) {
     // git undoes its own half-made worktree; the branch may be left (e.g. the checkout failed).
@@ -123,6 +124,47 @@ export async function createWorktree(dir: string, branch: string, folder?: strin
     throw new WorktreeError(`git worktree add failed: ${firstLine(result)}`);
   }
   return { path: target, branch, repo };
+}
+
+/**
+ * Makes `base`, the folder worktrees go into, and checks that no one else can change what is in it:
+ * another user who plants `REPO.worktrees` (a symlink, or a folder of their own) beside a repository
+ * in a shared directory would otherwise choose the files an agent later runs with. Each folder from
+ * `base` up that already exists must be writable by no one else unless it is sticky (like /tmp); `base`
+ * and each folder made for it must be a real folder (not a symlink), this user's, writable by no one
+ * else. Missing folders are made one at a time and checked after, so one planted meanwhile is found.
+ */
+export function ensureOwnFolder(base: string): void {
+  const target = path.resolve(base);
+  const missing: string[] = [];
+  for (let dir = target; !fs.lstatSync(dir, { throwIfNoEntry: false }); dir = path.dirname(dir)) missing.unshift(dir);
+  if (missing.length === 0) checkOwnFolder(target);
+  for (let dir = path.dirname(missing[0] ?? target); ; dir = path.dirname(dir)) {
+    const info = fs.statSync(dir);
+    if (info.mode & 0o002 && !(info.mode & 0o1000)) {
+      throw new WorktreeError(
+        `${dir} is writable by every user; choose another worktree folder (fix: chmod o-w ${dir})`,
+      );
+    }
+    if (dir === path.dirname(dir)) break;
+  }
+  for (const dir of missing) {
+    fs.mkdirSync(dir, { mode: 0o755 });
+    checkOwnFolder(dir);
+  }
+}
+
+function checkOwnFolder(dir: string): void {
+  const info = fs.lstatSync(dir);
+  if (info.isSymbolicLink()) throw new WorktreeError(`the worktree folder ${dir} is a symlink; refusing to use it`);
+  if (!info.isDirectory()) throw new WorktreeError(`the worktree folder ${dir} is not a folder`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) {
+    throw new WorktreeError(`the worktree folder ${dir} belongs to another user (uid ${info.uid}); refusing to use it`);
+  }
+  if (info.mode & 0o022) {
+    throw new WorktreeError(`the worktree folder ${dir} is writable by others (fix: chmod go-w ${dir})`);
+  }
 }
 
 /** What removing `worktree` and its branch would lose; nothing when its folder is gone. */

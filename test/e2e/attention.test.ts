@@ -1,4 +1,4 @@
-// E2E (issue 13, item 1): know within a second when an agent needs you. Two Holdfast terminals;
+// E2E: know within a second when an agent needs you. Two Holdfast terminals;
 // the one in the background reports "waiting" (`holdfast notify`, as an agent's hook does): the
 // Holdfast view's badge and the status bar count 1, a notification says so, and its Show button
 // brings that session's tab forward. A session in front that waits is not notified. Reported
@@ -48,6 +48,19 @@ async function statusText(wb: Workbench): Promise<string> {
   });
 }
 
+/** `holdfast notify` as an agent's hook inside the session runs it: with that session's own credential. */
+function hookReport(e2e: HoldfastE2E, session: { id: string; pid: number }, state: string): void {
+  const environ = fs.readFileSync(`/proc/${session.pid}/environ`, 'utf8').split('\0');
+  const credential = environ
+    .find((v) => v.startsWith('HOLDFAST_NOTIFY_TOKEN='))
+    ?.slice('HOLDFAST_NOTIFY_TOKEN='.length);
+  assert.ok(credential, `session ${session.id} has its HOLDFAST_NOTIFY_TOKEN`);
+  const r = e2e.iso.cli(['notify', '--session', session.id, '--state', state], {
+    env: { HOLDFAST_NOTIFY_TOKEN: credential },
+  });
+  assert.equal(r.code, 0, r.stderr);
+}
+
 test(
   'attention: a background session waiting → badge, status bar, a notification whose Show focuses its tab',
   { timeout: 300_000 },
@@ -66,8 +79,7 @@ test(
       assert.equal(await badge(wb), '', 'no badge while nobody waits');
 
       // The background session's agent says it waits for you.
-      const notified = e2e.iso.cli(['notify', '--session', background.id, '--state', 'waiting']);
-      assert.equal(notified.code, 0, notified.stderr);
+      hookReport(e2e, background, 'waiting');
       await sidebar.waitForPhase(background.id, 'waiting');
       await waitFor(async () => (await badge(wb)) === '1', { timeout: 10_000, message: 'the badge to show 1' });
       await waitFor(async () => /\bbell 1\b/.test(await statusText(wb)), {
@@ -100,14 +112,10 @@ test(
 
       // In front now, it waits again: no notification. The other one, in the background, does notify:
       // one notification per wait, and only for a session not in front.
-      const notify = (id: string, state: string) => {
-        const r = e2e.iso.cli(['notify', '--session', id, '--state', state]);
-        assert.equal(r.code, 0, r.stderr);
-      };
-      notify(background.id, 'running');
+      hookReport(e2e, background, 'running');
       await sidebar.waitForPhase(background.id, 'running');
-      notify(background.id, 'waiting');
-      notify(front.id, 'waiting');
+      hookReport(e2e, background, 'waiting');
+      hookReport(e2e, front, 'waiting');
       await sidebar.waitForPhase(front.id, 'waiting');
       await wb.page
         .locator('.notification-toast', { hasText: `"${front.name}" is waiting for you` })
@@ -121,8 +129,8 @@ test(
       await waitFor(async () => (await badge(wb)) === '2', { timeout: 10_000, message: 'the badge to show 2' });
 
       // Their turns end: a check on the cards, no badge, no bell in the status bar.
-      notify(background.id, 'done');
-      notify(front.id, 'done');
+      hookReport(e2e, background, 'done');
+      hookReport(e2e, front, 'done');
       await sidebar.waitForPhase(background.id, 'done');
       await sidebar.waitForPhase(front.id, 'done');
       assert.equal(await sidebar.stateText(background.id), 'Done');

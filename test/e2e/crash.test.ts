@@ -1,4 +1,4 @@
-// E2E (issue 3, scenario 3): the extension host is killed with SIGKILL; VS Code restarts it and
+// E2E: the extension host is killed with SIGKILL; VS Code restarts it and
 // the Holdfast tab is back, attached to the same process, once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -55,12 +55,12 @@ export class Isolation {
   }
 
   /** Runs `node dist/cli.js ARGS --socket S`. Never throws for a non-zero exit. */
-  cli(args: string[], opts: { timeout?: number } = {}): CliResult {
+  cli(args: string[], opts: { timeout?: number; env?: Record<string, string> } = {}): CliResult {
     try {
       const stdout = execFileSync(process.execPath, [CLI, ...args, '--socket', this.socket], {
         encoding: 'utf8',
         timeout: opts.timeout ?? 15_000,
-        env: { ...process.env, ...this.env },
+        env: { ...process.env, ...this.env, ...opts.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       return { code: 0, stdout, stderr: '' };

@@ -1,4 +1,4 @@
-// E2E (issue 13): VS Code's own MCP support lists the server the extension offers
+// E2E: VS Code's own MCP support lists the server the extension offers
 // (lm.registerMcpServerDefinitionProvider), starts it, and the server answers with its tools.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

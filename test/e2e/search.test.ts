@@ -1,4 +1,4 @@
-// E2E (issue 13): *Holdfast: Search Sessions…* in a real VS Code. A session prints a marker, then
+// E2E: *Holdfast: Search Sessions…* in a real VS Code. A session prints a marker, then
 // 5,000 lines; the search quick pick finds it as the marker is typed (with a match from another
 // session too), and choosing it opens that session's history as a document at the marker's line.
 import assert from 'node:assert/strict';

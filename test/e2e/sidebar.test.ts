@@ -1,4 +1,4 @@
-// E2E (issue 4): the Sessions sidebar and the wall of screens in a real VS Code. The empty state
+// E2E: the Sessions sidebar and the wall of screens in a real VS Code. The empty state
 // starts a terminal; two sessions show their screens in the sidebar's previews (xterm.js DOM
 // text); a session's state changes live (running → idle → exited); the previews are watchers
 // (opening the sidebar or the wall changes no session's size; a resized session resizes its

@@ -1,4 +1,4 @@
-// E2E (issue 3, scenario 5): the trash icon kills a session; Detach keeps it running without a
+// E2E: the trash icon kills a session; Detach keeps it running without a
 // tab (also across a reload); Attach to Session… brings it back; Kill Session ends it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-// E2E (issue 15, item 3): full-screen agents' conversations found by search. *Holdfast: New Agent…*
+// E2E: full-screen agents' conversations found by search. *Holdfast: New Agent…*
 // starts a Claude Code stand-in (claudeStandIn.ts) and a Codex stand-in (codexStandIn.ts) as it starts
 // the real agents; each draws on the alternate screen, is asked a question typed in its tab, and writes
 // the conversation where the agent keeps it, under this test's own HOME. A word of it that was never on

@@ -1,4 +1,4 @@
-// E2E (issue 3, scenario 7): an extension update (a copy with a higher version installed beside
+// E2E: an extension update (a copy with a higher version installed beside
 // the old one, then Reload Window) leaves sessions alive and attached, still served by the
 // daemon started from the old copy; "Restart Daemon" asks before killing them.
 import assert from 'node:assert/strict';

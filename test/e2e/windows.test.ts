@@ -1,4 +1,4 @@
-// E2E (issue 3, scenario 8): a second window on the same workspace shows the session as a
+// E2E: a second window on the same workspace shows the session as a
 // watcher (and says so), does not change its size, and takes input over when the user types.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-// E2E (issue 15, item 1): "Holdfast: New Agent in Worktree…" in a workspace that is a git repo
+// E2E: "Holdfast: New Agent in Worktree…" in a workspace that is a git repo
 // makes a branch and a worktree beside it and starts the agent there; the tab and the card show the branch.
 // Kill Session offers to remove the worktree: with uncommitted work the dialog says so and Keep
 // keeps it; a clean one is removed with its branch.

@@ -94,7 +94,12 @@ export const notifyCommand: Command = {
     const state = (given as AttentionState | undefined) ?? report.state;
     if (!state) throw usageError('--state is needed (the payload did not say one)');
     const result = await withClient(ctx, (client) =>
-      client.request('notify', { session, state, conversationId: report.conversationId }),
+      client.request('notify', {
+        session,
+        state,
+        conversationId: report.conversationId,
+        credential: ctx.env.HOLDFAST_NOTIFY_TOKEN,
+      }),
     );
     return { data: { session: result.session.id, attention: result.session.attention } };
   },
