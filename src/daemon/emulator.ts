@@ -10,7 +10,7 @@ import type { PromptMark } from './attention';
 import { HistoryCapture } from './historyCapture';
 import { HistoryStore, HistoryTuning } from './historyStore';
 import { cwdFromOsc7, promptMarkOf } from './programReports';
-import { logicalLines, SessionTextCopy } from './sessionText';
+import { ALTERNATE_MARKER, logicalLines, SessionTextCopy } from './sessionText';
 import { renderSnapshot } from './snapshot';
 import { copyText } from './textCopy';
 import { checkXtermInternals, core } from './xtermInternals';
@@ -286,7 +286,10 @@ export class Emulator implements IDisposable {
       return lines;
     }
     const text = logicalLines(this.textCopy(true));
-    return text.lines.slice(Math.max(0, text.screenFrom - scrollback));
+    const from = Math.max(0, text.screenFrom - scrollback);
+    // A cut through the alternate screen's rows starts with their marker too.
+    if (from > 0 && from < text.alternate) return [ALTERNATE_MARKER, ...text.lines.slice(from + 1)];
+    return text.lines.slice(from);
   }
 
   /** The active buffer's text, copied for a reader on another thread (search, text waits): see textCopy.ts. */
