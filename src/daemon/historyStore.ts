@@ -42,6 +42,11 @@ export function pieceText(encoded: string): { text: string; continues: boolean }
   return { text: encoded.replace(ENCODING_MARKS, ''), continues: true };
 }
 
+/** plainText for many lines at once; most lines of a flood have no escape at all. */
+export function plainTextOf(encoded: string): string {
+  return encoded.includes('\x1b') || encoded.endsWith(CONTINUED) ? plainText(encoded) : encoded.trimEnd();
+}
+
 /** Encoded lines as one VT stream: a line break after each, except after a piece that continues. */
 export function joinEncoded(lines: string[]): string {
   // Parts joined once (a string built with += is a rope, see historyCapture.encodeRows).

@@ -1,7 +1,7 @@
 // A session's text as the readers of its history see it (`read` with scrollback, search, text waits):
 // logical lines, wrapped rows and stored pieces joined, built from a copy that any thread can decode.
 import { MAX_LINE_CHARS } from '../protocol/limits';
-import { decodeStoredLines, pieceText, plainText, StoredLines } from './historyStore';
+import { CONTINUED, decodeStoredLines, pieceText, plainText, plainTextOf, StoredLines } from './historyStore';
 
 /**
  * The line in front of the rows of each stay on the alternate screen (and of what is kept when the
@@ -66,6 +66,10 @@ class LineJoiner {
   constructor(readonly lines: string[]) {}
 
   add(text: string, continues: boolean): void {
+    if (!this.open && !continues && text.length <= MAX_LINE_CHARS) {
+      this.lines.push(text);
+      return;
+    }
     while (this.chars + text.length > MAX_LINE_CHARS) {
       let cut = MAX_LINE_CHARS - this.chars;
       // A character is never split in two.
@@ -99,8 +103,8 @@ export function logicalLines(copy: SessionTextCopy): LogicalText {
   const alternate = lines.length;
   const joiner = new LineJoiner(lines);
   for (const encoded of decodeStoredLines(copy.stored)) {
-    const { text, continues } = pieceText(encoded);
-    joiner.add(text, continues);
+    if (!encoded.endsWith(CONTINUED)) joiner.add(plainTextOf(encoded), false);
+    else joiner.add(pieceText(encoded).text, true);
   }
   let screenFrom = lines.length;
   for (let i = 0; i < copy.rows.length; i++) {
