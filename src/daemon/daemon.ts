@@ -82,7 +82,7 @@ export class Daemon implements RequestHandler, MethodHost {
         (event) => this.route(event),
       ),
     );
-    this.textWorkers = this.disposables.add(new TextWorkers(() => TextWorkerTuning.BudgetMs));
+    this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
     this.methods = { ...coreMethods(this), ...this.recovery.methods };
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.

@@ -10,8 +10,6 @@ import { DaemonError } from './daemonError';
 import type { JobAnswer, JobResult, TextJob } from './textJobs';
 
 export enum TextWorkerTuning {
-  /** A job's time in its worker, ms, unless the config says (`search.budgetMs`). */
-  BudgetMs = 2000,
   /** Workers at most: two jobs run at once, the others queue (fewer workers on one core). */
   MaxWorkers = 2,
   /** A worker idle this long is ended: an idle daemon holds no thread (a new one starts in tens of ms). */
@@ -46,7 +44,7 @@ export class TextWorkers implements IDisposable {
   private disposed = false;
 
   constructor(
-    /** The budget of each job now (the config may change it). */
+    /** The budget of each job now, ms: the config's `search.budgetMs` (2000 unless set). */
     private readonly budgetMs: () => number,
     size = Math.min(TextWorkerTuning.MaxWorkers, availableParallelism()),
   ) {
