@@ -72,7 +72,7 @@ async function search(copy: SessionTextCopy, pattern: string): Promise<SearchRes
   return answer.result as SearchResult;
 }
 
-test('a needle straddling a stored piece, a history block, the store and the screen is found on its one line', async () => {
+test('a needle straddling a stored piece, a history block, the store and the screen is found on its line', async () => {
   // At 21 columns the 1,024th stored piece ends inside a line (the test checks each kind of seam is there).
   const emulator = new Emulator({ cols: 21, rows: 5, scrollback: 100_000 });
   try {

@@ -111,7 +111,7 @@ describe('a costly pattern against a daemon with both cores busy', () => {
     assert.ok(slowest < 100, `list waited ${slowest.toFixed(0)} ms`);
   });
 
-  test('a pattern that runs out of its budget answers limit (search, grep, wait) and the daemon serves on', async () => {
+  test('a pattern that runs out of its budget answers limit (search, grep, wait); the daemon serves on', async () => {
     await client.request('config.set', { key: 'search.budgetMs', value: 300 });
     probe.take();
     const start = performance.now();

@@ -20,7 +20,7 @@ import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { Recovery } from './recovery';
-import { TextWorkers, TextWorkerTuning } from './textWorkers';
+import { TextWorkers } from './textWorkers';
 import { DaemonError } from './daemonError';
 import { isMethod, parseParams } from './requestSchemas';
 import type { Session } from './session';

@@ -10,7 +10,7 @@ import type { PromptMark } from './attention';
 import { HistoryCapture } from './historyCapture';
 import { HistoryStore, HistoryTuning } from './historyStore';
 import { cwdFromOsc7, promptMarkOf } from './programReports';
-import { ALTERNATE_MARKER, logicalLines, SessionTextCopy } from './sessionText';
+import { linesToRead, SessionTextCopy } from './sessionText';
 import { renderSnapshot } from './snapshot';
 import { copyText } from './textCopy';
 import { checkXtermInternals, core } from './xtermInternals';
@@ -272,36 +272,25 @@ export class Emulator implements IDisposable {
   }
 
   /**
-   * Plain text of the active buffer. Without scrollback: the screen's rows. With: the last
-   * `scrollback` logical lines above the screen, then the screen's, wrapped rows joined
-   * (sessionText.ts); above the active buffer's own history, the rows that scrolled off the
-   * alternate screen, behind their marker (alternateScroll.ts).
+   * Plain text of the active buffer. Without scrollback: the screen's rows. With: the last `scrollback`
+   * logical lines above the screen, then the screen's (sessionText.ts's linesToRead).
    */
   lines(scrollback = 0): string[] {
+    if (scrollback > 0) return linesToRead(this.textCopy(true), scrollback);
     const buffer = this.terminal.buffer.active;
-    if (scrollback <= 0) {
-      const lines: string[] = [];
-      for (let y = buffer.baseY; y < buffer.baseY + this.terminal.rows; y++)
-        lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
-      return lines;
-    }
-    const text = logicalLines(this.textCopy(true));
-    const from = Math.max(0, text.screenFrom - scrollback);
-    // A cut through the alternate screen's rows starts with their marker too.
-    if (from > 0 && from < text.alternate) return [ALTERNATE_MARKER, ...text.lines.slice(from + 1)];
-    return text.lines.slice(from);
+    const lines: string[] = [];
+    for (let y = buffer.baseY; y < buffer.baseY + this.terminal.rows; y++)
+      lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    return lines;
   }
 
   /** The active buffer's text, copied for a reader on another thread (search, text waits): see textCopy.ts. */
   textCopy(history: boolean): SessionTextCopy {
     const normal = this.terminal.buffer.active.type === 'normal';
     const store = normal ? this.history?.store : undefined;
-    const top = normal ? this.skippedRows : 0;
-    if (!history) return copyText(this.terminal, top, undefined);
-    return copyText(this.terminal, top, {
-      stored: store ? store.copy(store.length - this.historyLength) : [],
-      alternate: this.alternate.copy(Infinity, normal),
-    });
+    const stored = store ? store.copy(store.length - this.historyLength) : [];
+    const above = history ? { stored, alternate: this.alternate.copy(Infinity, normal) } : undefined;
+    return copyText(this.terminal, normal ? this.skippedRows : 0, above);
   }
 
   /** Lines at the start of `lines(Infinity)` that scrolled off the alternate screen, their markers included. */

@@ -59,7 +59,7 @@ export function joinEncoded(lines: string[]): string {
   return out.join('');
 }
 
-/** Stored lines as copied for a reader: per block, its lines or its compressed bytes, and the range [from, to) of it. */
+/** Stored lines as copied for a reader: per block, its lines or its compressed bytes, and its range [from, to). */
 export type StoredLines = { lines?: string[]; packed?: Uint8Array; from: number; to: number }[];
 
 function blockLines(block: { lines?: string[]; packed?: Uint8Array }): string[] {

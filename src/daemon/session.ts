@@ -310,9 +310,7 @@ export class Session implements IDisposable {
   }
 
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
-  textCopy(history: boolean): SessionTextCopy {
-    return this.emulator.textCopy(history);
-  }
+  textCopy = (history: boolean): SessionTextCopy => this.emulator.textCopy(history);
 
   /** Lines at the start of `screen(Infinity)`'s that scrolled off the alternate screen (search marks them). */
   get alternateLines(): number {

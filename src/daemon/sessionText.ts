@@ -115,3 +115,15 @@ export function logicalLines(copy: SessionTextCopy): LogicalText {
   joiner.end();
   return { lines, alternate, screenFrom };
 }
+
+/**
+ * What `read` with scrollback answers: the last `scrollback` logical lines above the screen, then the
+ * screen's; above the active buffer's own history, the rows that scrolled off the alternate screen,
+ * behind their marker, which a cut through them keeps too.
+ */
+export function linesToRead(copy: SessionTextCopy, scrollback: number): string[] {
+  const text = logicalLines(copy);
+  const from = Math.max(0, text.screenFrom - scrollback);
+  if (from > 0 && from < text.alternate) return [ALTERNATE_MARKER, ...text.lines.slice(from + 1)];
+  return text.lines.slice(from);
+}
