@@ -105,7 +105,8 @@ describe('a costly pattern against a daemon with both cores busy', () => {
       item: 'hostile',
       name: `search and wait --for text with ${HUGE} over 100 lines of 1,000 a's, both cores busy`,
       value:
-        `refused before any matching: limit (3,002 instructions, at most 2,000); slowest list ${slowest.toFixed(0)} ms ` +
+        'refused before any matching: limit (3,002 instructions, at most 2,000); ' +
+        `slowest list ${slowest.toFixed(0)} ms ` +
         '(was: daemon frozen 45.6 s by MCP search_history, 52 s by grep; ~1.3 s every 50 ms by wait)',
       bound: 'list < 100 ms',
     });
