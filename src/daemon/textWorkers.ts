@@ -73,7 +73,10 @@ export class TextWorkers implements IDisposable {
   }
 
   private start(slot: Slot, queued: Queued): void {
-    if (queued.cancelled?.()) return this.next();
+    if (queued.cancelled?.()) {
+      queued.reject(new DaemonError(ErrorCode.Stopping, 'the client went away'));
+      return this.next();
+    }
     clearTimeout(slot.idleTimer);
     const worker = (slot.worker ??= new Worker(WORKER_SCRIPT));
     slot.running = queued;
