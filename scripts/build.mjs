@@ -7,6 +7,8 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const entries = {
   daemon: 'src/daemon/main.ts',
+  // The daemon's worker thread for search and text waits (src/daemon/textWorkers.ts starts it).
+  searchWorker: 'src/daemon/searchWorker.ts',
   cli: 'src/cli/main.ts',
   mcp: 'src/cli/mcpServer.ts',
   extension: 'src/extension/extension.ts',

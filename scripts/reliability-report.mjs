@@ -23,6 +23,7 @@ const FILES = [
   'reliability-limits',
   'reliability-trust',
   'reliability-hostile',
+  'reliability-search',
   'reliability-output',
   'reliability-idle',
   'daemon-lifetime',

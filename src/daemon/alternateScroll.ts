@@ -6,23 +6,11 @@
 // the program's own, not its output scrolling by; a program that only redraws adds nothing.
 import type { Terminal } from '@xterm/headless';
 import type { IDisposable } from '../protocol/disposable';
-import { encodeRows, plainRow, plainText } from './historyEncoding';
-import { HistoryStore } from './historyStore';
+import { encodeRows, plainRow } from './historyEncoding';
+import { HistoryStore, plainText } from './historyStore';
+import { ALTERNATE_MARKER, AlternateCopy, alternateText } from './sessionText';
+export { ALTERNATE_END, ALTERNATE_MARKER, isAlternateMarker } from './sessionText';
 import { core, CoreBufferService, PackedCell } from './xtermInternals';
-
-/**
- * The line in front of the rows of each stay on the alternate screen (and of what is kept when the
- * oldest rows were dropped): readers of the history (`read`, search, the history document) show it.
- */
-export const ALTERNATE_MARKER = "── scrolled off a full-screen program's screen (alternate screen) ──";
-
-/** After those lines when the normal screen's history follows them (the program left the alternate screen). */
-export const ALTERNATE_END = "── end of the lines from a full-screen program's screen ──";
-
-/** The daemon's own lines around the rows (a row with the same text is taken for one). */
-export function isAlternateMarker(line: string): boolean {
-  return line === ALTERNATE_MARKER || line === ALTERNATE_END;
-}
 
 /** How many rows a CSI S or CSI M asks for (xterm: 0 or none is 1). */
 function countOf(params: (number | number[])[]): number {
@@ -102,14 +90,17 @@ export class AlternateScroll implements IDisposable {
    * with it too), the last ALTERNATE_END when `closed` and there is room for both.
    */
   lines(count: number, closed: boolean): string[] {
+    const copy = this.copy(count, closed);
+    return copy ? alternateText(copy) : [];
+  }
+
+  /** What lines(count, closed) reads, copied for another thread (alternateText decodes it). */
+  copy(count: number, closed: boolean): AlternateCopy | undefined {
     const wanted = Math.min(count, this.length(closed));
-    if (wanted <= 0) return [];
-    const end = closed && wanted > 1 ? [ALTERNATE_END] : [];
-    const rows = wanted - 1 - end.length;
-    const stored = rows > 0 ? this.store.slice(this.store.length - rows).map(plainText) : [];
-    // The oldest stored line may be the marker itself.
-    if (stored[0] === ALTERNATE_MARKER) stored.shift();
-    return [ALTERNATE_MARKER, ...stored, ...end];
+    if (wanted <= 0) return undefined;
+    const end = closed && wanted > 1;
+    const rows = wanted - 1 - (end ? 1 : 0);
+    return { stored: rows > 0 ? this.store.copy(this.store.length - rows) : [], end };
   }
 
   private startsWithMarker(): boolean {

@@ -1,4 +1,5 @@
-// The daemon's config: $XDG_CONFIG_HOME/holdfast/config.json, e.g. {"recovery": {"screenText": true}}.
+// The daemon's config: $XDG_CONFIG_HOME/holdfast/config.json, e.g. {"recovery": {"screenText": true}},
+// {"search": {"budgetMs": 5000}}.
 // Read at start (a bad file is logged and the defaults used), changed by `config.set` (which writes
 // the file), re-read by `config.reload` (a bad file is refused and the current config kept).
 import { randomBytes } from 'node:crypto';
@@ -8,7 +9,7 @@ import * as path from 'node:path';
 import { IDisposable, toDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { ensurePrivateDir } from '../protocol/paths';
-import { DaemonConfig, RecoveryConfig } from '../protocol/recovery';
+import { DaemonConfig, RecoveryConfig, SearchConfig } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 
 export const MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024;
@@ -22,6 +23,7 @@ export const DEFAULT_CONFIG: DaemonConfig = {
     keep: 3,
     maxBytes: MAX_CHECKPOINT_BYTES,
   },
+  search: { budgetMs: 2000 },
 };
 
 type Check = (value: unknown) => string | undefined;
@@ -43,7 +45,21 @@ const RECOVERY_KEYS: Record<keyof RecoveryConfig, Check> = {
   maxBytes: number(4096, MAX_CHECKPOINT_BYTES, true),
 };
 
-export const CONFIG_KEYS = Object.keys(RECOVERY_KEYS).map((k) => `recovery.${k}`);
+const SEARCH_KEYS: Record<keyof SearchConfig, Check> = {
+  budgetMs: number(100, 60_000, true),
+};
+
+/** Each section of the file and the checks of its keys. */
+const SECTIONS: { [S in keyof DaemonConfig]: Record<keyof DaemonConfig[S], Check> } = {
+  recovery: RECOVERY_KEYS,
+  search: SEARCH_KEYS,
+};
+
+type Section = keyof DaemonConfig;
+
+export const CONFIG_KEYS = Object.entries(SECTIONS).flatMap(([section, keys]) =>
+  Object.keys(keys).map((k) => `${section}.${k}`),
+);
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   const base =
@@ -53,14 +69,18 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'holdfast', 'config.json');
 }
 
-function splitKey(key: unknown): keyof RecoveryConfig {
-  const match = typeof key === 'string' ? /^recovery\.(\w+)$/.exec(key) : null;
-  if (!match || !Object.hasOwn(RECOVERY_KEYS, match[1]))
+function splitKey(key: unknown): [Section, string] {
+  const match = typeof key === 'string' ? /^(\w+)\.(\w+)$/.exec(key) : null;
+  if (!match || !Object.hasOwn(SECTIONS, match[1]) || !Object.hasOwn(SECTIONS[match[1] as Section], match[2]))
     throw new DaemonError(
       ErrorCode.BadRequest,
       `unknown config key "${String(key)}" (keys: ${CONFIG_KEYS.join(', ')})`,
     );
-  return match[1] as keyof RecoveryConfig;
+  return [match[1] as Section, match[2]];
+}
+
+function checkOf(section: Section, key: string): Check {
+  return (SECTIONS[section] as Record<string, Check>)[key];
 }
 
 /** The file's values over the defaults; throws on anything invalid. Unknown keys are kept in the file and ignored. */
@@ -73,19 +93,20 @@ function parse(text: string, file: string): DaemonConfig {
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
     throw new DaemonError(ErrorCode.BadRequest, `${file}: must hold a JSON object`);
-  const recovery = { ...DEFAULT_CONFIG.recovery };
-  const section = (raw as Record<string, unknown>).recovery;
-  if (section !== undefined) {
+  const config = { recovery: { ...DEFAULT_CONFIG.recovery }, search: { ...DEFAULT_CONFIG.search } };
+  for (const name of Object.keys(SECTIONS) as Section[]) {
+    const section = (raw as Record<string, unknown>)[name];
+    if (section === undefined) continue;
     if (!section || typeof section !== 'object' || Array.isArray(section))
-      throw new DaemonError(ErrorCode.BadRequest, `${file}: "recovery" must be an object`);
+      throw new DaemonError(ErrorCode.BadRequest, `${file}: "${name}" must be an object`);
     for (const [key, value] of Object.entries(section)) {
-      if (!Object.hasOwn(RECOVERY_KEYS, key)) continue;
-      const problem = RECOVERY_KEYS[key as keyof RecoveryConfig](value);
-      if (problem) throw new DaemonError(ErrorCode.BadRequest, `${file}: recovery.${key} ${problem}`);
-      (recovery as Record<string, unknown>)[key] = value;
+      if (!Object.hasOwn(SECTIONS[name], key)) continue;
+      const problem = checkOf(name, key)(value);
+      if (problem) throw new DaemonError(ErrorCode.BadRequest, `${file}: ${name}.${key} ${problem}`);
+      (config[name] as Record<string, unknown>)[key] = value;
     }
   }
-  return { recovery };
+  return config;
 }
 
 export class ConfigStore {
@@ -116,13 +137,15 @@ export class ConfigStore {
   }
 
   get(key?: string): unknown {
-    return key === undefined ? this.current : this.current.recovery[splitKey(key)];
+    if (key === undefined) return this.current;
+    const [section, name] = splitKey(key);
+    return (this.current[section] as unknown as Record<string, unknown>)[name];
   }
 
   /** Validates, writes the file (keeping whatever else it holds), applies. */
   set(key: string, value: unknown): void {
-    const name = splitKey(key);
-    const problem = RECOVERY_KEYS[name](value);
+    const [sectionName, name] = splitKey(key);
+    const problem = checkOf(sectionName, name)(value);
     if (problem) throw new DaemonError(ErrorCode.BadRequest, `${key} ${problem}`);
     let raw: Record<string, unknown> = {};
     const text = this.readText();
@@ -130,8 +153,9 @@ export class ConfigStore {
       parse(text, this.file);
       raw = JSON.parse(text) as Record<string, unknown>;
     }
-    const section = (raw.recovery && typeof raw.recovery === 'object' ? raw.recovery : {}) as Record<string, unknown>;
-    raw.recovery = { ...section, [name]: value };
+    const old = raw[sectionName];
+    const section = (old && typeof old === 'object' ? old : {}) as Record<string, unknown>;
+    raw[sectionName] = { ...section, [name]: value };
     const next = parse(JSON.stringify(raw), this.file);
     this.ensureDir();
     // Exclusive and unguessable: a planted symlink at the temp name is never written through.

@@ -109,6 +109,11 @@ export class ClientConnection implements IDisposable {
     socket.on('close', () => this.dispose());
   }
 
+  /** Closed: work for its requests can stop (nobody reads the answer). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get isBehind(): boolean {
     return this.behind;
   }

@@ -20,6 +20,7 @@ import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { Recovery } from './recovery';
+import { TextWorkers } from './textWorkers';
 import { DaemonError } from './daemonError';
 import { isMethod, parseParams } from './requestSchemas';
 import type { Session } from './session';
@@ -51,6 +52,7 @@ export class Daemon implements RequestHandler, MethodHost {
   private readonly disposables = new DisposableStore();
   private readonly connections = new Set<ClientConnection>();
   readonly registry: SessionRegistry;
+  readonly textWorkers: TextWorkers;
   private readonly recovery: Recovery;
   private readonly methods: MethodTable;
   private endpoint!: Endpoint;
@@ -80,6 +82,7 @@ export class Daemon implements RequestHandler, MethodHost {
         (event) => this.route(event),
       ),
     );
+    this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
     this.methods = { ...coreMethods(this), ...this.recovery.methods };
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.

@@ -4,7 +4,6 @@
 import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } from '../protocol/messages';
 import { conversationIdProblem } from '../protocol/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
-import { compilePattern } from '../protocol/textPattern';
 import type { ClientConnection } from './connection';
 import { DaemonError } from './daemonError';
 import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
@@ -13,6 +12,7 @@ import type { Session } from './session';
 import { checkedSize, SessionRegistry } from './sessionRegistry';
 import { searchSessions } from './sessionSearch';
 import type { WaitFor } from './sessionWaits';
+import type { TextWorkers } from './textWorkers';
 
 export type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };
 export type CoreMethods = Omit<MethodTable, keyof RecoveryMethods>;
@@ -25,6 +25,8 @@ const KILL_GRACE_MS = 2000;
 /** What the handlers need of the daemon around them. */
 export interface MethodHost {
   readonly registry: SessionRegistry;
+  /** The threads that run search and text waits with a budget. */
+  readonly textWorkers: TextWorkers;
   /** A session was just created: the daemon logs it and tells its subscribers. */
   created(session: Session): void;
   status(): DaemonStatus;
@@ -39,18 +41,18 @@ function optionalSize(cols: number | undefined, rows: number | undefined): { col
   return checkedSize(cols, rows);
 }
 
-/** The condition with its pattern compiled once: a bad pattern is the client's bad request. */
-function waitFor(condition: WaitCondition): WaitFor {
+/**
+ * The condition as the session waits for it: a text pattern is compiled and matched in a worker
+ * (a bad one is the client's bad request, a too costly one a `limit`, both on its first check).
+ */
+function waitFor(condition: WaitCondition, workers: TextWorkers, cancelled: () => boolean): WaitFor {
   if (condition.kind !== 'text') return condition;
-  try {
-    return {
-      kind: 'text',
-      pattern: compilePattern(condition.pattern, condition.flags ?? ''),
-      history: !!condition.history,
-    };
-  } catch (err) {
-    throw new DaemonError(ErrorCode.BadRequest, (err as Error).message);
-  }
+  const { pattern, flags = '' } = condition;
+  return {
+    kind: 'text',
+    history: !!condition.history,
+    matches: (text) => workers.run({ kind: 'test', pattern, flags, text }, 'text wait', cancelled),
+  };
 }
 
 function attachedChannel(connection: ClientConnection, channel: number) {
@@ -124,12 +126,13 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return {};
     },
     read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),
-    wait: async (p) => {
+    wait: async (p, connection) => {
       const session = registry.get(p.session);
-      const met = await session.wait(waitFor(p.condition), Math.min(p.timeoutMs ?? MAX_WAIT_MS, MAX_WAIT_MS));
+      const condition = waitFor(p.condition, host.textWorkers, () => connection.isClosed);
+      const met = await session.wait(condition, Math.min(p.timeoutMs ?? MAX_WAIT_MS, MAX_WAIT_MS));
       return { met, session: session.info() };
     },
-    search: (p) => searchSessions(registry, p),
+    search: (p, connection) => searchSessions(registry, host.textWorkers, p, () => connection.isClosed),
     kill: (p) => kill(registry, p),
     remove: async (p) => {
       await registry.remove(registry.get(p.session));

@@ -8,10 +8,11 @@ import { VERSION } from '../protocol/version';
 import { AlternateScroll } from './alternateScroll';
 import type { PromptMark } from './attention';
 import { HistoryCapture } from './historyCapture';
-import { plainText } from './historyEncoding';
 import { HistoryStore, HistoryTuning } from './historyStore';
 import { cwdFromOsc7, promptMarkOf } from './programReports';
+import { linesToRead, SessionTextCopy } from './sessionText';
 import { renderSnapshot } from './snapshot';
+import { copyText } from './textCopy';
 import { checkXtermInternals, core } from './xtermInternals';
 
 export interface EmulatorOptions {
@@ -271,24 +272,25 @@ export class Emulator implements IDisposable {
   }
 
   /**
-   * Plain text of the active buffer: the last `scrollback` lines above the screen, then the screen.
-   * Above the active buffer's own history, in either buffer: the rows that scrolled off the
-   * alternate screen, behind their marker (alternateScroll.ts).
+   * Plain text of the active buffer. Without scrollback: the screen's rows. With: the last `scrollback`
+   * logical lines above the screen, then the screen's (sessionText.ts's linesToRead).
    */
   lines(scrollback = 0): string[] {
+    if (scrollback > 0) return linesToRead(this.textCopy(true), scrollback);
     const buffer = this.terminal.buffer.active;
-    const skipped = buffer.type === 'normal' ? this.skippedRows : 0;
-    const start = Math.max(skipped, buffer.baseY - Math.max(0, scrollback));
-    const inXterm = buffer.baseY - skipped;
-    // Older lines come from the history store, one per logical line (they are not wrapped to a width).
-    const fromStore = buffer.type === 'normal' ? Math.min(this.historyLength, scrollback - inXterm) : 0;
-    const fromAlternate = scrollback - inXterm - Math.max(0, fromStore);
-    const lines = fromAlternate > 0 ? this.alternate.lines(fromAlternate, buffer.type === 'normal') : [];
-    if (fromStore > 0)
-      for (const line of this.history!.store.slice(this.history!.store.length - fromStore)) lines.push(plainText(line));
-    for (let y = start; y < buffer.baseY + this.terminal.rows; y++)
+    const lines: string[] = [];
+    for (let y = buffer.baseY; y < buffer.baseY + this.terminal.rows; y++)
       lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
     return lines;
+  }
+
+  /** The active buffer's text, copied for a reader on another thread (search, text waits): see textCopy.ts. */
+  textCopy(history: boolean): SessionTextCopy {
+    const normal = this.terminal.buffer.active.type === 'normal';
+    const store = normal ? this.history?.store : undefined;
+    const stored = store ? store.copy(store.length - this.historyLength) : [];
+    const above = history ? { stored, alternate: this.alternate.copy(Infinity, normal) } : undefined;
+    return copyText(this.terminal, normal ? this.skippedRows : 0, above);
   }
 
   /** Lines at the start of `lines(Infinity)` that scrolled off the alternate screen, their markers included. */

@@ -3,6 +3,7 @@
 // A plain row (the most of a flood) is read straight from xterm's cell words.
 import type { IBufferLine } from '@xterm/headless';
 import { CONTINUED } from './historyStore';
+export { plainText } from './historyStore';
 import { isBlankDefault, sgrFor } from './screenSerializer';
 import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, CoreLine, PackedCell } from './xtermInternals';
 
@@ -98,9 +99,4 @@ export function plainRow(line: CoreLine | undefined, cols: number): string | und
     if (content & CODE_POINT_MASK) end = x + 1;
   }
   return line!.translateToString(false, 0, end);
-}
-
-/** The text of an encoded line, as translateToString(true) gives it for the row(s). */
-export function plainText(encoded: string): string {
-  return encoded.replace(/\x1b\[[0-9;:]*[mX]|\u0000$/g, '').trimEnd();
 }

@@ -28,6 +28,25 @@ const LINE_SEPARATOR = '\n';
  */
 export const CONTINUED = '\u0000';
 
+/** What an encoding adds to a line's text: SGR, the erase of a coloured tail, CONTINUED. */
+const ENCODING_MARKS = /\x1b\[[0-9;:]*[mX]|\u0000$/g;
+
+/** The text of an encoded line, as translateToString(true) gives it for the row(s). */
+export function plainText(encoded: string): string {
+  return encoded.replace(ENCODING_MARKS, '').trimEnd();
+}
+
+/** The text of an encoded line or piece: a piece that continues keeps its trailing spaces (they are text). */
+export function pieceText(encoded: string): { text: string; continues: boolean } {
+  if (!encoded.endsWith(CONTINUED)) return { text: plainText(encoded), continues: false };
+  return { text: encoded.replace(ENCODING_MARKS, ''), continues: true };
+}
+
+/** plainText for many lines at once; most lines of a flood have no escape at all. */
+export function plainTextOf(encoded: string): string {
+  return encoded.includes('\x1b') || encoded.endsWith(CONTINUED) ? plainText(encoded) : encoded.trimEnd();
+}
+
 /** Encoded lines as one VT stream: a line break after each, except after a piece that continues. */
 export function joinEncoded(lines: string[]): string {
   // Parts joined once (a string built with += is a rope, see historyCapture.encodeRows).
@@ -38,6 +57,26 @@ export function joinEncoded(lines: string[]): string {
     else out.push(line, i === lines.length - 1 ? '' : '\r\n');
   }
   return out.join('');
+}
+
+/** Stored lines as copied for a reader: per block, its lines or its compressed bytes, and its range [from, to). */
+export type StoredLines = { lines?: string[]; packed?: Uint8Array; from: number; to: number }[];
+
+function blockLines(block: { lines?: string[]; packed?: Uint8Array }): string[] {
+  if (block.lines) return block.lines;
+  return inflateRawSync(block.packed!, { windowBits: DEFLATE_OPTIONS.windowBits })
+    .toString('utf8')
+    .split(LINE_SEPARATOR);
+}
+
+/** The encoded lines a copy holds, oldest first (inflates its compressed blocks: run it off the main thread). */
+export function decodeStoredLines(stored: StoredLines): string[] {
+  const out: string[] = [];
+  for (const block of stored) {
+    const lines = blockLines(block);
+    for (let i = block.from; i < block.to; i++) out.push(lines[i]);
+  }
+  return out;
 }
 
 interface Block {
@@ -101,16 +140,26 @@ export class HistoryStore {
 
   /** Encoded lines [from, to), oldest first (index 0 is the oldest kept line). */
   slice(from = 0, to = this.total): string[] {
-    const out: string[] = [];
+    return decodeStoredLines(this.copy(from, to));
+  }
+
+  /**
+   * Lines [from, to) for another thread to decode (decodeStoredLines): compressed blocks as they
+   * are (a copy is a memcpy), the others' lines; nothing is inflated here.
+   */
+  copy(from = 0, to = this.total): StoredLines {
+    const out: StoredLines = [];
     from = Math.max(0, from);
     to = Math.min(this.total, to);
     let index = -this.dropped;
     for (const block of this.blocks) {
       const end = index + block.count;
-      if (end > from && index < to) {
-        const lines = this.linesOf(block);
-        for (let i = Math.max(from, index); i < Math.min(to, end); i++) out.push(lines[i - index]);
-      }
+      if (end > from && index < to)
+        out.push({
+          ...(block.lines ? { lines: block.lines } : { packed: block.packed! }),
+          from: Math.max(from, index) - index,
+          to: Math.min(to, end) - index,
+        });
       index = end;
       if (index >= to) break;
     }
@@ -175,16 +224,9 @@ export class HistoryStore {
     return bytes;
   }
 
-  private linesOf(block: Block): string[] {
-    if (block.lines) return block.lines;
-    return inflateRawSync(block.packed!, { windowBits: DEFLATE_OPTIONS.windowBits })
-      .toString('utf8')
-      .split(LINE_SEPARATOR);
-  }
-
   private unpack(block: Block): void {
     if (block.lines) return;
-    block.lines = this.linesOf(block);
+    block.lines = blockLines(block);
     block.packed = undefined;
     this.uncompressed += block.chars;
   }

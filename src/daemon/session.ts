@@ -5,6 +5,7 @@ import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
 import { ClientRoles, Subscriber } from './clientRoles';
 import { Emulator } from './emulator';
+import type { SessionTextCopy } from './sessionText';
 import { GroupKill } from './groupKill';
 import { SessionActivity } from './sessionActivity';
 import { PtyProcess, PtyOptions } from './ptyProcess';
@@ -307,6 +308,9 @@ export class Session implements IDisposable {
   screen(scrollback = 0): { lines: string[]; cursor: { x: number; y: number } } {
     return { lines: this.emulator.lines(scrollback), cursor: this.emulator.cursor() };
   }
+
+  /** The screen's text (`history`: and everything above it) copied for search and text waits. */
+  textCopy = (history: boolean): SessionTextCopy => this.emulator.textCopy(history);
 
   /** Lines at the start of `screen(Infinity)`'s that scrolled off the alternate screen (search marks them). */
   get alternateLines(): number {

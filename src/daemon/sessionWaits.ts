@@ -1,10 +1,11 @@
 // Who waits on one session (`holdfast wait`) and for what: its exit, a quiet spell, text on its
 // screen, or an attention state (waiting for the user, done). Each waiter ends once: met (true),
-// or timed out, given up at exit or disposed (false).
+// timed out, given up at exit or disposed (false), or failed (a text check's `limit` or bad pattern).
+// Text is matched off the main thread (textWorkers.ts), one check per waiter at a time.
 import type { IDisposable } from '../protocol/disposable';
 import type { AttentionState } from '../protocol/messages';
-import type { TextPattern } from '../protocol/textPattern';
 import type { Emulator } from './emulator';
+import type { SessionTextCopy } from './sessionText';
 
 export enum WaitTiming {
   /** Text waiters re-check the screen at most this often. */
@@ -17,7 +18,7 @@ export enum WaitTiming {
 export type WaitFor =
   | { kind: 'exit' }
   | { kind: 'idle'; ms: number }
-  | { kind: 'text'; pattern: TextPattern; history: boolean }
+  | { kind: 'text'; history: boolean; matches(text: SessionTextCopy): Promise<boolean> }
   | { kind: 'attention'; states: AttentionState[] };
 
 /** What the waits read of their session. */
@@ -30,11 +31,18 @@ export interface WaitedSession {
 interface Waiter {
   readonly condition: WaitFor;
   resolve(met: boolean): void;
+  fail(err: Error): void;
+  /** A text check of this waiter is running. */
+  checking?: boolean;
+  /** The screen changed (or the program exited) while it ran: check again. */
+  checkAgain?: boolean;
 }
 
 export class SessionWaits implements IDisposable {
   private readonly waiters = new Set<Waiter>();
   private textCheckTimer: NodeJS.Timeout | undefined;
+  /** The program exited: a text check that finds nothing ends its waiter. */
+  private exited = false;
 
   constructor(
     private readonly session: WaitedSession,
@@ -45,23 +53,56 @@ export class SessionWaits implements IDisposable {
     return this.waiters.size > 0;
   }
 
-  /** Resolves true when the condition holds, false on timeout or disposal. */
+  /** Resolves true when the condition holds, false on timeout or disposal; rejects when a text check fails. */
   wait(condition: WaitFor, timeoutMs: number): Promise<boolean> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      const end = () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+      };
       const waiter: Waiter = {
         condition,
         resolve: (met) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
+          end();
           resolve(met);
         },
+        fail: (err) => {
+          end();
+          reject(err);
+        },
       };
-      if (this.isMet(condition)) return resolve(true);
+      if (condition.kind !== 'text' && this.isMet(condition)) return resolve(true);
       this.waiters.add(waiter);
       timer = setTimeout(() => waiter.resolve(false), timeoutMs);
       if (condition.kind === 'idle') this.armIdleWait(waiter);
+      if (condition.kind === 'text') this.checkText(waiter);
     });
+  }
+
+  /** Matches the waiter's pattern against the text now, in a worker; again when it changed meanwhile. */
+  private checkText(waiter: Waiter): void {
+    if (waiter.condition.kind !== 'text') return;
+    if (waiter.checking) {
+      waiter.checkAgain = true;
+      return;
+    }
+    waiter.checking = true;
+    waiter.checkAgain = false;
+    waiter.condition.matches(this.emulator.textCopy(waiter.condition.history)).then(
+      (met) => {
+        waiter.checking = false;
+        if (!this.waiters.has(waiter)) return;
+        if (met) waiter.resolve(true);
+        else if (waiter.checkAgain) this.checkText(waiter);
+        // Text that is not there now never will be.
+        else if (this.exited) waiter.resolve(false);
+      },
+      (err: Error) => {
+        waiter.checking = false;
+        if (this.waiters.has(waiter)) waiter.fail(err);
+      },
+    );
   }
 
   private armIdleWait(waiter: Waiter): void {
@@ -90,16 +131,17 @@ export class SessionWaits implements IDisposable {
         return this.emulator.backlog === 0 && Date.now() - this.session.lastOutputAt >= condition.ms;
       case 'attention':
         return condition.states.includes(this.session.attentionState);
-      case 'text': {
-        const lines = this.emulator.lines(condition.history ? Infinity : 0);
-        return lines.some((line) => condition.pattern.test(line));
-      }
+      case 'text':
+        // Checked in a worker (checkText).
+        return false;
     }
   }
 
-  /** Ends the waiters whose condition holds now. */
+  /** Ends the waiters whose condition holds now; text waiters look again. */
   check(): void {
-    for (const waiter of [...this.waiters]) if (this.isMet(waiter.condition)) waiter.resolve(true);
+    for (const waiter of [...this.waiters])
+      if (waiter.condition.kind === 'text') this.checkText(waiter);
+      else if (this.isMet(waiter.condition)) waiter.resolve(true);
   }
 
   /** The session's attention changed: its waiters look again. */
@@ -119,9 +161,9 @@ export class SessionWaits implements IDisposable {
 
   /** The program exited and its last byte is parsed: the screen cannot change any more. */
   onExit(): void {
+    this.exited = true;
+    // The text waiters' last check: one that finds nothing ends its waiter (checkText).
     this.check();
-    // Text that is not there now never will be.
-    for (const waiter of [...this.waiters]) if (waiter.condition.kind === 'text') waiter.resolve(false);
   }
 
   dispose(): void {

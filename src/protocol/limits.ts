@@ -16,6 +16,12 @@ export enum SizeLimit {
 /** Lines of scrollback a session may ask for at most (the cell budget may keep fewer). */
 export const MAX_SCROLLBACK_LINES = 200_000;
 
+/**
+ * A logical line (wrapped rows and stored pieces joined) as `read` with scrollback, `search` and text
+ * waits see it, in UTF-16 units: a longer one goes on in the next line, so its text is still read.
+ */
+export const MAX_LINE_CHARS = 65_536;
+
 /** The bounds of a `search` (src/daemon/sessionSearch.ts), which the CLI's grep and MCP tools ask within. */
 export enum SearchLimit {
   /** Matches returned when the client gives no limit. */

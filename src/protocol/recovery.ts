@@ -103,8 +103,15 @@ export interface RecoveryConfig {
   maxBytes: number;
 }
 
+/** Search and text waits (src/daemon/textWorkers.ts). */
+export interface SearchConfig {
+  /** A search's or a text wait check's time in its worker thread, ms; past it the request answers `limit`. */
+  budgetMs: number;
+}
+
 export interface DaemonConfig {
   recovery: RecoveryConfig;
+  search: SearchConfig;
 }
 
 export interface RecoveryMethods {

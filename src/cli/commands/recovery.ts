@@ -189,7 +189,8 @@ export const configCommand: Command = {
   details: [
     'Keys: recovery.enabled (true), recovery.intervalSeconds (30), recovery.screenText (false: a ' +
       'screen can hold secrets), recovery.argv (false: so can a command line), recovery.keep (3), ' +
-      'recovery.maxBytes (16 MiB, the most).',
+      'recovery.maxBytes (16 MiB, the most), search.budgetMs (2000: the time a search or a text wait check ' +
+      'may take in its worker thread before it answers `limit`, 100 to 60000).',
     '`set` checks the value, writes the file and applies it; `reload` re-reads a file you edited (an ' +
       'invalid one is refused and the current config kept).',
   ],

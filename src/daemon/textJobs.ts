@@ -1,0 +1,113 @@
+// What search and text waits hand to a worker thread (searchWorker.ts), and the work itself: a
+// pattern over copies of sessions' text (decoded there) and over their agents' transcript files.
+import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
+import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../protocol/textPattern';
+import { readTranscript, TranscriptAgent } from '../protocol/transcripts';
+import { isAlternateMarker, logicalLines, SessionTextCopy } from './sessionText';
+
+/** A longer line (a logical line can be long) is cut in a search's answer, so replies stay small. */
+export const MAX_MATCH_TEXT_CHARS = 2000;
+
+export interface SearchedSession {
+  session: string;
+  name: string;
+  text: SessionTextCopy;
+  /** Its agent, whose transcript is searched after its own lines (read in the worker). */
+  agent?: TranscriptAgent;
+  cwd: string;
+}
+
+export type TextJob =
+  | { kind: 'search'; pattern: string; flags: string; context: number; limit: number; sessions: SearchedSession[] }
+  | { kind: 'test'; pattern: string; flags: string; text: SessionTextCopy };
+
+export type JobResult<J extends TextJob> = J extends { kind: 'search' } ? SearchResult : boolean;
+
+export type JobAnswer =
+  | { ok: true; result: SearchResult | boolean }
+  | { ok: false; code: ErrorCode.BadRequest | ErrorCode.Limit | ErrorCode.Internal; message: string };
+
+/** Compiled patterns a worker keeps: a text wait checks the same one every time the screen changes. */
+const COMPILED_KEPT = 16;
+const compiled = new Map<string, TextPattern>();
+
+function compiledPattern(pattern: string, flags: string): TextPattern {
+  const key = `${flags}/${pattern}`;
+  let re = compiled.get(key);
+  if (!re) {
+    re = compilePattern(pattern, flags);
+    if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, re);
+  }
+  return re;
+}
+
+function clip(line: string): string {
+  return line.length > MAX_MATCH_TEXT_CHARS ? line.slice(0, MAX_MATCH_TEXT_CHARS) + '…' : line;
+}
+
+interface SearchPlan {
+  pattern: TextPattern;
+  context: number;
+  limit: number;
+}
+
+/**
+ * Appends the matches among `lines` to `matches` (oldest first); false when `plan.limit` was reached
+ * and a further line matched. The first `alternate` lines are marked as from the alternate screen;
+ * their marker lines are not matched.
+ */
+function matchLines(
+  lines: string[],
+  source: Pick<SearchMatch, 'session' | 'name' | 'source'>,
+  plan: SearchPlan,
+  matches: SearchMatch[],
+  alternate = 0,
+): boolean {
+  const { pattern, context, limit } = plan;
+  for (let line = 0; line < lines.length; line++) {
+    if (!pattern.test(lines[line]) || (line < alternate && isAlternateMarker(lines[line]))) continue;
+    if (matches.length >= limit) return false;
+    matches.push({
+      ...source,
+      line,
+      text: clip(lines[line]),
+      before: lines.slice(Math.max(0, line - context), line).map(clip),
+      after: lines.slice(line + 1, line + 1 + context).map(clip),
+      ...(line < alternate ? { alternate: true as const } : {}),
+    });
+  }
+  return true;
+}
+
+/** Matches in session order, the lines of each in order, then its transcript's; at most `limit`. */
+async function search(job: Extract<TextJob, { kind: 'search' }>): Promise<SearchResult> {
+  const plan = { pattern: compiledPattern(job.pattern, job.flags), context: job.context, limit: job.limit };
+  const matches: SearchMatch[] = [];
+  let linesSearched = 0;
+  for (const searched of job.sessions) {
+    const source = { session: searched.session, name: searched.name };
+    const { lines, alternate } = logicalLines(searched.text);
+    linesSearched += lines.length;
+    if (!matchLines(lines, source, plan, matches, alternate)) return { matches, truncated: true, linesSearched };
+    // The daemon runs as the user, in the user's home: the agent's files are its to read.
+    const transcript = await readTranscript(searched.agent, searched.cwd);
+    if (transcript && !matchLines(transcript.lines, { ...source, source: 'transcript' }, plan, matches))
+      return { matches, truncated: true, linesSearched };
+  }
+  return { matches, truncated: false, linesSearched };
+}
+
+/** Runs a job; every failure is an answer (a bad or too costly pattern, or a bug: internal). */
+export async function runJob(job: TextJob): Promise<JobAnswer> {
+  try {
+    if (job.kind === 'search') return { ok: true, result: await search(job) };
+    const pattern = compiledPattern(job.pattern, job.flags);
+    return { ok: true, result: logicalLines(job.text).lines.some((line) => pattern.test(line)) };
+  } catch (err) {
+    const message = (err as Error).message;
+    if (err instanceof PatternLimitError) return { ok: false, code: ErrorCode.Limit, message };
+    if (err instanceof PatternError) return { ok: false, code: ErrorCode.BadRequest, message };
+    return { ok: false, code: ErrorCode.Internal, message: (err as Error).stack ?? message };
+  }
+}

@@ -1,0 +1,145 @@
+// The worker threads that run search and text waits (searchWorker.ts) off the daemon's main thread:
+// at most two (fewer on one core), each job within a time budget. A job that runs out of it, or whose
+// client went away, is stopped by terminating its worker; a new one starts for the next job.
+import { availableParallelism } from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { IDisposable } from '../protocol/disposable';
+import { ErrorCode } from '../protocol/messages';
+import { DaemonError } from './daemonError';
+import type { JobAnswer, JobResult, TextJob } from './textJobs';
+
+export enum TextWorkerTuning {
+  /** Workers at most: two jobs run at once, the others queue (fewer workers on one core). */
+  MaxWorkers = 2,
+  /** A worker idle this long is ended: an idle daemon holds no thread (a new one starts in tens of ms). */
+  IdleMs = 30_000,
+  /** How often a running job looks whether its client is still there. */
+  CancelCheckMs = 100,
+}
+
+/** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
+const WORKER_SCRIPT = path.join(__dirname, 'searchWorker.js');
+
+interface Queued {
+  job: TextJob;
+  /** What the job is, for its `limit` message: "search", "text wait". */
+  what: string;
+  cancelled?: () => boolean;
+  resolve(result: unknown): void;
+  reject(err: Error): void;
+}
+
+class Slot {
+  worker: Worker | undefined;
+  running: Queued | undefined;
+  /** Clears the running job's timers and listeners. */
+  endJob: (() => void) | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+export class TextWorkers implements IDisposable {
+  private readonly slots: Slot[];
+  private readonly queue: Queued[] = [];
+  private disposed = false;
+
+  constructor(
+    /** The budget of each job now, ms: the config's `search.budgetMs` (2000 unless set). */
+    private readonly budgetMs: () => number,
+    size = Math.min(TextWorkerTuning.MaxWorkers, availableParallelism()),
+  ) {
+    this.slots = Array.from({ length: Math.max(1, size) }, () => new Slot());
+  }
+
+  /**
+   * Runs `job` in a worker; rejects with `limit` when it runs out of its budget (or its pattern is too
+   * costly), `bad-request` for a bad pattern. `cancelled`: the client went away, stop the work.
+   */
+  run<J extends TextJob>(job: J, what: string, cancelled?: () => boolean): Promise<JobResult<J>> {
+    return new Promise((resolve, reject) => {
+      if (this.disposed) return reject(new DaemonError(ErrorCode.Stopping, 'the daemon is stopping'));
+      this.queue.push({ job, what, cancelled, resolve: resolve as (r: unknown) => void, reject });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    for (const slot of this.slots) {
+      if (slot.running) continue;
+      const queued = this.queue.shift();
+      if (!queued) return;
+      this.start(slot, queued);
+    }
+  }
+
+  private start(slot: Slot, queued: Queued): void {
+    if (queued.cancelled?.()) {
+      queued.reject(new DaemonError(ErrorCode.Stopping, 'the client went away'));
+      return this.next();
+    }
+    clearTimeout(slot.idleTimer);
+    const worker = (slot.worker ??= new Worker(WORKER_SCRIPT));
+    slot.running = queued;
+    const budget = this.budgetMs();
+    const finish = (outcome: () => void, keepWorker: boolean) => {
+      slot.endJob?.();
+      slot.running = undefined;
+      if (!keepWorker) this.drop(slot);
+      else slot.idleTimer = setTimeout(() => this.drop(slot), TextWorkerTuning.IdleMs);
+      outcome();
+      this.next();
+    };
+    const onMessage = (answer: JobAnswer) =>
+      finish(() => {
+        if (answer.ok) queued.resolve(answer.result);
+        else queued.reject(new DaemonError(answer.code, `${queued.what}: ${answer.message}`));
+      }, true);
+    const failed = (why: string) =>
+      finish(() => queued.reject(new DaemonError(ErrorCode.Internal, `${queued.what}: its worker ${why}`)), false);
+    const onError = (err: Error) => failed(`failed: ${err.message}`);
+    const onExit = (code: number) => failed(`exited (${code})`);
+    const budgetTimer = setTimeout(() => {
+      const message = `${queued.what}: the pattern ran out of its time budget (${budget} ms) over the text; narrow it`;
+      finish(() => queued.reject(new DaemonError(ErrorCode.Limit, message)), false);
+    }, budget);
+    const cancelTimer = queued.cancelled
+      ? setInterval(() => {
+          if (queued.cancelled?.())
+            finish(() => queued.reject(new DaemonError(ErrorCode.Stopping, 'the client went away')), false);
+        }, TextWorkerTuning.CancelCheckMs)
+      : undefined;
+    // Only this job's listeners come off (a Worker keeps listeners of its own).
+    slot.endJob = () => {
+      slot.endJob = undefined;
+      clearTimeout(budgetTimer);
+      clearInterval(cancelTimer);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    };
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(queued.job);
+  }
+
+  /** Ends a slot's worker (stuck, idle or failed): the next job starts a new one. */
+  private drop(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    const worker = slot.worker;
+    slot.worker = undefined;
+    if (!worker) return;
+    // A terminated worker's exit is of no interest; errors on the way out neither.
+    worker.on('error', () => undefined);
+    void worker.terminate();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const queued of this.queue.splice(0))
+      queued.reject(new DaemonError(ErrorCode.Stopping, 'the daemon is stopping'));
+    for (const slot of this.slots) {
+      const running = slot.running;
+      slot.running = undefined;
+      slot.endJob?.();
+      this.drop(slot);
+      running?.reject(new DaemonError(ErrorCode.Stopping, 'the daemon is stopping'));
+    }
+  }
+}
