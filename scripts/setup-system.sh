@@ -53,7 +53,7 @@ elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   sudo=(sudo -n)
 else
   run="apt-get update && $install"
-  if command -v sudo >/dev/null 2>&1; then run="sudo apt-get update && sudo $install"; else run="(as root) $run"; fi
+  if command -v sudo >/dev/null 2>&1; then run="sudo apt-get update && sudo $install"; else run="as root: $run"; fi
   say "missing Debian packages (${missing[*]}): run $run"
   exit 1
 fi
