@@ -40,10 +40,11 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   say "not a Debian system (no dpkg-query): install the equivalents of ${wanted[*]} yourself"
   exit 1
 fi
+# One dpkg-query for all (it names only the packages it knows, and exits 1 when one is unknown).
+installed=" $( (dpkg-query -W -f='${Package}:${Status}\n' "${wanted[@]}" 2>/dev/null || true) |
+  sed -n 's/:install ok installed$//p' | tr '\n' ' ') "
 missing=()
-for pkg in "${wanted[@]}"; do
-  [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" = 'install ok installed' ] || missing+=("$pkg")
-done
+for pkg in "${wanted[@]}"; do [[ "$installed" == *" $pkg "* ]] || missing+=("$pkg"); done
 [ ${#missing[@]} -gt 0 ] || exit 0
 
 install="apt-get install -y -q --no-install-recommends ${missing[*]}"
