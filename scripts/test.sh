@@ -1,26 +1,88 @@
 #!/usr/bin/env bash
-# The one test command (npm test): installs what is missing, builds, runs unit/integration tests, then the e2e.
+# The test command. `npm test`: installs what is missing, builds, lints and runs every test: unit and integration,
+# the process-handling files again on the portable process path, the load test, the e2e (real VS Code).
+# `npm run test:fast` (--fast): the unit and integration tests only, for the inner loop.
+# Each phase's time and each e2e file's are printed at the end (docs/testing.md), and kept in test-artifacts/results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules/node-pty ] || npm ci
-npm run build
-rm -rf out && npx tsc -p .
-# typescript-eslint with type information: floating promises, unused code, empty catches.
-npm run lint
-# The real agent CLIs, whose option parsing test/agents-real checks the built-in profiles against.
-bash scripts/setup-agents.sh
-node --test --test-concurrency=2 --test-timeout=120000 $(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$')
-# The daemon suite again on the portable process path (ps and signals, as on macOS; no /proc):
-# HOLDFAST_PORTABLE_PROCESS=1. The packages test builds .vsix files and runs no daemon of its own.
-HOLDFAST_PORTABLE_PROCESS=1 node --test --test-concurrency=2 --test-timeout=120000 \
-  $(ls out/test/*.test.js | grep -v -E '/(reliability-load|packages)\.test\.js$')
-# The load test compares flood throughput with and without watchers: it runs alone, so that
-# another test file's CPU use does not show up as the watchers' cost.
-node --test --test-timeout=300000 out/test/reliability-load.test.js
-if compgen -G "out/test/e2e/*.test.js" >/dev/null; then
-  bash scripts/setup-e2e.sh
-  # One file at a time (each runs its own code-server + Chromium); screenshots and logs of
-  # failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step with its time.
-  HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node --test --test-concurrency=1 --test-timeout=600000 \
-    out/test/e2e/*.test.js
+fast=false
+case "${1:-}" in
+  '') ;;
+  --fast) fast=true ;;
+  *)
+    echo "usage: bash scripts/test.sh [--fast]" >&2
+    exit 2
+    ;;
+esac
+
+# The files run a second time with HOLDFAST_PORTABLE_PROCESS=1, the process path of macOS (ps and signals, no
+# /proc). It only changes how the daemon tells what is left of a program's process group once the program has
+# exited (src/daemon/processGroup.ts), so these are the files whose tests end programs that leave members behind,
+# ignore signals, escalate to SIGKILL or lose their pid to another process, and check what is left.
+PORTABLE_FILES=(process-group daemon-lifetime cli-lifecycle reliability-faults reliability-pid mcp)
+portable_files=()
+for name in "${PORTABLE_FILES[@]}"; do portable_files+=("out/test/$name.test.js"); done
+
+RESULTS=test-artifacts/results
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+
+# phase NAME COMMAND...: runs COMMAND and records its wall time in $RESULTS/phases.tsv.
+phase() {
+  local name=$1 start=$EPOCHREALTIME
+  shift
+  echo "[test] $name" >&2
+  "$@"
+  printf '%s\t%s\n' "$name" "$(echo "$EPOCHREALTIME - $start" | bc)" >>"$RESULTS/phases.tsv"
+}
+# node_test NAME ARGS...: node's test runner, its report on stdout and each file's time in $RESULTS/NAME.tsv.
+node_test() {
+  local name=$1
+  shift
+  phase "$name" node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination="$RESULTS/$name.tsv" "$@"
+}
+
+if $fast; then groups=(build test); else groups=(build test e2e); fi
+phase system bash scripts/setup-system.sh "${groups[@]}"
+[ -d node_modules/node-pty ] || phase npm-ci npm ci --no-audit --no-fund
+# code-server and Node 24 for the e2e install (about 2 min on a fresh clone, mostly download) while the build,
+# lint and unit tests run; the load test and the e2e wait for it. Its apt part was done just above.
+# setsid: its own process group, ended with it if a phase fails first.
+setup_e2e=''
+if ! $fast; then
+  setsid bash scripts/setup-e2e.sh >"$RESULTS/setup-e2e.log" 2>&1 &
+  setup_e2e=$!
+  trap '[ -z "$setup_e2e" ] || kill -- "-$setup_e2e" 2>/dev/null || true' EXIT
 fi
+wait_setup_e2e() {
+  local rc=0
+  wait "$setup_e2e" || rc=$?
+  setup_e2e=''
+  [ "$rc" -eq 0 ] || { tail -n 40 "$RESULTS/setup-e2e.log" >&2; echo "[test] scripts/setup-e2e.sh failed ($rc)" >&2; }
+  return "$rc"
+}
+phase build npm run build
+phase tsc bash -c 'rm -rf out && npx tsc -p .'
+# typescript-eslint with type information: floating promises, unused code, empty catches.
+$fast || phase lint npm run lint
+# The real agent CLIs, whose option parsing test/agents-real checks the built-in profiles against.
+phase agents bash scripts/setup-agents.sh
+unit_files=$(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$')
+node_test unit --test-concurrency=2 --test-timeout=120000 $unit_files
+if $fast; then
+  node scripts/test-summary.mjs "$RESULTS"
+  exit 0
+fi
+HOLDFAST_PORTABLE_PROCESS=1 node_test portable --test-concurrency=2 --test-timeout=120000 "${portable_files[@]}"
+# What is left of the e2e install (its time here is only the wait for it).
+phase setup-e2e wait_setup_e2e
+# The load test compares flood throughput with and without watchers: it runs alone, so that another test file's
+# CPU use (or the e2e install's) does not show up as the watchers' cost.
+node_test load --test-timeout=300000 out/test/reliability-load.test.js
+# One file at a time by default (each has its own code-server, Chromium, daemon socket, state and ports, so
+# HOLDFAST_E2E_CONCURRENCY=2 runs two side by side; on a loaded machine that made timeouts fail, docs/testing.md).
+# Screenshots and logs of failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step with its file and time.
+HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node_test e2e --test-concurrency="${HOLDFAST_E2E_CONCURRENCY:-1}" \
+  --test-timeout=600000 out/test/e2e/*.test.js
+node scripts/test-summary.mjs "$RESULTS"

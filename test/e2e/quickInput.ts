@@ -55,7 +55,10 @@ async function clickQuickPickRow(page: Page, label: string | RegExp): Promise<bo
         .catch(() => null)) ?? ''
     ).trim();
     if (typeof label === 'string' ? text === label : label.test(text)) {
-      await row.click();
+      // The pointer resting on another row shows that row's hover (its detail), which can cover this one on a slow
+      // machine: move it off the list first; a click still covered fails fast and the caller's poll tries again.
+      await page.mouse.move(0, 0);
+      await row.click({ timeout: 5_000 });
       return true;
     }
   }

@@ -6,9 +6,13 @@ import * as path from 'node:path';
 
 const TRACE = !!process.env.HOLDFAST_E2E_TRACE;
 const traceStart = Date.now();
-/** With HOLDFAST_E2E_TRACE=1, prints what the harness does, with seconds since it started. */
+/** The scenario file (e.g. "reload"): two files' traces interleave when they run side by side. */
+const traceFile = path.basename(process.argv[1] ?? '', '.test.js');
+/** With HOLDFAST_E2E_TRACE=1, prints what the harness does, with its file and seconds since it started. */
 export function trace(message: string): void {
-  if (TRACE) process.stderr.write(`[e2e ${((Date.now() - traceStart) / 1000).toFixed(1)}s] ${message}\n`);
+  if (TRACE) {
+    process.stderr.write(`[e2e ${traceFile} ${((Date.now() - traceStart) / 1000).toFixed(1)}s] ${message}\n`);
+  }
 }
 
 export function sleep(ms: number): Promise<void> {
