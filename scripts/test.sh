@@ -28,12 +28,16 @@ rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 
 # phase NAME COMMAND...: runs COMMAND and records its wall time in $RESULTS/phases.tsv.
+# Microseconds from bash's EPOCHREALTIME alone (no bc: a fresh machine may not have it).
+now_us() { echo "${EPOCHREALTIME//[.,]/}"; }
 phase() {
-  local name=$1 start=$EPOCHREALTIME
+  local name=$1 start
+  start=$(now_us)
   shift
   echo "[test] $name" >&2
   "$@"
-  printf '%s\t%s\n' "$name" "$(echo "$EPOCHREALTIME - $start" | bc)" >>"$RESULTS/phases.tsv"
+  local us=$(($(now_us) - start))
+  printf '%s\t%d.%03d\n' "$name" $((us / 1000000)) $((us / 1000 % 1000)) >>"$RESULTS/phases.tsv"
 }
 # node_test NAME ARGS...: node's test runner, its report on stdout and each file's time in $RESULTS/NAME.tsv.
 node_test() {
