@@ -31,7 +31,10 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   readonly onDidOverrideDimensions: vscode.Event<vscode.TerminalDimensions | undefined> = this.dimensionsEmitter.event;
 
   private state: life.TabState = life.initialTabState;
-  private readonly out = new TabOutput((text) => this.writeEmitter.fire(text));
+  private readonly out = new TabOutput(
+    (text) => this.writeEmitter.fire(text),
+    () => this.resync(),
+  );
   private size: Size | undefined;
   private sizeWait: IDisposable | undefined;
   private historyPending = false; // attached while hidden: the scrollback is asked for once shown
@@ -329,6 +332,17 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         archivedNotice(this.state.action, archivedFrom(session.metadata)!.writtenAt, session.cwd),
       );
     else if (this.state.kind === 'exited') this.out.printAfterSnapshot(exitNotice(this.state.exit));
+  }
+
+  /** The tab fell behind its session's output: a fresh full snapshot replaces what it dropped. */
+  private resync(): boolean {
+    const attachment = this.attachment;
+    if (!attachment) return false;
+    this.historyPending = false;
+    attachment.requestHistory().catch(() => {
+      if (this.attachment === attachment) this.out.resyncFailed(); // else the next attach brings a snapshot
+    });
+    return true;
   }
 
   /** A tab attached while hidden gets its scrollback once VS Code lays it out (it has a size then). */
