@@ -45,7 +45,7 @@ async function attach(client: HoldfastClient, id: string, tab: FakeTab, input: T
   input.attachedAs(role);
 }
 
-test('TabInput: owner keys go through; a watcher typing takes input over and its keys follow; the other is told', async () => {
+test('TabInput: owner keys go through; a watcher's keys take input over, then follow; the other is told', async () => {
   const daemon = await startTestDaemon();
   const first = await daemon.connect('window-1');
   const second = await daemon.connect('window-2');
@@ -90,7 +90,7 @@ test('TabInput: owner keys go through; a watcher typing takes input over and its
   }
 });
 
-test('TabInput: a tab watching after a reload takes input back when the old window leaves; keys before attach go nowhere', async () => {
+test('TabInput: after a reload a watching tab takes input back when the old window leaves', async () => {
   const daemon = await startTestDaemon();
   const old = await daemon.connect('old-window');
   const reloaded = await daemon.connect('reloaded-window');

@@ -12,9 +12,9 @@ import { OutputPace, TabOutput } from '../src/extension/tabOutput';
 import { DAEMON_SCRIPT, startTestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 
-/** Resolves after the pending writes of this turn and the next slice went out. */
-function nextSlice(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, OutputPace.SliceMs + 5));
+/** Resolves once the tab has handed VS Code everything it held. */
+function drained(out: TabOutput): Promise<void> {
+  return waitFor(() => out.behind === 0, 5000, 'the tab to write what it holds');
 }
 
 function recorder(): { out: TabOutput; writes: string[]; resyncs: number[] } {
@@ -44,7 +44,7 @@ test('a notice printed during an attach comes after its snapshot; a history snap
   out.snapshot(Buffer.from('SCREEN'), 'attach');
   out.print('later');
   out.snapshot(Buffer.from('HISTORY'), 'history');
-  await nextSlice();
+  await drained(out);
   assert.deepEqual(writes, [
     'SCREEN' + noticeLine('exited') + noticeLine('later') + 'HISTORY' + noticeLine('exited') + noticeLine('later'),
   ]);
@@ -55,7 +55,7 @@ test('a UTF-8 character split across frames is decoded whole', async () => {
   out.open();
   const bytes = Buffer.from('é€😀');
   for (const byte of bytes) out.output(Buffer.from([byte]));
-  await nextSlice();
+  await drained(out);
   assert.equal(writes.join(''), 'é€😀');
 });
 
@@ -81,7 +81,7 @@ test('too far behind: what waits is dropped, a snapshot is asked for, output wai
   out.output(Buffer.from('dropped'));
   out.snapshot(Buffer.from('FRESH'), 'history');
   out.output(Buffer.from('-after'));
-  await nextSlice();
+  await drained(out);
   assert.equal(out.isSkipping, false);
   assert.ok(!writes.join('').includes('dropped'));
   assert.ok(writes.join('').endsWith('FRESH-after'));
@@ -147,7 +147,7 @@ test('a flood into a tab: its writes and what it holds stay bounded, and it ends
     );
     const floodChars = 40 * 588_895; // seq 1 100000 prints 588,895 characters
     console.log(
-      `flood ${floodChars} chars; written to VS Code ${written}; largest write ${largestWrite}; most behind ${mostBehind}`,
+      `flood ${floodChars} chars; to VS Code ${written}; largest write ${largestWrite}; most behind ${mostBehind}`,
     );
     assert.ok(largestWrite <= OutputPace.SliceChars, `largest write ${largestWrite}`);
     assert.ok(mostBehind <= OutputPace.MaxBehindChars + 1024 * 1024, `most behind ${mostBehind}`);
