@@ -45,7 +45,7 @@ async function attach(client: HoldfastClient, id: string, tab: FakeTab, input: T
   input.attachedAs(role);
 }
 
-test('TabInput: owner keys go through; a watcher's keys take input over, then follow; the other is told', async () => {
+test('TabInput: owner keys go through; a watcher typing takes input over, keys follow; the other is told', async () => {
   const daemon = await startTestDaemon();
   const first = await daemon.connect('window-1');
   const second = await daemon.connect('window-2');
