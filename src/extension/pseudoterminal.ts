@@ -2,9 +2,11 @@
 // to the session (as input owner, or as watcher when another window has input), writes the
 // snapshot then the live output, and sends keys and its size. close() only detaches: VS Code also
 // calls it when the window goes away, so killing is decided elsewhere (see tabs.ts).
-import * as vscode from 'vscode';
+// Plain Node (vscode's types only), so a tab's life is tested against a real daemon without VS Code.
+/* eslint-disable max-lines -- every effect of the tab's state machine (tabState.ts) lives here, beside the move */
+import type * as vscode from 'vscode';
 import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
-import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
 import { archiveAction } from './archives';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';
@@ -18,21 +20,26 @@ const SIZE_WAIT_MS = 1000;
 
 export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private readonly store = new DisposableStore();
-  private readonly writeEmitter = this.store.add(new vscode.EventEmitter<string>());
-  private readonly closeEmitter = this.store.add(new vscode.EventEmitter<void>());
-  private readonly nameEmitter = this.store.add(new vscode.EventEmitter<string>());
-  private readonly dimensionsEmitter = this.store.add(new vscode.EventEmitter<vscode.TerminalDimensions | undefined>());
-  readonly onDidWrite = this.writeEmitter.event;
-  readonly onDidClose = this.closeEmitter.event;
-  readonly onDidChangeName = this.nameEmitter.event;
-  readonly onDidOverrideDimensions = this.dimensionsEmitter.event;
+  private readonly writeEmitter = this.store.add(new Emitter<string>());
+  private readonly closeEmitter = this.store.add(new Emitter<void>());
+  private readonly nameEmitter = this.store.add(new Emitter<string>());
+  private readonly dimensionsEmitter = this.store.add(new Emitter<vscode.TerminalDimensions | undefined>());
+  readonly onDidWrite: vscode.Event<string> = this.writeEmitter.event;
+  readonly onDidClose: vscode.Event<void> = this.closeEmitter.event;
+  readonly onDidChangeName: vscode.Event<string> = this.nameEmitter.event;
+  readonly onDidOverrideDimensions: vscode.Event<vscode.TerminalDimensions | undefined> = this.dimensionsEmitter.event;
 
   private state: life.TabState = life.initialTabState;
-  private readonly out = new TabOutput((text) => this.writeEmitter.fire(text));
+  private readonly out = new TabOutput(
+    (text) => this.writeEmitter.fire(text),
+    () => this.resync(),
+  );
   private size: Size | undefined;
   private sizeWait: IDisposable | undefined;
   private historyPending = false; // attached while hidden: the scrollback is asked for once shown
   private attachment: Attachment | undefined;
+  /** Counts attach attempts: what a superseded one (its connection lost meanwhile) brings is dropped. */
+  private attempt = 0;
   private readonly input = new TabInput({
     attachment: () => this.attachment,
     size: () => this.size,
@@ -63,6 +70,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   get sessionId(): string | undefined {
     return this.info?.id;
+  }
+
+  /** Where the tab is in its life (tabState.ts). */
+  get status(): life.TabStateKind {
+    return this.state.kind;
   }
 
   get isClosed(): boolean {
@@ -106,7 +118,9 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   }
 
   handleInput(data: string): void {
-    if (this.state.kind === 'live') this.input.type(data); // ended, gone or closed: nothing reads keys
+    if (this.state.kind === 'live') this.input.type(data);
+    else if (this.state.kind === 'failed') this.retry(); // the failure notice says a key tries again
+    // ended, gone or closed: nothing reads keys
   }
 
   close(): void {
@@ -122,12 +136,13 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   // ---- driven by the window ----
 
-  /** The connection dropped: the channel is dead until the window reconnects. */
+  /** The connection dropped: the channel (or the attach in flight) is dead until the window reconnects. */
   connectionLost(): void {
     const was = this.state.kind;
-    if (!this.attachment) return;
+    if (!this.attachment && was !== 'attaching' && was !== 'replacing') return;
     this.attachment = undefined;
-    if (this.move(life.connectionLost(this.state)) && was === 'live') this.out.print(NOTICE.reconnecting);
+    if (this.move(life.connectionLost(this.state)) && (was === 'live' || was === 'attaching'))
+      this.out.print(NOTICE.reconnecting);
   }
 
   /** The daemon is gone (stopped, crashed, or restarted on purpose): this session's process died with it. */
@@ -139,10 +154,22 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     if (!ended) this.out.print(restarted ? NOTICE.daemonRestarted : NOTICE.daemonGone);
   }
 
-  /** A (new) connection is up: attach again if the tab had a session. */
+  /** A (new) connection is up: attach again (or create the new session the lost connection did not answer). */
   reconnected(client: HoldfastClient): void {
-    if (!this.info || !this.move(life.reconnect(this.state))) return;
-    void this.attach(client, this.input.role).catch((err) => this.attachFailed('reattaching', err));
+    if (this.state.kind === 'failed' && !this.info) return; // creating failed: only a key tries again
+    if (this.move(life.reconnect(this.state))) this.reattach(client);
+  }
+
+  /** A failed tab tries again (a key was typed in it). */
+  private retry(): void {
+    if (this.move(life.reconnect(this.state))) this.reattach(this.host.connection.client);
+  }
+
+  private reattach(client: HoldfastClient | undefined): void {
+    if (!this.info) return this.launch(); // the new session was never created (or its answer was lost)
+    void (client ? Promise.resolve(client) : this.host.connection.get())
+      .then((c) => this.attach(c, this.input.role))
+      .catch((err) => this.attachFailed('reattaching', err));
   }
 
   /** Takes input for this session (the user asked for it, e.g. by focusing it from the session list). */
@@ -161,14 +188,20 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     if (client) this.reconnected(client);
   }
 
-  /** The new run that took this tab's archived session's place: show it here, with input. */
+  /**
+   * The new run that took this tab's archived session's place: show it here, with input. A failed
+   * attach leaves the tab reconnecting (its connection dropped) or failed, never attaching.
+   */
   async replaceSession(session: SessionInfo, note: string): Promise<void> {
     this.dropAttachment();
     this.info = session;
     this.nameEmitter.fire(session.name);
     if (!this.move(life.replaced(this.state))) return; // closed meanwhile
-    const client = await this.host.connection.get();
-    await this.attach(client, 'owner', note);
+    try {
+      await this.attach(await this.host.connection.get(), 'owner', note);
+    } catch (err) {
+      if (!this.attachFailed('attaching', err)) throw err; // else it reattaches with the next connection
+    }
   }
 
   rename(name: string): void {
@@ -188,6 +221,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private start(): void {
     if (!this.move(life.start(this.state))) return;
     this.sizeWait?.dispose();
+    this.launch();
+  }
+
+  /** Attaching: creates the session first if the tab has none yet. */
+  private launch(): void {
     const creating = this.target.kind === 'new' && !this.info;
     void this.run().catch((err) => {
       if (this.attachFailed(creating ? 'starting the session' : 'attaching', err)) return;
@@ -217,33 +255,41 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
    * report); anything else is said in the tab.
    */
   private attachFailed(action: string, err: unknown): boolean {
+    if (err instanceof SupersededAttach) return true;
     if (err instanceof RequestError && err.code === ErrorCode.NoSession) {
       if (this.move(life.sessionGone(this.state, 'sessionRemoved'))) this.out.print(NOTICE.sessionGone);
       return true;
     }
-    this.move(life.attachFailed(this.state));
-    this.out.print(failureNotice(action, err));
+    // Not attaching any more: the connection dropped meanwhile (reconnecting) or the tab closed.
+    if (!this.move(life.attachFailed(this.state))) return true;
+    this.out.print(`${failureNotice(action, err)} (type a key to try again)`);
     return false;
   }
 
   private async attach(client: HoldfastClient, role: Role, notice?: string): Promise<void> {
     const id = this.info!.id;
+    const attempt = ++this.attempt;
     this.out.expectSnapshot();
     try {
       const size = role === 'owner' ? this.size : undefined;
-      const attachment = await client.attach(
-        // The screen shows at once; the scrollback follows in a second snapshot, for a hidden tab
-        // (no size yet) once it is shown: ten restored tabs do not all parse their history at load.
-        { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true, historyLater: !this.size },
-        {
-          onSnapshot: (bytes, why) => this.out.snapshot(bytes, why),
-          onOutput: (bytes) => this.out.output(bytes),
-          onEvent: (event) => this.onEvent(event),
-        },
-      );
-      if (this.isClosed) {
-        void attachment.detach();
-        return;
+      const attachment = await client
+        .attach(
+          // The screen shows at once; the scrollback follows in a second snapshot, for a hidden tab
+          // (no size yet) once it is shown: ten restored tabs do not all parse their history at load.
+          { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true, historyLater: !this.size },
+          {
+            onSnapshot: (bytes, why) => this.out.snapshot(bytes, why),
+            onOutput: (bytes) => this.out.output(bytes),
+            onEvent: (event) => this.onEvent(event),
+          },
+        )
+        .catch((err: unknown) => {
+          throw attempt === this.attempt ? err : new SupersededAttach();
+        });
+      if (this.superseded(attempt)) {
+        void attachment.detach().catch(() => undefined);
+        if (this.isClosed) return;
+        throw new SupersededAttach();
       }
       this.attachment = attachment;
       this.historyPending = !this.size;
@@ -263,8 +309,13 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       }
       if (notice) this.out.printAfterSnapshot(notice);
     } finally {
-      this.out.attachSettled();
+      if (attempt === this.attempt) this.out.attachSettled();
     }
+  }
+
+  /** Closed, or another attach (on a new connection) took this one's place. */
+  private superseded(attempt: number): boolean {
+    return this.isClosed || attempt !== this.attempt || this.state.kind !== 'attaching';
   }
 
   /**
@@ -277,6 +328,17 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     if (!this.move(life.attached(this.state, { state: session.state, exit: session.exit, archived }))) return;
     if (this.state.kind === 'archived') this.out.printAfterSnapshot(archivedNotice(this.state.action, session));
     else if (this.state.kind === 'exited') this.out.printAfterSnapshot(exitNotice(this.state.exit));
+  }
+
+  /** The tab fell behind its session's output: a fresh full snapshot replaces what it dropped. */
+  private resync(): boolean {
+    const attachment = this.attachment;
+    if (!attachment) return false;
+    this.historyPending = false;
+    attachment.requestHistory().catch(() => {
+      if (this.attachment === attachment) this.out.resyncFailed(); // else the next attach brings a snapshot
+    });
+    return true;
   }
 
   /** A tab attached while hidden gets its scrollback once VS Code lays it out (it has a size then). */
@@ -343,3 +405,6 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     void attachment?.detach().catch(() => undefined); // no longer shown: a failed detach changes nothing
   }
 }
+
+/** An attach that a later one replaced (its connection dropped meanwhile): its result is not this tab's. */
+class SupersededAttach extends Error {}

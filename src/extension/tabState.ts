@@ -1,6 +1,7 @@
 // The life of one Holdfast tab as one state, with named transitions. A transition returns the next
 // state, or undefined when the move is not legal from here (the tab then ignores the event: e.g. a
-// closed tab hears nothing more, an exit is announced once). Pure (no vscode import), unit-tested.
+// closed tab hears nothing more, an exit is announced once). Every state but closed has a way back
+// to live while its session lives (test/tab-state.test.ts walks them all). Pure, unit-tested.
 import type { ExitStatus } from '../protocol/messages';
 
 /** Why a tab whose session existed has nothing to attach to any more. */
@@ -24,9 +25,9 @@ export type TabState =
   /** Creating the session and/or attaching to it; `exit` is set when the process ended meanwhile. */
   | { kind: 'attaching'; why: 'start' | 'reconnect' | 'replace'; exit?: ExitStatus | null }
   | AttachedState
-  /** The connection dropped while attached: attach again when it is back. */
-  | { kind: 'reconnecting'; was: AttachedState }
-  /** Attaching failed (the tab says why); nothing more happens until it is closed. */
+  /** The connection dropped while attached (`was`) or attaching (none): attach again when it is back. */
+  | { kind: 'reconnecting'; was?: AttachedState }
+  /** Attaching failed (the tab says why); the next connection (or a key typed in the tab) tries again. */
   | { kind: 'failed' }
   /** The session is no more (its daemon went away, or it was removed): the tab is just a record. */
   | { kind: 'gone'; why: GoneReason }
@@ -61,19 +62,21 @@ export function processExited(state: TabState, exit: ExitStatus | null): TabStat
 }
 
 /**
- * live / exited / archived → reconnecting: the connection dropped. While replacing, the state it
- * falls back to if the replacement fails becomes reconnecting.
+ * live / exited / archived / attaching → reconnecting: the connection dropped (an attach in flight
+ * on it is lost). While replacing, the state it falls back to if the replacement fails becomes
+ * reconnecting.
  */
 export function connectionLost(state: TabState): TabState | undefined {
   if (isAttached(state)) return { kind: 'reconnecting', was: state };
+  if (state.kind === 'attaching') return { kind: 'reconnecting' };
   if (state.kind !== 'replacing') return undefined;
   const from = connectionLost(state.from);
   return from ? { kind: 'replacing', from } : undefined;
 }
 
-/** reconnecting → attaching: a connection is back. */
+/** reconnecting / failed → attaching: a connection is back (or the user asked to try again). */
 export function reconnect(state: TabState): TabState | undefined {
-  return state.kind === 'reconnecting' ? { kind: 'attaching', why: 'reconnect' } : undefined;
+  return state.kind === 'reconnecting' || state.kind === 'failed' ? { kind: 'attaching', why: 'reconnect' } : undefined;
 }
 
 /** attaching → failed: creating or attaching failed for a reason other than the session being gone. */
@@ -128,7 +131,7 @@ export function processEnded(state: TabState): boolean | undefined {
     case 'live':
       return false;
     case 'reconnecting':
-      return processEnded(state.was);
+      return state.was && processEnded(state.was);
     case 'replacing':
       return processEnded(state.from);
     case 'closed':

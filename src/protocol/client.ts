@@ -124,6 +124,9 @@ export class HoldfastClient implements IDisposable {
     // Nothing is sent to a path that is not provably this user's daemon (another user's fake would get it all).
     const token = trustedToken(options.socket, () => new NoDaemonError(options.socket));
     const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
+    // A daemon that closes during the handshake (stopping, or its queue full) fails it through 'close'
+    // below; without a listener, writing the hello to it would throw EPIPE into the caller's process.
+    socket.on('error', () => undefined);
     const hello: ClientHello = {
       protocol: PROTOCOL_VERSION,
       client: options.client,
