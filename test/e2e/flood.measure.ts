@@ -1,5 +1,6 @@
-// E2E: a 200 MB flood into a Holdfast tab, visible and hidden, in a real VS Code. The extension
-// host's RSS and the renderer's JS heap are sampled through the flood; both stay under ceilings
+// E2E measurement, on demand (`npm run test:flood`, minutes long, so not in `npm test`; the pacing itself is
+// tested in test/tab-output.test.ts): a 200 MB flood into a Holdfast tab, visible and hidden, in a real
+// VS Code. The extension host's RSS and the renderer's JS heap are sampled through the flood; both stay under ceilings
 // that a tab forwarding everything at socket speed exceeds, and the tab ends on the session's screen.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
