@@ -2,7 +2,7 @@
 // unknown key name in config.set, a NUL, a control character in a name or an oversized field is a
 // `bad-request` naming the field. The schemas are checked against messages.ts's types at compile time.
 import { z } from 'zod';
-import { TextLimit } from '../protocol/limits';
+import { InputLimit, TextLimit } from '../protocol/limits';
 import { ErrorCode, Method, Params } from '../protocol/messages';
 import { hasControl } from '../protocol/printable';
 import { DaemonError } from './daemonError';
@@ -85,7 +85,10 @@ export const PARAMS = {
   history: z.object({ channel }),
   claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
   resize: z.object({ session: sessionRef, cols: dimension, rows: dimension }),
-  send: z.object({ session: sessionRef, data: z.string() }),
+  send: z.object({
+    session: sessionRef,
+    data: z.string().max(InputLimit.SendChars, `data must be at most ${InputLimit.SendChars} characters`),
+  }),
   read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
   wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
   kill: z.object({

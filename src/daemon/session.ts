@@ -3,7 +3,9 @@ import { DisposableStore, Emitter, IDisposable } from '../protocol/disposable';
 import type { AttentionState, DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
+import { ErrorCode } from '../protocol/messages';
 import { ClientRoles, Subscriber } from './clientRoles';
+import { DaemonError } from './daemonError';
 import { Emulator } from './emulator';
 import { GroupKill } from './groupKill';
 import { SessionActivity } from './sessionActivity';
@@ -246,7 +248,7 @@ export class Session implements IDisposable {
     this.changed();
   }
 
-  /** Input from the owner's channel; a watcher's input is dropped (watchers never write). */
+  /** Input from the owner's channel; a watcher's input is dropped (watchers never write), as is input past the queue limit. */
   input(subscriber: Subscriber, bytes: Buffer): void {
     if (this.roles.owner !== subscriber) return;
     this.pty.write(bytes);
@@ -255,7 +257,8 @@ export class Session implements IDisposable {
 
   /** Input from a command (`holdfast send`), not from an attached terminal. */
   send(data: string): void {
-    this.pty.write(data);
+    const refused = this.pty.write(data);
+    if (refused) throw new DaemonError(ErrorCode.Limit, `session ${this.id}: ${refused}`);
     this.activity.input();
   }
 
