@@ -189,7 +189,11 @@ export class ClientConnection implements IDisposable {
       (err) => {
         const code = err instanceof DaemonError ? err.code : ErrorCode.Internal;
         if (code === ErrorCode.Internal) this.log(`request ${method} failed: ${(err as Error).stack ?? err}`);
-        this.sendJson({ id, ok: false, error: { code, message: (err as Error).message } }, `the error of ${method}`, id);
+        this.sendJson(
+          { id, ok: false, error: { code, message: (err as Error).message } },
+          `the error of ${method}`,
+          id,
+        );
       },
     );
   }

@@ -150,8 +150,7 @@ export class SequenceBoundary {
           ) {
             state = State.String;
             this.stringBytes = 0;
-          }
-          else if (b === ESC) state = State.Escape;
+          } else if (b === ESC) state = State.Escape;
           else if (b === CAN || b === SUB) {
             state = State.Ground;
             boundary = i + 1;
@@ -198,8 +197,7 @@ export class SequenceBoundary {
           else if (b === 0x5d || b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) {
             state = State.String;
             this.stringBytes = 0;
-          }
-          else if (b === ESC) state = State.Escape;
+          } else if (b === ESC) state = State.Escape;
           else {
             state = State.Ground;
             boundary = i + 1;

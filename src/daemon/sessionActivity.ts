@@ -17,7 +17,7 @@ export enum SessionTiming {
    * At most one 'attention' event per session this often, the last state winning: a loop of
    * OSC 133;C and BEL switched a session into "waiting" 20,000 times in 5 s.
    */
-  AttentionQuietMs = 500,
+  AttentionQuietMs = 400,
 }
 
 export interface ActivityHost {

@@ -50,6 +50,21 @@ export enum InputLimit {
   QueuedBytes = 8 * 1024 * 1024,
 }
 
+/** What a checkpoint file (src/protocol/checkpointSchema.ts) may hold to be read at all. */
+export enum CheckpointLimit {
+  /**
+   * A file, bytes: the writer keeps each under `recovery.maxBytes`, at most this. A larger one is
+   * skipped unread (a 300 MB file froze the daemon 5.6 s at every `recovery.list`).
+   */
+  FileBytes = 16 * 1024 * 1024,
+  /**
+   * One saved screen, characters: the writer trims its scrollback to fit; a reader drops a larger
+   * one (the session comes back without it). Restoring one holds the daemon ~0.9 ms per KiB on a
+   * quiet machine (a 20 MB screen took 6.9 s, with 1 s freezes): at this bound, ~0.45 s at most.
+   */
+  ScreenChars = 512 * 1024,
+}
+
 /** Why cols x rows is not a size a session may have, or undefined when it is. */
 export function screenSizeProblem(cols: number, rows: number): string | undefined {
   if (!Number.isInteger(cols) || cols < 1 || cols > SizeLimit.MaxCols)
