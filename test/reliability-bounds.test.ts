@@ -251,7 +251,7 @@ const INPUTS: Input[] = [
   },
 ];
 
-test('hostile inputs, 20 sessions (one flooding), busy cores: list answers within bounds, memory comes back', async () => {
+test('hostile inputs, 20 sessions (one flooding), busy cores: list answers in bounds, memory comes back', async () => {
   const daemon = await startTestDaemon();
   const busy: ChildProcess[] = [];
   let probe: ListProbe | undefined;

@@ -248,7 +248,7 @@ export class Session implements IDisposable {
     this.changed();
   }
 
-  /** Input from the owner's channel; a watcher's input is dropped (watchers never write), as is input past the queue limit. */
+  /** Input from the owner's channel; dropped from a watcher (watchers never write) or past the queue limit. */
   input(subscriber: Subscriber, bytes: Buffer): void {
     if (this.roles.owner !== subscriber) return;
     this.pty.write(bytes);
