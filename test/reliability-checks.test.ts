@@ -12,7 +12,7 @@ import { SessionActivity } from '../src/daemon/sessionActivity';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { daemonLog, helloFrame, RawConnection, record } from './helpers/reliability';
 
-test('regression: a client name with a newline and ESC wrote a forged line with raw escapes into the daemon log', async () => {
+test('regression: a client name with a newline and ESC forged a line with raw escapes in the daemon log', async () => {
   const daemon = await startTestDaemon();
   try {
     const forged = 'x\n2026-01-01T00:00:00.000Z [1] forged line \x1b[31mred';
