@@ -21,7 +21,9 @@ export class ArchivedProcess implements ProgramProcess {
     }, 0);
   }
 
-  write(): void {}
+  write(): undefined {
+    return undefined;
+  }
   resize(): void {}
   pause(): void {}
   resume(): void {}

@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
 import { checkpointFile, listCheckpointFiles, summarize } from '../protocol/checkpointFiles';
 import { ensurePrivateDir } from '../protocol/paths';
+import { CheckpointLimit } from '../protocol/limits';
 import {
   CHECKPOINT_VERSION,
   CheckpointFile,
@@ -324,7 +325,12 @@ export class Checkpointer {
   private screenOf(session: Session, scrollback: number): string | undefined {
     if (session.isDisposed) return undefined;
     try {
-      return session.snapshotText(scrollback);
+      // A screen over the bound a reader takes is written with less scrollback, or not at all.
+      for (let lines = scrollback; ; lines = Math.floor(lines / 2)) {
+        const screen = session.snapshotText(lines);
+        if (screen.length <= CheckpointLimit.ScreenChars) return screen;
+        if (lines === 0) throw new Error(`its screen alone is over ${CheckpointLimit.ScreenChars} characters`);
+      }
     } catch (err) {
       this.options.log(`checkpoint: no screen for session ${session.id}: ${(err as Error).stack ?? String(err)}`);
       return undefined;

@@ -22,6 +22,7 @@ import {
   RequestMessage,
   Role,
 } from '../protocol/messages';
+import { InputLimit } from '../protocol/limits';
 import type { Subscriber } from './clientRoles';
 import { tokensMatch } from './endpoint';
 import type { Session } from './session';
@@ -160,6 +161,8 @@ export class ClientConnection implements IDisposable {
   private onFrame(kind: number, payload: Buffer): void {
     switch (kind) {
       case FrameKind.Request: {
+        if (payload.length > InputLimit.RequestBytes)
+          throw new DaemonError(ErrorCode.Limit, `a request must be at most ${InputLimit.RequestBytes} bytes`);
         const request = parseJson(payload) as Partial<RequestMessage> | null;
         if (
           !request ||
@@ -187,13 +190,37 @@ export class ClientConnection implements IDisposable {
 
   private dispatch(id: number, method: string, params: unknown): void {
     this.handler.handle(this, method, params).then(
-      (result) => this.send(encodeJson(FrameKind.Response, { id, ok: true, result: result ?? {} })),
+      (result) => this.sendJson({ id, ok: true, result: result ?? {} }, `the answer to ${method}`, id),
       (err) => {
         const code = err instanceof DaemonError ? err.code : ErrorCode.Internal;
         if (code === ErrorCode.Internal) this.log(`request ${method} failed: ${(err as Error).stack ?? err}`);
-        this.send(encodeJson(FrameKind.Response, { id, ok: false, error: { code, message: (err as Error).message } }));
+        this.sendJson(
+          { id, ok: false, error: { code, message: (err as Error).message } },
+          `the error of ${method}`,
+          id,
+        );
       },
     );
+  }
+
+  /**
+   * A JSON frame; one that cannot be encoded (too deep, a cycle, a BigInt) is logged and, for a
+   * response, answered `internal` instead: the client is not left waiting and the daemon carries on.
+   */
+  private sendJson(message: object, what: string, responseTo?: number): void {
+    try {
+      this.send(encodeJson(responseTo === undefined ? FrameKind.Event : FrameKind.Response, message));
+    } catch (err) {
+      this.log(`connection ${this.id}: ${what} could not be encoded: ${(err as Error).message}`);
+      if (responseTo !== undefined)
+        this.send(
+          encodeJson(FrameKind.Response, {
+            id: responseTo,
+            ok: false,
+            error: { code: ErrorCode.Internal, message: `${what} could not be encoded (see the daemon log)` },
+          }),
+        );
+    }
   }
 
   addChannel(channel: number, session: Session, role: Role): Channel {
@@ -235,7 +262,7 @@ export class ClientConnection implements IDisposable {
   }
 
   sendEvent(event: DaemonEvent): void {
-    this.send(encodeJson(FrameKind.Event, event));
+    this.sendJson(event, `a '${event.type}' event`);
   }
 
   private send(frame: Buffer): void {

@@ -122,7 +122,8 @@ export function coreMethods(host: MethodHost): CoreMethods {
     send: (p) => {
       const session = registry.get(p.session);
       if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
-      session.send(p.data);
+      const refused = session.send(p.data);
+      if (refused) throw new DaemonError(ErrorCode.Limit, `session ${session.id}: ${refused}`);
       return {};
     },
     read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),

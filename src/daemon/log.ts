@@ -1,7 +1,10 @@
 // The daemon's log file, rotated by size (one previous file kept). The daemon has no stdout.
+// Every entry is one line made printable here, whatever it quotes (client names, file errors, stack
+// traces): text from outside can neither forge a line nor put raw escapes in front of whoever reads it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDir } from '../protocol/paths';
+import { printable } from '../protocol/printable';
 
 export const MAX_LOG_BYTES = 1024 * 1024;
 
@@ -18,7 +21,7 @@ export class Log {
   }
 
   write(line: string): void {
-    const text = `${new Date().toISOString()} [${process.pid}] ${line}\n`;
+    const text = `${new Date().toISOString()} [${process.pid}] ${printable(line)}\n`;
     this.echo?.(text);
     try {
       if (this.size + text.length > this.maxBytes) {

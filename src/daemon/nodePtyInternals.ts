@@ -16,6 +16,15 @@ export interface PtyInternals {
     emit(event: 'data', chunk: Buffer): boolean;
   };
   _fd: number;
+  /** What node-pty still has to write to the program (it writes as the kernel takes it). */
+  _writeStream: { _writeQueue: { buffer: Buffer; offset: number }[] };
+}
+
+/** Bytes of input written to node-pty that the program has not taken yet. */
+export function queuedInputBytes(internals: PtyInternals): number {
+  let bytes = 0;
+  for (const task of internals._writeStream._writeQueue) bytes += task.buffer.length - task.offset;
+  return bytes;
 }
 
 export function internalsOf(term: pty.IPty): PtyInternals {
@@ -34,6 +43,7 @@ export function checkNodePtyInternals(): void {
     typeof internals._socket?.destroy !== 'function' && '_socket.destroy',
     typeof internals._socket?.read !== 'function' && '_socket.read',
     typeof internals._fd !== 'number' && '_fd',
+    !Array.isArray(internals._writeStream?._writeQueue) && '_writeStream._writeQueue',
   ].filter((name): name is string => typeof name === 'string');
   if (version !== NODE_PTY_VERSION || missing.length > 0) {
     const missingNote = missing.length > 0 ? `; missing: ${missing.join(', ')}` : '';

@@ -2,7 +2,7 @@
 // that keep its untrusted bytes in their place: its directory (OSC 7) and its shell's prompt marks
 // (OSC 133). Notifications (OSC 9, OSC 777) are read where the emulator registers them.
 import * as os from 'node:os';
-import { hasControl } from '../protocol/printable';
+import { hasUnprintable } from '../protocol/printable';
 import type { PromptMark } from './attention';
 
 /** Longest OSC 7 payload taken: PATH_MAX is 4096 on Linux, and percent-encoding only makes it longer. */
@@ -11,7 +11,8 @@ export const MAX_OSC7_LENGTH = 4096;
 /**
  * OSC 7 carries file://host/path, the path percent-encoded. It decides where relaunch and resume
  * run, so only this machine's (host empty, "localhost" or this hostname) absolute paths are taken,
- * and none with a control character: anything else is ignored and the last good directory kept.
+ * and none with a control or bidi reordering character (U+202E makes a path read backwards):
+ * anything else is ignored and the last good directory kept.
  */
 export function cwdFromOsc7(data: string, hostname: string = os.hostname()): string | undefined {
   if (data.length > MAX_OSC7_LENGTH) return undefined;
@@ -26,7 +27,7 @@ export function cwdFromOsc7(data: string, hostname: string = os.hostname()): str
     // Not valid percent-encoding (a shell that does not encode "%"): the path as written.
     cwd = match[2];
   }
-  if (!cwd.startsWith('/') || hasControl(cwd)) return undefined;
+  if (!cwd.startsWith('/') || hasUnprintable(cwd)) return undefined;
   return cwd;
 }
 

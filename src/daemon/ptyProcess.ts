@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
 import { Emitter, IDisposable } from '../protocol/disposable';
-import { internalsOf } from './nodePtyInternals';
+import { InputLimit } from '../protocol/limits';
+import { internalsOf, queuedInputBytes } from './nodePtyInternals';
 import { pidInUse, ProcessGroups, processGroups } from './processGroup';
 
 export interface ExitInfo {
@@ -116,8 +117,18 @@ export class PtyProcess implements IDisposable {
     return this.exitInfo;
   }
 
-  write(data: string | Buffer): void {
-    if (!this.exitInfo) this.term.write(data as string);
+  /** Writes for the program to read; refused (the reason returned) when too much would wait for it. */
+  write(data: string | Buffer): string | undefined {
+    if (this.exitInfo) return undefined;
+    const queued = queuedInputBytes(internalsOf(this.term));
+    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+    if (queued + bytes > InputLimit.QueuedBytes)
+      return (
+        `the program has not read ${queued} bytes of its input yet: ${bytes} more would pass the ` +
+        `${InputLimit.QueuedBytes}-byte limit`
+      );
+    this.term.write(data as string);
+    return undefined;
   }
 
   resize(cols: number, rows: number): void {

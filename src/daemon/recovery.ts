@@ -6,9 +6,9 @@ import * as os from 'node:os';
 import { IDisposable } from '../protocol/disposable';
 import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
 import { resumeArgv } from '../protocol/agents';
-import { clampScreenSize, TextLimit } from '../protocol/limits';
+import { CheckpointLimit, clampScreenSize, TextLimit } from '../protocol/limits';
 import { hasControl } from '../protocol/printable';
-import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
+import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods, SavedSession } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
 import { inspectSaved, readCheckpoints, recoveryDir } from '../protocol/checkpointFiles';
 import { Checkpointer } from './checkpoint';
@@ -179,7 +179,7 @@ export class Recovery implements IDisposable {
             scrollback: this.registry.limits.defaultScrollback,
             name: clampName(saved.name),
             metadata: { ...saved.metadata, archivedFrom: from },
-            process: new ArchivedProcess(typeof saved.screen === 'string' ? saved.screen : undefined, exit),
+            process: new ArchivedProcess(this.savedScreen(saved, checkpoint.id), exit),
             onEmulatorError: (err) =>
               this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.message}`),
           }),
@@ -190,6 +190,16 @@ export class Recovery implements IDisposable {
     this.log(`recovery: restored checkpoint ${checkpoint.id}: ${sessions.map((s) => s.id).join(' ') || 'no sessions'}`);
     for (const s of sessions) this.announce({ type: 'session', session: s.info() });
     return sessions.map((s) => s.info());
+  }
+
+  /** The saved screen, unless it is over the bound (the writer keeps screens under it: the file was edited). */
+  private savedScreen(saved: SavedSession, checkpoint: string): string | undefined {
+    if (saved.screen === undefined || saved.screen.length <= CheckpointLimit.ScreenChars) return saved.screen;
+    this.log(
+      `recovery: checkpoint ${checkpoint}: the screen of ${saved.id} is ${saved.screen.length} characters, over ` +
+        `the ${CheckpointLimit.ScreenChars} a checkpoint may hold: restored without it`,
+    );
+    return undefined;
   }
 
   /**

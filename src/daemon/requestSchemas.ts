@@ -2,7 +2,8 @@
 // unknown key name in config.set, a NUL, a control character in a name or an oversized field is a
 // `bad-request` naming the field. The schemas are checked against messages.ts's types at compile time.
 import { z } from 'zod';
-import { TextLimit } from '../protocol/limits';
+import { metadataSchema } from '../protocol/checkpointSchema';
+import { InputLimit, TextLimit } from '../protocol/limits';
 import { ErrorCode, Method, Params } from '../protocol/messages';
 import { hasControl } from '../protocol/printable';
 import { DaemonError } from './daemonError';
@@ -31,12 +32,6 @@ const env = z.record(z.string(), noNul('an environment value')).superRefine((var
       });
   }
 });
-const metadata = z
-  .record(z.string(), z.unknown())
-  .refine(
-    (m) => JSON.stringify(m).length <= TextLimit.Metadata,
-    `metadata must be at most ${TextLimit.Metadata} bytes of JSON`,
-  );
 // Sizes are integers here; their bounds (cells, budget) are checked where the session is sized.
 const dimension = z.number().int();
 const channel = z
@@ -70,7 +65,7 @@ export const PARAMS = {
     cols: dimension.optional(),
     rows: dimension.optional(),
     scrollback: z.number().int().min(0).optional(),
-    metadata: metadata.optional(),
+    metadata: metadataSchema.optional(),
   }),
   attach: z.object({
     session: sessionRef,
@@ -85,7 +80,10 @@ export const PARAMS = {
   history: z.object({ channel }),
   claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
   resize: z.object({ session: sessionRef, cols: dimension, rows: dimension }),
-  send: z.object({ session: sessionRef, data: z.string() }),
+  send: z.object({
+    session: sessionRef,
+    data: z.string().max(InputLimit.SendChars, `data must be at most ${InputLimit.SendChars} characters`),
+  }),
   read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
   wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
   kill: z.object({
@@ -95,7 +93,7 @@ export const PARAMS = {
     remove: z.boolean().optional(),
   }),
   remove: z.object({ session: sessionRef }),
-  update: z.object({ session: sessionRef, name: name.optional(), metadata: metadata.optional() }),
+  update: z.object({ session: sessionRef, name: name.optional(), metadata: metadataSchema.optional() }),
   notify: z.object({
     session: sessionRef,
     state: attentionState,

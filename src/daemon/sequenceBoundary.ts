@@ -1,5 +1,6 @@
 // Cuts program output only between complete escape sequences and complete UTF-8 characters,
-// so a snapshot (taken between chunks) never falls in the middle of one.
+// so a snapshot (taken between chunks) never falls in the middle of one, and drops a string
+// sequence (OSC, DCS, SOS, PM, APC) whose payload is over-long before anyone parses or holds it.
 // This is not a parser: it tracks just enough state to know where a sequence ends.
 
 const enum State {
@@ -8,6 +9,7 @@ const enum State {
   Csi, // ESC [ ... final byte
   String, // OSC / DCS / SOS / PM / APC: until BEL (OSC) or ESC \
   StringEscape, // ESC seen inside a string
+  Discard, // inside a string over MAX_STRING_PAYLOAD: dropped until it ends
 }
 
 const ESC = 0x1b;
@@ -18,40 +20,110 @@ const SUB = 0x1a;
 /** A held-back tail larger than this is released anyway (a runaway or binary stream). */
 const MAX_HELD = 1024 * 1024;
 
+/**
+ * The longest payload of a string sequence passed on: a clipboard write (OSC 52) of a big selection
+ * and a hyperlink or shell-integration report fit. A longer one is dropped whole, for the emulator
+ * and the clients alike (one stream, so snapshots stay exact): a 10 MB OSC 0 cost 4.5 s of CPU, as
+ * the tail was held and copied again at every read, and a 10 MB OSC 7 took the daemon to 975 MB.
+ * Truncating would pass on a payload that means something else (half a path, half an image).
+ * Under MAX_HELD, so a string is never released before it ends.
+ */
+export const MAX_STRING_PAYLOAD = 512 * 1024;
+
+/** Where scan() stopped: a string went over MAX_STRING_PAYLOAD at `at`; output ends at `boundary`. */
+interface Overflow {
+  boundary: number;
+  at: number;
+}
+
 export class SequenceBoundary {
   private state = State.Ground;
   private utf8Pending = 0;
-  private held: Buffer | null = null;
+  /** The tail after the last boundary, kept as read: copying it whole at every read made it quadratic. */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+
+  /** An over-long string is being dropped (set by scan). */
+  private overflow: Overflow | undefined;
+  /** Bytes of the current string's payload so far. */
+  private stringBytes = 0;
 
   /** Returns the part of (held + chunk) that ends on a boundary; keeps the rest for next time. */
   cut(chunk: Buffer): Buffer | null {
-    const data = this.held ? Buffer.concat([this.held, chunk]) : chunk;
-    const scanFrom = this.held ? this.held.length : 0;
-    this.held = null;
-    let boundary = this.scan(data, scanFrom);
-    if (boundary < data.length && data.length - boundary > MAX_HELD) boundary = data.length;
-    if (boundary < data.length) this.held = Buffer.from(data.subarray(boundary));
-    return boundary > 0 ? data.subarray(0, boundary) : null;
+    if (this.state === State.Discard) {
+      const end = this.discardEnd(chunk);
+      if (end < 0) return null;
+      chunk = chunk.subarray(end);
+    }
+    let boundary = this.scan(chunk);
+    if (this.overflow) return this.cutOverflow(chunk);
+    if (boundary < chunk.length && this.heldBytes + chunk.length - boundary > MAX_HELD) boundary = chunk.length;
+    const piece = boundary > 0 ? this.release(chunk, boundary) : null;
+    if (boundary < chunk.length) {
+      const rest = Buffer.from(chunk.subarray(boundary));
+      this.held.push(rest);
+      this.heldBytes += rest.length;
+    }
+    return piece;
+  }
+
+  /** The held tail and chunk up to `end`, which complete each other. */
+  private release(chunk: Buffer, end: number): Buffer {
+    const piece = this.heldBytes > 0 ? Buffer.concat([...this.held, chunk.subarray(0, end)]) : chunk.subarray(0, end);
+    this.held = [];
+    this.heldBytes = 0;
+    return piece;
+  }
+
+  /** What came before the over-long string, and whatever follows its end in `chunk`. */
+  private cutOverflow(chunk: Buffer): Buffer | null {
+    const { boundary, at } = this.overflow!;
+    this.overflow = undefined;
+    const before = boundary > 0 ? this.release(chunk, boundary) : null;
+    this.held = [];
+    this.heldBytes = 0;
+    const tail = chunk.subarray(at + 1);
+    const end = this.discardEnd(tail);
+    const after = end < 0 ? null : this.cut(tail.subarray(end));
+    if (!before) return after;
+    return after ? Buffer.concat([before, after]) : before;
+  }
+
+  /**
+   * Drops the rest of an over-long string: returns where what follows it starts in `data`, or -1
+   * when it goes on. BEL, CAN and SUB end it (dropped); an ESC starts the next sequence (kept: a
+   * lone ESC \ left from an ST is ignored by terminals).
+   */
+  private discardEnd(data: Buffer): number {
+    for (let i = 0; i < data.length; i++) {
+      const b = data[i];
+      if (b === BEL || b === CAN || b === SUB || b === ESC) {
+        this.state = State.Ground;
+        return b === ESC ? i : i + 1;
+      }
+    }
+    this.state = State.Discard;
+    return -1;
   }
 
   /** Everything still held back (used when the program has exited). */
   flush(): Buffer | null {
-    const rest = this.held;
-    this.held = null;
+    const rest = this.heldBytes > 0 ? Buffer.concat(this.held) : null;
+    this.held = [];
+    this.heldBytes = 0;
     this.state = State.Ground;
     this.utf8Pending = 0;
+    this.overflow = undefined;
     return rest;
   }
 
-  /** Scans bytes from `from`, returns the index just past the last boundary in `data`. */
+  /** Scans a chunk from where the last one left off; returns the index just past its last boundary (0: none). */
   // eslint-disable-next-line max-lines-per-function -- hot loop: every output byte, one switch, no call per byte
-  private scan(data: Buffer, from: number): number {
-    // Re-scanning the held part is unnecessary: the state already covers it,
-    // and the last boundary inside it was 0 (it was held from its start).
-    let boundary = this.state === State.Ground && this.utf8Pending === 0 ? from : 0;
+  private scan(data: Buffer): number {
+    let boundary = 0;
     let state = this.state;
     let pending = this.utf8Pending;
-    for (let i = from; i < data.length; i++) {
+    for (let i = 0; i < data.length; i++) {
       const b = data[i];
       switch (state) {
         case State.Ground:
@@ -75,9 +147,10 @@ export class SequenceBoundary {
             b === 0x58 /* X */ ||
             b === 0x5e /* ^ */ ||
             b === 0x5f /* _ */
-          )
+          ) {
             state = State.String;
-          else if (b === ESC) state = State.Escape;
+            this.stringBytes = 0;
+          } else if (b === ESC) state = State.Escape;
           else if (b === CAN || b === SUB) {
             state = State.Ground;
             boundary = i + 1;
@@ -108,6 +181,11 @@ export class SequenceBoundary {
           else if (b === CAN || b === SUB) {
             state = State.Ground;
             boundary = i + 1;
+          } else if (++this.stringBytes > MAX_STRING_PAYLOAD) {
+            this.overflow = { boundary, at: i };
+            this.state = State.Discard;
+            this.utf8Pending = 0;
+            return boundary;
           }
           break;
         case State.StringEscape:
@@ -116,8 +194,10 @@ export class SequenceBoundary {
             boundary = i + 1;
           } else if (b === 0x5b)
             state = State.Csi; // string aborted by a new sequence
-          else if (b === 0x5d || b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) state = State.String;
-          else if (b === ESC) state = State.Escape;
+          else if (b === 0x5d || b === 0x50 || b === 0x58 || b === 0x5e || b === 0x5f) {
+            state = State.String;
+            this.stringBytes = 0;
+          } else if (b === ESC) state = State.Escape;
           else {
             state = State.Ground;
             boundary = i + 1;

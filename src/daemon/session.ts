@@ -247,17 +247,18 @@ export class Session implements IDisposable {
     this.changed();
   }
 
-  /** Input from the owner's channel; a watcher's input is dropped (watchers never write). */
+  /** Input from the owner's channel; dropped from a watcher (watchers never write) or past the queue limit. */
   input(subscriber: Subscriber, bytes: Buffer): void {
     if (this.roles.owner !== subscriber) return;
     this.pty.write(bytes);
     this.activity.input();
   }
 
-  /** Input from a command (`holdfast send`), not from an attached terminal. */
-  send(data: string): void {
-    this.pty.write(data);
-    this.activity.input();
+  /** Input from a command (`holdfast send`), not from an attached terminal; why it was refused, if it was. */
+  send(data: string): string | undefined {
+    const refused = this.pty.write(data);
+    if (!refused) this.activity.input();
+    return refused;
   }
 
   /** What the agent's hook said (`holdfast notify`); a conversation id it names is recorded for resume. */

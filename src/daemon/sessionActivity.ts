@@ -8,6 +8,16 @@ import { Attention, PromptMark } from './attention';
 export enum SessionTiming {
   /** No output for this long: the session is idle. */
   IdleAfterMs = 2000,
+  /**
+   * Bells closer together than this are one ring: one 'bell' event, however many BELs (500 KB of
+   * BEL sent 500,000 events to a subscriber).
+   */
+  BellQuietMs = 500,
+  /**
+   * At most one 'attention' event per session this often, the last state winning: a loop of
+   * OSC 133;C and BEL switched a session into "waiting" 20,000 times in 5 s.
+   */
+  AttentionQuietMs = 400,
 }
 
 export interface ActivityHost {
@@ -25,16 +35,38 @@ export class SessionActivity implements IDisposable {
   private active = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly attention: Attention;
+  /** The attention last told, when, and the timer that tells a later change at the end of the quiet period. */
+  private told: SessionAttention;
+  private toldAt = 0;
+  private attentionTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly host: ActivityHost,
     createdAt: number,
   ) {
     this.lastOutput = createdAt;
-    this.attention = new Attention(createdAt, (attention) => {
-      host.fire({ type: 'attention', id: host.id, attention });
-      host.attentionChanged();
-    });
+    this.attention = new Attention(createdAt, () => this.attentionMoved());
+    this.told = this.attention.value;
+  }
+
+  /** Tells a change now, or at the end of the quiet period after the last one told (the state then). */
+  private attentionMoved(): void {
+    if (this.attentionTimer) return;
+    const wait = this.toldAt + SessionTiming.AttentionQuietMs - Date.now();
+    if (wait <= 0) return this.tellAttention();
+    this.attentionTimer = setTimeout(() => {
+      this.attentionTimer = undefined;
+      this.tellAttention();
+    }, wait);
+  }
+
+  private tellAttention(): void {
+    const attention = this.attention.value;
+    if (attention === this.told) return;
+    this.told = attention;
+    this.toldAt = Date.now();
+    this.host.fire({ type: 'attention', id: this.host.id, attention });
+    this.host.attentionChanged();
   }
 
   get lastOutputAt(): number {
@@ -45,8 +77,9 @@ export class SessionActivity implements IDisposable {
     return this.bell;
   }
 
+  /** As last told in an 'attention' event (a change in its quiet period is told at its end). */
   get attentionNow(): SessionAttention {
-    return this.attention.value;
+    return this.told;
   }
 
   output(): void {
@@ -59,9 +92,11 @@ export class SessionActivity implements IDisposable {
   }
 
   rang(): void {
-    this.bell = Date.now();
-    this.host.fire({ type: 'bell', id: this.host.id, at: this.bell });
-    this.attention.bell(this.bell);
+    const now = Date.now();
+    const quietBefore = now - this.bell >= SessionTiming.BellQuietMs;
+    this.bell = now;
+    if (quietBefore) this.host.fire({ type: 'bell', id: this.host.id, at: now });
+    this.attention.bell(now);
   }
 
   prompt(mark: PromptMark): void {
@@ -94,5 +129,6 @@ export class SessionActivity implements IDisposable {
 
   dispose(): void {
     clearTimeout(this.idleTimer);
+    clearTimeout(this.attentionTimer);
   }
 }

@@ -124,6 +124,8 @@ export function conversationIdProblem(id: unknown): string | undefined {
     return `its agent session id is longer than ${MAX_CONVERSATION_ID_LENGTH} characters`;
   if (!CONVERSATION_ID.test(id))
     return 'its agent session id has characters other than letters, digits, ".", "_" and "-"';
+  // "." and ".." name directories: an agent that keeps its conversations as files would look outside them.
+  if (/^\.+$/.test(id)) return 'its agent session id is only dots';
   // "-x" would be read as an option of the agent, not as an id.
   if (id.startsWith('-')) return 'its agent session id starts with "-"';
   return undefined;

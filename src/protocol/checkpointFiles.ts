@@ -4,11 +4,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { builtinAgent, resumeArgv, resumeOffered } from './agents';
+import { checkpointFileSchema } from './checkpointSchema';
+import { CheckpointLimit } from './limits';
 import { stateDir } from './paths';
 import {
   agentOf,
   archivedFrom,
-  CHECKPOINT_VERSION,
   CheckpointFile,
   CheckpointSummary,
   InspectedSession,
@@ -37,17 +38,32 @@ export function parseCheckpoint(text: string): CheckpointFile {
       { cause: err },
     );
   }
-  const c = data as CheckpointFile;
-  if (!c || typeof c !== 'object') throw new Error('not a JSON object');
-  if (c.version !== CHECKPOINT_VERSION) throw new Error(`unknown version ${String(c.version)}`);
-  if (typeof c.id !== 'string' || typeof c.writtenAt !== 'number' || !Array.isArray(c.sessions))
-    throw new Error('missing id, writtenAt or sessions');
-  for (const s of c.sessions) {
-    if (!s || typeof s.id !== 'string' || typeof s.name !== 'string' || typeof s.cwd !== 'string')
-      throw new Error('a session without id, name or cwd');
-    if (!s.metadata || typeof s.metadata !== 'object') s.metadata = {};
+  const checked = checkpointFileSchema.safeParse(data);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0];
+  throw new Error(`not a checkpoint: ${issue.path.join('.') || 'the file'}: ${issue.message}`);
+}
+
+/** A checkpoint file's text, read without following a symlink and never more than the size bound. */
+export function readCheckpointText(file: string): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > CheckpointLimit.FileBytes) throw new Error(overSize(st.size));
+    const buffer = Buffer.alloc(CheckpointLimit.FileBytes + 1);
+    let length = 0;
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > CheckpointLimit.FileBytes) throw new Error(overSize(length));
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    fs.closeSync(fd);
   }
-  return c;
+}
+
+function overSize(bytes: number): string {
+  return `${bytes} bytes, over the ${CheckpointLimit.FileBytes}-byte limit of a checkpoint: not read`;
 }
 
 export function summarize(c: CheckpointFile, file: string, bytes: number, currentId: string): CheckpointSummary {
@@ -79,7 +95,8 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
     const match = FILE_PATTERN.exec(name);
     if (!match) continue;
     const file = path.join(dir, name);
-    const st = fs.statSync(file, { throwIfNoEntry: false });
+    // lstat: a symlink planted in the directory is not a checkpoint.
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
     if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size });
   }
   return out;
@@ -94,7 +111,8 @@ export function readCheckpoints(
   const skipped: SkippedCheckpoint[] = [];
   for (const f of listCheckpointFiles(dir)) {
     try {
-      const text = fs.readFileSync(f.path, 'utf8');
+      if (f.size > CheckpointLimit.FileBytes) throw new Error(overSize(f.size));
+      const text = readCheckpointText(f.path);
       const data = parseCheckpoint(text);
       if (data.id !== f.id) throw new Error(`holds checkpoint ${data.id}, not ${f.id}`);
       checkpoints.push({ summary: summarize(data, f.path, Buffer.byteLength(text), currentId), data });

@@ -40,6 +40,37 @@ export enum TextLimit {
   Metadata = 64 * 1024,
 }
 
+/** What a client may give a program to read, and how much of it may wait for the program. */
+export enum InputLimit {
+  /** One `send`, characters: far more than a command line or a pasted prompt (the CLI and MCP send text). */
+  SendChars = 1024 * 1024,
+  /**
+   * One request frame, bytes: a largest `send` with JSON's escaping (up to 6 bytes a character) fits.
+   * A larger one is refused before it is parsed: parsing 25 MiB of JSON held the daemon for 0.75 s.
+   */
+  RequestBytes = 8 * 1024 * 1024,
+  /**
+   * Bytes written for a program and not read by it yet, per session: eight 25 MiB sends to a program
+   * that never reads held 320 MB. Past this a `send` is refused and an input owner's keys are dropped.
+   */
+  QueuedBytes = 8 * 1024 * 1024,
+}
+
+/** What a checkpoint file (src/protocol/checkpointSchema.ts) may hold to be read at all. */
+export enum CheckpointLimit {
+  /**
+   * A file, bytes: the writer keeps each under `recovery.maxBytes`, at most this. A larger one is
+   * skipped unread (a 300 MB file froze the daemon 5.6 s at every `recovery.list`).
+   */
+  FileBytes = 16 * 1024 * 1024,
+  /**
+   * One saved screen, characters: the writer trims its scrollback to fit; a reader drops a larger
+   * one (the session comes back without it). Restoring one holds the daemon ~0.9 ms per KiB on a
+   * quiet machine (a 20 MB screen took 6.9 s, with 1 s freezes): at this bound, ~0.45 s at most.
+   */
+  ScreenChars = 512 * 1024,
+}
+
 /** Why cols x rows is not a size a session may have, or undefined when it is. */
 export function screenSizeProblem(cols: number, rows: number): string | undefined {
   if (!Number.isInteger(cols) || cols < 1 || cols > SizeLimit.MaxCols)

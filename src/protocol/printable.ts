@@ -36,6 +36,13 @@ export function safeJson(value: unknown): string {
   );
 }
 
+/** Whether `text` has a character printable() would escape (a control or a bidi reordering one). */
+export function hasUnprintable(text: string): boolean {
+  return UNPRINTABLE_ONE.test(text);
+}
+
+const UNPRINTABLE_ONE = new RegExp(UNPRINTABLE.source);
+
 /** Whether `text` has a control character (C0, DEL or C1): such a path or id is refused, not escaped. */
 export function hasControl(text: string): boolean {
   return /[\x00-\x1f\x7f-\x9f]/.test(text);

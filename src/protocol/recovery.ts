@@ -1,40 +1,16 @@
 // Checkpoints, archived sessions and the daemon's config: the shapes shared by daemon and clients,
 // and the one reading of a session's `archivedFrom` and `agent` metadata.
+import type { z } from 'zod';
+import type { checkpointFileSchema, savedSessionSchema } from './checkpointSchema';
 import type { ExitStatus, SessionInfo } from './messages';
 
 export const CHECKPOINT_VERSION = 1;
 
-/** One session as a checkpoint records it. */
-export interface SavedSession {
-  id: string;
-  name: string;
-  cwd: string;
-  cols: number;
-  rows: number;
-  /** Only when `recovery.screenText` is on: shells put the running command (and its secrets) there. */
-  title?: string;
-  createdAt: number;
-  /** The program was running when the checkpoint was written (only those can be resumed). */
-  running: boolean;
-  exit: ExitStatus | null;
-  /** The extension's workspace/tab layout, the agent profile and agent session id, ... */
-  metadata: Record<string, unknown>;
-  /** Only when `recovery.argv` is on: a command line can hold secrets. */
-  argv?: string[];
-  /** Only when `recovery.screenText` is on: VT bytes rebuilding the screen and (bounded) scrollback. */
-  screen?: string;
-}
+/** One session as a checkpoint records it (its fields are described in checkpointSchema.ts). */
+export type SavedSession = z.infer<typeof savedSessionSchema>;
 
 /** The file `$XDG_STATE_HOME/holdfast/recovery/checkpoint-ID.json`, one per daemon run, rewritten in place. */
-export interface CheckpointFile {
-  version: number;
-  id: string;
-  writtenAt: number;
-  daemonPid: number;
-  daemonStartedAt: number;
-  socket: string;
-  sessions: SavedSession[];
-}
+export type CheckpointFile = z.infer<typeof checkpointFileSchema>;
 
 export interface CheckpointSummary {
   id: string;

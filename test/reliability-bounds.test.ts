@@ -1,0 +1,334 @@
+// Bounds before work: hostile inputs thrown at a daemon serving 20 sessions (one flooding) while both
+// cores are kept busy. Another client's `list` keeps its answers quick, each input gets its answer or
+// a one-line error, and the daemon's memory comes back near where it started.
+import assert from 'node:assert/strict';
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { HoldfastClient, RequestError } from '../src/protocol/client';
+import type { DaemonEvent } from '../src/protocol/messages';
+import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/sequenceBoundary';
+import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { record, rssMiB, RssSampler } from './helpers/reliability';
+
+/**
+ * Longest a second client's `list` may wait while an input is thrown at the daemon. The goal is
+ * 100 ms; with parsing and restoring still on the main thread and a shared, loaded machine, what
+ * holds today is this (before the bounds: 21 s for a 20 MB screen, 11 s for the sends).
+ */
+const LIST_BOUND_MS = 2000;
+/**
+ * RSS may stay this far above the baseline once the inputs are done: V8 keeps freed old-space pages
+ * until a later collection, glibc keeps freed arenas, and up to 8 MiB of queued input and a restored
+ * archive were held on the way; before the bounds the peak was 666 MiB.
+ */
+const RSS_MARGIN_MIB = 100;
+
+/** Busy loops on every core, so the daemon competes for CPU as on a loaded machine. */
+function busyCores(count = 2): ChildProcess[] {
+  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+}
+
+/**
+ * A second client sending `list` every 20 ms, in a process of its own (this one's encoding of the
+ * hostile inputs must not count as the daemon's delay): the longest wait over a span of time.
+ */
+class ListProbe {
+  private readonly child: ChildProcess;
+  /** [sent, answered] wall-clock times of every `list`. */
+  private readonly samples: [number, number][] = [];
+
+  constructor(socket: string) {
+    const client = path.join(__dirname, '..', 'src', 'protocol', 'client.js');
+    const script =
+      `const { HoldfastClient } = require(${JSON.stringify(client)});` +
+      `const options = { socket: ${JSON.stringify(socket)}, client: 'probe', version: 'test' };` +
+      `HoldfastClient.connect(options).then(async (c) => {` +
+      `  for (;;) { const sent = Date.now(); await c.request('list', {}); console.log(sent + ' ' + Date.now());` +
+      `    await new Promise((r) => setTimeout(r, 20)); } });`;
+    this.child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let partial = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) this.samples.push(line.split(' ').map(Number) as [number, number]);
+    });
+  }
+
+  get answered(): number {
+    return this.samples.length;
+  }
+
+  /** The longest wait of a `list` in flight at any time from `from` to now (waits for the one in flight). */
+  async maxSince(from: number): Promise<number> {
+    const until = Date.now();
+    await waitFor(() => this.samples.some(([sent]) => sent > until), 120_000, 'the probe to be answered');
+    let max = 0;
+    for (const [sent, answered] of this.samples)
+      if (answered >= from && sent <= until) max = Math.max(max, answered - sent);
+    return max;
+  }
+
+  stop(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
+/** The error a request fails with, or undefined when it succeeds. */
+async function failure(request: Promise<unknown>): Promise<RequestError | undefined> {
+  try {
+    await request;
+    return undefined;
+  } catch (err) {
+    assert.ok(err instanceof RequestError, String(err));
+    return err;
+  }
+}
+
+interface Scene {
+  daemon: TestDaemon;
+  client: HoldfastClient;
+  recovery: string;
+  events: DaemonEvent[];
+}
+
+type Input = { name: string; run(scene: Scene): Promise<string> };
+
+/** A checkpoint file as the daemon writes them, with `sessions` and a given id. */
+function checkpointText(id: string, sessions: object[]): string {
+  return JSON.stringify({
+    version: 1,
+    id,
+    writtenAt: Date.now(),
+    daemonPid: 1,
+    daemonStartedAt: Date.now(),
+    socket: '/nowhere',
+    sessions,
+  });
+}
+
+function savedSession(extra: object): object {
+  return { id: 's1', name: 'saved', cwd: '/', cols: 80, rows: 24, createdAt: 0, running: false, exit: null, ...extra };
+}
+
+/** A program printing `head` + `count` bytes of `fill` + `tail`, then a marker line; waits for the marker. */
+async function programPrints(scene: Scene, head: string, count: number, fill: string, tail: string): Promise<string> {
+  const script =
+    `printf '${head}'; head -c ${count} /dev/zero | tr '\\0' '${fill}'; printf '${tail}'; ` +
+    `printf 'END-''OF-INPUT\\n'; exec sleep 600`;
+  const { session } = await scene.client.request('create', { argv: ['sh', '-c', script] });
+  const seen = await scene.client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: 'END-OF-INPUT' },
+    timeoutMs: 60_000,
+  });
+  assert.equal(seen.met, true, 'the program printed everything');
+  return session.id;
+}
+
+const INPUTS: Input[] = [
+  {
+    name: 'nothing (the baseline: the flood and the busy cores alone)',
+    async run() {
+      const answered = Date.now();
+      await waitFor(() => Date.now() - answered > 3000, 5000, 'three seconds of probing');
+      return 'no input';
+    },
+  },
+  {
+    name: 'a 300 MB checkpoint file, listed',
+    async run({ client, recovery }) {
+      const fd = fs.openSync(path.join(recovery, 'checkpoint-huge.json'), 'w', 0o600);
+      fs.ftruncateSync(fd, 300 * 1024 * 1024);
+      fs.closeSync(fd);
+      const listed = await client.request('recovery.list', {});
+      const skipped = listed.skipped.find((s) => s.file.endsWith('checkpoint-huge.json'));
+      assert.ok(skipped, 'the file is reported as skipped');
+      fs.rmSync(path.join(recovery, 'checkpoint-huge.json'));
+      return `skipped: ${skipped.error}`;
+    },
+  },
+  {
+    name: 'a checkpoint with a 20 MB saved screen, restored',
+    async run({ client, recovery }) {
+      const screen = ('x'.repeat(199) + '\r\n').repeat(100_000);
+      fs.writeFileSync(
+        path.join(recovery, 'checkpoint-bigscreen.json'),
+        checkpointText('bigscreen', [savedSession({ screen })]),
+      );
+      const error = await failure(client.request('recovery.restore', { id: 'bigscreen' }));
+      fs.rmSync(path.join(recovery, 'checkpoint-bigscreen.json'), { force: true });
+      return error ? `${error.code}: ${error.message}` : 'restored';
+    },
+  },
+  {
+    name: 'a checkpoint with a saved screen at the 512 Ki-character bound, restored',
+    async run({ client, recovery }) {
+      const screen = ('x'.repeat(199) + '\r\n').repeat(10_000).slice(0, 512 * 1024);
+      fs.writeFileSync(
+        path.join(recovery, 'checkpoint-fullscreen.json'),
+        checkpointText('fullscreen', [savedSession({ screen })]),
+      );
+      const { sessions } = await client.request('recovery.restore', { id: 'fullscreen' });
+      for (const s of sessions) await client.request('remove', { session: s.id });
+      return `restored (${sessions.length} session)`;
+    },
+  },
+  {
+    name: 'eight 25 MiB sends to a program that does not read',
+    async run({ client, daemon }) {
+      // Raw mode: the terminal's line discipline would discard a full line's overflow instead of holding it.
+      const { session } = await client.request('create', {
+        argv: ['sh', '-c', "stty raw -echo; echo RAW-''MODE; exec sleep 600"],
+      });
+      await client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'RAW-MODE' } });
+      const data = 'y'.repeat(25 * 1024 * 1024);
+      const answers: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        // A request over the frame bound ends its connection with the error: one connection each.
+        const sender = await daemon.connect(`sender-${i}`);
+        const error = await failure(sender.request('send', { session: session.id, data }));
+        sender.close();
+        answers.push(error ? `${error.code} (${error.message})` : 'sent');
+        if (error) assert.ok(!error.message.includes('\n'), 'a one-line error');
+      }
+      // Within the bounds: 1 MiB sends are taken until 8 MiB wait for the program, then refused.
+      const mebibyte = 'z'.repeat(1024 * 1024);
+      const small: string[] = [];
+      for (let i = 0; i < 10; i++)
+        small.push((await failure(client.request('send', { session: session.id, data: mebibyte })))?.code ?? 'sent');
+      assert.ok(small.includes('limit'), small.join(' '));
+      await client.request('kill', { session: session.id, remove: true });
+      return `${answers[0]} x${answers.length}; ten 1 MiB sends: ${small.join(' ')}`;
+    },
+  },
+  {
+    name: 'a 10 MB OSC 0 title',
+    async run(scene) {
+      const id = await programPrints(scene, '\\033]0;', 10_000_000, 'a', '\\007');
+      const { session } = await scene.client.request('show', { session: id });
+      assert.ok(session.title.length <= 1024, `title of ${session.title.length} characters`);
+      await scene.client.request('kill', { session: id, remove: true });
+      return `title ${session.title.length} characters`;
+    },
+  },
+  {
+    name: 'a 10 MB OSC 7 directory',
+    async run(scene) {
+      const id = await programPrints(scene, '\\033]7;file://localhost/', 10_000_000, 'a', '\\007');
+      const { session } = await scene.client.request('show', { session: id });
+      assert.ok(session.cwd.length < 4096, `cwd of ${session.cwd.length} characters`);
+      await scene.client.request('kill', { session: id, remove: true });
+      return `directory kept (${session.cwd.length} characters)`;
+    },
+  },
+  {
+    name: '500 KB of BEL',
+    async run(scene) {
+      scene.events.length = 0;
+      const id = await programPrints(scene, '', 500_000, '\\007', '');
+      const bells = scene.events.filter((e) => e.type === 'bell' && e.id === id).length;
+      await scene.client.request('kill', { session: id, remove: true });
+      assert.ok(bells <= 5, `${bells} bell events`);
+      return `${bells} bell event(s)`;
+    },
+  },
+  {
+    name: 'a checkpoint whose metadata nests 5,000 levels: list, inspect, restore',
+    async run({ client, recovery }) {
+      const deep = '{"a":'.repeat(5000) + '{}' + '}'.repeat(5000);
+      const text = checkpointText('deep', [savedSession({ metadata: 'DEEP' })]).replace('"DEEP"', deep);
+      fs.writeFileSync(path.join(recovery, 'checkpoint-deep.json'), text);
+      const listed = await client.request('recovery.list', {});
+      const error = await failure(client.request('recovery.restore', { id: 'deep' }));
+      fs.rmSync(path.join(recovery, 'checkpoint-deep.json'), { force: true });
+      const skipped = listed.skipped.find((s) => s.file.endsWith('checkpoint-deep.json'));
+      assert.ok(skipped, 'the file is reported as skipped');
+      assert.ok(error, 'restore is refused');
+      return `skipped (${skipped.error}); restore: ${error.code}`;
+    },
+  },
+];
+
+test('hostile inputs, 20 sessions (one flooding), busy cores: list answers in bounds, memory comes back', async () => {
+  const daemon = await startTestDaemon();
+  const busy: ChildProcess[] = [];
+  let probe: ListProbe | undefined;
+  try {
+    const client = await daemon.connect();
+    const recovery = path.join(daemon.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+    fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
+    const events: DaemonEvent[] = [];
+    await client.request('subscribe', {});
+    client.onEvent((event) => events.push(event));
+    await client.request('create', { argv: ['sh', '-c', 'while :; do seq 1 100000; done'], name: 'flood' });
+    for (let i = 1; i < 20; i++) await client.request('create', { argv: ['sleep', '600'], name: `quiet-${i}` });
+    probe = new ListProbe(daemon.socket);
+    const listProbe = probe;
+    await waitFor(() => listProbe.answered > 10, 10_000, 'the probe to start');
+    const baseline = rssMiB(daemon.pid);
+    busy.push(...busyCores());
+    const scene: Scene = { daemon, client, recovery, events };
+    const failures: string[] = [];
+    for (const input of INPUTS) {
+      const from = Date.now();
+      const rss = new RssSampler(daemon.pid, 50);
+      const answer = await input.run(scene).finally(() => rss.stop());
+      const peak = rss.peak;
+      const listMs = Math.round(await listProbe.maxSince(from));
+      const bound = LIST_BOUND_MS;
+      record({
+        item: 'hostile',
+        name: `${input.name} (20 sessions, one flooding, both cores busy)`,
+        value: `${answer}; another client's list waited at most ${listMs} ms; daemon RSS peak ${Math.round(peak)} MiB`,
+        bound: `< ${bound} ms`,
+      });
+      if (listMs >= bound) failures.push(`${input.name}: list waited ${listMs} ms`);
+    }
+    // Memory comes back once the daemon has collected; wait for that, not for a fixed time.
+    await waitFor(() => rssMiB(daemon.pid) < baseline + RSS_MARGIN_MIB, 20_000, 'RSS back near its baseline').catch(
+      () => undefined,
+    );
+    const after = rssMiB(daemon.pid);
+    record({
+      item: 'hostile',
+      name: 'daemon RSS before / after every input above',
+      value: `${Math.round(baseline)} / ${Math.round(after)} MiB`,
+      bound: `< baseline + ${RSS_MARGIN_MIB} MiB`,
+    });
+    assert.deepEqual(failures, []);
+    assert.ok(after < baseline + RSS_MARGIN_MIB, `RSS ${after} MiB after, ${baseline} MiB before`);
+  } finally {
+    for (const child of busy) child.kill('SIGKILL');
+    probe?.stop();
+    await daemon.stop();
+  }
+});
+
+test('an OSC, DCS or APC payload over the bound is dropped whole, in any chunking; shorter ones pass intact', () => {
+  const long = 'a'.repeat(MAX_STRING_PAYLOAD + 1);
+  const cases: [string, string][] = [
+    [`hi\x1b]0;${long}\x07there`, 'hithere'],
+    [`hi\x1b]7;file://localhost/${long}\x1b\\there`, 'hi\x1b\\there'],
+    [`\x1bP${long}\x18x`, 'x'],
+    [`\x1b_${long}\x1b[31mred`, '\x1b[31mred'],
+    [`\x1b]52;c;${'Q'.repeat(MAX_STRING_PAYLOAD - 5)}\x07ok`, `\x1b]52;c;${'Q'.repeat(MAX_STRING_PAYLOAD - 5)}\x07ok`],
+  ];
+  for (const [input, expected] of cases) {
+    for (const size of [1000, 4095, 65536, input.length]) {
+      const boundary = new SequenceBoundary();
+      const bytes = Buffer.from(input);
+      const out: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        const piece = boundary.cut(bytes.subarray(at, at + size));
+        if (piece) out.push(Buffer.from(piece));
+      }
+      const rest = boundary.flush();
+      if (rest) out.push(rest);
+      const got = Buffer.concat(out).toString();
+      assert.equal(got.length, expected.length, `chunks of ${size}: ${JSON.stringify(input.slice(0, 12))}`);
+      assert.equal(got, expected);
+    }
+  }
+});
