@@ -41,6 +41,14 @@ function optionalSize(cols: number | undefined, rows: number | undefined): { col
   return checkedSize(cols, rows);
 }
 
+/** `send`: text for a running program, refused with `limit` while its input queue is at its bound. */
+function sendText(session: Session, data: string): Record<string, never> {
+  if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
+  const refused = session.send(data);
+  if (refused) throw new DaemonError(ErrorCode.Limit, `session ${session.id}: ${refused}`);
+  return {};
+}
+
 /**
  * The condition as the session waits for it: a text pattern is compiled and matched in a worker
  * (a bad one is the client's bad request, a too costly one a `limit`, both on its first check).
@@ -119,13 +127,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       session.resize(size.cols, size.rows);
       return { session: session.info() };
     },
-    send: (p) => {
-      const session = registry.get(p.session);
-      if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
-      const refused = session.send(p.data);
-      if (refused) throw new DaemonError(ErrorCode.Limit, `session ${session.id}: ${refused}`);
-      return {};
-    },
+    send: (p) => sendText(registry.get(p.session), p.data),
     read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),
     wait: async (p, connection) => {
       const session = registry.get(p.session);
