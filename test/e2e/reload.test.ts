@@ -4,15 +4,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { HoldfastE2E, isAlive, PROMPT_RE, NO_OTHER_TABS, otherTabs, SessionView, waitFor } from './harness';
+import { BusyLoad } from './busyLoad';
 
 let e2e: HoldfastE2E;
+// Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
+let load: BusyLoad | undefined;
 
 before(async () => {
+  load = BusyLoad.start();
   e2e = await HoldfastE2E.start({ name: 'reload' });
 });
 
 after(async () => {
   await e2e?.dispose();
+  load?.dispose();
 });
 
 test(
