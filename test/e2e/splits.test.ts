@@ -181,3 +181,59 @@ test(
     });
   },
 );
+
+/** The panel once `name` is a member of a split group of `count` Holdfast tabs in all. */
+async function waitForSplitMember(name: string, count: number): Promise<PanelTab[]> {
+  let last: PanelTab[] = [];
+  await waitFor(
+    async () => {
+      last = holdfastTabs(await e2e.wb.terminalTabs());
+      return last.length === count && last.find((tab) => tab.name === name)?.split;
+    },
+    { timeout: 30_000, message: `${name} in a split group of the panel` },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; saw ${JSON.stringify(last)}`);
+  });
+  return last;
+}
+
+/** The first tab (┌) of the split group `name` belongs to, as the panel shows it. */
+function groupLeader(tabs: PanelTab[], name: string): string {
+  let index = tabs.findIndex((tab) => tab.name === name);
+  while (index > 0 && tabs[index].split !== '┌') index--;
+  return tabs[index].name;
+}
+
+test(
+  'two tabs, the first clicked: Split Terminal records the group VS Code shows, and Reload Window brings it back',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('splits-two'));
+      const first = await e2e.newTerminal();
+      const second = await e2e.newTerminal();
+      await wb.clickTerminalTab(first.name);
+      // Typing clicks inside the visible terminal: the first one is the one the user sees and uses.
+      assert.equal(await e2e.shellPid(wb, 'two-first'), first.pid, 'the first tab is the visible one');
+
+      const split = await e2e.newTerminal(wb, 'Holdfast: Split Terminal');
+      const shown = await waitForSplitMember(split.name, 3);
+      const leader = [first, second].find((s) => s.name === groupLeader(shown, split.name));
+      assert.ok(leader, `the split's group is led by one of the two tabs: ${JSON.stringify(shown)}`);
+      await waitFor(() => e2e.iso.session(split.id).metadata?.splitOf === leader.id, {
+        timeout: 10_000,
+        message: `the split to record the group the panel shows (led by ${leader.name}): ${JSON.stringify(shown)}`,
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}; recorded splitOf ${String(e2e.iso.session(split.id).metadata?.splitOf)}`);
+      });
+      assert.equal(await focusedShellPid('two-split'), split.pid, 'the split has the focus and runs its own shell');
+
+      await wb.reloadWindow();
+
+      await waitForPanel(shown, 'the same split group after the reload');
+      for (const s of [first, second, split]) assert.equal(e2e.iso.session(s.id).pid, s.pid, `${s.name}: same PID`);
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
