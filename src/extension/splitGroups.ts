@@ -51,19 +51,28 @@ export async function splitTerminal(ctx: CommandContext): Promise<void> {
  * Records the group VS Code put `split` in. VS Code chooses the parent itself (a split from a
  * contributed profile goes beside the panel's last terminal in VS Code 1.139, whichever one is
  * active) and its API does not say which: the pane before the split in its group is its parent,
- * so the split is made active, VS Code's "Focus Previous Terminal in Terminal Group" run, and the
- * terminal it makes active read back. Then the split is active again, as VS Code left it.
+ * so VS Code's "Focus Previous Terminal in Terminal Group" is run from the split, the terminal it
+ * makes active read back, and "Focus Next Terminal in Terminal Group" returns to the split.
  */
 async function recordGroup(ctx: CommandContext, split: vscode.Terminal): Promise<void> {
   const id = ctx.tabs.tabOf(split)?.sessionId;
   if (!id || !(await makeActive(split))) return;
-  await vscode.commands.executeCommand('workbench.action.terminal.focusPreviousPane');
-  const parent = vscode.window.activeTerminal;
-  await makeActive(split);
-  const splitOf = parent && parent !== split ? groupOf(ctx, parent) : undefined;
+  const parent = await focusPane('workbench.action.terminal.focusPreviousPane', (t) => t !== split);
+  if (parent) await focusPane('workbench.action.terminal.focusNextPane', (t) => t === split);
+  const splitOf = parent ? groupOf(ctx, parent) : undefined;
   const recorded = readLayout(ctx.sessions.get(id)?.metadata ?? ctx.tabs.tabOf(split)?.session?.metadata).splitOf;
-  ctx.log.info(`split ${id} opened beside "${parent?.name}": group ${splitOf ?? 'none'}`);
+  ctx.log.info(`split ${id} opened beside "${parent?.name ?? 'nothing'}": group ${splitOf ?? 'none'}`);
   if (splitOf !== recorded) await ctx.tabs.updateLayout(id, { splitOf });
+}
+
+/** Runs a focus command and resolves the terminal VS Code then reports active, when it is one `accept`s. */
+async function focusPane(
+  command: string,
+  accept: (t: vscode.Terminal) => boolean,
+): Promise<vscode.Terminal | undefined> {
+  const next = nextEvent(vscode.window.onDidChangeActiveTerminal, (t) => t !== undefined && accept(t));
+  await vscode.commands.executeCommand(command);
+  return next;
 }
 
 /** The split group a terminal leads or belongs to (its first session's id); undefined when it is not Holdfast's. */
