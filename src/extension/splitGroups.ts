@@ -59,6 +59,8 @@ async function recordGroup(ctx: CommandContext, split: vscode.Terminal): Promise
   if (!id || !(await makeActive(split))) return;
   const parent = await focusPane('workbench.action.terminal.focusPreviousPane', (t) => t !== split);
   if (parent) await focusPane('workbench.action.terminal.focusNextPane', (t) => t === split);
+  // The focus commands move the keyboard focus after they return: the split takes it last.
+  split.show();
   const splitOf = parent ? groupOf(ctx, parent) : undefined;
   const recorded = readLayout(ctx.sessions.get(id)?.metadata ?? ctx.tabs.tabOf(split)?.session?.metadata).splitOf;
   ctx.log.info(`split ${id} opened beside "${parent?.name ?? 'nothing'}": group ${splitOf ?? 'none'}`);
