@@ -22,7 +22,6 @@ import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/ex
 import { formatChecks, runChecks } from '../src/extension/doctor';
 import { defaultSessionName, nextOrder, planRestore, workspaceKey } from '../src/extension/layout';
 import { archivedNotice, exitNotice, noticeLine } from '../src/extension/notices';
-import { processAgeSeconds } from '../src/extension/processAge';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';
 import { sessionInfo } from './helpers/sessionInfo';
 
@@ -301,21 +300,6 @@ test('status checks without a daemon say so and how to fix it', async () => {
   const lines = formatChecks(checks);
   assert.ok(lines.some((l) => l.startsWith('✗ daemon: no daemon listens on')));
   assert.ok(lines.some((l) => l.includes('systemd')));
-});
-
-test('process age from /proc: parses names with spaces and parentheses', () => {
-  const root = tmpdir();
-  fs.mkdirSync(path.join(root, '42'));
-  // pid (comm) state ppid ... field 22 = starttime (ticks since boot)
-  const fields = ['S', ...Array.from({ length: 18 }, (_, i) => String(i)), '50000', '0'];
-  fs.writeFileSync(path.join(root, '42', 'stat'), `42 (my (odd) name) ${fields.join(' ')}\n`);
-  fs.writeFileSync(path.join(root, 'uptime'), '520.25 1000.00\n');
-  assert.equal(processAgeSeconds(42, root), 20.25);
-  assert.equal(processAgeSeconds(43, root), undefined);
-  if (process.platform === 'linux') {
-    const own = processAgeSeconds(process.pid);
-    assert.ok(own !== undefined && own >= 0 && own < 3600, `own age ${own}`);
-  }
 });
 
 test('security: previews follow no link; an untrusted workspace cannot pick the shell, agents or socket', async () => {

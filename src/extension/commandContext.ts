@@ -1,4 +1,5 @@
-// What every Holdfast command gets, and the lookups and picks several of them share.
+// What every Holdfast command gets, the lookups and picks several of them share, and the context
+// key that shows Holdfast's terminal menu entries.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
@@ -62,4 +63,43 @@ export function sessionArg(value: unknown): string | undefined {
 export async function sessionById(ctx: CommandContext, id: string): Promise<SessionInfo> {
   const client = await ctx.tabs.connection.get();
   return (await client.request('show', { session: id })).session;
+}
+
+/**
+ * `holdfast.activeTerminalIsHoldfast`: menus on a terminal show Holdfast's entries only for
+ * Holdfast tabs. Set when it changes, never once the window is closing (VS Code closes every
+ * terminal with reason Shutdown then, and a context set from a closing window is cancelled).
+ */
+export class ActiveTerminalContextKey implements vscode.Disposable {
+  private value: boolean | undefined;
+  private closing = false;
+  private readonly listeners: vscode.Disposable[];
+
+  constructor(
+    private readonly isHoldfast: (terminal: vscode.Terminal | undefined) => boolean,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.listeners = [
+      vscode.window.onDidCloseTerminal((t) => {
+        if (t.exitStatus?.reason === vscode.TerminalExitReason.Shutdown) this.closing = true;
+      }),
+      vscode.window.onDidChangeActiveTerminal((t) => this.update(t)),
+    ];
+    this.update(vscode.window.activeTerminal);
+  }
+
+  private update(terminal: vscode.Terminal | undefined): void {
+    const next = this.isHoldfast(terminal);
+    if (this.closing || next === this.value) return;
+    this.value = next;
+    vscode.commands.executeCommand('setContext', 'holdfast.activeTerminalIsHoldfast', next).then(undefined, (err) =>
+      // Only a window going away refuses it; the next window sets its own.
+      this.log.debug(`setting holdfast.activeTerminalIsHoldfast: ${(err as Error).message}`),
+    );
+  }
+
+  dispose(): void {
+    this.closing = true;
+    for (const listener of this.listeners) listener.dispose();
+  }
 }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { resolveSocketPath } from '../protocol/paths';
 import { AttentionNotifier } from './attentionNotifier';
+import { ActiveTerminalContextKey } from './commandContext';
 import { registerCommands } from './commands';
 import { DaemonConnection } from './daemonConnection';
 import { LazyDaemonInstall } from './daemonInstall';
@@ -18,7 +19,7 @@ import { RecoverySettingsMirror } from './recoverySettings';
 import { SessionList } from './sessionList';
 import { registerSidebar } from './sidebar';
 import { settings } from './settings';
-import { StartupTerminalSweep } from './startupTerminal';
+import { reportStartupShellSetting } from './startupTerminal';
 import { StatusBar } from './statusBar';
 import { systemdScopePrefix, systemdScopeWorks } from './systemdScope';
 import { TabManager } from './tabs';
@@ -75,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const services: Services = { context, config, log, install, launchers, connection, sessions, tabs };
   register(services, store);
-  restoreTabs(services, store);
+  restoreTabs(services);
 }
 
 /** Only detaches: closing our connection ends our channels; every session keeps running. */
@@ -124,11 +125,7 @@ function connect(config: WindowConfig, install: LazyDaemonInstall, log: vscode.L
 function register(services: Services, store: DisposableStore): void {
   const { context, config, log, install, launchers, connection, sessions, tabs } = services;
   store.add(new LayoutTracker(tabs, sessions, log));
-  // Menus on a terminal show Holdfast's entries only for Holdfast tabs.
-  const setActiveContext = (t: vscode.Terminal | undefined) =>
-    void vscode.commands.executeCommand('setContext', 'holdfast.activeTerminalIsHoldfast', tabs.tabOf(t) !== undefined);
-  store.add(vscode.window.onDidChangeActiveTerminal(setActiveContext));
-  setActiveContext(vscode.window.activeTerminal);
+  store.add(new ActiveTerminalContextKey((t) => tabs.tabOf(t) !== undefined, log));
   // Every session's state, for the status bar, the notifications, the sidebar and the wall.
   const previewDeps = { connection, sessions, workspace: config.workspace, log };
   const feed = store.add(new SessionFeed(previewDeps));
@@ -157,13 +154,7 @@ function register(services: Services, store: DisposableStore): void {
 }
 
 /** Adopt the running daemon (or start one), then bring back this workspace's tabs. */
-function restoreTabs({ tabs, log }: Services, store: DisposableStore): void {
-  const startupSweep = store.add(new StartupTerminalSweep((t) => tabs.tabOf(t) !== undefined, log));
-  void tabs
-    .restore()
-    .then((restored) => startupSweep.sweep(restored))
-    .catch((err) => {
-      startupSweep.dispose();
-      tabs.reportError('Holdfast could not start its terminal daemon', err);
-    });
+function restoreTabs({ tabs, log }: Services): void {
+  reportStartupShellSetting(log);
+  tabs.restore().catch((err) => tabs.reportError('Holdfast could not start its terminal daemon', err));
 }

@@ -1,9 +1,8 @@
 // Bringing this workspace's tabs back after a reload / restart / crash: in order, with names,
-// location and the active one, never twice; archived after a reboot. VS Code's own startup
-// terminal is handled here too: a Holdfast-profile request takes the first restored tab, one that
-// comes just after the tabs are back closes at once (startupTerminal.ts closes a default shell).
+// location and the active one, never twice; archived after a reboot. A Holdfast-profile request
+// that comes while the restore is planned (VS Code's startup terminal, when the default profile is
+// Holdfast and the user's settings let VS Code open one) takes the first restored panel tab.
 import * as vscode from 'vscode';
-import { DisposableStore, timeout } from '../protocol/disposable';
 import { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
 import { restoreArchives } from './archives';
@@ -13,9 +12,6 @@ import { planRestore, RestoreItem } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
-
-/** A default-profile request this soon after restored tabs came back is VS Code's startup terminal. */
-const STARTUP_PROFILE_MS = 5000;
 
 export interface RestoreContext {
   readonly registry: TabRegistry;
@@ -32,8 +28,6 @@ export class TabRestore {
   private restoreQueue: RestoreItem[] = [];
   private restoring: Promise<number> | undefined;
   private planReady: Promise<void> | undefined;
-  /** When the last restore that brought tabs back finished (0: none did). */
-  private restoredAt = 0;
 
   constructor(private readonly ctx: RestoreContext) {}
 
@@ -44,32 +38,17 @@ export class TabRestore {
   }
 
   /**
-   * What a Holdfast-profile request gets at startup: VS Code asks for its startup terminal (the
-   * default profile is Holdfast) when it saw an empty panel, i.e. just before our restored tabs
-   * arrived. Then that tab would be a duplicate, so it closes at once; while the restored tabs are
-   * still coming, it takes the first panel one. Undefined: an ordinary request (a new session).
+   * What a Holdfast-profile request gets while the restore is planned: the first restored panel
+   * tab (VS Code asked for a terminal to fill its empty panel, and that tab is the one meant).
+   * Undefined: an ordinary request (a new session).
    */
   async startupProfile(): Promise<vscode.TerminalProfile | undefined> {
     if (this.planReady) await this.planReady;
-    const { log } = this.ctx;
-    if (this.restoredAt && Date.now() - this.restoredAt < STARTUP_PROFILE_MS) {
-      log.info(
-        `VS Code's startup terminal (${Date.now() - this.restoredAt} ms after the restored tabs) is not needed: ` +
-          'closing it',
-      );
-      return new vscode.TerminalProfile({ name: 'holdfast', pty: new ClosingTab(), iconPath: TAB_ICON });
-    }
     const index = this.restoreQueue.findIndex((item) => item.location === 'panel');
     if (index < 0) return undefined;
     const [item] = this.restoreQueue.splice(index, 1);
     const tab = this.ctx.existingTab(item.session);
     return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: TAB_ICON });
-  }
-
-  /** A pseudoterminal closing itself during startup may go unheard: close its terminal too. */
-  watchClosing(terminal: vscode.Terminal, store: DisposableStore): void {
-    if ((terminal.creationOptions as vscode.ExtensionTerminalOptions).pty instanceof ClosingTab)
-      store.add(timeout(200, () => terminal.exitStatus === undefined && terminal.dispose()));
   }
 
   private async doRestore(): Promise<number> {
@@ -103,10 +82,7 @@ export class TabRestore {
       const activeTab = plan.activeId ? registry.tabForSession(plan.activeId) : undefined;
       if (activeTab) active ??= registry.terminalOf(activeTab);
       active?.show(true);
-      if (count > 0) {
-        this.restoredAt = Date.now();
-        log.info(`restored ${count} tab(s) for ${this.ctx.workspace}`);
-      }
+      if (count > 0) log.info(`restored ${count} tab(s) for ${this.ctx.workspace}`);
       return count;
     } finally {
       markPlanReady();
@@ -153,23 +129,6 @@ export class TabRestore {
       this.ctx.log.warn(`pruning code hooks: ${(err as Error).message}`);
     }
   }
-}
-
-/** A tab that closes as soon as it opens (writes nothing, starts nothing). */
-class ClosingTab implements vscode.Pseudoterminal {
-  private readonly closeEmitter = new vscode.EventEmitter<void>();
-  readonly onDidWrite = new vscode.EventEmitter<string>().event;
-  readonly onDidClose = this.closeEmitter.event;
-  open(): void {
-    setTimeout(() => {
-      this.closeEmitter.fire();
-      this.closeEmitter.dispose();
-    }, 0);
-  }
-  close(): void {
-    this.closeEmitter.dispose();
-  }
-  handleInput(): void {}
 }
 
 /**

@@ -330,7 +330,6 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   private track(terminal: vscode.Terminal): void {
     this.registry.track(terminal);
-    this.restorer.watchClosing(terminal, this.store);
   }
 
   private forEachTab(fn: (tab: SessionTab) => void): void {

@@ -3,16 +3,21 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, PROMPT_RE, NO_OTHER_TABS, otherTabs, SessionView, waitFor } from './harness';
+import { HoldfastE2E, isAlive, PROMPT_RE, NO_OTHER_TABS, otherTabs, SessionView, trace, waitFor } from './harness';
+import { BusyLoad } from './busyLoad';
 
 let e2e: HoldfastE2E;
+// Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
+let load: BusyLoad | undefined;
 
 before(async () => {
+  load = BusyLoad.start();
   e2e = await HoldfastE2E.start({ name: 'reload' });
 });
 
 after(async () => {
   await e2e?.dispose();
+  load?.dispose();
 });
 
 test(
@@ -33,8 +38,14 @@ test(
       assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is rendered red');
 
       await wb.reloadWindow();
+      const ready = Date.now();
 
       // The same tab comes back, showing the old screen (from the daemon's snapshot).
+      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === session.name), {
+        timeout: 60_000,
+        message: `the tab ${session.name} back`,
+      });
+      trace(`the restored tab is shown ${Date.now() - ready} ms after the workbench is ready`);
       await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
       await wb.waitForTerminalText('COLOR-42');
       assert.match(

@@ -4,10 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
 import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
+import { BusyLoad } from './busyLoad';
 
 let e2e: HoldfastE2E;
+// Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
+let load: BusyLoad | undefined;
 
 before(async () => {
+  load = BusyLoad.start();
   // A short reconnection grace: when its page is gone, the server ends the window's extension
   // host after 5 s, as closing a desktop window does (the default keeps it 3 hours).
   e2e = await HoldfastE2E.start({ name: 'restart', serverArgs: ['--reconnection-grace-time', '5'] });
@@ -15,6 +19,7 @@ before(async () => {
 
 after(async () => {
   await e2e?.dispose();
+  load?.dispose();
 });
 
 test(
