@@ -8,17 +8,20 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import * as zlib from 'node:zlib';
 import { HoldfastClient } from '../src/protocol/client';
-import {
-  claudeProjectSlug,
-  findTranscript,
-  readTranscript,
-  TranscriptTuning,
-  zstdUnreadable,
-} from '../src/protocol/transcripts';
+import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/protocol/transcripts';
 import { CLI_SCRIPT, startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
 import { zstdFrame } from './helpers/zstdFrame';
+
+const COMPRESSED_ROLLOUT =
+  'KLUv/WCqd2UQAHZTOSFAqaYD2C9mrV9aahG8vz4NRZZ6KepuspuUwNY3FMVhDgQ4ACgAKQCaeIYosgSEZkmLijwgxtjBlKNZSzma' +
+  'CmONRgKhNI8dzLGcAyiiFpQxph4KZAeDjLHHaaClnAdkle7u3d3d3d3MzMzMzLu7u7u7qqqqqqqZmZmZmYiIiIiId3d3d/fevAHM' +
+  'u7u7u7uqqqqqqpmZmZmZiIiIiIh3d3d3l1JKKaWU0v3/////u7u7B4YosgAVkTSWhlpLTR5HgiBYCCgABhIMRmJhoChATNRS+P//' +
+  '//93d3d3d+/u7u7uZmZmZg6Azqgh6ApqVJY9A4CDFBSUVhsSSBBIEPgVBP4fQZBA+AMCeyemSn6b7BZLi4XFgsViyWJhsWyxsFhY' +
+  'LFgslhYWlpYWC4uFhYXFYmmxyGJpsbBYsFhYLJYWFpaWFgsLC4uFxWLJYmGxbLFgsbBYWCwsLRYWS0sWFguLhYXF0ozlwMZIb6lc' +
+  '17VY17VU17VQ122ZrssiXdcSXdcCXdfyXFe0ONcqlZWKSsVKxUqlsrKiUlmpqKioVFRWKlUqKpWVCpWKSkWlUmWlolJZUVGpqFRU' +
+  'VCpXKiqVKhWVikqFSqWysqKislJRqaioqFQqKxVVKlfpryv8UWU/quhHKvlRBT+q3EcV+wis1EcW+igpKSkUlBQKyqGJs7HM1Mb8' +
+  '3ymFAf7D9FcB';
 
 const SESSION_ID = '3f8e2a4c-1b7d-4e6f-9a0b-5c2d8e1f7a93';
 
@@ -231,7 +234,7 @@ describe('transcripts', () => {
     ]);
   });
 
-  test("Codex's .jsonl.zst rollout: read at its tail where zlib has zstd, else a line says why", async () => {
+  test("Codex's .jsonl.zst rollout: read at its tail, with zlib's zstd or fzstd's", async () => {
     const thread = '0199a213-81c0-7800-8aa1-cccccccccccc';
     const day = path.join(home, '.codex', 'sessions', '2026', '12', '02');
     fs.mkdirSync(day, { recursive: true });
@@ -251,22 +254,25 @@ describe('transcripts', () => {
     fs.rmSync(plain);
     const read = await readTranscript(agent, cwd, home);
     assert.equal(read?.file, compressed);
-    if ('createZstdDecompress' in zlib) {
-      assert.equal(read.partial, true);
-      assert.deepEqual(read.lines.slice(-2), ['user: fix ZSTD-MARK', 'assistant: Done.']);
-      assert.ok(!read.lines.includes('user: EARLY-zstd'));
-    } else {
-      assert.deepEqual(read, {
-        agentName: 'Codex CLI',
-        file: compressed,
-        partial: false,
-        lines: [zstdUnreadable(compressed)],
-      });
-      assert.match(read.lines[0], /\.jsonl\.zst is compressed with zstd, which this Node \(v\d+\.\S+\) cannot read/);
-    }
+    // zlib's decoder on Node 22.15+, fzstd's on Node 20: the same lines either way.
+    assert.equal(read.partial, true);
+    assert.deepEqual(read.lines.slice(-2), ['user: fix ZSTD-MARK', 'assistant: Done.']);
+    assert.ok(!read.lines.includes('user: EARLY-zstd'));
     // Unpacked again to go on with the thread: the .jsonl is read, though the .zst is still there.
     fs.writeFileSync(plain, conversation + event('user_message', 'and on'));
     assert.deepEqual((await readTranscript(agent, cwd, home))?.lines.at(-1), 'user: and on');
+  });
+  test('a rollout compressed by real zstd (sequences, not raw blocks) is read on this Node too', async () => {
+    const thread = '0199a213-81c0-7800-8aa1-dddddddddddd';
+    const day = path.join(home, '.codex', 'sessions', '2026', '12', '03');
+    fs.mkdirSync(day, { recursive: true });
+    // 200 agent messages, then the marker: 30,890 bytes made 534 by zstd (zlib.zstdCompressSync, Node 24).
+    const file = path.join(day, `rollout-2026-12-03T07-10-11-${thread}.jsonl.zst`);
+    fs.writeFileSync(file, Buffer.from(COMPRESSED_ROLLOUT, 'base64'));
+    const read = await readTranscript({ profile: 'codex', sessionId: thread }, cwd, home);
+    assert.equal(read?.file, file);
+    assert.equal(read.lines.length, 202);
+    assert.deepEqual(read.lines.slice(-2), ['user: COMPRESSED-MARK', 'assistant: Compressed done.']);
   });
 });
 

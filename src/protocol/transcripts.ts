@@ -14,8 +14,8 @@
 //                    local date it started; a resumed thread appends to the same file), moved to
 //                    ~/.codex/archived_sessions/ when archived. A line: {timestamp, type: session_meta |
 //                    turn_context | response_item | event_msg | compacted, payload}. Codex compresses an
-//                    idle rollout to <same name>.jsonl.zst: read where zlib has zstd (Node 22.15+); on an
-//                    older Node its conversation is one line saying so.
+//                    idle rollout to <same name>.jsonl.zst, read as a stream (zlib's zstd where this
+//                    Node has it, 22.15+; else fzstd's pure-JS decoder).
 //   Gemini CLI 0.61  ~/.gemini/tmp/<project slug>/chats/session-<YYYY-MM-DDThh-mm>-<first 8 of the
 //                    id>.jsonl (the slug comes from its project registry, so the chats folders are
 //                    searched and the file's first record must name the whole id). Lines: a metadata
@@ -28,9 +28,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
+import { Decompress } from 'fzstd';
 import { builtinAgent, conversationIdProblem } from './agents';
 import { claudeLines, codexLines, geminiLines } from './transcriptFormats';
 
@@ -232,12 +233,31 @@ async function readTail(file: string): Promise<{ text: string; partial: boolean 
 /** zlib's zstd decompressor: Node 22.15+ has it, Node 20 does not. */
 const createZstdDecompress = (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress;
 
-/** What a compressed rollout shows where this Node cannot read it. */
-export function zstdUnreadable(file: string): string {
-  return (
-    `(${path.basename(file)} is compressed with zstd, which this Node (${process.version}) cannot read: ` +
-    'Node 22.15 or newer can)'
-  );
+/** A zstd-decompressing stream: zlib's where this Node has one, else fzstd's (pure JS, same output). */
+function zstdDecompressor(): Transform {
+  if (createZstdDecompress) return createZstdDecompress();
+  const decoder = new Decompress();
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      try {
+        decoder.push(chunk);
+        done();
+      } catch (err) {
+        done(err as Error); // a corrupt frame fails the read, as zlib's would
+      }
+    },
+    flush(done) {
+      try {
+        decoder.push(new Uint8Array(0), true);
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  });
+  // Copied: the decoder may reuse its output buffer for the next block.
+  decoder.ondata = (data) => void stream.push(Buffer.from(data));
+  return stream;
 }
 
 /** The last `TailBytes` of a zstd file's content, decompressed as a stream so that only the tail is held. */
@@ -247,7 +267,7 @@ async function readZstdTail(file: string): Promise<{ text: string; partial: bool
   let keptBytes = 0;
   let cut = false;
   // The read stream closes the handle when it ends or fails.
-  await pipeline(handle.createReadStream(), createZstdDecompress!(), async (chunks: AsyncIterable<Buffer>) => {
+  await pipeline(handle.createReadStream(), zstdDecompressor(), async (chunks: AsyncIterable<Buffer>) => {
     for await (const chunk of chunks) {
       kept.push(chunk);
       keptBytes += chunk.length;
@@ -266,11 +286,6 @@ async function render(profile: Profile, file: string): Promise<{ lines: string[]
   const { size, mtimeMs } = await fs.promises.stat(file);
   const cached = rendered.get(file);
   if (cached && cached.size === size && cached.mtimeMs === mtimeMs) return cached;
-  if (file.endsWith('.zst') && !createZstdDecompress) {
-    const unreadable = { size, mtimeMs, lines: [zstdUnreadable(file)], partial: false };
-    remember(rendered, file, unreadable);
-    return unreadable;
-  }
   const { text, partial } = await (file.endsWith('.zst') ? readZstdTail(file) : readTail(file));
   const lines =
     profile === 'claude'
