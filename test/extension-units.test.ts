@@ -22,6 +22,7 @@ import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/ex
 import { formatChecks, runChecks } from '../src/extension/doctor';
 import { defaultSessionName, nextOrder, planRestore, workspaceKey } from '../src/extension/layout';
 import { archivedNotice, exitNotice, noticeLine } from '../src/extension/notices';
+import { NotificationPacer } from '../src/extension/notificationPacer';
 import { buildSessionEnv, prependPath } from '../src/extension/sessionEnv';
 import { sessionInfo } from './helpers/sessionInfo';
 
@@ -330,4 +331,16 @@ test('security: previews follow no link; an untrusted workspace cannot pick the 
   ]);
   for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations)
     assert.ok(manifest.contributes.configuration.properties[key], `${key} is a real setting`);
+});
+
+test('a session notifies at most once per quiet period, however often it starts waiting', () => {
+  const pacer = new NotificationPacer(30_000);
+  let told = 0;
+  // 20,000 flips into waiting within 5 s (a loop of OSC 133;C and BEL), one session.
+  for (let i = 0; i < 20_000; i++) if (pacer.take('a', 1_000 + i / 4)) told++;
+  assert.equal(told, 1);
+  assert.equal(pacer.take('b', 2_000), true, 'another session has its own period');
+  assert.equal(pacer.take('a', 31_000), true, 'after the quiet period it may notify again');
+  pacer.keepOnly(new Set(['b']));
+  assert.equal(pacer.take('a', 31_001), true, 'a forgotten session starts afresh');
 });

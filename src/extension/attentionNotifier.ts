@@ -1,6 +1,7 @@
 // Tells you when a session of this workspace starts waiting for you while it is not in front (its
 // tab is not the active terminal of a focused window, or it has no tab here): one notification per
-// transition into waiting, with "Show", which focuses its tab or attaches one (holdfast.focusSession).
+// transition into waiting, at most one per session per quiet period (notificationPacer.ts), with "Show",
+// which focuses its tab or attaches one (holdfast.focusSession).
 // Only this workspace's sessions (the sidebar's first group), so one window notifies, not every
 // window. The setting holdfast.notifications.waiting turns it off.
 import * as vscode from 'vscode';
@@ -8,6 +9,7 @@ import { DisposableStore } from '../protocol/disposable';
 import { printable } from '../protocol/printable';
 import { Phase } from '../protocol/sessionStatus';
 import { Log } from './log';
+import { NotificationPacer } from './notificationPacer';
 import type { SessionFeed } from './previewHost';
 import { Card, startedWaiting } from './sessionState';
 import { settings } from './settings';
@@ -16,6 +18,7 @@ export class AttentionNotifier implements vscode.Disposable {
   private readonly store = new DisposableStore();
   /** This workspace's sessions as last seen (one first seen waiting, after a reload, is not told). */
   private phases = new Map<string, Phase>();
+  private readonly pacer = new NotificationPacer();
 
   constructor(
     private readonly feed: SessionFeed,
@@ -31,8 +34,9 @@ export class AttentionNotifier implements vscode.Disposable {
     const cards = this.feed.model().here;
     const started = startedWaiting(this.phases, cards);
     this.phases = new Map(cards.map((card) => [card.id, card.phase]));
+    this.pacer.keepOnly(new Set(this.phases.keys()));
     if (started.length === 0 || !settings.waitingNotifications()) return;
-    for (const card of started) if (!this.inFront(card.id)) void this.notify(card);
+    for (const card of started) if (!this.inFront(card.id) && this.pacer.take(card.id)) void this.notify(card);
   }
 
   private inFront(id: string): boolean {
