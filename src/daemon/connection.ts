@@ -111,6 +111,9 @@ export class ClientConnection implements IDisposable {
   }
 
   /** Closed: work for its requests can stop (nobody reads the answer). */
+  /** Failed: its error frame is on its way, then the socket closes (see fail). */
+  private ending = false;
+
   get isClosed(): boolean {
     return this.closed;
   }
@@ -312,6 +315,10 @@ export class ClientConnection implements IDisposable {
     this.log(`connection ${this.id} (${this.clientName || 'no hello'}): ${code}: ${message}`);
     this.socket.end(encodeJson(FrameKind.Error, { code, message }));
     this.closed = true;
+    // Not destroyed at once: closing a socket whose peer's bytes are still unread makes the kernel send a
+    // reset, which can discard the error frame before the client reads it. The socket keeps reading
+    // (and dropping) until the client closes, a second at most.
+    this.ending = true;
     setTimeout(() => this.socket.destroy(), 1000).unref();
     this.dispose();
   }
@@ -321,7 +328,7 @@ export class ClientConnection implements IDisposable {
     this.closed = true;
     for (const channel of [...this.channels.keys()]) this.removeChannel(channel);
     this.disposables.dispose();
-    if (!this.socket.destroyed && this.socket.writableLength === 0) this.socket.destroy();
+    if (!this.ending && !this.socket.destroyed && this.socket.writableLength === 0) this.socket.destroy();
     this.onClosed(this);
   }
 }
