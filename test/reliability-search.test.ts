@@ -16,10 +16,13 @@ import { record } from './helpers/reliability';
 const HUGE = '(?:a?){1000}a{1000}';
 /** 1,952 instructions, within the limit, but past what re2js's DFA caches: ~0.1 s a line of a's here. */
 const SLOW = '(?:a?){650}a{650}';
-/** 100 lines of 1,000 a's, 100 of 1,000 pseudo-random a/b, then a last line. */
+/**
+ * 100 lines of 640 a's (SLOW needs 650: no line matches, so each is scanned to its end and a wait cannot be
+ * met early), 100 of 1,000 pseudo-random a/b, then a last line.
+ */
 const PROGRAM =
   'let s = 1; const r = () => (s = (s * 1103515245 + 12345) & 0x7fffffff);' +
-  "for (let i = 0; i < 100; i++) console.log('a'.repeat(1000));" +
+  "for (let i = 0; i < 100; i++) console.log('a'.repeat(640));" +
   "for (let i = 0; i < 100; i++) console.log(Array.from({ length: 1000 }, () => (r() & 1024 ? 'a' : 'b')).join(''));" +
   "console.log('done-aaa'); setInterval(() => {}, 1e9);";
 
@@ -103,7 +106,7 @@ describe('a costly pattern against a daemon with both cores busy', () => {
     const slowest = probe.take();
     record({
       item: 'hostile',
-      name: `search and wait --for text with ${HUGE} over 100 lines of 1,000 a's, both cores busy`,
+      name: `search and wait --for text with ${HUGE} over 100 lines of a's, both cores busy`,
       value:
         'refused before any matching: limit (3,002 instructions, at most 2,000); ' +
         `slowest list ${slowest.toFixed(0)} ms ` +
@@ -156,8 +159,10 @@ describe('a costly pattern against a daemon with both cores busy', () => {
 test('a job whose client went away is stopped at once, not at the end of its budget', async () => {
   const workers = new TextWorkers(() => 60_000, 1);
   try {
-    const lines = Array.from({ length: 200 }, () => 'a'.repeat(1000));
-    const text = { stored: [{ lines, from: 0, to: lines.length }], rows: [], wrapped: [], screenRow: 0 };
+    // Plain rows (no decoding) that never match, so all of them are scanned: 2,000 rows at ~17 ms each
+    // here run for half a minute, far past the moment the client goes away, on a fast machine too.
+    const rows = Array.from({ length: 2000 }, () => 'a'.repeat(640));
+    const text = { stored: [], rows, wrapped: rows.map(() => false), screenRow: 0 };
     let gone = false;
     const start = performance.now();
     const job = workers.run({ kind: 'test', pattern: SLOW, flags: '', text }, 'text wait', () => gone);
