@@ -110,6 +110,12 @@ test(
       await waitFor(() => watchers.every((w) => w.snapshots >= 1), 30_000, 'every watcher’s snapshot');
 
       const watched = await floodOnce('b');
+      // Before they are closed: a watcher still catching up (resynced) would otherwise lose the end.
+      await waitFor(
+        () => watchers.every((w) => w.tail.includes('FLOOD-DONE b')),
+        30_000,
+        'every reading watcher to get the end of the flood',
+      );
       // The same again without watchers, so a machine getting busier or quieter shows in both.
       for (const c of clients) c.close();
       stalled.destroy();
@@ -120,11 +126,6 @@ test(
       );
       const alone2 = await floodOnce('c');
 
-      await waitFor(
-        () => watchers.every((w) => w.tail.includes('FLOOD-DONE b')),
-        30_000,
-        'every reading watcher to get the end of the flood',
-      );
       const resynced = watchers.filter((w) => w.snapshots > 1).length;
       const alone = (alone1 + alone2) / 2;
       const ratio = alone / watched;
