@@ -1,4 +1,4 @@
-// Security 4, 5, 6, 9 (issue 12): what programs and checkpoint files get to do through Holdfast's
+// Hostile program output and checkpoint files: what programs and checkpoint files get to do through Holdfast's
 // output and resume. Names, titles, directories and metadata with ESC/BEL/C1/bidi reach the CLI's
 // stdout only as visible escapes; OSC 7 from another host, or with control characters, moves no
 // session; a crafted checkpoint's resume command is never run; titles stay out of checkpoints

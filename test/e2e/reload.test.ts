@@ -1,4 +1,4 @@
-// E2E (issue 3, scenarios 1, 4 and 9; issue 14): Holdfast terminals across "Developer: Reload Window".
+// E2E: Holdfast terminals across "Developer: Reload Window": same processes, same screens, no stray shell.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

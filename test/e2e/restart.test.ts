@@ -1,4 +1,4 @@
-// E2E (issue 3, scenarios 2 and 6): a full editor quit, and closing the window, never end a
+// E2E: a full editor quit, and closing the window, never end a
 // Holdfast session; after a restart the tab comes back attached to the same process.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

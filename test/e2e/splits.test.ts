@@ -1,4 +1,4 @@
-// E2E (issue 15, item 2): Holdfast: Split Terminal, a split group across Reload Window, and a split
+// E2E: Holdfast: Split Terminal, a split group across Reload Window, and a split
 // member moved to the editor area (same process, out of the group).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -178,6 +178,36 @@ test(
       assert.equal(await focusedShellPid('third-after-restart'), third.pid, 'the active split is the same shell');
       for (const s of [first, second, third]) assert.equal(e2e.iso.session(s.id).pid, s.pid, `${s.name}: same PID`);
       assert.deepEqual(otherTabs(await e2e.wb.terminalTabs()), [], NO_OTHER_TABS);
+    });
+  },
+);
+
+test(
+  'with two tabs, Split Terminal on the first splits the first, and Reload Window brings back the same groups',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('splits-two-tabs'));
+      const first = await e2e.newTerminal();
+      const second = await e2e.newTerminal();
+      await wb.clickTerminalTab(first.name);
+      await wb.focusTerminal();
+      const member = await e2e.newTerminal(wb, 'Holdfast: Split Terminal');
+      assert.equal(member.metadata?.splitOf, first.id, 'the split records the first tab as its group');
+      const groups = [
+        { name: first.name, active: false, split: '┌' },
+        { name: member.name, active: true, split: '└' },
+        { name: second.name, active: false, split: '' },
+      ];
+      await waitForPanel(groups, 'the split beside the first tab, the second tab alone');
+      assert.equal(await focusedShellPid('two-tabs-member'), member.pid, 'the split has the focus');
+
+      await wb.reloadWindow();
+
+      await waitForPanel(groups, 'the same groups after the reload');
+      assert.equal(e2e.iso.sessions().length, 3, 'no session was started by the reload');
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
     });
   },
 );
