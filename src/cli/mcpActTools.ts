@@ -20,6 +20,7 @@ import {
   summarySchema,
   ToolDef,
   withDaemon,
+  withScoped,
 } from './mcpTool';
 
 export const sendTool = defineTool({
@@ -102,15 +103,14 @@ export const startTool = defineTool({
       ...launchOf(args.command, args.agent, cwd, ctx.env.PATH),
     };
     // Like `holdfast new`: the one tool that starts a daemon when none is listening.
-    const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
-    try {
-      const { session } = await client.request('create', params);
-      ctx.rights.addStarted(session.id);
-      const summary = summarize(session);
-      return { data: summary, text: `started ${summaryLine(summary)}` };
-    } finally {
-      client.close();
-    }
+    const base = await connectOrStart(connectOptions(ctx.socket, ctx.env), {
+      daemonScript: daemonScriptPath(),
+      env: ctx.env,
+    });
+    const { session } = await withScoped(ctx, base, (client) => client.request('create', params));
+    ctx.rights.addStarted(session.id);
+    const summary = summarize(session);
+    return { data: summary, text: `started ${summaryLine(summary)}` };
   },
 });
 
