@@ -78,7 +78,8 @@ export const startTool = defineTool({
     'Starts a terminal session running a command (default: the login shell) or a built-in agent profile ' +
     `(${AGENT_IDS.join(', ')}: started so that Holdfast can resume its conversation later), and starts the ` +
     'Holdfast daemon if none is running. The new session is yours to use from then on. ' +
-    'Its program runs with the rights of the user who started this server.',
+    'Its program runs as the user who started this server; through `holdfast` it reaches only the sessions ' +
+    'this server may use.',
   readOnly: false,
   input: {
     name: z.string().min(1).max(TextLimit.Name).optional(),
