@@ -46,6 +46,21 @@ describe('connection rights', () => {
     return withCredential((await via.request('grant', params)).credential);
   }
 
+  /** An MCP client of `holdfast mcp ARGS` run with the daemon's environment and `env`. */
+  async function mcpServer(args: string[], env: Record<string, string>): Promise<Client> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI_SCRIPT, 'mcp', ...args],
+      env: { ...(daemon.env as Record<string, string>), ...env },
+      cwd: daemon.dir,
+      stderr: 'pipe',
+    });
+    const mcp = new Client({ name: 'holdfast-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    mcpClients.push(mcp);
+    return mcp;
+  }
+
   const names = async (client: HoldfastClient) => (await client.request('list', {})).sessions.map((s) => s.name).sort();
 
   before(async () => {
@@ -64,16 +79,7 @@ describe('connection rights', () => {
   });
 
   test('regression: what `holdfast mcp --sessions s` started could send to any session and list them all', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI_SCRIPT, 'mcp', '--sessions', 'mine'],
-      env: { ...(daemon.env as Record<string, string>), HOLDFAST_SESSION: mine.id },
-      cwd: daemon.dir,
-      stderr: 'pipe',
-    });
-    const mcp = new Client({ name: 'holdfast-test', version: '1.0.0' });
-    await mcp.connect(transport);
-    mcpClients.push(mcp);
+    const mcp = await mcpServer(['--sessions', 'mine'], { HOLDFAST_SESSION: mine.id });
     const out = (name: string) => path.join(daemon.dir, name);
     const cli = `"${process.execPath}" "${CLI_SCRIPT}"`;
     const script =
@@ -157,7 +163,7 @@ describe('connection rights', () => {
 
   test('a scoped credential cannot mint a wider one', async () => {
     const client = await scoped({ sessions: [mine.id] });
-    assert.equal(await refusal(client.request('grant', {})), 'forbidden', 'every session');
+    assert.deepEqual(await names(await scoped({}, client)), ['mine'], 'omitted: its own sessions, not every one');
     assert.equal(await refusal(client.request('grant', { sessions: [other.id] })), 'forbidden', 'another session');
     assert.equal(await refusal(client.request('grant', { sessions: ['other'] })), 'forbidden', 'by name');
     const narrower = await scoped({ sessions: ['mine'], readOnly: true }, client);
@@ -166,6 +172,20 @@ describe('connection rights', () => {
     const readOnly = await scoped({ readOnly: true });
     assert.equal(await refusal(readOnly.request('grant', { readOnly: false })), 'forbidden', 'acting');
     assert.equal((await readOnly.request('grant', {})).readOnly, true, 'inherits read-only');
+  });
+
+  test('holdfast mcp --read-only inside a scoped session uses its HOLDFAST_TOKEN and stays within it', async () => {
+    const { credential } = await control.request('grant', { sessions: [mine.id] });
+    const mcp = await mcpServer(['--read-only'], { HOLDFAST_TOKEN: credential });
+    const listed = (await mcp.callTool({ name: 'list_sessions', arguments: {} })) as CallToolResult;
+    assert.ok(!listed.isError, JSON.stringify(listed.content));
+    const { sessions } = listed.structuredContent as { sessions: { name: string }[] };
+    assert.deepEqual(
+      sessions.map((s) => s.name),
+      ['mine'],
+    );
+    const read = (await mcp.callTool({ name: 'read_screen', arguments: { session: 'other' } })) as CallToolResult;
+    assert.equal(read.isError, true);
   });
 
   test('the token file still gives full rights: every session, every method', async () => {

@@ -1,8 +1,8 @@
 // What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
 // and the pieces every tool shares: the daemon connection, the rights, the session summary.
 import { z } from 'zod';
-import { HoldfastClient } from '../protocol/client';
-import { Capability, SessionInfo } from '../protocol/messages';
+import { HoldfastClient, RequestError } from '../protocol/client';
+import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
 import { printable } from '../protocol/printable';
 import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../protocol/sessionStatus';
@@ -55,11 +55,20 @@ async function scopedClient(ctx: ToolContext, base: HoldfastClient): Promise<Hol
   const { rights } = ctx;
   // An older daemon has no credentials: the server's own checks are all there is then.
   if ((!rights.restricted && !rights.readOnly) || !base.supports(Capability.Grant)) return base;
-  const sessions = rights.restricted
-    ? (await base.request('list', {})).sessions.filter((s) => rights.visible(s)).map((s) => s.id)
-    : undefined;
-  const { credential } = await base.request('grant', { sessions, readOnly: rights.readOnly || undefined });
-  return HoldfastClient.connect({ ...connectOptions(ctx.socket, ctx.env), credential });
+  for (let attempt = 1; ; attempt++) {
+    const sessions = rights.restricted
+      ? (await base.request('list', {})).sessions.filter((s) => rights.visible(s)).map((s) => s.id)
+      : undefined;
+    try {
+      const { credential } = await base.request('grant', { sessions, readOnly: rights.readOnly || undefined });
+      return await HoldfastClient.connect({ ...connectOptions(ctx.socket, ctx.env), credential });
+    } catch (err) {
+      // A session removed between the list and the grant: list again.
+      const gone =
+        err instanceof RequestError && (err.code === ErrorCode.NoSession || err.code === ErrorCode.Forbidden);
+      if (!gone || attempt === 3) throw err;
+    }
+  }
 }
 
 /** Runs `fn` with a connection to a running daemon (never starting one) and closes it. */

@@ -160,7 +160,7 @@ export class Credentials {
     return grant.rights;
   }
 
-  /** A credential within `parent`'s rights; it lives while `minter` or a holder after it does. */
+  /** A credential within `parent`'s rights (what params omit is as the parent's); it lives while a holder does. */
   mint(
     parent: ConnectionRights,
     registry: { list(): Session[]; get(ref: string): Session },
@@ -169,9 +169,10 @@ export class Credentials {
   ): GrantResult {
     const readOnly = params.readOnly ?? parent.readOnly;
     if (parent.readOnly && !readOnly) throw forbidden('a read-only connection can grant only read-only rights');
-    if (params.sessions === undefined && parent.sessionIds !== undefined)
-      throw forbidden('a scoped connection can grant only sessions of its own: name them');
-    const ids = params.sessions && [...new Set(params.sessions.map((ref) => parent.resolve(registry, ref).id))];
+    // Omitted: the asker's own sessions (every one, for an asker without a set).
+    const ids = params.sessions
+      ? [...new Set(params.sessions.map((ref) => parent.resolve(registry, ref).id))]
+      : parent.sessionIds;
     if (this.grants.size >= GrantLimit.MaxCredentials)
       throw new DaemonError(
         ErrorCode.Limit,

@@ -88,7 +88,7 @@ export interface NotifyParams {
 
 /**
  * `grant`: a credential for a hello instead of the token, never wider than the asking connection's
- * rights: read-only, and/or only `sessions` (ids or names; omitted: every session).
+ * rights: read-only, and/or only `sessions` (ids or names). Omitted, either is as the asker's own.
  */
 export interface GrantParams {
   sessions?: string[];
