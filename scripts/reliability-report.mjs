@@ -31,6 +31,7 @@ const FILES = [
   'snapshot-fidelity',
   'worktree',
   'agent-hooks',
+  'connection-rights',
 ];
 
 const ITEMS = [
@@ -109,8 +110,8 @@ const ITEMS = [
       'as a hostile client or program (patterns, sizes, names, titles, types, environment, crafted checkpoints). ' +
       'reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon ' +
       "refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI's output and to " +
-      'resume. Each row is a regression test that failed before its fix; docs/security.md says who is trusted with ' +
-      'what.',
+      'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. Each row is a ' +
+      'regression test that failed before its fix; docs/security.md says who is trusted with what.',
   ],
 ];
 

@@ -62,7 +62,7 @@ export async function checkDaemon(socketPath: string): Promise<{ check: Check; s
   const name = 'daemon';
   let client: HoldfastClient;
   try {
-    client = await HoldfastClient.connect({ ...connectOptions(socketPath), timeoutMs: 3000 });
+    client = await HoldfastClient.connect({ ...connectOptions(socketPath, process.env), timeoutMs: 3000 });
   } catch (err) {
     if (err instanceof NoDaemonError) {
       return {

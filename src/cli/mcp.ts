@@ -32,8 +32,9 @@ export const mcpCommand: Command = {
   details: [
     'Tools: list_sessions, read_screen, read_history, search_history, wait; ' +
       'without --read-only also send, start_session, kill_session.',
-    '--sessions binds these tools, not the programs they start or type into a shell: those run as you and ' +
-      'can reach every session; only --read-only keeps an agent within its set.',
+    'The daemon enforces --sessions and --read-only: requests carry a credential of those rights, and a ' +
+      'session start_session starts gets it as HOLDFAST_TOKEN, so `holdfast` run there has the same scope ' +
+      '(a program that reads your token file instead runs with your full rights).',
     'Only start_session starts a daemon (as `holdfast new` does). ' +
       'Example: claude mcp add holdfast -- holdfast mcp --sessions workspace',
   ],

@@ -20,6 +20,7 @@ import {
   summarySchema,
   ToolDef,
   withDaemon,
+  withScoped,
 } from './mcpTool';
 
 export const sendTool = defineTool({
@@ -77,7 +78,8 @@ export const startTool = defineTool({
     'Starts a terminal session running a command (default: the login shell) or a built-in agent profile ' +
     `(${AGENT_IDS.join(', ')}: started so that Holdfast can resume its conversation later), and starts the ` +
     'Holdfast daemon if none is running. The new session is yours to use from then on. ' +
-    'Its program runs with the rights of the user who started this server.',
+    'Its program runs as the user who started this server; through `holdfast` it reaches only the sessions ' +
+    'this server may use.',
   readOnly: false,
   input: {
     name: z.string().min(1).max(TextLimit.Name).optional(),
@@ -102,15 +104,14 @@ export const startTool = defineTool({
       ...launchOf(args.command, args.agent, cwd, ctx.env.PATH),
     };
     // Like `holdfast new`: the one tool that starts a daemon when none is listening.
-    const client = await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env });
-    try {
-      const { session } = await client.request('create', params);
-      ctx.rights.addStarted(session.id);
-      const summary = summarize(session);
-      return { data: summary, text: `started ${summaryLine(summary)}` };
-    } finally {
-      client.close();
-    }
+    const base = await connectOrStart(connectOptions(ctx.socket, ctx.env), {
+      daemonScript: daemonScriptPath(),
+      env: ctx.env,
+    });
+    const { session } = await withScoped(ctx, base, (client) => client.request('create', params));
+    ctx.rights.addStarted(session.id);
+    const summary = summarize(session);
+    return { data: summary, text: `started ${summaryLine(summary)}` };
   },
 });
 

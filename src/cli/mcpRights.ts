@@ -61,6 +61,11 @@ export class Rights {
     }
   }
 
+  /** Limited to a set of sessions (--sessions). */
+  get restricted(): boolean {
+    return this.named !== undefined;
+  }
+
   /** Says what the set is, for the server's instructions. */
   describe(): string {
     if (!this.named) return 'every session of the daemon';

@@ -1,8 +1,8 @@
 // What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
 // and the pieces every tool shares: the daemon connection, the rights, the session summary.
 import { z } from 'zod';
-import { HoldfastClient } from '../protocol/client';
-import { SessionInfo } from '../protocol/messages';
+import { HoldfastClient, RequestError } from '../protocol/client';
+import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
 import { printable } from '../protocol/printable';
 import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../protocol/sessionStatus';
@@ -46,18 +46,58 @@ export function defineTool<I extends Shape, O extends Shape>(tool: ToolDef<I, O>
   return tool as unknown as ToolDef;
 }
 
+/**
+ * The connection the tools use. With --sessions or --read-only the daemon enforces the rights too: the
+ * server asks it for a credential of the sessions it may see now (read-only with --read-only) and makes
+ * every request with it, and what start_session starts gets that credential in its environment.
+ */
+async function scopedClient(ctx: ToolContext, base: HoldfastClient): Promise<HoldfastClient> {
+  const { rights } = ctx;
+  // An older daemon has no credentials: the server's own checks are all there is then.
+  if ((!rights.restricted && !rights.readOnly) || !base.supports(Capability.Grant)) return base;
+  for (let attempt = 1; ; attempt++) {
+    const sessions = rights.restricted
+      ? (await base.request('list', {})).sessions.filter((s) => rights.visible(s)).map((s) => s.id)
+      : undefined;
+    try {
+      const { credential } = await base.request('grant', { sessions, readOnly: rights.readOnly || undefined });
+      return await HoldfastClient.connect({ ...connectOptions(ctx.socket, ctx.env), credential });
+    } catch (err) {
+      // A session removed between the list and the grant: list again.
+      const gone =
+        err instanceof RequestError && (err.code === ErrorCode.NoSession || err.code === ErrorCode.Forbidden);
+      if (!gone || attempt === 3) throw err;
+    }
+  }
+}
+
 /** Runs `fn` with a connection to a running daemon (never starting one) and closes it. */
 export async function withDaemon<T>(ctx: ToolContext, fn: (client: HoldfastClient) => Promise<T>): Promise<T> {
-  const client = await HoldfastClient.connect(connectOptions(ctx.socket));
+  return withScoped(ctx, await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env)), fn);
+}
+
+/** Runs `fn` with the tools' connection made from `base` (see scopedClient) and closes both. */
+export async function withScoped<T>(
+  ctx: ToolContext,
+  base: HoldfastClient,
+  fn: (client: HoldfastClient) => Promise<T>,
+): Promise<T> {
+  let client = base;
   // A cancelled wait must not hold its daemon wait for up to ten minutes.
-  const cancel = () => client.close();
+  const cancel = () => {
+    client.close();
+    base.close();
+  };
   ctx.signal?.addEventListener('abort', cancel, { once: true });
   try {
+    client = await scopedClient(ctx, base);
+    // The credential is held by the new connection from here on.
+    if (client !== base) base.close();
     if (ctx.signal?.aborted) throw new Error('cancelled by the client');
     return await fn(client);
   } finally {
     ctx.signal?.removeEventListener('abort', cancel);
-    client.close();
+    cancel();
   }
 }
 

@@ -24,7 +24,7 @@ import {
 } from '../protocol/messages';
 import { InputLimit } from '../protocol/limits';
 import type { Subscriber } from './clientRoles';
-import { tokensMatch } from './endpoint';
+import { ConnectionRights } from './connectionRights';
 import type { Session } from './session';
 import { DaemonError } from './daemonError';
 
@@ -89,11 +89,13 @@ export class ClientConnection implements IDisposable {
   /** Receives every session's events (set by the 'subscribe' request). */
   subscribedToAll = false;
   clientName = '';
+  /** Set by the hello: full for the token file's token, a credential's own (connectionRights.ts). */
+  rights = ConnectionRights.NONE;
 
   constructor(
     readonly id: number,
     private readonly socket: net.Socket,
-    private readonly token: string,
+    private readonly authenticate: (token: unknown) => ConnectionRights | undefined,
     private readonly hello: () => DaemonHello,
     private readonly handler: RequestHandler,
     private readonly onClosed: (connection: ClientConnection) => void,
@@ -150,12 +152,14 @@ export class ClientConnection implements IDisposable {
     const hello = parseJson(payload) as Partial<ClientHello> | null;
     if (!hello || typeof hello !== 'object' || typeof hello.protocol !== 'number')
       throw new DaemonError(ErrorCode.Protocol, 'malformed hello');
-    if (!tokensMatch(this.token, hello.token)) throw new DaemonError(ErrorCode.Auth, 'wrong or missing token');
+    const rights = this.authenticate(hello.token);
+    if (!rights) throw new DaemonError(ErrorCode.Auth, 'wrong or missing token');
     if (hello.protocol < 1)
       throw new DaemonError(
         ErrorCode.Protocol,
         `protocol ${hello.protocol} is not supported (this daemon speaks ${PROTOCOL_VERSION})`,
       );
+    this.rights = rights;
     this.clientName = String(hello.client ?? '');
     this.ready = true;
     this.send(encodeJson(FrameKind.Hello, this.hello()));

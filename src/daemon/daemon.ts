@@ -16,6 +16,7 @@ import {
 import { defaultLogPath } from '../protocol/paths';
 import { VERSION } from '../protocol/version';
 import { ClientConnection, RequestHandler } from './connection';
+import { checkRequest, ConnectionRights, Credentials } from './connectionRights';
 import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
 import { Log } from './log';
@@ -53,6 +54,7 @@ export class Daemon implements RequestHandler, MethodHost {
   private readonly connections = new Set<ClientConnection>();
   readonly registry: SessionRegistry;
   readonly textWorkers: TextWorkers;
+  readonly credentials = new Credentials();
   private readonly recovery: Recovery;
   private readonly methods: MethodTable;
   private endpoint!: Endpoint;
@@ -131,10 +133,10 @@ export class Daemon implements RequestHandler, MethodHost {
 
   private accept(socket: net.Socket): void {
     if (this.stopping) return void socket.destroy();
-    const connection = new ClientConnection(
+    const connection: ClientConnection = new ClientConnection(
       this.nextConnectionId++,
       socket,
-      this.endpoint.token,
+      (token) => this.credentials.authenticate(this.endpoint.token, token, connection),
       () => this.hello(),
       this,
       (c) => this.onConnectionClosed(c),
@@ -146,6 +148,7 @@ export class Daemon implements RequestHandler, MethodHost {
 
   private onConnectionClosed(connection: ClientConnection): void {
     this.connections.delete(connection);
+    this.credentials.release(connection);
     this.armUnusedTimer();
   }
 
@@ -161,22 +164,25 @@ export class Daemon implements RequestHandler, MethodHost {
     this.recovery.noteEvent(event);
     const sessionId = event.type === 'session' ? event.session.id : 'id' in event ? event.id : undefined;
     for (const connection of this.connections) {
-      if (connection.subscribedToAll) connection.sendEvent(event);
-      else if (sessionId && [...connection.channels.values()].some((c) => c.session.id === sessionId))
+      if (connection.subscribedToAll) {
+        if (!sessionId || connection.rights.mayRead(sessionId)) connection.sendEvent(event);
+      } else if (sessionId && [...connection.channels.values()].some((c) => c.session.id === sessionId))
         connection.sendEvent(event);
     }
+    this.credentials.noteEvent(event); // after: a scoped subscriber hears of the removal of its own session
   }
 
   async handle(connection: ClientConnection, method: string, rawParams: unknown): Promise<unknown> {
     if (!isMethod(method)) throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
-    const params = parseParams(method, rawParams);
+    const params = checkRequest(connection.rights, method, parseParams(method, rawParams), this.registry);
     if (this.stopping && !READ_ONLY_METHODS.has(method))
       throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
     return (this.methods[method] as (params: unknown, connection: ClientConnection) => unknown)(params, connection);
   }
 
-  created(session: Session): void {
+  created(session: Session, rights: ConnectionRights): void {
     clearTimeout(this.unusedTimer);
+    this.credentials.started(rights, session.id);
     this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
     this.route({ type: 'session', session: session.info() });
     void session.hasExited.then(() =>

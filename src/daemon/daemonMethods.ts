@@ -5,6 +5,7 @@ import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } 
 import { conversationIdProblem } from '../protocol/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
 import type { ClientConnection } from './connection';
+import type { ConnectionRights, Credentials } from './connectionRights';
 import { DaemonError } from './daemonError';
 import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
 import { isSignalName } from './ptyProcess';
@@ -27,8 +28,9 @@ export interface MethodHost {
   readonly registry: SessionRegistry;
   /** The threads that run search and text waits with a budget. */
   readonly textWorkers: TextWorkers;
-  /** A session was just created: the daemon logs it and tells its subscribers. */
-  created(session: Session): void;
+  readonly credentials: Credentials;
+  /** A session was just created with these rights: the daemon logs it and tells its subscribers. */
+  created(session: Session, rights: ConnectionRights): void;
   status(): DaemonStatus;
   stop(reason: string): Promise<void>;
 }
@@ -96,14 +98,20 @@ async function kill(registry: SessionRegistry, p: Params<'kill'>): Promise<unkno
   return { session: info };
 }
 
+/** The sessions a connection may read (every one, for the token file's rights). */
+function readable(registry: SessionRegistry, connection: ClientConnection): Session[] {
+  return registry.list().filter((s) => connection.rights.mayRead(s.id));
+}
+
 export function coreMethods(host: MethodHost): CoreMethods {
   const registry = host.registry;
   return {
-    list: () => ({ sessions: registry.list().map((s) => s.info()) }),
+    list: (_p, connection) => ({ sessions: readable(registry, connection).map((s) => s.info()) }),
     show: (p) => ({ session: registry.get(p.session).info() }),
-    create: (p) => {
-      const session = registry.create(p);
-      host.created(session);
+    create: (p, connection) => {
+      // A scoped connection's session gets its credential, so what runs in it has the same scope.
+      const session = registry.create(p, connection.rights.credential);
+      host.created(session, connection.rights);
       return { session: session.info() };
     },
     attach: (p, connection) => attach(registry, connection, p),
@@ -135,7 +143,10 @@ export function coreMethods(host: MethodHost): CoreMethods {
       const met = await session.wait(condition, Math.min(p.timeoutMs ?? MAX_WAIT_MS, MAX_WAIT_MS));
       return { met, session: session.info() };
     },
-    search: (p, connection) => searchSessions(registry, host.textWorkers, p, () => connection.isClosed),
+    search: (p, connection) => {
+      const scope = { list: () => readable(registry, connection), get: (ref: string) => registry.get(ref) };
+      return searchSessions(scope, host.textWorkers, p, () => connection.isClosed);
+    },
     kill: (p) => kill(registry, p),
     remove: async (p) => {
       await registry.remove(registry.get(p.session));
@@ -162,8 +173,9 @@ export function coreMethods(host: MethodHost): CoreMethods {
     },
     subscribe: (_p, connection) => {
       connection.subscribedToAll = true;
-      return { sessions: registry.list().map((s) => s.info()) };
+      return { sessions: readable(registry, connection).map((s) => s.info()) };
     },
+    grant: (p, connection) => host.credentials.mint(connection.rights, registry, p, connection),
     status: () => host.status(),
     stop: (_p, connection) => {
       setImmediate(() => void host.stop(`asked by a client (${connection.clientName})`));

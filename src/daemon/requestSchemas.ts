@@ -120,6 +120,7 @@ export const PARAMS = {
     context: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).optional(),
   }),
+  grant: z.object({ sessions: z.array(sessionRef).max(4096).optional(), readOnly: z.boolean().optional() }),
 } satisfies Record<Method, z.ZodType>;
 
 // Compile-time: each schema's type and the protocol's Params<M> accept the same values.

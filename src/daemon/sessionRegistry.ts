@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { MAX_SCROLLBACK_LINES, screenSizeProblem } from '../protocol/limits';
 import { builtinAgent, withAgentHooks } from '../protocol/agents';
+import { SCOPE_TOKEN_ENV } from '../protocol/endpointTrust';
 import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
@@ -53,7 +54,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<RegistryLimits> {
 /** Variables of the daemon's own launch that must never reach a session. */
 const NEVER_INHERITED = new RegExp(
   '^(ELECTRON_RUN_AS_NODE|ELECTRON_NO_ATTACH_CONSOLE|NODE_OPTIONS|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|' +
-    'NODE_UNIQUE_ID|HOLDFAST_SESSION|HOLDFAST_NOTIFY_TOKEN|VSCODE_.*)$',
+    'NODE_UNIQUE_ID|HOLDFAST_SESSION|HOLDFAST_NOTIFY_TOKEN|HOLDFAST_TOKEN|VSCODE_.*)$',
 );
 /** Never taken from anyone, not even a client's explicit environment. */
 const NEVER_SET = /^(ELECTRON_RUN_AS_NODE|NODE_OPTIONS|NODE_CHANNEL_FD)$/;
@@ -64,6 +65,7 @@ export function sessionEnvironment(
   socket: string,
   id: string,
   notifyToken: string,
+  scopeCredential?: string,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(daemonEnv))
@@ -76,6 +78,8 @@ export function sessionEnvironment(
   env.HOLDFAST_SOCKET = socket;
   env.HOLDFAST_SESSION = id;
   env[NOTIFY_TOKEN_ENV] = notifyToken;
+  // Last: a scoped client cannot hand its session a different credential.
+  if (scopeCredential) env[SCOPE_TOKEN_ENV] = scopeCredential;
   return env;
 }
 
@@ -147,7 +151,8 @@ export class SessionRegistry implements IDisposable {
     return [...this.sessions.values()];
   }
 
-  create(params: CreateParams): Session {
+  /** `scopeCredential`: the creating connection's credential, for the session's HOLDFAST_TOKEN. */
+  create(params: CreateParams, scopeCredential?: string): Session {
     if (this.sessions.size >= this.limits.maxSessions)
       throw new DaemonError(
         ErrorCode.Limit,
@@ -163,7 +168,8 @@ export class SessionRegistry implements IDisposable {
       throw new DaemonError(ErrorCode.Limit, `scrollback must be from 0 to ${this.limits.maxScrollback} lines`);
     const size = checkedSize(params.cols ?? 80, params.rows ?? 24);
     const id = this.newId();
-    const env = sessionEnvironment(process.env, params.env, this.socket, id, this.notifyCredentials.of(id));
+    const notifyToken = this.notifyCredentials.of(id);
+    const env = sessionEnvironment(process.env, params.env, this.socket, id, notifyToken, scopeCredential);
     if (!findProgram(argv[0], env, cwd))
       throw new DaemonError(
         ErrorCode.BadRequest,

@@ -8,7 +8,6 @@ import {
   DaemonEvent,
   DaemonHello,
   ErrorBody,
-  ErrorCode,
   Method,
   Params,
   PROTOCOL_VERSION,
@@ -41,6 +40,8 @@ export interface ConnectOptions {
   client: string;
   version: string;
   timeoutMs?: number;
+  /** A scoped credential (HOLDFAST_TOKEN) sent instead of the token file's token. */
+  credential?: string;
 }
 
 /** Frames whose payload is JSON, after the hello (a kind unknown to this client is skipped unread). */
@@ -122,7 +123,7 @@ export class HoldfastClient implements IDisposable {
 
   static async connect(options: ConnectOptions): Promise<HoldfastClient> {
     // Nothing is sent to a path that is not provably this user's daemon (another user's fake would get it all).
-    const token = trustedToken(options.socket, () => new NoDaemonError(options.socket));
+    const token = trustedToken(options.socket, () => new NoDaemonError(options.socket), undefined, options.credential);
     const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
     // A daemon that closes during the handshake (stopping, or its queue full) fails it through 'close'
     // below; without a listener, writing the hello to it would throw EPIPE into the caller's process.
@@ -346,5 +347,3 @@ export function openSocket(socketPath: string, timeoutMs: number): Promise<net.S
     });
   });
 }
-
-export { ErrorCode };

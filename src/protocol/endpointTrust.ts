@@ -5,6 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { defaultSocketPath, ensurePrivateDir, tokenPathFor } from './paths';
 
+/**
+ * A scoped credential (the daemon's `grant`) in a session's environment: Holdfast's clients send it
+ * instead of the token file's token, so `holdfast` run inside such a session has that scope only.
+ */
+export const SCOPE_TOKEN_ENV = 'HOLDFAST_TOKEN';
+
 /** What a check found: `missing` means no daemon has served this path (not an attack). */
 export type TrustState = 'ok' | 'missing' | 'unsafe';
 
@@ -162,13 +168,15 @@ export function checkEndpoint(socketPath: string, env: NodeJS.ProcessEnv = proce
 
 /**
  * What a client must do before sending anything: the directory, socket and token file are this
- * user's and private. Returns the token; throws `missing` when no daemon is there (`onMissing`)
- * and UntrustedEndpointError when the path is someone else's.
+ * user's and private. Returns the token (or `credential`, when given: the token file is then not
+ * read); throws `missing` when no daemon is there (`onMissing`) and UntrustedEndpointError when
+ * the path is someone else's.
  */
 export function trustedToken(
   socketPath: string,
   onMissing: (check: TrustCheck) => Error,
   env: NodeJS.ProcessEnv = process.env,
+  credential?: string,
 ): string {
   const dir = checkSocketDir(socketPath, env);
   if (dir.state === 'unsafe') throw new UntrustedEndpointError(dir);
@@ -176,6 +184,7 @@ export function trustedToken(
   const socket = checkSocket(socketPath);
   if (socket.state === 'unsafe') throw new UntrustedEndpointError(socket);
   if (socket.state === 'missing') throw onMissing(socket);
+  if (credential) return credential;
   const token = readTokenFile(socketPath);
   if (token.state === 'unsafe') throw new UntrustedEndpointError(token);
   if (token.state === 'missing' || !token.token)

@@ -25,8 +25,10 @@ export type ReadyMessage = { ready: true; pid: number } | { adopt: true; pid: nu
 export const READY_FD = 3;
 
 /** Spawner-side variables that must not reach the daemon (and through it, its sessions). */
-const SCRUBBED_ENV =
-  /^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|HOLDFAST_SESSION$|HOLDFAST_NOTIFY_TOKEN$)/;
+const SCRUBBED_ENV = new RegExp(
+  '^(VSCODE_|ELECTRON_|NODE_OPTIONS$|NODE_CHANNEL_FD$|NODE_UNIQUE_ID$|' +
+    'HOLDFAST_SESSION$|HOLDFAST_NOTIFY_TOKEN$|HOLDFAST_TOKEN$)',
+);
 
 export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -15,6 +15,7 @@ export enum Capability {
   Recovery = 'recovery', // checkpoints, recovery.*, config.*, relaunch, resume
   Attention = 'attention', // SessionInfo.attention, 'attention' events, notify
   Search = 'search', // search: every session's history and screen
+  Grant = 'grant', // grant: scoped credentials; every request checked against its connection's rights
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -83,6 +84,22 @@ export interface NotifyParams {
   conversationId?: string;
   /** The session's own HOLDFAST_NOTIFY_TOKEN: only a hook running inside it may report for it. */
   credential?: string;
+}
+
+/**
+ * `grant`: a credential for a hello instead of the token, never wider than the asking connection's
+ * rights: read-only, and/or only `sessions` (ids or names). Omitted, either is as the asker's own.
+ */
+export interface GrantParams {
+  sessions?: string[];
+  readOnly?: boolean;
+}
+
+export interface GrantResult {
+  credential: string;
+  /** The ids the credential may use (omitted: every session); the sessions it starts join them. */
+  sessions?: string[];
+  readOnly: boolean;
 }
 
 export interface CreateParams {
@@ -174,6 +191,7 @@ export interface Methods extends RecoveryMethods {
   status: [Record<string, never>, DaemonStatus];
   stop: [Record<string, never>, Record<string, never>];
   search: [SearchParams, SearchResult];
+  grant: [GrantParams, GrantResult];
 }
 
 export type Method = keyof Methods;
@@ -210,6 +228,7 @@ export enum ErrorCode {
   Limit = 'limit',
   Stopping = 'stopping',
   Auth = 'auth',
+  Forbidden = 'forbidden', // outside the rights of this connection (a scoped or read-only credential)
   Protocol = 'protocol',
   Internal = 'internal',
 }

@@ -19,7 +19,7 @@ export const stopCommand: Command = {
   options: {},
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
-    const client = await HoldfastClient.connect(connectOptions(ctx.socket));
+    const client = await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env));
     const pid = client.hello.pid;
     const closed = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), STOP_WAIT_MS);

@@ -119,8 +119,11 @@ export const recoveryCommand: Command = {
       // Restore creates sessions, so like `new` it starts an on-demand daemon when none listens.
       client =
         name === 'restore'
-          ? await connectOrStart(connectOptions(ctx.socket), { daemonScript: daemonScriptPath(), env: ctx.env })
-          : await HoldfastClient.connect(connectOptions(ctx.socket));
+          ? await connectOrStart(connectOptions(ctx.socket, ctx.env), {
+              daemonScript: daemonScriptPath(),
+              env: ctx.env,
+            })
+          : await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env));
     } catch (err) {
       if (err instanceof NoDaemonError && (name === 'list' || name === 'inspect')) return withoutDaemon(ctx, name, id);
       throw err;

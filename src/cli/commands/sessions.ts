@@ -73,7 +73,7 @@ export const newCommand: Command = {
     if (folder !== undefined && branch === undefined) throw usageError('--worktree-folder needs --worktree BRANCH');
     const worktree = branch === undefined ? undefined : await newWorktree(params, branch, folder);
     try {
-      const client = await connectOrStart(connectOptions(ctx.socket), {
+      const client = await connectOrStart(connectOptions(ctx.socket, ctx.env), {
         daemonScript: daemonScriptPath(),
         env: ctx.env,
       });
