@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { readLayout } from '../protocol/tabLayout';
 import { CommandContext } from './commandContext';
+import type { SplitRequest } from './tabs';
 
 /**
  * Holdfast's terminal profile (package.json contributes.terminal.profiles, under the extension's
@@ -23,37 +24,67 @@ export async function splitTerminal(ctx: CommandContext): Promise<void> {
     await tabs.newTerminal('panel');
     return;
   }
-  const tab = tabs.tabOf(active);
-  const id = tab?.sessionId;
-  const layout = id ? readLayout(ctx.sessions.get(id)?.metadata ?? tab?.session?.metadata) : {};
+  const layout = layoutOf(ctx, active);
   // Editor tabs are not grouped: the split of one is a new Holdfast tab in the editor area.
-  if (layout.location === 'editor') {
+  if (layout?.location === 'editor') {
     await tabs.newTerminal('editor');
     return;
   }
   // Another extension's or VS Code's own terminal is split too, as VS Code would; Holdfast records
   // no group for it (that terminal is not one it can bring back).
   active.show();
-  tabs.expectSplit({ splitOf: id ? (layout.splitOf ?? id) : undefined });
-  const opened = nextHoldfastTerminal(ctx, 5000);
+  const request: SplitRequest = { splitOf: groupOf(ctx, active) };
+  tabs.expectSplit(request);
+  const split = nextSplit(ctx, active, request, 5000);
   try {
     await vscode.commands.executeCommand('workbench.action.terminal.split', holdfastProfile(ctx.extensionId));
   } finally {
     tabs.expectSplit(undefined);
   }
   // VS Code focuses the group's last terminal before the split has arrived: the split is the one meant.
-  (await opened)?.show();
+  (await split)?.show();
 }
 
-/** The next Holdfast terminal to open in this window, if one opens within `ms`. */
-function nextHoldfastTerminal(ctx: CommandContext, ms: number): Promise<vscode.Terminal | undefined> {
+function layoutOf(ctx: CommandContext, terminal: vscode.Terminal) {
+  const tab = ctx.tabs.tabOf(terminal);
+  const id = tab?.sessionId;
+  return id ? readLayout(ctx.sessions.get(id)?.metadata ?? tab?.session?.metadata) : undefined;
+}
+
+/** The group a split beside `terminal` joins: its first session's id; none for a terminal not Holdfast's. */
+function groupOf(ctx: CommandContext, terminal: vscode.Terminal): string | undefined {
+  const id = ctx.tabs.tabOf(terminal)?.sessionId;
+  return id ? (layoutOf(ctx, terminal)?.splitOf ?? id) : undefined;
+}
+
+/**
+ * The next Holdfast terminal to open in this window, if one opens within `ms`. Its group is that of
+ * the terminal active when it opened: VS Code makes a profile's split beside the terminal active when
+ * the new one is created, and its own profile code makes the panel's last terminal active at about
+ * that moment, so the split can land beside another group than the one meant. The extension host
+ * hears of active terminals and new ones in the order VS Code made them (an order, not a timing), and
+ * the session is created only after its tab opened: it records the group the user sees.
+ */
+function nextSplit(
+  ctx: CommandContext,
+  active: vscode.Terminal,
+  request: SplitRequest,
+  ms: number,
+): Promise<vscode.Terminal | undefined> {
   return new Promise((resolve) => {
+    let parent = active;
     const done = (terminal: vscode.Terminal | undefined) => {
       clearTimeout(timer);
-      listener.dispose();
+      opened.dispose();
+      changed.dispose();
       resolve(terminal);
     };
-    const listener = vscode.window.onDidOpenTerminal((t) => ctx.tabs.tabOf(t) && done(t));
+    const changed = vscode.window.onDidChangeActiveTerminal((t) => t && (parent = t));
+    const opened = vscode.window.onDidOpenTerminal((t) => {
+      if (!ctx.tabs.tabOf(t)) return;
+      request.splitOf = groupOf(ctx, parent);
+      done(t);
+    });
     const timer = setTimeout(() => done(undefined), ms);
   });
 }

@@ -37,6 +37,11 @@ export interface TabsOptions {
 }
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
+/** A split's group (the first session's id), settled by splitGroups.ts once VS Code has placed the tab. */
+export interface SplitRequest {
+  splitOf?: string;
+}
+
 export interface Launch {
   argv: string[];
   metadata: Record<string, unknown>;
@@ -56,7 +61,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   /** The window is going away: record nothing more about the layout. */
   private frozen = false;
   /** Holdfast: Split Terminal is waiting for its profile request (see splitGroups.ts); the group to join. */
-  private splitting: { splitOf?: string } | undefined;
+  private splitting: SplitRequest | undefined;
 
   constructor(private readonly options: TabsOptions) {
     const { connection, sessions, workspace, log, windowCliHook } = options;
@@ -153,7 +158,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       this.splitting = undefined;
       const startup = split ? undefined : await this.restorer.startupProfile();
       if (startup) return startup;
-      const tab = new SessionTab(this, await this.newTarget('panel', undefined, undefined, split?.splitOf));
+      const tab = new SessionTab(this, await this.newTarget('panel', undefined, undefined, split));
       return new vscode.TerminalProfile({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON });
     } catch (err) {
       this.reportError('Holdfast could not start a terminal', err);
@@ -161,8 +166,11 @@ export class TabManager implements TabHost, vscode.Disposable {
     }
   }
 
-  /** The next profile request is a split (made by VS Code beside the active terminal): it joins `splitOf`'s group. */
-  expectSplit(split: { splitOf?: string } | undefined): void {
+  /**
+   * The next profile request is a split (made by VS Code beside the active terminal): its session
+   * joins `split.splitOf`'s group, read when the session is created (once VS Code has placed the tab).
+   */
+  expectSplit(split: SplitRequest | undefined): void {
     this.splitting = split;
   }
 
@@ -189,7 +197,7 @@ export class TabManager implements TabHost, vscode.Disposable {
     location: TabLocation,
     name?: string,
     launch?: Launch,
-    splitOf?: string,
+    split?: SplitRequest,
   ): Promise<TabTarget & { kind: 'new' }> {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
@@ -199,7 +207,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       name: sessionName,
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
         try {
-          const params = await this.createParams(sessionName, { location, splitOf }, size, launch);
+          const params = await this.createParams(sessionName, { location, splitOf: split?.splitOf }, size, launch);
           return (await creator.request('create', params)).session;
         } catch (err) {
           launch?.createFailed?.(err);
