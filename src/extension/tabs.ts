@@ -38,9 +38,7 @@ export interface TabsOptions {
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
 /** A split's group (the first session's id), settled by splitGroups.ts once VS Code has placed the tab. */
-export interface SplitRequest {
-  splitOf?: string;
-}
+export type SplitRequest = { splitOf?: string };
 
 export interface Launch {
   argv: string[];
