@@ -2,7 +2,7 @@
 // Attention (waiting first, then done, oldest first: attentionOrder.ts) and Reply… (one line of text,
 // then Enter, typed into the session the user chose, through the daemon's `send`).
 import * as vscode from 'vscode';
-import { hasControl } from '../protocol/printable';
+import { hasControl, printable } from '../protocol/printable';
 import { type AttentionCard, needingAttention, stepThrough } from './attentionOrder';
 import type { SessionFeed } from './previewHost';
 import type { TabManager } from './tabs';
@@ -43,9 +43,9 @@ async function replyTarget(feed: SessionFeed, id: string | undefined): Promise<A
 async function replySession(feed: SessionFeed, tabs: TabManager, id: string | undefined): Promise<void> {
   const card = await replyTarget(feed, id);
   if (!card) return;
-  // Names and reasons are program text; the input box shows them as text, never as markup.
+  // Names and reasons are program text: printable (the daemon made the reason so), and shown as text.
   const text = await vscode.window.showInputBox({
-    title: `Reply to "${card.name}"`,
+    title: `Reply to "${printable(card.name)}"`,
     prompt: card.reason ?? 'One line of text; Enter sends it to the session, then Enter.',
     placeHolder: 'Your answer (sent with Enter)',
     validateInput: (value) => (hasControl(value) ? 'One line of text: no control characters.' : undefined),
