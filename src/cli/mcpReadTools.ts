@@ -27,7 +27,8 @@ export const listSessionsTool = defineTool({
   title: 'List terminal sessions',
   description:
     'The Holdfast terminal sessions you may use: id, name, phase (running, idle, waiting = the program rang ' +
-    'the bell or sent a notification and may need input, exited, archived), command, directory, title.',
+    'the bell or sent a notification and may need input, done, exited, archived), command, directory, title, ' +
+    "and for waiting or done the reason: its agent's last message or the last text on its screen.",
   readOnly: true,
   input: pageInput(100, 500),
   output: {

@@ -156,6 +156,8 @@ export const summaryShape = {
   rows: z.number(),
   /** The agent profile it was started with, if any. */
   agent: z.string().optional(),
+  /** Waiting or done: why (its agent's last message, or the last text on its screen). */
+  reason: z.string().optional(),
 };
 export const summarySchema = z.object(summaryShape);
 export type SessionSummary = z.infer<typeof summarySchema>;
@@ -175,6 +177,7 @@ export function summarize(info: SessionInfo, now = Date.now()): SessionSummary {
     cols: info.cols,
     rows: info.rows,
     agent: typeof agent?.profile === 'string' ? agent.profile : undefined,
+    reason: info.state === 'exited' ? undefined : info.attention?.reason,
   };
 }
 
@@ -184,7 +187,8 @@ export function summaryLine(s: SessionSummary): string {
   const name = s.name ? ` "${printable(s.name)}"` : '';
   const agent = s.agent ? ` agent=${printable(s.agent)}` : '';
   const title = s.title ? ` title="${printable(s.title)}"` : '';
-  return `${s.id}${name} ${s.phase}${exit} cwd=${printable(s.cwd)}${agent}${title}`;
+  const reason = s.reason ? ` reason="${printable(s.reason)}"` : '';
+  return `${s.id}${name} ${s.phase}${exit} cwd=${printable(s.cwd)}${agent}${title}${reason}`;
 }
 
 /** Lines of a screen or history for the text part: printable, numbered from `first`. */

@@ -81,8 +81,14 @@ export function sessionTable(sessions: SessionInfo[], now = Date.now()): string 
     formatAge(s.createdAt, now),
     printable(tildify(s.cwd)),
     printable(s.title),
+    printable(reasonOf(s) ?? ''),
   ]);
-  return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'TITLE'], rows);
+  return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'TITLE', 'REASON'], rows);
+}
+
+/** Why a running session waits or is done (the daemon's attention reason), if it says. */
+function reasonOf(s: Pick<SessionInfo, 'state' | 'attention'>): string | undefined {
+  return s.state === 'exited' ? undefined : s.attention?.reason;
 }
 
 export function sessionDetails(s: SessionInfo): string {
@@ -94,6 +100,8 @@ export function sessionDetails(s: SessionInfo): string {
   ];
   if (s.state !== 'exited' && s.attention)
     lines.push(['attention', `${s.attention.state} (${s.attention.source}, since ${formatTime(s.attention.since)})`]);
+  const reason = reasonOf(s);
+  if (reason) lines.push(['reason', `${reason} (from the ${s.attention.reasonFrom ?? 'screen'})`]);
   if (s.exit)
     lines.push(
       ['exit', s.exit.signal ? `signal ${s.exit.signal}` : `code ${s.exit.code}`],

@@ -22,6 +22,7 @@ import { Endpoint } from './endpoint';
 import { Log } from './log';
 import { Recovery } from './recovery';
 import { TextWorkers } from './textWorkers';
+import { AttentionExplainer } from './attentionExplainer';
 import { DaemonError } from './daemonError';
 import { isMethod, parseParams } from './requestSchemas';
 import type { Session } from './session';
@@ -85,6 +86,14 @@ export class Daemon implements RequestHandler, MethodHost {
       ),
     );
     this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
+    this.disposables.add(
+      new AttentionExplainer(
+        (listener) => this.registry.onEvent(listener),
+        (id) => this.registry.list().find((s) => s.id === id),
+        this.textWorkers,
+        (line) => log.write(line),
+      ),
+    );
     this.methods = { ...coreMethods(this), ...this.recovery.methods };
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.

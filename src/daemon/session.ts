@@ -61,7 +61,7 @@ export class Session implements IDisposable {
   private exitStatus: ExitStatus | null = null;
   private readonly exited: Promise<void>;
   /** Output bursts, quiet, bells and whether it needs the user. */
-  private readonly activity: SessionActivity;
+  readonly activity: SessionActivity;
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
   /** Session-wide events: the server passes them to subscribers of all sessions and to this session's channels. */
   readonly onEvent = this.onEventEmitter.event;

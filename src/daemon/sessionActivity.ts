@@ -1,6 +1,7 @@
 // A session's activity: bursts of output and the quiet after them ('activity' and 'idle' events,
 // one timer per quiet spell, not per chunk), bells, and from all of these and the agent's hooks
-// its attention (attention.ts), pushed as 'attention' events.
+// its attention (attention.ts), pushed as 'attention' events (again with a reason, when
+// attentionReasons.ts finds why it waits).
 import { IDisposable } from '../protocol/disposable';
 import type { AttentionState, DaemonEvent, SessionAttention } from '../protocol/messages';
 import { Attention, PromptMark } from './attention';
@@ -37,6 +38,8 @@ export class SessionActivity implements IDisposable {
   private readonly attention: Attention;
   /** The attention last told, when, and the timer that tells a later change at the end of the quiet period. */
   private told: SessionAttention;
+  /** What `told` was made from, before a reason was added. */
+  private toldFrom: SessionAttention;
   private toldAt = 0;
   private attentionTimer: NodeJS.Timeout | undefined;
 
@@ -46,7 +49,7 @@ export class SessionActivity implements IDisposable {
   ) {
     this.lastOutput = createdAt;
     this.attention = new Attention(createdAt, () => this.attentionMoved());
-    this.told = this.attention.value;
+    this.told = this.toldFrom = this.attention.value;
   }
 
   /** Tells a change now, or at the end of the quiet period after the last one told (the state then). */
@@ -62,11 +65,23 @@ export class SessionActivity implements IDisposable {
 
   private tellAttention(): void {
     const attention = this.attention.value;
-    if (attention === this.told) return;
-    this.told = attention;
+    if (attention === this.toldFrom) return;
+    this.told = this.toldFrom = attention;
     this.toldAt = Date.now();
     this.host.fire({ type: 'attention', id: this.host.id, attention });
     this.host.attentionChanged();
+  }
+
+  /**
+   * Why the attention told since `since` is waiting or done (attentionReasons.ts): told at once, if
+   * that attention still stands; a transcript's reason is not replaced by the screen's.
+   */
+  explain(since: number, reason: string, from: 'transcript' | 'screen'): void {
+    const told = this.told;
+    if (told.since !== since || (told.state !== 'waiting' && told.state !== 'done') || told.reason === reason) return;
+    if (from === 'screen' && told.reasonFrom === 'transcript') return;
+    this.told = { ...told, reason, reasonFrom: from };
+    this.host.fire({ type: 'attention', id: this.host.id, attention: this.told });
   }
 
   get lastOutputAt(): number {

@@ -3,6 +3,7 @@
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
 import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../protocol/textPattern';
 import { readTranscript, TranscriptAgent } from '../protocol/transcripts';
+import { transcriptReason } from './attentionReason';
 import { isAlternateMarker, logicalLines, SessionTextCopy } from './sessionText';
 
 /** A longer line (a logical line can be long) is cut in a search's answer, so replies stay small. */
@@ -19,12 +20,18 @@ export interface SearchedSession {
 
 export type TextJob =
   | { kind: 'search'; pattern: string; flags: string; context: number; limit: number; sessions: SearchedSession[] }
-  | { kind: 'test'; pattern: string; flags: string; text: SessionTextCopy };
+  | { kind: 'test'; pattern: string; flags: string; text: SessionTextCopy }
+  /** Why an agent waits: the end of its last message, from its transcript (attentionReason.ts). */
+  | { kind: 'reason'; agent: TranscriptAgent; cwd: string };
 
-export type JobResult<J extends TextJob> = J extends { kind: 'search' } ? SearchResult : boolean;
+export type JobResult<J extends TextJob> = J extends { kind: 'search' }
+  ? SearchResult
+  : J extends { kind: 'reason' }
+    ? string | null
+    : boolean;
 
 export type JobAnswer =
-  | { ok: true; result: SearchResult | boolean }
+  | { ok: true; result: SearchResult | boolean | string | null }
   | { ok: false; code: ErrorCode.BadRequest | ErrorCode.Limit | ErrorCode.Internal; message: string };
 
 /** Compiled patterns a worker keeps: a text wait checks the same one every time the screen changes. */
@@ -102,6 +109,10 @@ async function search(job: Extract<TextJob, { kind: 'search' }>): Promise<Search
 export async function runJob(job: TextJob): Promise<JobAnswer> {
   try {
     if (job.kind === 'search') return { ok: true, result: await search(job) };
+    if (job.kind === 'reason') {
+      const transcript = await readTranscript(job.agent, job.cwd);
+      return { ok: true, result: (transcript && transcriptReason(transcript.lines)) ?? null };
+    }
     const pattern = compiledPattern(job.pattern, job.flags);
     return { ok: true, result: logicalLines(job.text).lines.some((line) => pattern.test(line)) };
   } catch (err) {

@@ -1,17 +1,21 @@
-// Tells you when a session of this workspace starts waiting for you while it is not in front (its
-// tab is not the active terminal of a focused window, or it has no tab here): one notification per
-// transition into waiting, at most one per session per quiet period (notificationPacer.ts), with "Show",
-// which focuses its tab or attaches one (holdfast.focusSession).
+// Tells you when a session of this workspace starts waiting for you (or, with holdfast.notifications.done,
+// finishes its turn) while it is not in front (its tab is not the active terminal of a focused
+// window, or it has no tab here). At most one notification per session per quiet period
+// (notificationPacer.ts); sessions starting within a short window of each other make one
+// notification (notificationBatch.ts). One session's says why it waits and offers "Reply…" (an input
+// box; the text and Enter go to that session) and "Show" (holdfast.focusSession); several sessions'
+// offers "Show Next" (holdfast.nextAttention).
 // Only this workspace's sessions (the sidebar's first group), so one window notifies, not every
-// window. The setting holdfast.notifications.waiting turns it off.
+// window. The setting holdfast.notifications.waiting turns the waiting ones off.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
-import { printable } from '../protocol/printable';
 import { Phase } from '../protocol/sessionStatus';
+import { needingAttention } from './attentionOrder';
 import { Log } from './log';
+import { NotificationAction, NotificationBatch, notificationText } from './notificationBatch';
 import { NotificationPacer } from './notificationPacer';
 import type { SessionFeed } from './previewHost';
-import { Card, startedWaiting } from './sessionState';
+import { becameDone, startedWaiting } from './sessionState';
 import { settings } from './settings';
 
 export class AttentionNotifier implements vscode.Disposable {
@@ -19,6 +23,7 @@ export class AttentionNotifier implements vscode.Disposable {
   /** This workspace's sessions as last seen (one first seen waiting, after a reload, is not told). */
   private phases = new Map<string, Phase>();
   private readonly pacer = new NotificationPacer();
+  private readonly batch = this.store.add(new NotificationBatch((ids) => void this.notify(ids)));
 
   constructor(
     private readonly feed: SessionFeed,
@@ -32,27 +37,37 @@ export class AttentionNotifier implements vscode.Disposable {
 
   private check(): void {
     const cards = this.feed.model().here;
-    const started = startedWaiting(this.phases, cards);
+    const started = [
+      ...(settings.waitingNotifications() ? startedWaiting(this.phases, cards) : []),
+      ...(settings.doneNotifications() ? becameDone(this.phases, cards) : []),
+    ];
     this.phases = new Map(cards.map((card) => [card.id, card.phase]));
     this.pacer.keepOnly(new Set(this.phases.keys()));
-    if (started.length === 0 || !settings.waitingNotifications()) return;
-    for (const card of started) if (!this.inFront(card.id) && this.pacer.take(card.id)) void this.notify(card);
+    for (const card of started) if (!this.inFront(card.id) && this.pacer.take(card.id)) this.batch.add(card.id);
   }
 
   private inFront(id: string): boolean {
     return vscode.window.state.focused && this.isActiveTab(id);
   }
 
-  private async notify(card: Card): Promise<void> {
-    this.log.info(`attention: ${card.id} ("${card.name}") is waiting; notifying`);
-    // A name can come from a script or an agent (holdfast new, MCP): shown printable, like program text.
-    const name = printable(card.name);
-    const who = card.agent === 'terminal' ? `"${name}"` : `${card.agentLabel} "${name}"`;
-    const choice = await vscode.window.showInformationMessage(`Holdfast: ${who} is waiting for you.`, 'Show');
-    if (choice !== 'Show') return;
+  /** The sessions of a batch that still need you and are not in front, told in one notification. */
+  private async notify(ids: string[]): Promise<void> {
+    const cards = needingAttention(this.feed.model().here.filter((c) => ids.includes(c.id) && !this.inFront(c.id)));
+    if (cards.length === 0) return;
+    this.log.info(`attention: notifying for ${cards.map((c) => `${c.id} (${c.phase})`).join(', ')}`);
+    // Names and reasons come from programs and scripts: notificationText makes them printable.
+    const { message, actions } = notificationText(cards);
+    const choice = await vscode.window.showInformationMessage(message, ...actions);
+    const target = cards[0].id;
+    if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
+    else if (choice === NotificationAction.Reply) await this.run('holdfast.replySession', target);
+    else if (choice === NotificationAction.ShowNext) await this.run('holdfast.nextAttention');
+  }
+
+  private async run(command: string, ...args: string[]): Promise<void> {
     // The command reports its own failures; a rejection here means it is not registered.
-    await vscode.commands.executeCommand('holdfast.focusSession', card.id).then(undefined, (err: unknown) => {
-      this.log.warn(`attention: focusing ${card.id} failed: ${err instanceof Error ? err.message : String(err)}`);
+    await vscode.commands.executeCommand(command, ...args).then(undefined, (err: unknown) => {
+      this.log.warn(`attention: ${command} failed: ${err instanceof Error ? err.message : String(err)}`);
     });
   }
 

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { resolveSocketPath } from '../protocol/paths';
+import { registerAttentionCommands } from './attentionCommands';
 import { AttentionNotifier } from './attentionNotifier';
 import { ActiveTerminalContextKey } from './commandContext';
 import { registerCommands } from './commands';
@@ -148,6 +149,7 @@ function register(services: Services, store: DisposableStore): void {
   });
   for (const d of registerCommands({ tabs, sessions, log, extensionId: context.extension.id, statusFacts }))
     store.add(d);
+  for (const d of registerAttentionCommands(feed, tabs)) store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
   store.add(registerSidebar(context, feed, previewDeps));
   store.add(registerMcpProvider(context, config.socket, log)); // `holdfast mcp` for VS Code's agent mode (1.101+)

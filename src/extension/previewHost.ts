@@ -30,6 +30,7 @@ const COMMANDS: ReadonlySet<WebviewCommand> = new Set<WebviewCommand>([
   'removeSession',
   'resumeSession',
   'relaunchSession',
+  'replySession',
   'newTerminal',
   'newAgent',
   'showAllSessions',

@@ -56,6 +56,14 @@ export function startedWaiting(before: ReadonlyMap<string, Phase>, cards: readon
   });
 }
 
+/** The cards that became done since `before` (as startedWaiting, for the done notifications). */
+export function becameDone(before: ReadonlyMap<string, Phase>, cards: readonly Card[]): Card[] {
+  return cards.filter((card) => {
+    const was = before.get(card.id);
+    return card.phase === 'done' && was !== undefined && was !== 'done';
+  });
+}
+
 /** Sessions waiting for you, of `cards`. */
 export function waitingCount(cards: readonly Card[]): number {
   return cards.filter((c) => c.phase === 'waiting').length;
@@ -73,7 +81,8 @@ export type CardAction =
   | 'killSession'
   | 'removeSession'
   | 'resumeSession'
-  | 'relaunchSession';
+  | 'relaunchSession'
+  | 'replySession';
 
 export interface Card {
   id: string;
@@ -83,6 +92,8 @@ export interface Card {
   agentLabel: string;
   phase: Phase;
   since: number;
+  /** Waiting or done: why (its agent's last message, or the last text on its screen). */
+  reason?: string;
   /** "exited with code 1", "killed by SIGTERM", ... for exited and archived sessions. */
   exitLabel?: string;
   title?: string;
@@ -145,7 +156,8 @@ function actionsFor(info: SessionInfo, phase: Phase): CardAction[] {
       'removeSession',
     ];
   if (phase === 'exited') return ['focusSession', 'renameSession', 'removeSession'];
-  return ['focusSession', 'openSessionInEditor', 'renameSession', 'killSession'];
+  const live: CardAction[] = ['focusSession', 'openSessionInEditor', 'renameSession', 'killSession'];
+  return phase === 'waiting' || phase === 'done' ? ['replySession', ...live] : live;
 }
 
 /** A directory as shown: under `home` it starts with "~". */
@@ -165,6 +177,7 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     agentLabel: label,
     phase: status.phase,
     since: status.since,
+    ...(status.reason !== undefined ? { reason: status.reason } : {}),
     exitLabel: status.phase === 'archived' ? archivedLabel(info) : exitLabel(status.exit),
     title: info.title || undefined,
     cwd: info.cwd ? displayPath(info.cwd, home) : undefined,

@@ -33,6 +33,10 @@ export const settings = {
   waitingNotifications(): boolean {
     return config().get<boolean>('notifications.waiting', true) !== false;
   },
+  /** A notification when a session of this workspace that is not in front finishes its turn or command. */
+  doneNotifications(): boolean {
+    return config().get<boolean>('notifications.done', false) === true;
+  },
   /** Advanced: another daemon socket; empty means HOLDFAST_SOCKET or the default. */
   socketPath(): string {
     return config().get<string>('socketPath', '').trim();

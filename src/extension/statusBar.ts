@@ -1,5 +1,5 @@
 // The status bar item: the daemon's state, how many sessions run and how many wait for you; a click
-// lists the sessions.
+// goes to the next session needing you while some wait (holdfast.nextAttention), else lists the sessions.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
 import { DaemonConnection } from './daemonConnection';
@@ -29,6 +29,7 @@ export class StatusBar implements vscode.Disposable {
   private render(): void {
     const state = this.connection.state;
     this.item.backgroundColor = undefined;
+    this.item.command = 'holdfast.attachSession';
     switch (state.kind) {
       case 'connecting':
         this.item.text = '$(sync~spin) Holdfast';
@@ -52,9 +53,11 @@ export class StatusBar implements vscode.Disposable {
         this.item.text = `$(pinned) ${running}${waiting > 0 ? ` $(bell) ${waiting}` : ''}`;
         const exited = total > running ? `, ${total - running} exited` : '';
         const waits = waiting > 0 ? `, ${waiting} waiting for you` : '';
+        if (waiting > 0) this.item.command = 'holdfast.nextAttention';
+        const click = waiting > 0 ? 'Click to go to the next one waiting.' : 'Click to list sessions.';
         this.item.tooltip =
           `Holdfast: daemon ${hello.version} (pid ${hello.pid}, ${hello.startMode}); ` +
-          `${running} running session${running === 1 ? '' : 's'}${exited}${waits}. Click to list sessions.`;
+          `${running} running session${running === 1 ? '' : 's'}${exited}${waits}. ${click}`;
         return;
       }
     }

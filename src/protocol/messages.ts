@@ -75,6 +75,12 @@ export interface SessionAttention {
   state: AttentionState;
   since: number;
   source: AttentionSource;
+  /**
+   * Waiting or done: why, in one printable line of at most 200 characters (src/daemon/attentionReason.ts):
+   * the end of the agent's last message from its transcript, else the last lines of text on its screen.
+   */
+  reason?: string;
+  reasonFrom?: 'transcript' | 'screen';
 }
 
 /** What an agent's hook reports (`holdfast notify`); conversationId: the agent's own id, when it tells it. */

@@ -11,6 +11,8 @@ export interface SessionStatus {
   /** When this phase began (ms since the epoch, daemon clock = this machine's). */
   since: number;
   exit?: ExitStatus;
+  /** Waiting or done: why (the daemon's attention reason, printable). */
+  reason?: string;
 }
 
 /** A session's status from its info (and the newest attention known): exited, archived, or its attention. */
@@ -19,7 +21,8 @@ export function statusOf(info: SessionInfo, now: number, attention = attentionOf
     const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
     return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
   }
-  return { phase: attention.state, since: attention.since };
+  const { state, since, reason } = attention;
+  return reason === undefined ? { phase: state, since } : { phase: state, since, reason };
 }
 
 /** The info's attention; a daemon older than attention sends none: idle since its last output. */

@@ -5,7 +5,7 @@ import { doctorCommand } from '../doctor';
 import { mcpCommand } from '../mcp';
 import { serveCommand, stopCommand, versionCommand } from './daemon';
 import { grepCommand } from './grep';
-import { readCommand, sendCommand, waitCommand } from './io';
+import { readCommand, replyCommand, sendCommand, waitCommand } from './io';
 import { notifyCommand } from './notify';
 import { configCommand, recoveryCommand, relaunchCommand, resumeCommand } from './recovery';
 import { killCommand, listCommand, newCommand, resizeCommand, rmCommand, showCommand } from './sessions';
@@ -16,6 +16,7 @@ export const COMMANDS: Command[] = [
   showCommand,
   readCommand,
   sendCommand,
+  replyCommand,
   waitCommand,
   grepCommand,
   notifyCommand,

@@ -1,4 +1,4 @@
-// Reading and driving a session from scripts: read, send, wait.
+// Reading and driving a session from scripts: read, send, reply, wait.
 import { AttentionState, WaitCondition } from '../../protocol/messages';
 import { compilePattern } from '../../protocol/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
@@ -6,7 +6,7 @@ import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
-import { printable } from '../../protocol/printable';
+import { hasControl, printable } from '../../protocol/printable';
 import { formatState } from '../output';
 
 export const readCommand: Command = {
@@ -63,6 +63,25 @@ export const sendCommand: Command = {
     if (data.length === 0) throw usageError('nothing to send: give --text, --key or --enter');
     await withClient(ctx, (client) => client.request('send', { session: ctx.args.positionals[0], data }));
     return { data: { sent: Buffer.byteLength(data, 'utf8') } };
+  },
+};
+
+export const replyCommand: Command = {
+  name: 'reply',
+  summary: 'answer a session that waits: type one line of text, then Enter',
+  usage: 'reply ID TEXT...',
+  options: {},
+  details: [
+    'The words of TEXT are joined by one space. Keys and several lines: holdfast send.',
+    'Example: holdfast reply agent-1 "yes, go on"',
+  ],
+  async run(ctx) {
+    expectPositionals(ctx.args, 2, Infinity, 'session ID or name, then the text');
+    const [session, ...words] = ctx.args.positionals;
+    const text = words.join(' ');
+    if (hasControl(text)) throw usageError('reply types one line of text; use holdfast send for keys and lines');
+    await withClient(ctx, (client) => client.request('send', { session, data: `${text}\r` }));
+    return { data: { sent: Buffer.byteLength(text, 'utf8') + 1 } };
   },
 };
 

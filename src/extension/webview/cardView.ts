@@ -1,5 +1,5 @@
-// One session's card: name, agent icon, state, elapsed time, title, branch, cwd, action buttons and the
-// host element of its preview. Keys on a focused card: Enter/Space focus, F2 rename, Delete
+// One session's card: name, agent icon, state, elapsed time, title, why it waits, branch, cwd, action
+// buttons and the host element of its preview. Keys on a focused card: Enter/Space focus, F2 rename, Delete
 // kill or remove, arrows move between cards.
 import type { Card, CardAction } from '../sessionState';
 import type { Phase } from '../../protocol/sessionStatus';
@@ -20,6 +20,8 @@ export interface CardView {
   stateLabel: HTMLElement;
   elapsed: HTMLElement;
   title: HTMLElement;
+  /** Waiting or done: why (its agent's last message, or the last text on its screen). */
+  reason: HTMLElement;
   cwd: HTMLElement;
   /** The worktree's branch, when the session runs in one. */
   branch: HTMLElement;
@@ -70,11 +72,12 @@ export function createView(card: Card): CardView {
   const title = el('span', 'title');
   meta.append(state, title);
 
+  const reason = el('div', 'reason');
   const cwd = el('div', 'cwd');
   const branch = el('div', 'branch');
   const previewHost = el('div', 'preview');
   previewHost.dataset.sessionId = card.id;
-  rootEl.append(head, meta, branch, cwd, previewHost);
+  rootEl.append(head, meta, reason, branch, cwd, previewHost);
 
   const view: CardView = {
     card,
@@ -86,6 +89,7 @@ export function createView(card: Card): CardView {
     stateLabel,
     elapsed,
     title,
+    reason,
     cwd,
     branch,
     actions,
@@ -111,6 +115,10 @@ export function updateView(view: CardView, card: Card, now: number): void {
   view.title.textContent = card.title ?? '';
   view.title.title = card.title ?? '';
   view.title.hidden = !card.title;
+  // Program text, set as text (never markup), like the title.
+  view.reason.textContent = card.reason ?? '';
+  view.reason.title = card.reason ?? '';
+  view.reason.hidden = !card.reason;
   // The cwd is cut from the left (direction: rtl); the marks keep its slashes in place.
   view.cwd.textContent = card.cwd ? `\u200e${card.cwd}\u200e` : '';
   view.cwd.title = card.cwd ?? '';
@@ -120,7 +128,8 @@ export function updateView(view: CardView, card: Card, now: number): void {
   view.branch.hidden = !card.branch;
   view.root.setAttribute(
     'aria-label',
-    `${card.name}, ${card.agentLabel}, ${stateText(card)}${card.title ? `, ${card.title}` : ''}`,
+    `${card.name}, ${card.agentLabel}, ${stateText(card)}${card.title ? `, ${card.title}` : ''}` +
+      (card.reason ? `: ${card.reason}` : ''),
   );
   const deleteDoes = card.actions.includes('killSession') ? 'kill' : 'remove';
   view.root.title =

@@ -32,6 +32,8 @@ export const ICONS = {
   killSession: svg('<path d="M2.5 4.5h11M6 4.5V2.8h4v1.7M4 4.5l.8 9h6.4l.8-9M6.6 7v4.5M9.4 7v4.5"/>'),
   removeSession: svg('<path d="M4 4l8 8M12 4l-8 8"/>'),
   resumeSession: svg('<path d="M4.5 2.8l8.5 5.2-8.5 5.2z"/>'),
+  // A speech bubble.
+  replySession: svg('<path d="M2.5 3.5h11v7h-6l-3 2.5v-2.5h-2z"/>'),
   relaunchSession: svg('<path d="M13.2 8.5a5.2 5.2 0 1 1-1.6-4.3"/><path d="M12 1.8v2.8H9.2"/>'),
   // A session whose turn or command is done (codicon "check").
   check: svg('<path d="M3 8.5l3 3 7-7"/>'),
@@ -51,4 +53,5 @@ export const ACTION_LABELS: Record<CardAction, string> = {
   removeSession: 'Remove',
   resumeSession: 'Resume Agent',
   relaunchSession: 'Relaunch',
+  replySession: 'Reply…',
 };

@@ -1,0 +1,73 @@
+// Gives each session that waits or is done its reason (attentionReason.ts), told as another
+// 'attention' event with the same state: the last lines of its screen when it starts to wait, again at
+// its next quiet spell (a hook may report before the prompt is drawn), and for Claude Code, Codex and
+// Gemini the end of the agent's last message from its transcript. Reading a transcript costs up to a
+// few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget.
+import { DisposableStore, IDisposable } from '../protocol/disposable';
+import type { DaemonEvent } from '../protocol/messages';
+import { agentOf } from '../protocol/recovery';
+import { screenReason } from './attentionReason';
+import type { Session } from './session';
+import type { TextWorkers } from './textWorkers';
+
+/** The profiles whose transcripts Holdfast reads (src/protocol/transcripts.ts). */
+const TRANSCRIPT_PROFILES: ReadonlySet<unknown> = new Set(['claude', 'codex', 'gemini']);
+
+export class AttentionExplainer implements IDisposable {
+  private readonly store = new DisposableStore();
+  /** Sessions whose transcript is being read (one read at a time each), and the attention a next read is for. */
+  private readonly reading = new Set<string>();
+  private readonly wanted = new Map<string, number>();
+
+  constructor(
+    onEvent: (listener: (event: DaemonEvent) => void) => IDisposable,
+    private readonly session: (id: string) => Session | undefined,
+    private readonly workers: TextWorkers,
+    private readonly log: (line: string) => void,
+  ) {
+    this.store.add(onEvent((event) => this.onEvent(event)));
+  }
+
+  private onEvent(event: DaemonEvent): void {
+    if (event.type !== 'attention' && event.type !== 'idle') return;
+    const session = this.session(event.id);
+    if (!session) return;
+    const told = session.activity.attentionNow;
+    if ((told.state !== 'waiting' && told.state !== 'done') || told.reasonFrom === 'transcript') return;
+    // Told already with a reason: only a quiet spell may find a better one on the screen.
+    if (event.type === 'attention' && told.reason !== undefined) return;
+    const reason = screenReason(session.screen().lines);
+    if (reason !== undefined) session.activity.explain(told.since, reason, 'screen');
+    if (event.type === 'attention') this.readTranscript(session, told.since);
+  }
+
+  private readTranscript(session: Session, since: number): void {
+    const agent = agentOf(session.metadata);
+    if (!agent || !TRANSCRIPT_PROFILES.has(agent.profile)) return;
+    if (this.reading.has(session.id)) return void this.wanted.set(session.id, since);
+    this.reading.add(session.id);
+    const job = {
+      kind: 'reason' as const,
+      agent: { profile: agent.profile, sessionId: agent.sessionId },
+      cwd: session.info().cwd,
+    };
+    this.workers
+      .run(job, "reading the agent's transcript", () => session.isDisposed)
+      .then(
+        (reason) => {
+          if (reason !== null) session.activity.explain(since, reason, 'transcript');
+        },
+        (err: Error) => this.log(`session ${session.id}: no reason from its transcript: ${err.message}`),
+      )
+      .finally(() => {
+        this.reading.delete(session.id);
+        const next = this.wanted.get(session.id);
+        this.wanted.delete(session.id);
+        if (next !== undefined && next !== since && !session.isDisposed) this.readTranscript(session, next);
+      });
+  }
+
+  dispose(): void {
+    this.store.dispose();
+  }
+}

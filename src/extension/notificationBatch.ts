@@ -1,0 +1,70 @@
+// Coalescing attention notifications: sessions that start to need you within a short window of the
+// first make one notification ("3 agents need you: a, b, c"), not a stack of them; and the text of
+// each. Pure: no vscode import, unit-tested (notificationPacer.ts keeps each session's quiet period).
+import { printable } from '../protocol/printable';
+import type { AttentionCard } from './attentionOrder';
+
+/** Sessions starting to need you this soon after the first are told in the same notification. */
+export const COALESCE_WINDOW_MS = 1500;
+/** Names listed in a coalesced notification at most; the rest are counted. */
+const NAMES_SHOWN = 5;
+
+/** The actions a notification offers (the e2e clicks them by these labels). */
+export enum NotificationAction {
+  Reply = 'Reply…',
+  Show = 'Show',
+  ShowNext = 'Show Next',
+}
+
+/** Ids added within a window of the first, handed to `flush` together at its end (each once, in order). */
+export class NotificationBatch {
+  private pending: string[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly flush: (ids: string[]) => void,
+    private readonly windowMs = COALESCE_WINDOW_MS,
+  ) {}
+
+  add(id: string): void {
+    if (!this.pending.includes(id)) this.pending.push(id);
+    this.timer ??= setTimeout(() => {
+      const ids = this.pending;
+      this.pending = [];
+      this.timer = undefined;
+      this.flush(ids);
+    }, this.windowMs);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = [];
+  }
+}
+
+/** A session as a notification names it: `Claude Code "fix-tests"`, or `"build"` for a terminal. */
+function who(card: AttentionCard): string {
+  const name = `"${printable(card.name)}"`;
+  return card.agent === 'terminal' ? name : `${printable(card.agentLabel)} ${name}`;
+}
+
+/** One session's notification, with why it waits; several sessions' in one line with their names. */
+export function notificationText(cards: readonly AttentionCard[]): { message: string; actions: NotificationAction[] } {
+  if (cards.length === 1) {
+    const [card] = cards;
+    const what = card.phase === 'done' ? 'is done' : 'is waiting for you';
+    const why = card.reason ? `: ${printable(card.reason)}` : '.';
+    return {
+      message: `Holdfast: ${who(card)} ${what}${why}`,
+      actions: [NotificationAction.Reply, NotificationAction.Show],
+    };
+  }
+  const kind = cards.every((card) => card.agent !== 'terminal') ? 'agents' : 'sessions';
+  const names = cards.slice(0, NAMES_SHOWN).map((card) => printable(card.name));
+  const more = cards.length > NAMES_SHOWN ? ` and ${cards.length - NAMES_SHOWN} more` : '';
+  return {
+    message: `Holdfast: ${cards.length} ${kind} need you: ${names.join(', ')}${more}`,
+    actions: [NotificationAction.ShowNext],
+  };
+}
