@@ -139,3 +139,63 @@ test(
     });
   },
 );
+
+/** Starts a question in the session's shell: `read` with a prompt, then the answer echoed back. */
+async function ask(e2e: HoldfastE2E, session: { id: string }, question: string): Promise<void> {
+  const r = e2e.iso.cli(['send', session.id, '--text', `read -p '${question} ' x; echo "answer:$x"`, '--enter']);
+  assert.equal(r.code, 0, r.stderr);
+  await e2e.iso.waitForScreen(session.id, new RegExp(`^${question} $`, 'm'));
+}
+
+test(
+  'agents waiting at once: one notification with Show Next; ctrl+k ctrl+g walks to each; Reply… answers the question shown',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('attention-reply'));
+      const first = await e2e.newTerminal();
+      const second = await e2e.newTerminal();
+      const third = await e2e.newTerminal();
+      const front = await e2e.newTerminal();
+      await ask(e2e, first, 'Deploy first?');
+      await ask(e2e, second, 'Deploy second?');
+      await ask(e2e, third, 'Deploy third?');
+
+      // Two start waiting together: one notification names both, and Show Next goes to the first.
+      hookReport(e2e, first, 'waiting');
+      hookReport(e2e, second, 'waiting');
+      const both = wb.page.locator('.notification-toast', { hasText: '2 sessions need you' });
+      await both.waitFor({ state: 'visible', timeout: 15_000 });
+      assert.match((await both.textContent()) ?? '', new RegExp(`${first.name}, ${second.name}`));
+      assert.equal((await wb.notifications()).filter((n) => n.includes('is waiting for you')).length, 0);
+      await both.locator('.monaco-button', { hasText: /^Show Next$/ }).click();
+      await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === first.name)?.active, {
+        timeout: 10_000,
+        message: 'Show Next to bring the first waiting session forward',
+      });
+
+      // The next-agent key walks to the other one waiting, then round again.
+      for (const expected of [second, first]) {
+        await wb.page.keyboard.press('Control+K');
+        await wb.page.keyboard.press('Control+G');
+        await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === expected.name)?.active, {
+          timeout: 10_000,
+          message: `ctrl+k ctrl+g to bring ${expected.name} forward`,
+        });
+      }
+
+      // One alone: its notification says why it waits, and Reply… answers it in place.
+      hookReport(e2e, third, 'waiting');
+      const toast = wb.page.locator('.notification-toast', { hasText: `"${third.name}" is waiting for you` });
+      await toast.waitFor({ state: 'visible', timeout: 15_000 });
+      assert.match((await toast.textContent()) ?? '', /Deploy third\?/, 'the notification shows the question');
+      await wb.screenshot('attention-reason-reply');
+      await toast.locator('.monaco-button', { hasText: /^Reply…$/ }).click();
+      await wb.answerInputBox('yes please');
+      await e2e.iso.waitForScreen(third.id, /^answer:yes please$/m);
+      assert.doesNotMatch(e2e.iso.screen(first.id).join('\n'), /answer:/, 'nothing reached another session');
+      assert.doesNotMatch(e2e.iso.screen(front.id).join('\n'), /answer:/, 'nothing reached the session in front');
+    });
+  },
+);
