@@ -144,7 +144,7 @@ test(
 async function ask(e2e: HoldfastE2E, session: { id: string }, question: string): Promise<void> {
   const r = e2e.iso.cli(['send', session.id, '--text', `read -p '${question} ' x; echo "answer:$x"`, '--enter']);
   assert.equal(r.code, 0, r.stderr);
-  await e2e.iso.waitForScreen(session.id, new RegExp(`^${question} $`, 'm'));
+  await e2e.iso.waitForScreen(session.id, new RegExp(`^${question.replace(/[?.]/g, '\\$&')} $`, 'm'));
 }
 
 test(
