@@ -194,8 +194,8 @@ test(
       await toast.locator('.monaco-button', { hasText: /^Reply…$/ }).click();
       await wb.answerInputBox('yes please');
       await e2e.iso.waitForScreen(third.id, /^answer:yes please$/m);
-      assert.doesNotMatch(e2e.iso.screen(first.id).join('\n'), /answer:/, 'nothing reached another session');
-      assert.doesNotMatch(e2e.iso.screen(front.id).join('\n'), /answer:/, 'nothing reached the session in front');
+      assert.doesNotMatch(e2e.iso.screen(first.id).join('\n'), /^answer:/m, 'nothing reached another session');
+      assert.doesNotMatch(e2e.iso.screen(front.id).join('\n'), /^answer:/m, 'nothing reached the session in front');
     });
   },
 );
