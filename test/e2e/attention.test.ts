@@ -190,7 +190,9 @@ test(
       const toast = wb.page.locator('.notification-toast', { hasText: `"${third.name}" is waiting for you` });
       await toast.waitFor({ state: 'visible', timeout: 15_000 });
       assert.match((await toast.textContent()) ?? '', /Deploy third\?/, 'the notification shows the question');
-      await wb.screenshot('attention-reason-reply');
+      const shot = await wb.screenshot('attention-reason-reply');
+      if (process.env.HOLDFAST_SCREENSHOTS)
+        fs.copyFileSync(shot, path.join(process.env.HOLDFAST_SCREENSHOTS, 'reply.png'));
       await toast.locator('.monaco-button', { hasText: /^Reply…$/ }).click();
       await wb.answerInputBox('yes please');
       await e2e.iso.waitForScreen(third.id, /^answer:yes please$/m);
