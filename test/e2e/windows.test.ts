@@ -1,6 +1,9 @@
 // E2E: a second window on the same workspace shows the session as a
-// watcher (and says so), does not change its size, and takes input over when the user types.
+// watcher (and says so), does not change its size, and takes input over when the user types; and a
+// workspace's own settings cannot change the daemon's config, which every window shares.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
 import { HoldfastE2E, waitFor } from './harness';
@@ -8,7 +11,8 @@ import { HoldfastE2E, waitFor } from './harness';
 let e2e: HoldfastE2E;
 
 before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'windows' });
+  // A user's own recovery setting: the mirror applies it to the daemon (the workspace's never).
+  e2e = await HoldfastE2E.start({ name: 'windows', settings: { 'holdfast.recovery.keep': 5 } });
 });
 
 after(async () => {
@@ -60,3 +64,29 @@ test('a second window watches without resizing; typing there takes input over', 
     assert.equal(await e2e.shellPid(wb2, 'window-2'), session.pid);
   });
 });
+
+test(
+  "a workspace's .vscode/settings.json cannot turn screen saving on or recovery off in the daemon",
+  { timeout: 240_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const folder = e2e.workspace('cloned-repository');
+      fs.mkdirSync(path.join(folder, '.vscode'), { recursive: true });
+      fs.writeFileSync(
+        path.join(folder, '.vscode', 'settings.json'),
+        JSON.stringify({ 'holdfast.recovery.screenText': true, 'holdfast.recovery.enabled': false }),
+      );
+      await e2e.open(folder);
+      await e2e.newTerminal();
+      const recovery = () => {
+        const r = e2e.iso.cli(['--json', 'config', 'get']);
+        assert.equal(r.code, 0, r.stderr);
+        return (JSON.parse(r.stdout) as { config: { recovery: Record<string, unknown> } }).config.recovery;
+      };
+      // The user's value arrived: the mirror ran in this window; the workspace's values did not.
+      await waitFor(() => recovery().keep === 5, { timeout: 20_000, message: "the user's recovery.keep applied" });
+      assert.equal(recovery().screenText, false, "the workspace's screenText: true is not applied");
+      assert.equal(recovery().enabled, true, "the workspace's enabled: false is not applied");
+    });
+  },
+);
