@@ -67,8 +67,15 @@ export class CodeServer {
     return this.child?.pid;
   }
 
+  /**
+   * The user's settings. code-server runs the extension host on its server, as a remote does: there a
+   * machine-scoped setting is read from the Machine settings, not the User ones, so both get them.
+   */
   writeSettings(settings: Record<string, unknown>): void {
-    fs.writeFileSync(path.join(this.userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+    for (const scope of ['User', 'Machine']) {
+      fs.mkdirSync(path.join(this.userDataDir, scope), { recursive: true });
+      fs.writeFileSync(path.join(this.userDataDir, scope, 'settings.json'), JSON.stringify(settings, null, 2));
+    }
   }
 
   /**
