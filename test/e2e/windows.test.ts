@@ -85,7 +85,11 @@ test(
       };
       // The user's value arrived: the mirror ran in this window; the workspace's values did not.
       await waitFor(() => recovery().keep === 5, { timeout: 20_000, message: "the user's recovery.keep applied" });
-      assert.notEqual(recovery().screenText, true, "the workspace's screenText: true is not applied");
+      assert.notEqual(
+        recovery().screenText,
+        true,
+        `the workspace's screenText: true applied: ${JSON.stringify(recovery())}`,
+      );
       assert.notEqual(recovery().enabled, false, "the workspace's enabled: false is not applied");
     });
   },
