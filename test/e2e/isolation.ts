@@ -17,14 +17,15 @@ export interface CliResult {
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
 /**
- * One per test file: a temp XDG_RUNTIME_DIR / XDG_STATE_HOME and HOLDFAST_SOCKET, so the
- * daemon the extension starts is this test's own; with `home`, a temp HOME too, for what the
+ * One per test file: a temp XDG_RUNTIME_DIR / XDG_STATE_HOME / XDG_CONFIG_HOME and HOLDFAST_SOCKET, so
+ * the daemon the extension starts is this test's own (and its config.json never the user's); with `home`, a temp HOME too, for what the
  * daemon and the extension read from the user's home (agents' transcripts). `dispose()` stops that daemon.
  */
 export class Isolation {
   readonly dir: string;
   readonly runtimeDir: string;
   readonly stateHome: string;
+  readonly configHome: string;
   readonly socket: string;
   readonly workspace: string;
   /** The temp HOME (its real path), when asked for. */
@@ -37,8 +38,8 @@ export class Isolation {
     this.dir = makeTempDir(safeName(name));
     this.runtimeDir = path.join(this.dir, 'run');
     this.stateHome = path.join(this.dir, 'state');
-    fs.mkdirSync(this.runtimeDir, { mode: 0o700 });
-    fs.mkdirSync(this.stateHome, { mode: 0o700 });
+    this.configHome = path.join(this.dir, 'config');
+    for (const dir of [this.runtimeDir, this.stateHome, this.configHome]) fs.mkdirSync(dir, { mode: 0o700 });
     if (opts.home) {
       this.home = path.join(fs.realpathSync(this.dir), 'home');
       fs.mkdirSync(this.home, { mode: 0o700 });
@@ -50,7 +51,12 @@ export class Isolation {
 
   /** Environment additions for code-server (and so the extension host and the daemon). */
   get env(): Record<string, string> {
-    const env = { XDG_RUNTIME_DIR: this.runtimeDir, XDG_STATE_HOME: this.stateHome, HOLDFAST_SOCKET: this.socket };
+    const env = {
+      XDG_RUNTIME_DIR: this.runtimeDir,
+      XDG_STATE_HOME: this.stateHome,
+      XDG_CONFIG_HOME: this.configHome,
+      HOLDFAST_SOCKET: this.socket,
+    };
     return this.home ? { ...env, HOME: this.home } : env;
   }
 
