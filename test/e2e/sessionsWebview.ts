@@ -128,6 +128,10 @@ export class SessionsWebview {
   /** Clicks one of the card's action buttons, e.g. "relaunchSession". */
   async clickAction(id: string, action: string): Promise<void> {
     const frame = await this.frame();
+    // A workbench tooltip (the activity bar's badge, the status bar's count) can lie over the card
+    // while the pointer rests on its owner: move the pointer off it and let the tooltip go first.
+    await this.wb.page.mouse.move(1, 1);
+    await this.wb.page.locator('.context-view .hover-contents').waitFor({ state: 'hidden', timeout: 5_000 });
     // The buttons show on hover or focus, as in VS Code's own lists.
     await frame.locator(`.card[data-session-id="${id}"] .card-head`).hover();
     await frame.locator(`.card[data-session-id="${id}"] .actions button.action-${action}`).click();
