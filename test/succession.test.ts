@@ -138,6 +138,7 @@ test('a successor takes the programs: every byte once, input, resize, exits; no 
   const successor = await role('successor');
   pids.push(successor.find('hello')!.pid as number);
   const handed = await parent.next('handed');
+  t.diagnostic(`cut to the successor's answer: ${(handed.ms as number).toFixed(1)} ms (both cores busy)`);
   assert.equal(await exited(parentProcess), 0, 'the old owner exits once the successor has them');
 
   // What was read and not delivered at the cut went over: the paused stream had a chunk.
@@ -242,6 +243,7 @@ test('a successor that fails or does not answer: every PTY carries on in the old
 
 test('the successor refuses a bad manifest with a one-line reason', async () => {
   const notATerminal = fs.openSync(__filename, 'r');
+  const terminal = fs.openSync('/dev/ptmx', 'r+');
   try {
     const live = {
       kind: 'live',
@@ -260,6 +262,7 @@ test('the successor refuses a bad manifest with a one-line reason', async () => 
       [JSON.stringify({ version: 1, sessions: [{ ...live, cols: 0 }] }), /sessions\.0\.cols: /],
       [JSON.stringify({ version: 1, sessions: [live, { ...live, id: 'b' }] }), /sessions\.1\.fd: repeated/],
       [JSON.stringify({ version: 1, sessions: [live] }), new RegExp(`fd ${notATerminal} is not a terminal`)],
+      [JSON.stringify({ version: 1, sessions: [{ ...live, fd: terminal, pid: process.pid }] }), /runs in group/],
     ];
     for (const [manifest, reason] of cases) {
       const input = new PassThrough();
@@ -272,6 +275,7 @@ test('the successor refuses a bad manifest with a one-line reason', async () => 
     }
   } finally {
     fs.closeSync(notATerminal);
+    fs.closeSync(terminal);
   }
 });
 
@@ -287,4 +291,65 @@ test('one process, both ways: running (with its group), or none', async (t) => {
   assert.deepEqual(processFromPs('  100   100 Z+\n', 100), { kind: 'zombie' });
   assert.deepEqual(processFromPs('  100    90 S\n', 100), { kind: 'live', pgid: 90 });
   assert.deepEqual(processFromPs('', 100), { kind: 'none' });
+});
+
+test('a successor hands them on again, after a successor that fails: the counter stays whole', async (t) => {
+  const dir = tempDir('hf-succession-');
+  const { server, sockets, role } = reportServer(path.join(dir, 'report.sock'));
+  const pids: number[] = [];
+  const parentProcess = spawn(process.execPath, [path.join(__dirname, 'helpers', 'handoffParent.js')], {
+    env: {
+      ...process.env,
+      HOLDFAST_TEST_REPORT: path.join(dir, 'report.sock'),
+      HOLDFAST_TEST_PROGRAMS: 'counter,screen',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  t.after(() => {
+    parentProcess.kill('SIGKILL');
+    for (const pid of pids) if (isAlive(pid)) killGroup(pid);
+    server.close();
+    for (const socket of sockets) socket.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const parent = await role('parent');
+  const started = (await parent.next('started')).pids as Record<string, number>;
+  pids.push(...Object.values(started));
+  const first = await role('successor');
+  pids.push(first.find('hello')!.pid as number);
+  assert.equal(await exited(parentProcess), 0);
+  const counter = (...sides: Reported[]) => completeLines(sides.map((side) => side.text('counter')).join(''));
+  const before = counter(parent).length;
+  await waitFor(() => counter(parent, first).length >= before + 20, STEP_MS, 'the counter in the first successor');
+
+  first.link.send({ type: 'handoff' });
+  const second = await role('successor2');
+  pids.push(second.find('hello')!.pid as number);
+  const handed = await first.next('handed');
+  assert.match(handed.failedFirst as string, /exited \(3\) before answering/);
+  const adopted = (await second.next('adopted')).sessions as { id: string; state: unknown }[];
+  assert.deepEqual(adopted.find((s) => s.id === 'counter')?.state, { id: 'counter', generation: 1 });
+  const handedOn = counter(parent, first).length;
+  await waitFor(
+    () => counter(parent, first, second).length >= handedOn + 50,
+    STEP_MS,
+    'the counter in the second successor',
+  );
+  const counted = counter(parent, first, second);
+  assert.deepEqual(
+    counted,
+    counted.map((_, i) => `c${i + 1}`),
+    'no gap and no repeat across two handoffs and a failed one',
+  );
+
+  second.link.send({ type: 'resize', id: 'screen', cols: 90, rows: 20 });
+  second.link.send({ type: 'write', id: 'screen', text: 'hello again\r' });
+  await waitFor(() => second.text('screen').includes('WINCH 20 90'), STEP_MS, 'SIGWINCH in the second successor');
+  await waitFor(() => second.text('screen').includes('GOT:hello again'), STEP_MS, 'input in the second successor');
+  assert.doesNotMatch(
+    [parent, first, second].map((side) => side.text('counter') + side.text('screen')).join(''),
+    /GOT-HUP/,
+  );
+  second.link.send({ type: 'end' });
+  await waitFor(() => !isAlive(started.counter) && !isAlive(started.screen), STEP_MS, 'the programs to end');
 });

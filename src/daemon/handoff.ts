@@ -118,6 +118,11 @@ export async function handOff(options: HandoffOptions): Promise<HandoffResult> {
     uncutAll();
     throw new Error(`the successor did not take the sessions: ${answer.error}`);
   }
+  if (answer.adopted !== manifest.sessions.length) {
+    await killed(successor); // it answers before it reads: killed now, it has read nothing
+    uncutAll();
+    throw new Error(`the successor took ${answer.adopted} of ${manifest.sessions.length} sessions`);
+  }
   for (const entry of live) entry.session.pty.release();
   successor.stdout!.destroy();
   successor.unref();
@@ -163,10 +168,7 @@ function answerOf(successor: ChildProcess, manifest: string, timeoutMs: number):
       successor.stdout!.off('data', onData);
       if ('adopted' in answer) return resolve(answer);
       successor.stdout!.destroy();
-      if (successor.exitCode !== null || successor.signalCode !== null || successor.pid === undefined)
-        return resolve(answer);
-      successor.once('exit', () => resolve(answer));
-      successor.kill('SIGKILL');
+      void killed(successor).then(() => resolve(answer));
     };
     const onData = (chunk: Buffer) => {
       text += chunk.toString('utf8');
@@ -183,6 +185,16 @@ function answerOf(successor: ChildProcess, manifest: string, timeoutMs: number):
     successor.once('error', (err) => finish({ error: `it could not start: ${err.message}` }));
     successor.once('exit', (code, signal) => finish({ error: `it exited (${signal ?? code}) before answering` }));
     writeAll(successor.stdin!, manifest);
+  });
+}
+
+/** Kills the successor (if it runs) and waits for its end. */
+function killed(successor: ChildProcess): Promise<void> {
+  if (successor.exitCode !== null || successor.signalCode !== null || successor.pid === undefined)
+    return Promise.resolve();
+  return new Promise((resolve) => {
+    successor.once('exit', () => resolve());
+    successor.kill('SIGKILL');
   });
 }
 

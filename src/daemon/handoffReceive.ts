@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { AdoptedPtyOptions } from './adoptedPty';
 import type { ExitInfo } from './programPty';
 import { handoffManifestSchema, HandoffLimit, parseHandoff } from './handoffManifest';
+import { processGroups } from './processGroup';
 
 export type ReceivedSession =
   | { id: string; state: unknown; kind: 'live'; pty: AdoptedPtyOptions }
@@ -39,6 +40,11 @@ function check(text: string): ReceivedSession[] {
   return manifest.sessions.map((session): ReceivedSession => {
     if (session.kind === 'exited') return { id: session.id, state: session.state, kind: 'exited', exit: session.exit };
     if (!tty.isatty(session.fd)) throw new Error(`session ${session.id}: fd ${session.fd} is not a terminal here`);
+    // A leader that runs in another group is not the program handed over (a session leader never
+    // changes group): signalling its group would hit someone else. Gone or a zombie is fine: it just ended.
+    const leader = processGroups.process(session.pid);
+    if (leader.kind === 'live' && leader.pgid !== session.pgid)
+      throw new Error(`session ${session.id}: pid ${session.pid} runs in group ${leader.pgid}, not ${session.pgid}`);
     const { fd, pid, pgid, cols, rows } = session;
     const output = Buffer.from(session.output, 'base64');
     const input = Buffer.from(session.input, 'base64');

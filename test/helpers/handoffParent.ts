@@ -22,6 +22,15 @@ export const PROGRAMS: Record<string, string> = {
   done: 'exit 7',
 };
 
+/** When each program is where the test wants it at the cut. */
+const READY: Record<string, (text: string, bytes: number, exited: boolean) => boolean> = {
+  counter: (text) => (text.match(/c\d+/g)?.length ?? 0) >= 20,
+  floodPaused: (_, bytes) => bytes > 20_000,
+  floodFlowing: (_, bytes) => bytes > 20_000,
+  screen: (text) => text.includes('READY'),
+  done: (_, __, exited) => exited,
+};
+
 async function main(): Promise<void> {
   const link = await connectReport('parent');
   const ptys = new Map<string, PtyProcess>();
@@ -33,7 +42,10 @@ async function main(): Promise<void> {
       const check = () => (holds() ? resolve() : setTimeout(check, 5));
       check();
     }).then(() => link.send({ type: 'reached', what }));
-  for (const [id, script] of Object.entries(PROGRAMS)) {
+  // HOLDFAST_TEST_PROGRAMS: the ones to start (all by default).
+  const chosen = process.env.HOLDFAST_TEST_PROGRAMS?.split(',') ?? Object.keys(PROGRAMS);
+  for (const id of chosen) {
+    const script = PROGRAMS[id];
     const env = { ...(process.env as Record<string, string>), TERM: 'xterm-256color' };
     const pty = new PtyProcess({ argv: ['bash', '-c', script], cwd: process.cwd(), env, cols: 80, rows: 24 });
     ptys.set(id, pty);
@@ -47,17 +59,13 @@ async function main(): Promise<void> {
     pty.onExit((exit) => link.send({ type: 'exit', id, exit }));
   }
   link.send({ type: 'started', pids: Object.fromEntries([...ptys].map(([id, pty]) => [id, pty.pid])) });
-  await until('ready', () => {
-    return (
-      (text.get('counter')!.match(/c\d+/g)?.length ?? 0) >= 20 &&
-      bytes.get('floodFlowing')! > 20_000 &&
-      bytes.get('floodPaused')! > 20_000 &&
-      text.get('screen')!.includes('READY') &&
-      ptys.get('done')!.exited !== undefined
-    );
-  });
-  ptys.get('floodPaused')!.pause();
-  await until('paused', () => ptys.get('floodPaused')!.bufferedOutputBytes > 0);
+  await until('ready', () =>
+    chosen.every((id) => READY[id](text.get(id)!, bytes.get(id)!, ptys.get(id)!.exited !== undefined)),
+  );
+  const paused = ptys.get('floodPaused');
+  paused?.pause();
+  if (paused) await until('paused', () => paused.bufferedOutputBytes > 0);
+  const startedAt = process.hrtime.bigint();
   const result = await handOff({
     sessions: [...ptys].map(([id, pty]) => ({ id, pty })),
     successor: {
@@ -68,7 +76,8 @@ async function main(): Promise<void> {
     },
     stateAtCut: (id) => ({ id, note: `state of ${id}` }),
   });
-  link.send({ type: 'handed', handed: result.handed, sessions: result.sessions });
+  const ms = Number(process.hrtime.bigint() - startedAt) / 1e6;
+  link.send({ type: 'handed', handed: result.handed, sessions: result.sessions, ms });
   for (const pty of ptys.values()) pty.dispose();
   await link.end();
   process.exit(0);
