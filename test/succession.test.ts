@@ -3,6 +3,7 @@
 // the successor (helpers/handoffSuccessor.js) report to this test over a Unix socket.
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -13,7 +14,7 @@ import { receiveHandoff } from '../src/daemon/handoffReceive';
 import { linuxProc, portable, processFromPs, processGroups } from '../src/daemon/processGroup';
 import { PtyProcess } from '../src/daemon/ptyProcess';
 import { isAlive, tempDir, waitFor } from './helpers/daemon';
-import { linkOver, Message, ReportLink } from './helpers/handoffReport';
+import { inputText, linkOver, Message, ReportLink } from './helpers/handoffReport';
 
 const STEP_MS = 60_000;
 
@@ -142,8 +143,14 @@ test('a successor takes the programs: every byte once, input, resize, exits; no 
   assert.equal(await exited(parentProcess), 0, 'the old owner exits once the successor has them');
 
   // What was read and not delivered at the cut went over: the paused stream had a chunk.
-  const byId = new Map((handed.handed as { id: string; outputBytes: number }[]).map((h) => [h.id, h]));
+  const byId = new Map(
+    (handed.handed as { id: string; outputBytes: number; inputBytes: number }[]).map((h) => [h.id, h]),
+  );
   assert.ok(byId.get('floodPaused')!.outputBytes > 0, 'the paused flood had output read and not delivered');
+  t.diagnostic(
+    `handed over: ${byId.get('floodPaused')!.outputBytes} bytes read and not delivered, ` +
+      `${byId.get('input')!.inputBytes} of input not taken`,
+  );
   assert.equal(byId.has('done'), false, 'an exited program hands over its exit, not a PTY');
   const adopted = await successor.next('adopted');
   const sessions = adopted.sessions as { id: string; kind: string; state: unknown; exit: unknown }[];
@@ -156,7 +163,7 @@ test('a successor takes the programs: every byte once, input, resize, exits; no 
       exit: { code: 7, signal: null },
     },
   );
-  for (const id of ['counter', 'floodPaused', 'floodFlowing', 'screen'])
+  for (const id of ['counter', 'floodPaused', 'floodFlowing', 'screen', 'input'])
     assert.deepEqual(sessions.find((s) => s.id === id)?.state, { id, note: `state of ${id}` });
 
   // Every byte exactly once: what the old owner read, then what the successor read.
@@ -188,6 +195,13 @@ test('a successor takes the programs: every byte once, input, resize, exits; no 
   await waitFor(() => successor.text('screen').includes('WINCH 30 100'), STEP_MS, 'SIGWINCH and the new size');
   for (const id of ['counter', 'screen'])
     assert.doesNotMatch(parent.text(id) + successor.text(id), /GOT-HUP/, `${id} got no SIGHUP`);
+
+  // Input the program had not taken at the cut (and what was written while cut) reaches it once, in order.
+  assert.ok(byId.get('input')!.inputBytes > 0, 'input was waiting for the program at the cut');
+  successor.link.send({ type: 'signal', id: 'input', signal: 'SIGUSR1' });
+  const sha = createHash('sha256').update(inputText()).digest('hex');
+  await waitFor(() => /SHA [0-9a-f]{64}/.test(successor.text('input')), STEP_MS, 'the program to read its input');
+  assert.match(successor.text('input'), new RegExp(`SHA ${sha}`));
 
   // Exits: one that ends by itself, one killed by a signal from outside, one the successor signals.
   successor.link.send({ type: 'write', id: 'screen', text: 'quit\r' });

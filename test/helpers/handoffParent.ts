@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { handOff } from '../../src/daemon/handoff';
 import { PtyProcess } from '../../src/daemon/ptyProcess';
-import { connectReport } from './handoffReport';
+import { connectReport, INPUT_BYTES, inputText } from './handoffReport';
 
 /** Each program, as bash: a counter every few ms, two floods, a full-screen reader, one that exits at once. */
 export const PROGRAMS: Record<string, string> = {
@@ -20,6 +20,11 @@ export const PROGRAMS: Record<string, string> = {
     `elif [ $? -le 128 ]; then exit 4; fi; done`,
   ].join('\n'),
   done: 'exit 7',
+  // Reads no input until SIGUSR1: what is written before stays in node-pty's queue, and is handed over.
+  input: [
+    `stty raw -echo; trap 'go=1' USR1; echo WAITING`,
+    `while [ -z "$go" ]; do sleep 0.05; done; echo "SHA $(head -c $INPUT_BYTES | sha256sum)"`,
+  ].join('\n'),
 };
 
 /** When each program is where the test wants it at the cut. */
@@ -29,6 +34,7 @@ const READY: Record<string, (text: string, bytes: number, exited: boolean) => bo
   floodFlowing: (_, bytes) => bytes > 20_000,
   screen: (text) => text.includes('READY'),
   done: (_, __, exited) => exited,
+  input: (text) => text.includes('WAITING'),
 };
 
 async function main(): Promise<void> {
@@ -46,7 +52,11 @@ async function main(): Promise<void> {
   const chosen = process.env.HOLDFAST_TEST_PROGRAMS?.split(',') ?? Object.keys(PROGRAMS);
   for (const id of chosen) {
     const script = PROGRAMS[id];
-    const env = { ...(process.env as Record<string, string>), TERM: 'xterm-256color' };
+    const env = {
+      ...(process.env as Record<string, string>),
+      TERM: 'xterm-256color',
+      INPUT_BYTES: String(INPUT_BYTES),
+    };
     const pty = new PtyProcess({ argv: ['bash', '-c', script], cwd: process.cwd(), env, cols: 80, rows: 24 });
     ptys.set(id, pty);
     text.set(id, '');
@@ -65,8 +75,11 @@ async function main(): Promise<void> {
   const paused = ptys.get('floodPaused');
   paused?.pause();
   if (paused) await until('paused', () => paused.bufferedOutputBytes > 0);
+  const input = ptys.get('input');
+  const [beforeCut, whileCut] = [inputText().slice(0, 60_000), inputText().slice(60_000)];
+  input?.write(beforeCut);
   const startedAt = process.hrtime.bigint();
-  const result = await handOff({
+  const handing = handOff({
     sessions: [...ptys].map(([id, pty]) => ({ id, pty })),
     successor: {
       file: process.execPath,
@@ -76,6 +89,8 @@ async function main(): Promise<void> {
     },
     stateAtCut: (id) => ({ id, note: `state of ${id}` }),
   });
+  if (input?.write(whileCut) !== undefined) throw new Error('input written while cut was refused');
+  const result = await handing;
   const ms = Number(process.hrtime.bigint() - startedAt) / 1e6;
   link.send({ type: 'handed', handed: result.handed, sessions: result.sessions, ms });
   for (const pty of ptys.values()) pty.dispose();

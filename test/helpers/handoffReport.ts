@@ -40,3 +40,11 @@ export function connectReport(role: string): Promise<ReportLink> {
     socket.once('error', reject);
   });
 }
+
+/** What the old owner writes to its `input` program: some before the cut, the rest while cut (held, handed over). */
+export const INPUT_BYTES = 100_000;
+export function inputText(): string {
+  let text = '';
+  for (let i = 0; text.length < INPUT_BYTES; i++) text += `${i},`;
+  return text.slice(0, INPUT_BYTES);
+}
