@@ -233,15 +233,18 @@ test('a successor that fails or does not answer: every PTY carries on in the old
   let text = '';
   pty.onData((chunk) => (text += chunk.toString('utf8')));
   await waitFor(() => completeLines(text).length >= 20, STEP_MS, 'the counter to start');
+  const node = process.execPath;
   const failing = [
-    { args: ['-e', 'process.exit(3)'], answerTimeoutMs: 10_000, error: /exited \(3\) before answering/ },
-    { args: ['-e', 'process.stdout.write("yes\\n")'], answerTimeoutMs: 10_000, error: /answer is not valid JSON/ },
-    { args: ['-e', 'setInterval(() => {}, 1000)'], answerTimeoutMs: 300, error: /no answer within 300 ms/ },
+    { file: node, args: ['-e', 'process.exit(3)'], answerTimeoutMs: 10_000, error: /exited \(3\) before answering/ },
+    { file: node, args: ['-e', 'console.log("yes")'], answerTimeoutMs: 10_000, error: /answer is not valid JSON/ },
+    { file: node, args: ['-e', 'console.log(\'{"adopted":2}\')'], answerTimeoutMs: 10_000, error: /took 2 of 1/ },
+    { file: node, args: ['-e', 'setInterval(() => {}, 1000)'], answerTimeoutMs: 300, error: /no answer within 300 ms/ },
+    { file: '/nonexistent/holdfast', args: [], answerTimeoutMs: 10_000, error: /could not start: spawn .* ENOENT/ },
   ];
-  for (const { args, answerTimeoutMs, error } of failing) {
+  for (const { file, args, answerTimeoutMs, error } of failing) {
     const lines = completeLines(text).length;
     await assert.rejects(
-      handOff({ sessions: [{ id: 'counter', pty }], successor: { file: process.execPath, args }, answerTimeoutMs }),
+      handOff({ sessions: [{ id: 'counter', pty }], successor: { file, args }, answerTimeoutMs }),
       error,
     );
     await waitFor(() => completeLines(text).length >= lines + 20, STEP_MS, 'the counter to go on here');

@@ -200,7 +200,8 @@ export class AdoptedPty implements HandablePty {
   }
 
   cut(): PtyCut | 'ended' {
-    if (this.exitInfo || this.outputEnded || this.held.phase !== 'reading') return 'ended';
+    if (this.held.phase !== 'reading') throw new Error(`the terminal of pid ${this.pid} is already handed over`);
+    if (this.exitInfo || this.outputEnded) return 'ended';
     if (this.start) {
       // Cut in the turn it was adopted in: what the previous owner read goes to the session first.
       clearImmediate(this.start);

@@ -134,7 +134,6 @@ export class PtyProcess implements HandablePty {
     return this.exitInfo;
   }
 
-  /** Writes for the program to read; refused (the reason returned) when too much would wait for it. */
   get cols(): number {
     return this.term.cols;
   }
@@ -180,6 +179,7 @@ export class PtyProcess implements HandablePty {
 
   cut(): PtyCut | 'ended' {
     const internals = internalsOf(this.term);
+    if (this.held.phase !== 'reading') throw new Error(`the terminal of pid ${this.pid} is already handed over`);
     if (this.exitInfo || (internals._socket as unknown as { destroyed: boolean }).destroyed) return 'ended';
     this.held.cut();
     stopReadingNow(internals._socket);
@@ -205,8 +205,7 @@ export class PtyProcess implements HandablePty {
     if (this.held.paused) this.term.pause();
     const destroy = this.deferredDestroy;
     this.deferredDestroy = undefined;
-    destroy?.(); // the exit came while cut: read what is left, then node-pty reports it
-    if (this.exitInfo && !destroy) this.onExitEmitter.fire(this.exitInfo);
+    destroy?.(); // the program exited while cut: read what is left, then node-pty reports the exit
   }
 
   release(): void {
