@@ -19,7 +19,7 @@ esac
 # /proc). It only changes how the daemon tells what is left of a program's process group once the program has
 # exited (src/daemon/processGroup.ts), so these are the files whose tests end programs that leave members behind,
 # ignore signals, escalate to SIGKILL or lose their pid to another process, and check what is left.
-PORTABLE_FILES=(process-group daemon-lifetime cli-lifecycle reliability-faults reliability-pid mcp succession)
+PORTABLE_FILES=(process-group daemon-lifetime cli-lifecycle reliability-faults reliability-pid mcp succession adopted-pty)
 portable_files=()
 for name in "${PORTABLE_FILES[@]}"; do portable_files+=("out/test/$name.test.js"); done
 

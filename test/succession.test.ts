@@ -153,6 +153,7 @@ test('a successor takes the programs: every byte once, input, resize, exits; no 
   );
   assert.equal(byId.has('done'), false, 'an exited program hands over its exit, not a PTY');
   const adopted = await successor.next('adopted');
+  assert.equal(adopted.masters, 5, 'the successor holds one master per live program (the inherited copies closed)');
   const sessions = adopted.sessions as { id: string; kind: string; state: unknown; exit: unknown }[];
   assert.deepEqual(
     sessions.find((s) => s.id === 'done'),
@@ -275,11 +276,17 @@ test('the successor refuses a bad manifest with a one-line reason', async () => 
     };
     const cases: [string, RegExp][] = [
       ['{', /the handoff manifest is not valid JSON/],
-      [JSON.stringify({ version: 2, sessions: [] }), /version: /],
-      [JSON.stringify({ version: 1, sessions: [{ ...live, cols: 0 }] }), /sessions\.0\.cols: /],
-      [JSON.stringify({ version: 1, sessions: [live, { ...live, id: 'b' }] }), /sessions\.1\.fd: repeated/],
-      [JSON.stringify({ version: 1, sessions: [live] }), new RegExp(`fd ${notATerminal} is not a terminal`)],
-      [JSON.stringify({ version: 1, sessions: [{ ...live, fd: terminal, pid: process.pid }] }), /runs in group/],
+      [JSON.stringify({ version: 2, copies: [], sessions: [] }), /version: /],
+      [JSON.stringify({ version: 1, copies: [], sessions: [{ ...live, cols: 0 }] }), /sessions\.0\.cols: /],
+      [JSON.stringify({ version: 1, copies: [], sessions: [live, { ...live, id: 'b' }] }), /sessions\.1\.fd: repeated/],
+      [
+        JSON.stringify({ version: 1, copies: [], sessions: [live] }),
+        new RegExp(`fd ${notATerminal} is not a terminal`),
+      ],
+      [
+        JSON.stringify({ version: 1, copies: [], sessions: [{ ...live, fd: terminal, pid: process.pid }] }),
+        /runs in group/,
+      ],
     ];
     for (const [manifest, reason] of cases) {
       const input = new PassThrough();
@@ -344,7 +351,9 @@ test('a successor hands them on again, after a successor that fails: the counter
   pids.push(second.find('hello')!.pid as number);
   const handed = await first.next('handed');
   assert.match(handed.failedFirst as string, /exited \(3\) before answering/);
-  const adopted = (await second.next('adopted')).sessions as { id: string; state: unknown }[];
+  const secondAdopted = await second.next('adopted');
+  assert.equal(secondAdopted.masters, 2, 'one master per program, handed on');
+  const adopted = secondAdopted.sessions as { id: string; state: unknown }[];
   assert.deepEqual(adopted.find((s) => s.id === 'counter')?.state, { id: 'counter', generation: 1 });
   const handedOn = counter(parent, first).length;
   await waitFor(

@@ -86,7 +86,8 @@ export async function handOff(options: HandoffOptions): Promise<HandoffResult> {
   });
   const live = cuts.filter((entry) => entry.cut !== undefined);
   const inputs = await Promise.all(live.map((entry) => entry.session.pty.takeInput()));
-  const manifest: HandoffManifest = { version: HANDOFF_VERSION, sessions: [] };
+  const copies = live.map((entry) => entry.cut!.fd);
+  const manifest: HandoffManifest = { version: HANDOFF_VERSION, copies, sessions: [] };
   const fds: number[] = [];
   const handed: HandoffResult['handed'] = [];
   for (const entry of cuts) {

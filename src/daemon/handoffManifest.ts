@@ -60,6 +60,12 @@ const exitedSession = z
 export const handoffManifestSchema = z
   .object({
     version: z.literal(HANDOFF_VERSION),
+    /**
+     * The masters' fd numbers in the daemon that handed them over. node-pty does not mark its masters
+     * close-on-exec, so the successor inherits a copy at each of these too: it closes them (a copy left
+     * open keeps a terminal from hanging up when its session ends).
+     */
+    copies: z.array(z.number().int().min(3).max(65_535)).max(HandoffLimit.Sessions),
     sessions: z.array(z.discriminatedUnion('kind', [liveSession, exitedSession])).max(HandoffLimit.Sessions),
   })
   .strict()

@@ -1,6 +1,7 @@
 // The successor's side of a handoff: read the manifest from stdin, check it (schema, and each fd is a
 // terminal open here), answer on stdout, and give back what to adopt. Nothing is read from a PTY
 // before the answer is out: until then the previous daemon may still take its PTYs back.
+import * as fs from 'node:fs';
 import * as tty from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
 import type { AdoptedPtyOptions } from './adoptedPty';
@@ -35,9 +36,24 @@ function answer(out: Writable, line: object): Promise<void> {
   );
 }
 
+/**
+ * Closes the copies of the masters inherited at their old numbers. Only a terminal is closed: a number
+ * that was not inherited (the previous daemon marked it close-on-exec) may be one of this process's own.
+ */
+function closeCopies(copies: number[], handed: Set<number>): void {
+  for (const fd of copies) {
+    if (handed.has(fd) || !tty.isatty(fd)) continue;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // closed in the meantime: nothing to let go of
+    }
+  }
+}
+
 function check(text: string): ReceivedSession[] {
   const manifest = parseHandoff(handoffManifestSchema, text, 'the handoff manifest');
-  return manifest.sessions.map((session): ReceivedSession => {
+  const received = manifest.sessions.map((session): ReceivedSession => {
     if (session.kind === 'exited') return { id: session.id, state: session.state, kind: 'exited', exit: session.exit };
     if (!tty.isatty(session.fd)) throw new Error(`session ${session.id}: fd ${session.fd} is not a terminal here`);
     // A leader that runs in another group is not the program handed over (a session leader never
@@ -50,6 +66,11 @@ function check(text: string): ReceivedSession[] {
     const input = Buffer.from(session.input, 'base64');
     return { id: session.id, state: session.state, kind: 'live', pty: { fd, pid, pgid, cols, rows, output, input } };
   });
+  closeCopies(
+    manifest.copies,
+    new Set(received.flatMap((session) => (session.kind === 'live' ? [session.pty.fd] : []))),
+  );
+  return received;
 }
 
 /**

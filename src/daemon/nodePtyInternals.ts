@@ -84,6 +84,7 @@ export function takeQueuedInput(internals: PtyInternals): Buffer {
 
 interface NativePty {
   resize(fd: number, cols: number, rows: number): void;
+  open(cols: number, rows: number): { master: number; slave: number; pty: string };
 }
 
 let nativeModule: NativePty | undefined;
@@ -137,4 +138,10 @@ export function checkNodePtyInternals(): void {
         `(src/daemon/nodePtyInternals.ts)${missingNote}`,
     );
   }
+}
+
+/** A new terminal's two sides, as node-pty's UnixTerminal.open makes them (tests start programs on the slave). */
+export function openPty(cols: number, rows: number): { master: number; slave: number } {
+  const { master, slave } = nativePty().open(cols, rows);
+  return { master, slave };
 }

@@ -1,11 +1,24 @@
 // Plays the successor daemon in test/succession.test.ts: receives the handoff on stdin, adopts every
 // PTY, then reports to the test what it reads and sees end, and does what the test asks of a PTY; asked
 // to, it hands them on to the next successor (after one that fails), as a successor daemon would.
+import * as fs from 'node:fs';
 import { AdoptedPty } from '../../src/daemon/adoptedPty';
 import { handOff } from '../../src/daemon/handoff';
 import { receiveHandoff } from '../../src/daemon/handoffReceive';
 import type { ProgramProcess } from '../../src/daemon/session';
 import { connectReport, Message } from './handoffReport';
+
+/** How many PTY masters this process holds (Linux: the links in /proc/self/fd). */
+function openMasters(): number {
+  const links = fs.readdirSync('/proc/self/fd').map((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return ''; // the directory's own fd, closed once read
+    }
+  });
+  return links.filter((link) => link === '/dev/ptmx' || link === '/dev/pts/ptmx').length;
+}
 
 /** The first successor is 'successor', the one it hands on to 'successor2', and so on. */
 const generation = Number(process.env.HOLDFAST_TEST_GENERATION ?? '1');
@@ -37,6 +50,7 @@ async function main(): Promise<void> {
   }
   link.send({
     type: 'adopted',
+    masters: openMasters(),
     sessions: sessions.map((s) => ({
       id: s.id,
       kind: s.kind,
