@@ -250,6 +250,13 @@ test('a successor that fails or does not answer: every PTY carries on in the old
     );
     await waitFor(() => completeLines(text).length >= lines + 20, STEP_MS, 'the counter to go on here');
   }
+  const lines = completeLines(text).length;
+  const twice = [
+    { id: 'a', pty },
+    { id: 'b', pty },
+  ];
+  await assert.rejects(handOff({ sessions: twice, successor: failing[0] }), /already handed over/);
+  await waitFor(() => completeLines(text).length >= lines + 20, STEP_MS, 'the counter to go on after a double cut');
   const counted = completeLines(text);
   assert.deepEqual(
     counted,

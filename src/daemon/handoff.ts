@@ -77,13 +77,22 @@ function exitOf(pty: HandablePty): Promise<ExitInfo> {
 
 export async function handOff(options: HandoffOptions): Promise<HandoffResult> {
   // The cut: every PTY in this one turn, each session's state with it.
-  const cuts: Cut[] = options.sessions.map((session) => {
-    const cut = session.pty.exited ? 'ended' : session.pty.cut();
-    const state = options.stateAtCut?.(session.id);
-    return cut === 'ended'
-      ? { session, state, cut: undefined, exit: exitOf(session.pty) }
-      : { session, state, cut, exit: undefined };
-  });
+  const cuts: Cut[] = [];
+  try {
+    for (const session of options.sessions) {
+      const cut = session.pty.exited ? 'ended' : session.pty.cut();
+      const entry: Cut =
+        cut === 'ended'
+          ? { session, state: undefined, cut: undefined, exit: exitOf(session.pty) }
+          : { session, state: undefined, cut, exit: undefined };
+      cuts.push(entry);
+      entry.state = options.stateAtCut?.(session.id);
+    }
+  } catch (err) {
+    // One was handed over already, or its state could not be taken: the others carry on here.
+    for (const { session, cut } of cuts) if (cut) session.pty.uncut(cut.output, Buffer.alloc(0));
+    throw err;
+  }
   const live = cuts.filter((entry) => entry.cut !== undefined);
   const inputs = await Promise.all(live.map((entry) => entry.session.pty.takeInput()));
   const copies = live.map((entry) => entry.cut!.fd);
