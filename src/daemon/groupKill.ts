@@ -2,7 +2,7 @@
 // once the leader is reaped (node-pty's exit) and nothing alive of its group is left (PtyProcess
 // asks processGroup.ts, which works without /proc too).
 import type { IDisposable } from '../protocol/disposable';
-import type { PtyProcess } from './ptyProcess';
+import type { ProgramPty } from './programPty';
 
 export enum KillTiming {
   /** Group-exit polling while a kill is in progress. */
@@ -17,7 +17,7 @@ export class GroupKill implements IDisposable {
   private disposed = false;
 
   constructor(
-    private readonly program: Pick<PtyProcess, 'signalGroup' | 'groupAlive'>,
+    private readonly program: Pick<ProgramPty, 'signalGroup' | 'groupAlive'>,
     /** Resolves once the program's exit is reported (its last output parsed). */
     private readonly exited: Promise<void>,
   ) {}

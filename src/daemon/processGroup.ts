@@ -26,10 +26,15 @@ import * as fs from 'node:fs';
 /** What a process group holds: nothing, something alive, only zombies, or "exists, cannot tell". */
 export type GroupMembers = 'none' | 'live' | 'zombies' | 'unknown';
 
+/** One process: running (with its group), a zombie, none, or "cannot tell" (no ps). */
+export type ProcessState = { kind: 'live'; pgid: number } | { kind: 'zombie' } | { kind: 'none' } | { kind: 'unknown' };
+
 export interface ProcessGroups {
   readonly kind: 'linuxProc' | 'portable';
   /** What is left in process group `pgid`. */
   members(pgid: number): GroupMembers;
+  /** What process `pid` is now: a daemon that adopted a program is not its parent, so cannot wait for it. */
+  process(pid: number): ProcessState;
 }
 
 /** Whether signal 0 reaches `target` (a pid, or -pgid for a group): it exists, even as a zombie. */
@@ -76,6 +81,31 @@ function linuxProcMembers(pgid: number): GroupMembers {
   return 'zombies';
 }
 
+/** From one /proc/PID/stat or ps line's state and group. */
+function stateOf(state: string, pgid: string): ProcessState {
+  return isGoneState(state) ? { kind: 'zombie' } : { kind: 'live', pgid: Number(pgid) };
+}
+
+function linuxProcProcess(pid: number): ProcessState {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'none' } : { kind: 'unknown' };
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stateOf(fields[0], fields[2]);
+}
+
+/** Parses `ps -o pid=,pgid=,state= -p PID` output: the process, or none when ps shows no line. */
+export function processFromPs(output: string, pid: number): ProcessState {
+  for (const line of output.split('\n')) {
+    const [shown, group, state] = line.trim().split(/\s+/);
+    if (Number(shown) === pid && state !== undefined) return stateOf(state, group);
+  }
+  return { kind: 'none' };
+}
+
 /** Parses `ps -A -o pid=,pgid=,state=` output: what of group `pgid` it shows. */
 export function membersFromPs(output: string, pgid: number): 'live' | 'zombies' {
   for (const line of output.split('\n')) {
@@ -103,10 +133,26 @@ export function portableWith(ps: string): ProcessGroups {
       }
       return membersFromPs(output, pgid);
     },
+    process(pid) {
+      if (!exists(pid)) return { kind: 'none' };
+      try {
+        const output = execFileSync(ps, ['-o', 'pid=,pgid=,state=', '-p', String(pid)], {
+          encoding: 'latin1',
+          stdio: ['ignore', 'pipe', 'ignore'],
+          timeout: 5000,
+        });
+        return processFromPs(output, pid);
+      } catch (err) {
+        // ps exits 1 with nothing printed when the process went away after signal 0 saw it.
+        const failed = err as { status?: number | null; stdout?: string };
+        if (failed.status === 1 && !failed.stdout?.trim()) return { kind: 'none' };
+        return { kind: 'unknown' };
+      }
+    },
   };
 }
 
-export const linuxProc: ProcessGroups = { kind: 'linuxProc', members: linuxProcMembers };
+export const linuxProc: ProcessGroups = { kind: 'linuxProc', members: linuxProcMembers, process: linuxProcProcess };
 export const portable: ProcessGroups = portableWith('ps');
 
 function procReadable(): boolean {

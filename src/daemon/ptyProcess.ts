@@ -1,19 +1,26 @@
 // A program on a pseudo-terminal (node-pty), in its own session and process group.
-// Two things node-pty does not do for us: keep the last output of a program that exits right
-// after writing (nodePtyInternals.ts), and never signal a process group whose members are all gone
-// (what is left of a group is asked of processGroup.ts).
+// Three things node-pty does not do for us: keep the last output of a program that exits right
+// after writing (nodePtyInternals.ts), never signal a process group whose members are all gone
+// (what is left of a group is asked of processGroup.ts), and hand the PTY to a successor (cut,
+// then release or uncut: programPty.ts).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
 import { Emitter, IDisposable } from '../protocol/disposable';
 import { InputLimit } from '../protocol/limits';
-import { internalsOf, queuedInputBytes } from './nodePtyInternals';
+import {
+  inputSettled,
+  internalsOf,
+  queuedInputBytes,
+  restartReading,
+  stopReadingNow,
+  takeQueuedInput,
+} from './nodePtyInternals';
 import { pidInUse, ProcessGroups, processGroups } from './processGroup';
+import type { ExitInfo, HandablePty, PtyCut } from './programPty';
+import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
 
-export interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-}
+export type { ExitInfo } from './programPty';
 
 export interface PtyOptions {
   argv: string[];
@@ -39,7 +46,7 @@ export function isSignalName(name: string): name is NodeJS.Signals {
   return Object.prototype.hasOwnProperty.call(os.constants.signals, name);
 }
 
-export class PtyProcess implements IDisposable {
+export class PtyProcess implements HandablePty {
   private readonly term: pty.IPty;
   private readonly log: (line: string) => void;
   private readonly groups: ProcessGroups;
@@ -53,6 +60,10 @@ export class PtyProcess implements IDisposable {
   readonly onData = this.onDataEmitter.event;
   private readonly onExitEmitter = new Emitter<ExitInfo>();
   readonly onExit = this.onExitEmitter.event;
+  /** Reading, cut for a successor, or released to it. */
+  private readonly held = new HeldAtCut();
+  /** node-pty's destroy of the socket, put off while cut (it would close the fd the successor needs). */
+  private deferredDestroy: (() => void) | undefined;
 
   constructor(options: PtyOptions) {
     const [file, ...args] = options.argv;
@@ -68,11 +79,14 @@ export class PtyProcess implements IDisposable {
     } as pty.IPtyForkOptions);
     this.keepOutputAfterExit();
     this.disposables.push(
-      this.term.onData((data) => this.onDataEmitter.fire(data as unknown as Buffer)),
+      this.term.onData((data) => {
+        if (!this.held.output(data as unknown as Buffer)) this.onDataEmitter.fire(data as unknown as Buffer);
+      }),
       this.term.onExit(({ exitCode, signal }) => {
+        if (this.held.phase === 'released') return;
         this.exitInfo = signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null };
         this.groupLeftAfterExit(); // most programs leave nothing behind: settle it before the pid can be reused
-        this.onExitEmitter.fire(this.exitInfo);
+        if (this.held.phase === 'reading') this.onExitEmitter.fire(this.exitInfo);
       }),
     );
   }
@@ -87,6 +101,9 @@ export class PtyProcess implements IDisposable {
     const fd = internals._fd;
     const destroy = socket.destroy.bind(socket);
     socket.destroy = (err?: Error) => {
+      // Cut: the bytes left are the successor's, and the fd must stay open until it is spawned.
+      if (this.held.phase === 'cut') return void (this.deferredDestroy = () => socket.destroy(err));
+      if (this.held.phase === 'released') return destroy(err);
       for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) {
         // read() emits 'data' itself for a stream with data listeners
       }
@@ -117,16 +134,21 @@ export class PtyProcess implements IDisposable {
     return this.exitInfo;
   }
 
+  get cols(): number {
+    return this.term.cols;
+  }
+
+  get rows(): number {
+    return this.term.rows;
+  }
+
   /** Writes for the program to read; refused (the reason returned) when too much would wait for it. */
   write(data: string | Buffer): string | undefined {
     if (this.exitInfo) return undefined;
+    if (this.held.phase !== 'reading') return this.held.input(data, queuedInputBytes(internalsOf(this.term)));
     const queued = queuedInputBytes(internalsOf(this.term));
     const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    if (queued + bytes > InputLimit.QueuedBytes)
-      return (
-        `the program has not read ${queued} bytes of its input yet: ${bytes} more would pass the ` +
-        `${InputLimit.QueuedBytes}-byte limit`
-      );
+    if (queued + bytes > InputLimit.QueuedBytes) return inputLimitReason(queued, bytes);
     this.term.write(data as string);
     return undefined;
   }
@@ -141,11 +163,57 @@ export class PtyProcess implements IDisposable {
   }
 
   pause(): void {
-    this.term.pause();
+    this.held.paused = true;
+    if (this.held.phase === 'reading') this.term.pause();
   }
 
   resume(): void {
-    this.term.resume();
+    this.held.paused = false;
+    if (this.held.phase === 'reading') this.term.resume();
+  }
+
+  /** Bytes read from the PTY and not delivered (only while paused: the stream keeps one chunk). */
+  get bufferedOutputBytes(): number {
+    return internalsOf(this.term)._socket.readableLength;
+  }
+
+  cut(): PtyCut | 'ended' {
+    const internals = internalsOf(this.term);
+    if (this.held.phase !== 'reading') throw new Error(`the terminal of pid ${this.pid} is already handed over`);
+    if (this.exitInfo || (internals._socket as unknown as { destroyed: boolean }).destroyed) return 'ended';
+    this.held.cut();
+    stopReadingNow(internals._socket);
+    for (let chunk = internals._socket.read(); chunk !== null; chunk = internals._socket.read()) {
+      // read() emits 'data' itself, which the hold keeps
+    }
+    return { fd: internals._fd, pid: this.pid, pgid: this.pid, output: this.held.takeOutput() };
+  }
+
+  async takeInput(): Promise<Buffer> {
+    const internals = internalsOf(this.term);
+    await untilSettled(() => inputSettled(internals) || this.held.phase !== 'cut');
+    if (this.held.phase !== 'cut') return Buffer.alloc(0);
+    return Buffer.concat([takeQueuedInput(internals), this.held.takeInput()]);
+  }
+
+  uncut(output: Buffer, input: Buffer): void {
+    if (this.held.phase !== 'cut') return;
+    this.held.uncut();
+    if (output.length > 0) this.onDataEmitter.fire(output);
+    if (input.length > 0) this.term.write(input as unknown as string);
+    restartReading(internalsOf(this.term)._socket);
+    if (this.held.paused) this.term.pause();
+    const destroy = this.deferredDestroy;
+    this.deferredDestroy = undefined;
+    destroy?.(); // the program exited while cut: read what is left, then node-pty reports the exit
+  }
+
+  release(): void {
+    if (this.held.phase !== 'cut') return;
+    this.held.release();
+    const internals = internalsOf(this.term);
+    internals._writeStream.dispose();
+    internals._socket.destroy(); // closes this process's copy of the master: the successor holds its own
   }
 
   /**
@@ -195,6 +263,6 @@ export class PtyProcess implements IDisposable {
     for (const d of this.disposables) d.dispose();
     this.onDataEmitter.dispose();
     this.onExitEmitter.dispose();
-    if (!this.exitInfo) this.signalGroup('SIGKILL');
+    if (!this.exitInfo && this.held.phase === 'reading') this.signalGroup('SIGKILL');
   }
 }
