@@ -285,7 +285,7 @@ export class Checkpointer {
       for (const [i, saved] of base.entries()) {
         // The daemon serves its sessions between two screens, not only after all of them.
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        withScreens.push({ ...saved, screen: this.screenOf(sessions[i], scrollback) });
+        withScreens.push({ ...saved, screen: await this.screenOf(sessions[i], scrollback) });
       }
       const full = file(withScreens);
       if (full.data.length <= config.maxBytes) return full;
@@ -322,12 +322,12 @@ export class Checkpointer {
   }
 
   /** The session's screen, or none: removed while the checkpoint was being serialized, or unserializable (logged). */
-  private screenOf(session: Session, scrollback: number): string | undefined {
+  private async screenOf(session: Session, scrollback: number): Promise<string | undefined> {
     if (session.isDisposed) return undefined;
     try {
       // A screen over the bound a reader takes is written with less scrollback, or not at all.
       for (let lines = scrollback; ; lines = Math.floor(lines / 2)) {
-        const screen = session.snapshotText(lines);
+        const screen = await session.snapshotText(lines);
         if (screen.length <= CheckpointLimit.ScreenChars) return screen;
         if (lines === 0) throw new Error(`its screen alone is over ${CheckpointLimit.ScreenChars} characters`);
       }
