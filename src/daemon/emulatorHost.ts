@@ -52,7 +52,7 @@ class HostedEmulator {
     if (base) {
       this.baseChunks = 1;
       this.sizeAfterBase = { cols: open.options.cols, rows: open.options.rows };
-      emulator.write(typeof base.vt === 'string' ? Buffer.from(base.vt, 'utf8') : base.vt);
+      emulator.write(base.vt);
     }
   }
 

@@ -58,8 +58,8 @@ export interface OpenEmulator {
   options: EmulatorOptions;
   /** Chunks already parsed by the emulator this one replaces: the count goes on from there. */
   parsed: number;
-  /** VT bytes of the last screen known, parsed first and silently (a replaced worker's session). */
-  base?: { vt: string | Uint8Array; cols: number; rows: number };
+  /** The last screen known and the output since, parsed first and silently (a replaced worker's session). */
+  base?: { vt: Uint8Array; cols: number; rows: number };
   answerQueries: boolean;
 }
 

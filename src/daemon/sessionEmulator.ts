@@ -6,7 +6,15 @@
 import { Emitter, IDisposable } from '../protocol/disposable';
 import type { PromptMark } from './attention';
 import type { EmulatorOptions } from './emulator';
-import type { EmulatorEvents, EmulatorNote, EmulatorRead, FromWorker, ReadResult } from './emulatorProtocol';
+import { EmulatorRebuild } from './emulatorRebuild';
+import type {
+  EmulatorEvents,
+  EmulatorNote,
+  EmulatorRead,
+  FromWorker,
+  OpenEmulator,
+  ReadResult,
+} from './emulatorProtocol';
 import type { EmulatorLink, EmulatorThread, EmulatorWorkers } from './emulatorWorkers';
 import type { SessionTextCopy } from './sessionText';
 
@@ -36,8 +44,9 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private nextRequest = 1;
   /** Bumped at each rebuild: a snapshot cached before one no longer shows the emulator. */
   private generation = 0;
-  /** The newest screen a worker rendered, to rebuild from when its worker dies. */
-  private base: { vt: string | Uint8Array; cols: number; rows: number } | undefined;
+  /** The last screen a worker rendered and the output parsed since: a dead worker's sessions are rebuilt from it. */
+  private readonly rebuild: EmulatorRebuild;
+  private askedForScreen = false;
   /** The parsed count at the last rebuild: a worker dying again with no progress skips what it was parsing. */
   private rebuiltAt = -1;
   private disposed = false;
@@ -62,21 +71,15 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   constructor(workers: EmulatorWorkers, options: EmulatorOptions) {
     this.id = workers.newId();
     this.options = { ...options };
+    this.rebuild = new EmulatorRebuild(options.cols, options.rows);
     this.thread = workers.assign();
     this.thread.add(this);
-    this.open();
+    this.thread.send(this.openMessage());
   }
 
-  private open(): void {
-    const base = this.base;
-    this.thread.send({
-      kind: 'open',
-      id: this.id,
-      options: this.options,
-      parsed: this.parsedChunks,
-      answerQueries: this.answering,
-      ...(base ? { base } : {}),
-    });
+  private openMessage(base?: OpenEmulator['base']): OpenEmulator {
+    const open = { kind: 'open' as const, id: this.id, options: this.options, parsed: this.parsedChunks };
+    return { ...open, answerQueries: this.answering, ...(base ? { base } : {}) };
   }
 
   write(chunk: Buffer): void {
@@ -151,7 +154,7 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
         return done(undefined);
       }
       const rendered = result.views.full ?? result.views.screen;
-      if (rendered) this.base = { vt: rendered, cols: result.cols, rows: result.rows };
+      if (rendered) this.rebuild.rendered({ vt: rendered, cols: result.cols, rows: result.rows });
       done({ ...result, key: prefix + result.key });
     });
   }
@@ -160,7 +163,6 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   async snapshotText(scrollback?: number): Promise<string> {
     const result = await this.askFor({ kind: 'text', scrollback });
     if (result.kind !== 'text') throw new Error(`a ${result.kind} answer to a text read`);
-    this.base = { vt: result.text, cols: result.cols, rows: result.rows };
     return result.text;
   }
 
@@ -234,9 +236,17 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private advance(parsed: number): boolean {
     const count = parsed - this.parsedChunks;
     if (count <= 0) return false;
-    for (const chunk of this.unparsed.splice(0, count)) this.parsedBytes += chunk.length;
+    const chunks = this.unparsed.splice(0, count);
+    for (const chunk of chunks) this.parsedBytes += chunk.length;
     this.parsedChunks = parsed;
+    if (this.rebuild.parsed(chunks) && !this.askedForScreen) this.renderScreenForRebuild();
     return true;
+  }
+
+  /** A fresh screen to rebuild from, so that the output kept since the last one stays bounded. */
+  private renderScreenForRebuild(): void {
+    this.askedForScreen = true;
+    this.snapshot({ views: ['screen'], have: {}, syncDeadline: 0 }, () => (this.askedForScreen = false));
   }
 
   reopen(why: string): void {
@@ -245,11 +255,17 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     if (this.rebuiltAt === this.parsedChunks && this.unparsed.length > 0) {
       // The worker died twice on the same chunks: they are skipped (clients got them), not parsed again.
       this.onErrorEmitter.fire(new Error(`${why} twice on the same output: ${this.unparsed.length} chunk(s) skipped`));
-      this.advance(this.parsedChunks + this.unparsed.length);
+      for (const chunk of this.unparsed.splice(0)) {
+        this.parsedBytes += chunk.length;
+        this.parsedChunks++;
+      }
       this.onParsedEmitter.fire();
-    } else this.onErrorEmitter.fire(new Error(`${why}: rebuilt from its last screen and unparsed output`));
+    }
+    const { base, exact } = this.rebuild.source();
+    const from = exact ? 'its last screen and the output since' : 'its last screen and the last of the output since';
+    this.onErrorEmitter.fire(new Error(`${why}: rebuilt from ${from}`));
     this.rebuiltAt = this.parsedChunks;
-    this.open();
+    this.thread.send(this.openMessage(base));
     for (const chunk of this.unparsed) this.thread.write(this.id, chunk);
     // A cached view's key means nothing to the rebuilt emulator.
     for (const [request, { read }] of this.reads)
