@@ -29,7 +29,7 @@ function lines(from: number, to: number): string {
   return out;
 }
 
-test('a worker that dies is replaced and each of its sessions rebuilt exactly: last screen, output since, unparsed output', async () => {
+test('a dead worker is replaced, its sessions rebuilt exactly: last screen, output since, unparsed', async () => {
   const workers = new EmulatorWorkers(() => undefined, 2);
   const options = { cols: 40, rows: 10, scrollback: 1000 };
   const emulators = [new SessionEmulator(workers, options), new SessionEmulator(workers, options)];
@@ -72,7 +72,7 @@ test('a worker that dies is replaced and each of its sessions rebuilt exactly: l
   }
 });
 
-test('no program dies when its emulator worker does: the session goes on, its screen shows what came after', async () => {
+test('no program dies with its emulator worker: the session goes on, its screen shows what came after', async () => {
   const workers = new EmulatorWorkers();
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' };
   const session = new Session({

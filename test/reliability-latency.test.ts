@@ -101,7 +101,7 @@ function figures(phase: string, taken: Round[]): { list: number; echo: number } 
   return p90;
 }
 
-test('while one session floods, another client’s list and an echo in another session answer within 100 ms', async () => {
+test('while one session floods, another client’s list and an echo in another session answer in 100 ms', async () => {
   const daemon = await startTestDaemon();
   let probe: ChildProcess | undefined;
   try {

@@ -216,7 +216,7 @@ test(`with history out of the emulator, snapshots rebuild the full state over re
   assert.ok(historyResizes > 0, 'no seed resized with lines in the history store: the test no longer covers reflow');
 });
 
-test(`through the emulator worker threads, as sessions run, snapshots rebuild the full state (${RUNS} streams)`, async () => {
+test(`through the emulator workers, as sessions run, snapshots rebuild the full state (${RUNS} streams)`, async () => {
   const workers = new EmulatorWorkers();
   try {
     await fuzz(0, workers);
