@@ -101,3 +101,22 @@ test('no program dies with its emulator worker: the session goes on, its screen 
     workers.dispose();
   }
 });
+
+test('a worker that cannot start is not restarted in a tight loop: the wait doubles', async () => {
+  const logged: string[] = [];
+  const workers = new EmulatorWorkers((line) => logged.push(line), 1, '/nonexistent/emulatorWorker.js');
+  const emulator = new SessionEmulator(workers, { cols: 20, rows: 5, scrollback: 10 });
+  try {
+    emulator.write(Buffer.from('hello'));
+    await waitFor(() => logged.length >= 3, 20_000, 'three failed starts');
+    assert.deepEqual(
+      logged.slice(0, 3).map((line) => / in (\d+) ms$/.exec(line)?.[1]),
+      ['100', '200', '400'],
+      logged.join('\n'),
+    );
+    assert.equal(emulator.backlog, 5, 'what the session wrote waits for a worker');
+  } finally {
+    emulator.dispose();
+    workers.dispose();
+  }
+});

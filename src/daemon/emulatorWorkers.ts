@@ -14,6 +14,9 @@ export enum EmulatorWorkerTuning {
   MaxWorkers = 2,
   /** A thread without sessions this long is ended: an idle daemon without sessions holds none. */
   IdleMs = 30_000,
+  /** A worker that dies sooner than this after its start is replaced only after a wait (doubling up to MaxWaitMs). */
+  QuickDeathMs = 2000,
+  MaxWaitMs = 20_000,
 }
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
@@ -23,8 +26,11 @@ const WORKER_SCRIPT = path.join(__dirname, 'emulatorWorker.js');
 export interface EmulatorLink {
   readonly id: number;
   receive(message: FromWorker): void;
-  /** Its thread was replaced: open the emulator again there and replay what it had not parsed. */
-  reopen(why: string): void;
+  /**
+   * Its thread was replaced: open the emulator again there and replay what it had not parsed.
+   * `ran`: the worker had answered (it died running, maybe on this session's output; else it never started).
+   */
+  reopen(why: string, ran: boolean): void;
 }
 
 export class EmulatorThread {
@@ -35,8 +41,17 @@ export class EmulatorThread {
   private bytes = 0;
   private flushing: NodeJS.Immediate | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  /** The worker sent something: it ran. */
+  private answered = false;
+  /** Set while a worker that keeps dying at once waits to be replaced: nothing is sent meanwhile. */
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartWaitMs = 0;
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly script: string,
+  ) {}
 
   get sessions(): number {
     return this.links.size;
@@ -53,12 +68,15 @@ export class EmulatorThread {
     if (this.links.size === 0) this.idleTimer = setTimeout(() => this.end(), EmulatorWorkerTuning.IdleMs);
   }
 
+  /** Dropped while the worker waits to be replaced: the sessions send all they hold again then (reopen). */
   send(message: ToWorker): void {
+    if (this.restartTimer) return;
     this.messages.push(message);
     this.flushing ??= setImmediate(() => this.flush());
   }
 
   write(id: number, chunk: Uint8Array): void {
+    if (this.restartTimer) return;
     this.send({ kind: 'write', id, offset: this.bytes, length: chunk.length });
     this.chunks.push(chunk);
     this.bytes += chunk.length;
@@ -82,8 +100,10 @@ export class EmulatorThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_SCRIPT);
+    const worker = new Worker(this.script);
     this.worker = worker;
+    this.startedAt = Date.now();
+    this.answered = false;
     worker.on('message', (message: FromWorker) => this.route(message));
     worker.on('error', (err) => this.died(worker, `threw: ${err.stack ?? err.message}`));
     worker.on('exit', (code) => this.died(worker, `exited (${code})`));
@@ -91,6 +111,7 @@ export class EmulatorThread {
   }
 
   private route(message: FromWorker): void {
+    this.answered = true;
     if (message.kind === 'answer') this.links.get(message.id)?.receive(message);
     else
       for (const events of message.sessions) this.links.get(events.id)?.receive({ kind: 'events', sessions: [events] });
@@ -100,11 +121,21 @@ export class EmulatorThread {
   private died(worker: Worker, why: string): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    this.log(`emulator worker ${why}; its ${this.links.size} session(s) are rebuilt in a new one`);
     this.messages = [];
     this.chunks = [];
     this.bytes = 0;
-    for (const link of [...this.links.values()]) link.reopen(`its emulator worker ${why.split('\n')[0]}`);
+    // A worker that cannot even start (a missing or broken bundle) must not be restarted in a tight loop.
+    const quick = Date.now() - this.startedAt < EmulatorWorkerTuning.QuickDeathMs;
+    this.restartWaitMs = quick ? Math.min(Math.max(100, this.restartWaitMs * 2), EmulatorWorkerTuning.MaxWaitMs) : 0;
+    const wait = this.restartWaitMs > 0 ? ` in ${this.restartWaitMs} ms` : '';
+    this.log(`emulator worker ${why}; its ${this.links.size} session(s) are rebuilt in a new one${wait}`);
+    const ran = this.answered;
+    const reopen = () => {
+      this.restartTimer = undefined;
+      for (const link of [...this.links.values()]) link.reopen(`its emulator worker ${why.split('\n')[0]}`, ran);
+    };
+    if (this.restartWaitMs > 0) this.restartTimer = setTimeout(reopen, this.restartWaitMs);
+    else reopen();
   }
 
   /** Ends the worker (stuck, or for a test) as if it had died: its sessions are rebuilt in a new one. */
@@ -117,6 +148,8 @@ export class EmulatorThread {
   /** Ends the worker with its sessions (none, or the daemon is stopping). */
   end(): void {
     clearTimeout(this.idleTimer);
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
     clearImmediate(this.flushing);
     this.flushing = undefined;
     const worker = this.worker;
@@ -136,8 +169,9 @@ export class EmulatorWorkers implements IDisposable {
   constructor(
     log: (line: string) => void = () => undefined,
     size = Math.min(EmulatorWorkerTuning.MaxWorkers, availableParallelism()),
+    script = WORKER_SCRIPT,
   ) {
-    this.threads = Array.from({ length: Math.max(1, size) }, () => new EmulatorThread(log));
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new EmulatorThread(log, script));
   }
 
   /** A number for a new session's emulator, unique in this daemon. */

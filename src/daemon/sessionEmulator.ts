@@ -249,10 +249,10 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.snapshot({ views: ['screen'], have: {}, syncDeadline: 0 }, () => (this.askedForScreen = false));
   }
 
-  reopen(why: string): void {
+  reopen(why: string, ran: boolean): void {
     if (this.disposed) return;
     this.generation++;
-    if (this.rebuiltAt === this.parsedChunks && this.unparsed.length > 0) {
+    if (ran && this.rebuiltAt === this.parsedChunks && this.unparsed.length > 0) {
       // The worker died twice on the same chunks: they are skipped (clients got them), not parsed again.
       this.onErrorEmitter.fire(new Error(`${why} twice on the same output: ${this.unparsed.length} chunk(s) skipped`));
       for (const chunk of this.unparsed.splice(0)) {
