@@ -29,6 +29,10 @@ class HostedEmulator {
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
   private snapshot: { request: number; read: SnapshotRead } | undefined;
+  /** Chunks given to this emulator (counted as `parsed` is). */
+  private received: number;
+  /** Reads waiting for the chunks written before them to be parsed. */
+  private readonly waiting: { request: number; read: Exclude<EmulatorRead, SnapshotRead>; until: number }[] = [];
   private syncTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -37,6 +41,7 @@ class HostedEmulator {
     private readonly host: EmulatorHost,
   ) {
     this.parsed = open.parsed;
+    this.received = open.parsed;
     this.answerQueries = open.answerQueries;
     const base = open.base;
     this.emulator = new Emulator(base ? { ...open.options, cols: base.cols, rows: base.rows } : open.options);
@@ -76,6 +81,10 @@ class HostedEmulator {
     this.parsed++;
     this.host.changed(this);
     if (this.snapshot) this.takeSnapshot(true);
+    while (this.waiting.length > 0 && this.waiting[0].until <= this.parsed) {
+      const { request, read } = this.waiting.shift()!;
+      this.answerRead(request, read);
+    }
   }
 
   events(): EmulatorEvents {
@@ -112,13 +121,29 @@ class HostedEmulator {
     if (this.emulator.backlog === 0) this.emulator.compactHistory();
   }
 
+  write(chunk: Uint8Array): void {
+    this.received++;
+    this.emulator.write(chunk);
+  }
+
+  /** A snapshot at the next exact cut; anything else once what was written before it is parsed. */
   read(request: number, read: EmulatorRead): void {
     if (read.kind === 'snapshot') {
       this.snapshot = { request, read };
       this.takeSnapshot(false);
-      return;
+    } else if (this.parsed < this.received) this.waiting.push({ request, read, until: this.received });
+    else this.answerRead(request, read);
+  }
+
+  /** Answered with what it found, or the error (here, in a parse callback, it must not escape). */
+  private answerRead(request: number, read: Exclude<EmulatorRead, SnapshotRead>): void {
+    let result: ReadResult;
+    try {
+      result = this.readNow(read);
+    } catch (err) {
+      return this.host.failed(this, request, (err as Error).message);
     }
-    this.host.answer(this, request, this.readNow(read));
+    this.host.answer(this, request, result);
   }
 
   private readNow(read: Exclude<EmulatorRead, SnapshotRead>): ReadResult {
@@ -153,9 +178,13 @@ class HostedEmulator {
     const { cols, rows } = emulator.terminal;
     const key = `${this.parsed}:${cols}x${rows}`;
     const views: Partial<Record<'screen' | 'full', Uint8Array>> = {};
-    for (const view of pending.read.views)
-      if (pending.read.have[view] !== key)
-        views[view] = encoder.encode(emulator.snapshot(view === 'screen' ? 0 : undefined));
+    try {
+      for (const view of pending.read.views)
+        if (pending.read.have[view] !== key)
+          views[view] = encoder.encode(emulator.snapshot(view === 'screen' ? 0 : undefined));
+    } catch (err) {
+      return this.host.failed(this, pending.request, (err as Error).message);
+    }
     const synchronizedUpdate = emulator.inSynchronizedUpdate;
     this.host.answer(this, pending.request, { kind: 'snapshot', key, cols, rows, synchronizedUpdate, views });
   }
@@ -186,6 +215,11 @@ export class EmulatorHost {
     }
   }
 
+  failed(hosted: HostedEmulator, request: number, error: string): void {
+    this.flush();
+    this.post({ ...this.tag({ id: hosted.id, request }, hosted), error });
+  }
+
   private tag(message: { id: number; request: number }, hosted: HostedEmulator | undefined) {
     return { kind: 'answer' as const, id: message.id, request: message.request, parsed: hosted?.parsed ?? 0 };
   }
@@ -199,7 +233,7 @@ export class EmulatorHost {
     if (!hosted) throw new Error(`no emulator ${message.id} in this worker`);
     switch (message.kind) {
       case 'write':
-        return hosted.emulator.write(new Uint8Array(data, message.offset, message.length));
+        return hosted.write(new Uint8Array(data, message.offset, message.length));
       case 'resize':
         return hosted.resize(message.cols, message.rows);
       case 'scrollback':

@@ -4,7 +4,9 @@
 // text are asked for and answered with the chunk they were taken at. The chunks written and not yet
 // parsed stay here: a snapshot is followed by them, and a replaced worker gets them again.
 import { Emitter, IDisposable } from '../protocol/disposable';
+import { ErrorCode } from '../protocol/messages';
 import type { PromptMark } from './attention';
+import { DaemonError } from './daemonError';
 import type { EmulatorOptions } from './emulator';
 import { EmulatorRebuild } from './emulatorRebuild';
 import type {
@@ -181,9 +183,14 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   }
 
   private askFor(read: EmulatorRead): Promise<ReadResult> {
-    return new Promise((resolve, reject) =>
-      this.ask(read, (answer) => (answer.result ? resolve(answer.result) : reject(new Error(answer.error)))),
-    );
+    return new Promise((resolve, reject) => {
+      if (this.disposed) return reject(new DaemonError(ErrorCode.NoSession, 'the session was removed'));
+      this.ask(read, (answer) =>
+        answer.result
+          ? resolve(answer.result)
+          : reject(new DaemonError(this.disposed ? ErrorCode.NoSession : ErrorCode.Internal, answer.error ?? '')),
+      );
+    });
   }
 
   private ask(read: EmulatorRead, done: (answer: Answer) => void): void {
@@ -281,7 +288,18 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     if (this.disposed) return;
     this.disposed = true;
     this.thread.remove(this);
+    // A read in flight (read, search, a text wait, a checkpoint) fails rather than waiting forever.
+    const reads = [...this.reads];
     this.reads.clear();
+    for (const [request, pending] of reads)
+      if (pending.read.kind !== 'snapshot')
+        pending.done({
+          kind: 'answer',
+          id: this.id,
+          request,
+          parsed: this.parsedChunks,
+          error: 'the session was removed',
+        });
     this.onParsedEmitter.dispose();
     this.onReplyEmitter.dispose();
     this.onTitleEmitter.dispose();
