@@ -140,7 +140,8 @@ export class Checkpointer {
   private async tick(): Promise<void> {
     if (this.closed) return;
     const screens = this.options.config().screenText;
-    const screenChanged = screens && this.options.sessions().some((s) => s.lastOutputAt >= this.collectedAt);
+    // Parsed, not output: a screen read right after output (parsed in a worker) may not have it yet.
+    const screenChanged = screens && this.options.sessions().some((s) => s.lastParsedAt >= this.collectedAt);
     // A failed write is logged by writeOnce; the next change or interval tries again.
     if (this.dirty || screenChanged) await this.write().catch(() => undefined);
     // Screens are changing: look again after an interval; otherwise no timer at all.

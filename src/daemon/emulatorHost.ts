@@ -29,10 +29,7 @@ class HostedEmulator {
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
   private snapshot: { request: number; read: SnapshotRead } | undefined;
-  /** Chunks given to this emulator (counted as `parsed` is). */
-  private received: number;
-  /** Reads waiting for the chunks written before them to be parsed. */
-  private readonly waiting: { request: number; read: Exclude<EmulatorRead, SnapshotRead>; until: number }[] = [];
+
   private syncTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -41,7 +38,6 @@ class HostedEmulator {
     private readonly host: EmulatorHost,
   ) {
     this.parsed = open.parsed;
-    this.received = open.parsed;
     this.answerQueries = open.answerQueries;
     const base = open.base;
     this.emulator = new Emulator(base ? { ...open.options, cols: base.cols, rows: base.rows } : open.options);
@@ -81,10 +77,6 @@ class HostedEmulator {
     this.parsed++;
     this.host.changed(this);
     if (this.snapshot) this.takeSnapshot(true);
-    while (this.waiting.length > 0 && this.waiting[0].until <= this.parsed) {
-      const { request, read } = this.waiting.shift()!;
-      this.answerRead(request, read);
-    }
   }
 
   events(): EmulatorEvents {
@@ -121,21 +113,18 @@ class HostedEmulator {
     if (this.emulator.backlog === 0) this.emulator.compactHistory();
   }
 
-  write(chunk: Uint8Array): void {
-    this.received++;
-    this.emulator.write(chunk);
-  }
-
-  /** A snapshot at the next exact cut; anything else once what was written before it is parsed. */
+  /**
+   * A snapshot at the next exact cut; anything else now, as far as parsing has got (waiting for a flood's
+   * backlog would hold a checkpoint or a `read` for seconds).
+   */
   read(request: number, read: EmulatorRead): void {
     if (read.kind === 'snapshot') {
       this.snapshot = { request, read };
       this.takeSnapshot(false);
-    } else if (this.parsed < this.received) this.waiting.push({ request, read, until: this.received });
-    else this.answerRead(request, read);
+    } else this.answerRead(request, read);
   }
 
-  /** Answered with what it found, or the error (here, in a parse callback, it must not escape). */
+  /** Answered with what it found, or the error. */
   private answerRead(request: number, read: Exclude<EmulatorRead, SnapshotRead>): void {
     let result: ReadResult;
     try {
@@ -233,7 +222,7 @@ export class EmulatorHost {
     if (!hosted) throw new Error(`no emulator ${message.id} in this worker`);
     switch (message.kind) {
       case 'write':
-        return hosted.write(new Uint8Array(data, message.offset, message.length));
+        return hosted.emulator.write(new Uint8Array(data, message.offset, message.length));
       case 'resize':
         return hosted.resize(message.cols, message.rows);
       case 'scrollback':

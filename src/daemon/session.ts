@@ -53,6 +53,7 @@ export class Session implements IDisposable {
   private readonly waits: SessionWaits;
   private readonly groupKill: GroupKill;
   private ptyPaused = false;
+  private parsedAt = 0;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
   private cols: number;
@@ -142,6 +143,11 @@ export class Session implements IDisposable {
     return this.activity.lastOutputAt;
   }
 
+  /** When the emulator's worker last reported output parsed: a screen read before that lacks it. */
+  get lastParsedAt(): number {
+    return this.parsedAt;
+  }
+
   info(): SessionInfo {
     return {
       id: this.id,
@@ -181,6 +187,7 @@ export class Session implements IDisposable {
   }
 
   private onChunkParsed(): void {
+    this.parsedAt = Date.now();
     if (this.ptyPaused && this.emulator.backlog < BACKLOG_RESUME) {
       this.ptyPaused = false;
       this.pty.resume();
@@ -300,22 +307,13 @@ export class Session implements IDisposable {
   }
 
   /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
-  snapshotText(scrollback?: number): Promise<string> {
-    return this.emulator.snapshotText(scrollback);
-  }
+  snapshotText = (scrollback?: number): Promise<string> => this.emulator.snapshotText(scrollback);
 
   /** The screen's text and cursor (`scrollback`: the last lines above it first). */
-  screen(scrollback = 0): Promise<{ lines: string[]; cursor: { x: number; y: number } }> {
-    return this.emulator.lines(scrollback);
-  }
+  screen = (scrollback = 0): ReturnType<SessionEmulator['lines']> => this.emulator.lines(scrollback);
 
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
   textCopy = (history: boolean): Promise<SessionTextCopy> => this.emulator.textCopy(history);
-
-  /** Lines at the start of `screen(Infinity)`'s that scrolled off the alternate screen (search marks them). */
-  get alternateLines(): number {
-    return this.emulator.alternateLength;
-  }
 
   /**
    * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped
