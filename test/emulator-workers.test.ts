@@ -120,3 +120,25 @@ test('a worker that cannot start is not restarted in a tight loop: the wait doub
     workers.dispose();
   }
 });
+
+test('regression: two snapshots asked at once are both answered (the second replaced the first)', async () => {
+  const workers = new EmulatorWorkers(() => undefined, 1);
+  const emulator = new SessionEmulator(workers, { cols: 40, rows: 10, scrollback: 1000 });
+  try {
+    emulator.write(Buffer.from(lines(1, 2000)));
+    const answered = await Promise.all(
+      [['full' as const], ['screen' as const]].map(
+        (views) =>
+          new Promise<number>((resolve) =>
+            emulator.snapshot({ views, have: {}, syncDeadline: 0 }, (result) =>
+              resolve(Object.keys(result?.views ?? {}).length),
+            ),
+          ),
+      ),
+    );
+    assert.deepEqual(answered, [1, 1]);
+  } finally {
+    emulator.dispose();
+    workers.dispose();
+  }
+});

@@ -10,6 +10,7 @@ import type {
   FromWorker,
   OpenEmulator,
   ReadResult,
+  SnapshotView,
   ToWorker,
   ToWorkerBatch,
 } from './emulatorProtocol';
@@ -28,7 +29,8 @@ class HostedEmulator {
   private answerQueries: boolean;
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
-  private snapshot: { request: number; read: SnapshotRead } | undefined;
+  /** Snapshots asked for and not taken yet (a client's, and the rebuild's own screen). */
+  private snapshots: { request: number; read: SnapshotRead }[] = [];
 
   private syncTimer: NodeJS.Timeout | undefined;
 
@@ -76,7 +78,7 @@ class HostedEmulator {
     }
     this.parsed++;
     this.host.changed(this);
-    if (this.snapshot) this.takeSnapshot(true);
+    if (this.snapshots.length > 0) this.takeSnapshots(true);
   }
 
   events(): EmulatorEvents {
@@ -119,8 +121,8 @@ class HostedEmulator {
    */
   read(request: number, read: EmulatorRead): void {
     if (read.kind === 'snapshot') {
-      this.snapshot = { request, read };
-      this.takeSnapshot(false);
+      this.snapshots.push({ request, read });
+      this.takeSnapshots(false);
     } else this.answerRead(request, read);
   }
 
@@ -149,33 +151,45 @@ class HostedEmulator {
     }
   }
 
-  /** The pending snapshot, if the emulator is exact now; `afterParse` from a chunk's parse callback. */
-  private takeSnapshot(afterParse: boolean): void {
-    const pending = this.snapshot!;
+  /**
+   * The pending snapshots that may be taken now: only at an exact cut (`afterParse`: from a chunk's
+   * parse callback), and not inside a synchronized update before the request's deadline.
+   */
+  private takeSnapshots(afterParse: boolean): void {
     const emulator = this.emulator;
     if (!afterParse && emulator.backlog > 0) return;
-    if (emulator.inSynchronizedUpdate && Date.now() < pending.read.syncDeadline) {
-      this.syncTimer ??= setTimeout(() => {
-        this.syncTimer = undefined;
-        if (this.snapshot) this.takeSnapshot(false);
-      }, pending.read.syncDeadline - Date.now());
-      return;
-    }
+    const now = Date.now();
+    const synchronizedUpdate = emulator.inSynchronizedUpdate;
+    const ready = this.snapshots.filter((s) => !synchronizedUpdate || s.read.syncDeadline <= now);
+    this.snapshots = this.snapshots.filter((s) => !ready.includes(s));
     clearTimeout(this.syncTimer);
     this.syncTimer = undefined;
-    this.snapshot = undefined;
+    if (this.snapshots.length > 0) {
+      const deadline = Math.min(...this.snapshots.map((s) => s.read.syncDeadline));
+      this.syncTimer = setTimeout(() => {
+        this.syncTimer = undefined;
+        if (this.snapshots.length > 0) this.takeSnapshots(false);
+      }, deadline - now);
+    }
     const { cols, rows } = emulator.terminal;
     const key = `${this.parsed}:${cols}x${rows}`;
-    const views: Partial<Record<'screen' | 'full', Uint8Array>> = {};
-    try {
-      for (const view of pending.read.views)
-        if (pending.read.have[view] !== key)
-          views[view] = encoder.encode(emulator.snapshot(view === 'screen' ? 0 : undefined));
-    } catch (err) {
-      return this.host.failed(this, pending.request, (err as Error).message);
+    const rendered = new Map<SnapshotView, Uint8Array>();
+    for (const { request, read } of ready) {
+      const views: Partial<Record<SnapshotView, Uint8Array>> = {};
+      try {
+        for (const view of read.views) {
+          if (read.have[view] === key) continue;
+          const bytes = rendered.get(view) ?? encoder.encode(emulator.snapshot(view === 'screen' ? 0 : undefined));
+          rendered.set(view, bytes);
+          // Each answer transfers its own buffer.
+          views[view] = ready.length > 1 ? bytes.slice() : bytes;
+        }
+      } catch (err) {
+        this.host.failed(this, request, (err as Error).message);
+        continue;
+      }
+      this.host.answer(this, request, { kind: 'snapshot', key, cols, rows, synchronizedUpdate, views });
     }
-    const synchronizedUpdate = emulator.inSynchronizedUpdate;
-    this.host.answer(this, pending.request, { kind: 'snapshot', key, cols, rows, synchronizedUpdate, views });
   }
 
   dispose(): void {
