@@ -9,6 +9,8 @@ const entries = {
   daemon: 'src/daemon/main.ts',
   // The daemon's worker thread for search and text waits (src/daemon/textWorkers.ts starts it).
   searchWorker: 'src/daemon/searchWorker.ts',
+  // The daemon's worker threads that own the sessions' emulators (src/daemon/emulatorWorkers.ts starts them).
+  emulatorWorker: 'src/daemon/emulatorWorker.ts',
   cli: 'src/cli/main.ts',
   mcp: 'src/cli/mcpServer.ts',
   extension: 'src/extension/extension.ts',

@@ -71,7 +71,7 @@ test('npm run package: one .vsix per target, with its own node-pty binary and no
     const entries = unzipList(vsix);
     const manifest = unzipEntry(vsix, 'extension.vsixmanifest').toString('utf8');
     assert.match(manifest, new RegExp(`TargetPlatform="${target}"`), target);
-    for (const bundle of ['extension.js', 'daemon.js', 'searchWorker.js', 'cli.js', 'mcp.js'])
+    for (const bundle of ['extension.js', 'daemon.js', 'searchWorker.js', 'emulatorWorker.js', 'cli.js', 'mcp.js'])
       assert.ok(entries.includes(`extension/dist/${bundle}`), `${target}: ${bundle}`);
     // Everything under node-pty that is not its JavaScript, package.json or licence is a binary.
     const pty = 'extension/node_modules/node-pty/';

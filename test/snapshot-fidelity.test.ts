@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Emulator } from '../src/daemon/emulator';
+import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
+import { SessionEmulator } from '../src/daemon/sessionEmulator';
 import { differences, randomStream, unreachableState } from './helpers/vtFuzz';
 
 const RUNS = Number(process.env.HOLDFAST_FUZZ_RUNS ?? 300);
@@ -42,20 +44,87 @@ let historyResizes = 0;
 /** Steps per stream when history is out of the emulator (HOLDFAST_FUZZ_HISTORY_STEPS=250 for more reflow). */
 const HISTORY_STEPS = Number(process.env.HOLDFAST_FUZZ_HISTORY_STEPS ?? 60);
 
-async function roundTrip(seed: number, historyMargin: number | null): Promise<string[] | { unreachable: string }> {
+/** The emulator under test: in this thread (its terminal is there to look at), or in a worker. */
+interface UnderTest {
+  terminal?: Terminal;
+  /** Resolves once `data` is parsed. */
+  write(data: string): Promise<void>;
+  resize(cols: number, rows: number): void;
+  compact(): void;
+  historyLength(): number;
+  snapshot(): Promise<{ vt: string; title: string; cols: number; rows: number }>;
+  onError(listener: (err: Error) => void): void;
+  dispose(): void;
+}
+
+function inThread(cols: number, rows: number, historyMargin: number | null): UnderTest {
+  const emulator = new Emulator({ cols, rows, scrollback: historyMargin === null ? 200 : 100_000, historyMargin });
+  return {
+    terminal: emulator.terminal,
+    write: (data) => emulatorWritten(emulator, data),
+    resize: (c, r) => emulator.resize(c, r),
+    compact: () => emulator.compactHistory(),
+    historyLength: () => emulator.historyLength,
+    snapshot: () => {
+      const { cols: c, rows: r } = emulator.terminal;
+      return Promise.resolve({ vt: emulator.snapshot(), title: emulator.title, cols: c, rows: r });
+    },
+    onError: (listener) => emulator.onError(listener),
+    dispose: () => emulator.dispose(),
+  };
+}
+
+/** Through a worker thread, as a session's emulator runs: each write one chunk, the snapshot at a cut. */
+function inWorker(workers: EmulatorWorkers, cols: number, rows: number): UnderTest {
+  const emulator = new SessionEmulator(workers, { cols, rows, scrollback: 100_000 });
+  const parsed = () =>
+    new Promise<void>((resolve) => {
+      if (emulator.backlog === 0) return resolve();
+      const listener = emulator.onParsed(() => {
+        if (emulator.backlog > 0) return;
+        listener.dispose();
+        resolve();
+      });
+    });
+  return {
+    write: (data) => {
+      if (data) emulator.write(Buffer.from(data, 'utf8'));
+      return parsed();
+    },
+    resize: (c, r) => emulator.resize(c, r),
+    compact: () => emulator.compactHistory(),
+    historyLength: () => 0,
+    snapshot: () =>
+      new Promise((resolve, reject) =>
+        emulator.snapshot({ views: ['full'], have: {}, syncDeadline: 0 }, (result) => {
+          if (!result?.views.full) return reject(new Error('no snapshot'));
+          const vt = Buffer.from(result.views.full).toString('utf8');
+          resolve({ vt, title: emulator.title, cols: result.cols, rows: result.rows });
+        }),
+      ),
+    onError: (listener) => emulator.onError(listener),
+    dispose: () => emulator.dispose(),
+  };
+}
+
+async function roundTrip(
+  seed: number,
+  historyMargin: number | null,
+  workers?: EmulatorWorkers,
+): Promise<string[] | { unreachable: string }> {
   const cols = 20 + (seed % 50);
   const rows = 5 + (seed % 17);
-  const emulator = new Emulator({ cols, rows, scrollback: historyMargin === null ? 200 : 100_000, historyMargin });
-  const reference = historyMargin === null ? emulator.terminal : referenceTerminal(cols, rows);
+  const emulator = workers ? inWorker(workers, cols, rows) : inThread(cols, rows, historyMargin);
+  const reference = emulator.terminal && historyMargin === null ? emulator.terminal : referenceTerminal(cols, rows);
   try {
     const errors: string[] = [];
     emulator.onError((err) => errors.push(err.message));
     // Writes between resizes go in together, as a program's output does.
     let pending = '';
     const flush = async () => {
-      await emulatorWritten(emulator, pending);
+      await emulator.write(pending);
       // Odd seeds compact at every pause (a quiet session), even ones only when a resize does.
-      if (seed % 2 === 1) emulator.compactHistory();
+      if (seed % 2 === 1) emulator.compact();
       if (reference !== emulator.terminal) await written(reference, pending);
       pending = '';
     };
@@ -69,7 +138,7 @@ async function roundTrip(seed: number, historyMargin: number | null): Promise<st
       if (step.data) pending += step.data;
       else {
         await flush();
-        resizedWithHistory ||= emulator.historyLength > 0;
+        resizedWithHistory ||= emulator.historyLength() > 0;
         emulator.resize(step.resize!.cols, step.resize!.rows);
         if (reference !== emulator.terminal) reference.resize(step.resize!.cols, step.resize!.rows);
         unreachableOnResize ??= unreachableState(reference);
@@ -78,12 +147,15 @@ async function roundTrip(seed: number, historyMargin: number | null): Promise<st
     await flush();
     if (resizedWithHistory) historyResizes++;
     if (errors.length > 0) console.log(`# seed ${seed}: the emulator threw and carried on: ${errors.join('; ')}`);
-    const unreachable = unreachableOnResize ?? unreachableState(reference) ?? unreachableState(emulator.terminal);
+    const unreachable =
+      unreachableOnResize ??
+      unreachableState(reference) ??
+      (emulator.terminal ? unreachableState(emulator.terminal) : undefined);
     if (unreachable) return { unreachable };
-    const snapshot = emulator.snapshot();
+    const snapshot = await emulator.snapshot();
     const replay = new Terminal({
-      cols: emulator.terminal.cols,
-      rows: emulator.terminal.rows,
+      cols: snapshot.cols,
+      rows: snapshot.rows,
       scrollback: historyMargin === null ? 200 : 100_000,
       allowProposedApi: true,
     });
@@ -93,8 +165,8 @@ async function roundTrip(seed: number, historyMargin: number | null): Promise<st
     replay.onTitleChange((t) => (replayTitle = t));
     // The receiver may be showing anything before: the snapshot must reset it.
     await written(replay, '\x1b[?1049h\x1b[31mgarbage\x1b[?1h\x1b[5;6r');
-    await written(replay, snapshot);
-    const diffs = differences(reference, replay, [emulator.title, replayTitle]);
+    await written(replay, snapshot.vt);
+    const diffs = differences(reference, replay, [snapshot.title, replayTitle]);
     replay.dispose();
     return diffs;
   } finally {
@@ -112,11 +184,11 @@ function historyPrefix(seed: number, cols: number, rows: number): string {
   return out;
 }
 
-async function fuzz(historyMargin: number | null): Promise<void> {
+async function fuzz(historyMargin: number | null, workers?: EmulatorWorkers): Promise<void> {
   const failures: string[] = [];
   const unreachable: string[] = [];
   for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++) {
-    const result = await roundTrip(seed, historyMargin);
+    const result = await roundTrip(seed, historyMargin, workers);
     if ('unreachable' in result) unreachable.push(`seed ${seed}: ${result.unreachable}`);
     else if (result.length > 0) failures.push(`seed ${seed}: ${result.join('; ')}`);
   }
@@ -142,4 +214,13 @@ test(`with history out of the emulator, snapshots rebuild the full state over re
   await fuzz(MARGIN === undefined ? 0 : Number(MARGIN));
   console.log(`# ${historyResizes} of ${RUNS} seeds resized with lines in the history store`);
   assert.ok(historyResizes > 0, 'no seed resized with lines in the history store: the test no longer covers reflow');
+});
+
+test(`through the emulator workers, as sessions run, snapshots rebuild the full state (${RUNS} streams)`, async () => {
+  const workers = new EmulatorWorkers();
+  try {
+    await fuzz(0, workers);
+  } finally {
+    workers.dispose();
+  }
 });

@@ -36,8 +36,14 @@ export class AttentionExplainer implements IDisposable {
     if ((told.state !== 'waiting' && told.state !== 'done') || told.reasonFrom === 'transcript') return;
     // Told already with a reason: only a quiet spell may find a better one on the screen.
     if (event.type === 'attention' && told.reason !== undefined) return;
-    const reason = screenReason(session.screen().lines);
-    if (reason !== undefined) session.activity.explain(told.since, reason, 'screen');
+    // The screen is read in the emulator's worker; explain() drops a reason that comes too late.
+    session.screen().then(
+      ({ lines }) => {
+        const reason = screenReason(lines);
+        if (reason !== undefined && !session.isDisposed) session.activity.explain(told.since, reason, 'screen');
+      },
+      (err: Error) => this.log(`session ${session.id}: no reason from its screen: ${err.message}`),
+    );
     if (event.type === 'attention') this.readTranscript(session, told.since);
   }
 

@@ -140,7 +140,8 @@ export class Checkpointer {
   private async tick(): Promise<void> {
     if (this.closed) return;
     const screens = this.options.config().screenText;
-    const screenChanged = screens && this.options.sessions().some((s) => s.lastOutputAt >= this.collectedAt);
+    // Parsed, not output: a screen read right after output (parsed in a worker) may not have it yet.
+    const screenChanged = screens && this.options.sessions().some((s) => s.lastParsedAt >= this.collectedAt);
     // A failed write is logged by writeOnce; the next change or interval tries again.
     if (this.dirty || screenChanged) await this.write().catch(() => undefined);
     // Screens are changing: look again after an interval; otherwise no timer at all.
@@ -285,7 +286,7 @@ export class Checkpointer {
       for (const [i, saved] of base.entries()) {
         // The daemon serves its sessions between two screens, not only after all of them.
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        withScreens.push({ ...saved, screen: this.screenOf(sessions[i], scrollback) });
+        withScreens.push({ ...saved, screen: await this.screenOf(sessions[i], scrollback) });
       }
       const full = file(withScreens);
       if (full.data.length <= config.maxBytes) return full;
@@ -322,12 +323,12 @@ export class Checkpointer {
   }
 
   /** The session's screen, or none: removed while the checkpoint was being serialized, or unserializable (logged). */
-  private screenOf(session: Session, scrollback: number): string | undefined {
+  private async screenOf(session: Session, scrollback: number): Promise<string | undefined> {
     if (session.isDisposed) return undefined;
     try {
       // A screen over the bound a reader takes is written with less scrollback, or not at all.
       for (let lines = scrollback; ; lines = Math.floor(lines / 2)) {
-        const screen = session.snapshotText(lines);
+        const screen = await session.snapshotText(lines);
         if (screen.length <= CheckpointLimit.ScreenChars) return screen;
         if (lines === 0) throw new Error(`its screen alone is over ${CheckpointLimit.ScreenChars} characters`);
       }

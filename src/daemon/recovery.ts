@@ -180,8 +180,8 @@ export class Recovery implements IDisposable {
             name: clampName(saved.name),
             metadata: { ...saved.metadata, archivedFrom: from },
             process: new ArchivedProcess(this.savedScreen(saved, checkpoint.id), exit),
-            onEmulatorError: (err) =>
-              this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.message}`),
+            emulators: this.registry.emulators,
+            onEmulatorError: (err) => this.log(`session ${id}: emulator: ${err.message}`),
           }),
       );
       sessions.push(session);

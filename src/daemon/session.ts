@@ -4,12 +4,13 @@ import type { AttentionState, DaemonEvent, ExitStatus, SessionInfo } from '../pr
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
 import { ClientRoles, Subscriber } from './clientRoles';
-import { Emulator } from './emulator';
+import type { EmulatorWorkers } from './emulatorWorkers';
 import type { SessionTextCopy } from './sessionText';
 import { GroupKill } from './groupKill';
 import { SessionActivity } from './sessionActivity';
 import { PtyProcess, PtyOptions } from './ptyProcess';
 import { SequenceBoundary } from './sequenceBoundary';
+import { SessionEmulator } from './sessionEmulator';
 import { SessionWaits, WaitFor } from './sessionWaits';
 import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
 
@@ -28,6 +29,8 @@ export interface SessionOptions extends PtyOptions {
   name: string;
   scrollback: number;
   metadata: Record<string, unknown>;
+  /** The worker threads that run the emulators. */
+  emulators: EmulatorWorkers;
   onEmulatorError?: (err: Error) => void;
   /** Instead of spawning argv on a PTY. */
   process?: ProgramProcess;
@@ -43,15 +46,14 @@ export class Session implements IDisposable {
   readonly createdAt = Date.now();
   readonly roles = new ClientRoles();
   private readonly pty: ProgramProcess;
-  private readonly emulator: Emulator;
+  private readonly emulator: SessionEmulator;
   private readonly boundary = new SequenceBoundary();
   private readonly disposables = new DisposableStore();
-  /** Chunks written to the emulator and not parsed yet: what a snapshot taken now does not contain. */
-  private readonly inflight: Buffer[] = [];
   private readonly snapshots: SnapshotQueue;
   private readonly waits: SessionWaits;
   private readonly groupKill: GroupKill;
   private ptyPaused = false;
+  private parsedAt = 0;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
   private cols: number;
@@ -91,7 +93,7 @@ export class Session implements IDisposable {
     );
     this.scrollback = options.scrollback;
     this.emulator = this.disposables.add(
-      new Emulator({
+      new SessionEmulator(options.emulators, {
         cols: options.cols,
         rows: options.rows,
         scrollback: scrollbackWithinBudget(options.scrollback, options.cols),
@@ -100,7 +102,7 @@ export class Session implements IDisposable {
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
-    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.inflight, this.roles));
+    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles));
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
     this.exited = new Promise((resolve) => (this.markExited = resolve));
     this.groupKill = this.disposables.add(new GroupKill(this.pty, this.exited));
@@ -141,6 +143,11 @@ export class Session implements IDisposable {
     return this.activity.lastOutputAt;
   }
 
+  /** When the emulator's worker last reported output parsed: a screen read before that lacks it. */
+  get lastParsedAt(): number {
+    return this.parsedAt;
+  }
+
   info(): SessionInfo {
     return {
       id: this.id,
@@ -172,7 +179,6 @@ export class Session implements IDisposable {
 
   private deliver(piece: Buffer): void {
     this.emulator.write(piece);
-    this.inflight.push(piece);
     for (const subscriber of this.roles.all) if (subscriber.phase === 'live') subscriber.sendOutput(piece);
     if (!this.ptyPaused && this.emulator.backlog > BACKLOG_PAUSE) {
       this.ptyPaused = true;
@@ -181,12 +187,11 @@ export class Session implements IDisposable {
   }
 
   private onChunkParsed(): void {
-    this.inflight.shift();
+    this.parsedAt = Date.now();
     if (this.ptyPaused && this.emulator.backlog < BACKLOG_RESUME) {
       this.ptyPaused = false;
       this.pty.resume();
     }
-    if (this.snapshots.pending) this.snapshots.take(true);
     if (this.waits.pending) this.waits.scheduleTextCheck();
     if (this.exitStatus === null && this.pendingExit && this.emulator.backlog === 0) this.finishExit();
   }
@@ -302,21 +307,13 @@ export class Session implements IDisposable {
   }
 
   /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
-  snapshotText(scrollback?: number): string {
-    return this.emulator.snapshot(scrollback);
-  }
+  snapshotText = (scrollback?: number): Promise<string> => this.emulator.snapshotText(scrollback);
 
-  screen(scrollback = 0): { lines: string[]; cursor: { x: number; y: number } } {
-    return { lines: this.emulator.lines(scrollback), cursor: this.emulator.cursor() };
-  }
+  /** The screen's text and cursor (`scrollback`: the last lines above it first). */
+  screen = (scrollback = 0): ReturnType<SessionEmulator['lines']> => this.emulator.lines(scrollback);
 
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
-  textCopy = (history: boolean): SessionTextCopy => this.emulator.textCopy(history);
-
-  /** Lines at the start of `screen(Infinity)`'s that scrolled off the alternate screen (search marks them). */
-  get alternateLines(): number {
-    return this.emulator.alternateLength;
-  }
+  textCopy = (history: boolean): Promise<SessionTextCopy> => this.emulator.textCopy(history);
 
   /**
    * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped

@@ -10,6 +10,7 @@ import { SCOPE_TOKEN_ENV } from '../protocol/endpointTrust';
 import { CreateParams, DaemonEvent, ErrorCode } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
+import { EmulatorWorkers } from './emulatorWorkers';
 import { NOTIFY_TOKEN_ENV, NotifyCredentials } from './notifyCredentials';
 import { Session } from './session';
 
@@ -136,12 +137,16 @@ export class SessionRegistry implements IDisposable {
   /** Fires when the last session is removed. */
   readonly onEmpty = this.onEmptyEmitter.event;
   readonly notifyCredentials = new NotifyCredentials();
+  /** The worker threads that run every session's emulator. */
+  readonly emulators: EmulatorWorkers;
 
   constructor(
     private readonly socket: string,
     readonly limits: RegistryLimits,
     private readonly log: (line: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.emulators = new EmulatorWorkers(log);
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -190,10 +195,10 @@ export class SessionRegistry implements IDisposable {
         ...size,
         scrollback,
         metadata,
+        emulators: this.emulators,
         launchArgv: launched,
         log: (line) => this.log(`session ${id}: ${line}`),
-        onEmulatorError: (err) =>
-          this.log(`session ${id}: the emulator threw while parsing and carried on: ${err.stack ?? err.message}`),
+        onEmulatorError: (err) => this.log(`session ${id}: emulator: ${err.message}`),
       });
     } catch (err) {
       if (err instanceof DaemonError) throw err;
@@ -286,6 +291,7 @@ export class SessionRegistry implements IDisposable {
   dispose(): void {
     for (const session of [...this.sessions.values()]) this.untrack(session);
     this.sessions.clear();
+    this.emulators.dispose();
     this.onEventEmitter.dispose();
     this.onEmptyEmitter.dispose();
   }

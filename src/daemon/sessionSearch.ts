@@ -1,7 +1,7 @@
 // The `search` request: a pattern over every session's history and screen (archived sessions too:
 // their saved screen is their history) as logical lines, numbered as `read` with scrollback numbers
 // them; then over an agent's conversation from its transcript file, which a full-screen agent's
-// scrollback lacks. The main thread only copies the text: a worker decodes and matches (textJobs.ts).
+// scrollback lacks. The emulators' workers copy the text; a text worker decodes and matches (textJobs.ts).
 import { SearchLimit } from '../protocol/limits';
 import { SearchParams, SearchResult } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
@@ -14,23 +14,25 @@ import type { TextWorkers } from './textWorkers';
  * matched. `linesSearched` counts the sessions' own lines read until then (transcripts not counted).
  * Rejects with `limit` when the work runs out of its budget, `bad-request` for a bad pattern.
  */
-export function searchSessions(
+export async function searchSessions(
   registry: Pick<SessionRegistry, 'list' | 'get'>,
   workers: TextWorkers,
   params: SearchParams,
   cancelled?: () => boolean,
 ): Promise<SearchResult> {
   const sessions = params.session !== undefined ? [registry.get(params.session)] : registry.list();
-  const searched: SearchedSession[] = sessions.map((session) => {
-    const agent = agentOf(session.metadata);
-    return {
-      session: session.id,
-      name: session.name,
-      text: session.textCopy(true),
-      ...(agent ? { agent } : {}),
-      cwd: session.info().cwd,
-    };
-  });
+  const searched: SearchedSession[] = await Promise.all(
+    sessions.map(async (session) => {
+      const agent = agentOf(session.metadata);
+      return {
+        session: session.id,
+        name: session.name,
+        text: await session.textCopy(true),
+        ...(agent ? { agent } : {}),
+        cwd: session.info().cwd,
+      };
+    }),
+  );
   const job = {
     kind: 'search' as const,
     pattern: params.pattern,

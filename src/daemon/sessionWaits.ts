@@ -4,7 +4,6 @@
 // Text is matched off the main thread (textWorkers.ts), one check per waiter at a time.
 import type { IDisposable } from '../protocol/disposable';
 import type { AttentionState } from '../protocol/messages';
-import type { Emulator } from './emulator';
 import type { SessionTextCopy } from './sessionText';
 
 export enum WaitTiming {
@@ -20,6 +19,12 @@ export type WaitFor =
   | { kind: 'idle'; ms: number }
   | { kind: 'text'; history: boolean; matches(text: SessionTextCopy): Promise<boolean> }
   | { kind: 'attention'; states: AttentionState[] };
+
+/** What the waits read of the session's emulator. */
+export interface WaitedEmulator {
+  readonly backlog: number;
+  textCopy(history: boolean): Promise<SessionTextCopy>;
+}
 
 /** What the waits read of their session. */
 export interface WaitedSession {
@@ -46,7 +51,7 @@ export class SessionWaits implements IDisposable {
 
   constructor(
     private readonly session: WaitedSession,
-    private readonly emulator: Emulator,
+    private readonly emulator: WaitedEmulator,
   ) {}
 
   get pending(): boolean {
@@ -89,20 +94,24 @@ export class SessionWaits implements IDisposable {
     }
     waiter.checking = true;
     waiter.checkAgain = false;
-    waiter.condition.matches(this.emulator.textCopy(waiter.condition.history)).then(
-      (met) => {
-        waiter.checking = false;
-        if (!this.waiters.has(waiter)) return;
-        if (met) waiter.resolve(true);
-        else if (waiter.checkAgain) this.checkText(waiter);
-        // Text that is not there now never will be.
-        else if (this.exited) waiter.resolve(false);
-      },
-      (err: Error) => {
-        waiter.checking = false;
-        if (this.waiters.has(waiter)) waiter.fail(err);
-      },
-    );
+    const condition = waiter.condition;
+    this.emulator
+      .textCopy(condition.history)
+      .then((text) => condition.matches(text))
+      .then(
+        (met) => {
+          waiter.checking = false;
+          if (!this.waiters.has(waiter)) return;
+          if (met) waiter.resolve(true);
+          else if (waiter.checkAgain) this.checkText(waiter);
+          // Text that is not there now never will be.
+          else if (this.exited) waiter.resolve(false);
+        },
+        (err: Error) => {
+          waiter.checking = false;
+          if (this.waiters.has(waiter)) waiter.fail(err);
+        },
+      );
   }
 
   private armIdleWait(waiter: Waiter): void {

@@ -1,10 +1,11 @@
-// The clients of one session waiting for a snapshot, and sending it at an exact cut point: only
-// when the emulator has parsed everything it was given (or from its parse callback), followed by
-// the chunks written but not parsed yet, so the client's stream goes on right after the snapshot.
+// The clients of one session waiting for a snapshot. The emulator's worker takes it at an exact cut
+// point (sessionEmulator.ts, emulatorHost.ts); when it arrives the chunks written but not parsed at
+// that point follow it, so the client's stream goes on right after the snapshot.
 import type { IDisposable } from '../protocol/disposable';
 import type { ClientRoles, Subscriber } from './clientRoles';
-import type { Emulator } from './emulator';
+import type { SnapshotView } from './emulatorProtocol';
 import { SNAPSHOT_PREFIX } from './snapshot';
+import type { SessionEmulator, SnapshotResult } from './sessionEmulator';
 
 export enum SnapshotTiming {
   /** A snapshot waits at most this long for a synchronized update (DEC 2026) to end. */
@@ -26,35 +27,26 @@ export type SnapshotKind = 'full' | 'screen' | 'screen-only' | 'history';
 const SYNC_START = '\x1b[?2026h';
 const SYNC_END = '\x1b[?2026l';
 
-/**
- * The last snapshot of one kind and the emulator state it shows. Serializing a full scrollback
- * costs ~100 ms of CPU, and a window reload re-attaches sessions that have not changed: reuse it then.
- */
-class SnapshotCache {
-  private key = '';
-  private bytes: Buffer | undefined;
+const viewOf = (kind: SnapshotKind): SnapshotView => (kind === 'screen' || kind === 'screen-only' ? 'screen' : 'full');
 
-  get(key: string, render: () => string): Buffer {
-    if (this.bytes === undefined || this.key !== key) {
-      this.key = key;
-      this.bytes = Buffer.from(render(), 'utf8');
-    }
-    return this.bytes;
-  }
-}
+/**
+ * The last snapshot of each view and the emulator state it shows (its key). Serializing a full
+ * scrollback costs ~100 ms of CPU, and a window reload re-attaches sessions that have not changed:
+ * the worker renders a view again only when its key changed.
+ */
+type SnapshotCache = Partial<Record<SnapshotView, { key: string; bytes: Buffer }>>;
 
 export class SnapshotQueue implements IDisposable {
   private readonly awaiting = new Map<Subscriber, SnapshotKind>();
   private deadline = 0;
-  private syncTimer: NodeJS.Timeout | undefined;
+  /** A snapshot was asked of the emulator and not answered yet. */
+  private asking = false;
   private readonly historyFollowUps = new Set<NodeJS.Timeout>();
-  private readonly fullCache = new SnapshotCache();
-  private readonly screenCache = new SnapshotCache();
+  private readonly cache: SnapshotCache = {};
+  private disposed = false;
 
   constructor(
-    private readonly emulator: Emulator,
-    /** Chunks written to the emulator and not parsed yet (the session's): what a snapshot does not contain. */
-    private readonly inflight: readonly Buffer[],
+    private readonly emulator: SessionEmulator,
     private readonly roles: ClientRoles,
   ) {}
 
@@ -67,7 +59,7 @@ export class SnapshotQueue implements IDisposable {
     subscriber.phase = 'pending';
     if (this.awaiting.size === 0) this.deadline = Date.now() + SnapshotTiming.SyncWaitMs;
     this.awaiting.set(subscriber, kind);
-    this.take(false);
+    this.ask();
   }
 
   /** A detached subscriber gets nothing more. */
@@ -75,33 +67,41 @@ export class SnapshotQueue implements IDisposable {
     this.awaiting.delete(subscriber);
   }
 
-  /** Sends every queued snapshot if the emulator is exact now; `afterParse` from its parse callback. */
-  take(afterParse: boolean): void {
-    // Outside a parse callback the emulator is exact only when nothing is waiting to be parsed.
-    if (!afterParse && this.emulator.backlog > 0) return;
-    if (this.emulator.inSynchronizedUpdate && Date.now() < this.deadline) {
-      if (!this.syncTimer) {
-        this.syncTimer = setTimeout(() => {
-          this.syncTimer = undefined;
-          this.take(false);
-        }, this.deadline - Date.now());
+  private ask(): void {
+    if (this.asking || this.awaiting.size === 0 || this.disposed) return;
+    this.asking = true;
+    const views = [...new Set([...this.awaiting.values()].map(viewOf))];
+    const have = { screen: this.cache.screen?.key, full: this.cache.full?.key };
+    this.emulator.snapshot({ views, have, syncDeadline: this.deadline }, (result) => {
+      this.asking = false;
+      if (this.disposed) return;
+      this.send(result);
+      this.ask();
+    });
+  }
+
+  /** Sends the snapshot to each waiting subscriber it serves, then the chunks after its cut. */
+  private send(result: SnapshotResult | undefined): void {
+    for (const [view, rendered] of Object.entries(result?.views ?? {}))
+      this.cache[view as SnapshotView] = {
+        key: result!.key,
+        bytes: Buffer.from(rendered.buffer, rendered.byteOffset, rendered.byteLength),
+      };
+    for (const [subscriber, kind] of [...this.awaiting]) {
+      const view = viewOf(kind);
+      const cached = this.cache[view];
+      let bytes: Buffer;
+      if (!result)
+        bytes = Buffer.from(SNAPSHOT_PREFIX); // the worker failed it: a reset screen, then the stream
+      else if (cached?.key === result.key) bytes = cached.bytes;
+      else continue; // asked for after this snapshot was: the next one serves it
+      this.awaiting.delete(subscriber);
+      if (kind === 'history') {
+        subscriber.sendEvent({ type: 'history', channel: subscriber.channel });
+        bytes = this.historySnapshot(bytes, result?.synchronizedUpdate ?? false);
       }
-      return;
-    }
-    clearTimeout(this.syncTimer);
-    this.syncTimer = undefined;
-    const waiting = [...this.awaiting];
-    this.awaiting.clear();
-    for (const [subscriber, kind] of waiting) {
-      if (kind === 'history') subscriber.sendEvent({ type: 'history', channel: subscriber.channel });
-      subscriber.sendSnapshot(
-        kind === 'screen' || kind === 'screen-only'
-          ? this.screenSnapshot()
-          : kind === 'history'
-            ? this.historySnapshot()
-            : this.fullSnapshot(),
-      );
-      for (const chunk of this.inflight) subscriber.sendOutput(chunk);
+      subscriber.sendSnapshot(bytes);
+      for (const chunk of this.emulator.unparsed) subscriber.sendOutput(chunk);
       subscriber.phase = 'live';
       // The screen is on its way; the history follows once the client had time to show it.
       if (kind === 'screen') this.followWithHistory(subscriber);
@@ -116,37 +116,20 @@ export class SnapshotQueue implements IDisposable {
     this.historyFollowUps.add(followUp);
   }
 
-  /** What the emulator's state is: bytes parsed and size (a resize reflows without new bytes). */
-  private stateKey(): string {
-    return `${this.emulator.parsed}:${this.emulator.terminal.cols}x${this.emulator.terminal.rows}`;
-  }
-
-  /** The visible screen with its modes, no scrollback: what a tab needs to be usable. */
-  private screenSnapshot(): Buffer {
-    return this.screenCache.get(this.stateKey(), () => this.emulator.snapshot(0));
-  }
-
-  /** The screen, the scrollback and the modes, as they are now. */
-  private fullSnapshot(): Buffer {
-    return this.fullCache.get(this.stateKey(), () => this.emulator.snapshot());
-  }
-
   /**
    * The full snapshot inside a synchronized update (DEC 2026): the receiver keeps showing the
    * screen it has until the rebuilt one is complete, rather than the reset and the history scrolling by.
    */
-  private historySnapshot(): Buffer {
-    const full = this.fullSnapshot();
-    const end = this.emulator.inSynchronizedUpdate ? '' : SYNC_END;
+  private historySnapshot(full: Buffer, synchronizedUpdate: boolean): Buffer {
     return Buffer.concat([
       Buffer.from(SNAPSHOT_PREFIX + SYNC_START),
       full.subarray(SNAPSHOT_PREFIX.length),
-      Buffer.from(end),
+      Buffer.from(synchronizedUpdate ? '' : SYNC_END),
     ]);
   }
 
   dispose(): void {
-    clearTimeout(this.syncTimer);
+    this.disposed = true;
     for (const followUp of this.historyFollowUps) clearTimeout(followUp);
     this.historyFollowUps.clear();
   }

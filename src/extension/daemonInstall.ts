@@ -40,7 +40,7 @@ function nodePtyRuntimeFiles(ptyDir: string): string[] {
 }
 
 /** The bundles the copy holds; the daemon runs the CLI from it too (agents' hooks run `cli.js notify`). */
-const COPIED_BUNDLES = ['daemon.js', 'searchWorker.js', 'cli.js', 'mcp.js'];
+const COPIED_BUNDLES = ['daemon.js', 'searchWorker.js', 'emulatorWorker.js', 'cli.js', 'mcp.js'];
 
 /**
  * Name of the copy: the extension version plus a hash of its bundles, so a rebuilt dev bundle gets

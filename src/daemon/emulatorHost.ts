@@ -1,0 +1,280 @@
+// The emulators of one worker thread (emulatorWorker.ts is its entry): parses each session's chunks,
+// counts them, and answers reads tagged with the chunk they were taken at. A snapshot waits for an
+// exact cut point (nothing left to parse, or right after a chunk's parse) as snapshotQueue.ts needs.
+// What parsing says goes back in one batch per turn of the thread's loop.
+import { Emulator } from './emulator';
+import type {
+  EmulatorEvents,
+  EmulatorNote,
+  EmulatorRead,
+  FromWorker,
+  OpenEmulator,
+  ReadResult,
+  SnapshotView,
+  ToWorker,
+  ToWorkerBatch,
+} from './emulatorProtocol';
+
+export type Post = (message: FromWorker, transfer?: ArrayBuffer[]) => void;
+type SnapshotRead = Extract<EmulatorRead, { kind: 'snapshot' }>;
+
+const encoder = new TextEncoder();
+
+class HostedEmulator {
+  readonly emulator: Emulator;
+  parsed: number;
+  notes: EmulatorNote[] = [];
+  /** Chunks of the base screen left to parse: what they say is not reported, they are not counted. */
+  private baseChunks = 0;
+  private answerQueries: boolean;
+  /** The size to take once the base screen is parsed (it was rendered at its own size). */
+  private sizeAfterBase: { cols: number; rows: number } | undefined;
+  /** Snapshots asked for and not taken yet (a client's, and the rebuild's own screen). */
+  private snapshots: { request: number; read: SnapshotRead }[] = [];
+
+  private syncTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly id: number,
+    open: OpenEmulator,
+    private readonly host: EmulatorHost,
+  ) {
+    this.parsed = open.parsed;
+    this.answerQueries = open.answerQueries;
+    const base = open.base;
+    this.emulator = new Emulator(base ? { ...open.options, cols: base.cols, rows: base.rows } : open.options);
+    const emulator = this.emulator;
+    emulator.answerQueries = !base && open.answerQueries;
+    emulator.onParsed(() => this.chunkParsed());
+    emulator.onReply((data) => this.note({ kind: 'reply', data }));
+    emulator.onTitle((title) => this.note({ kind: 'title', title }));
+    emulator.onBell(() => this.note({ kind: 'bell' }));
+    emulator.onPromptMark((mark) => this.note({ kind: 'mark', mark }));
+    emulator.onCwd((cwd) => this.note({ kind: 'cwd', cwd }));
+    emulator.onError((err) => this.note({ kind: 'error', message: err.stack ?? err.message }));
+    if (base) {
+      this.baseChunks = 1;
+      this.sizeAfterBase = { cols: open.options.cols, rows: open.options.rows };
+      emulator.write(base.vt);
+    }
+  }
+
+  note(note: EmulatorNote): void {
+    if (this.baseChunks > 0) return;
+    // A flood of bells is one: the session reports at most one per quiet period anyway.
+    if (note.kind === 'bell' && this.notes[this.notes.length - 1]?.kind === 'bell') return;
+    this.notes.push(note);
+    this.host.changed(this);
+  }
+
+  private chunkParsed(): void {
+    if (this.baseChunks > 0) {
+      if (--this.baseChunks > 0) return;
+      this.emulator.answerQueries = this.answerQueries;
+      const size = this.sizeAfterBase!;
+      this.sizeAfterBase = undefined;
+      this.resize(size.cols, size.rows);
+      return;
+    }
+    this.parsed++;
+    this.host.changed(this);
+    if (this.snapshots.length > 0) this.takeSnapshots(true);
+  }
+
+  events(): EmulatorEvents {
+    const emulator = this.emulator;
+    const notes = this.notes;
+    this.notes = [];
+    return {
+      id: this.id,
+      notes,
+      state: {
+        parsed: this.parsed,
+        synchronizedUpdate: emulator.inSynchronizedUpdate,
+        hasScrollback: emulator.hasScrollback,
+        alternateLength: emulator.alternateLength,
+      },
+    };
+  }
+
+  setAnswerQueries(on: boolean): void {
+    this.answerQueries = on;
+    if (this.baseChunks === 0) this.emulator.answerQueries = on;
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.sizeAfterBase) {
+      this.sizeAfterBase = { cols, rows };
+      return;
+    }
+    this.emulator.resize(cols, rows);
+    this.host.changed(this);
+  }
+
+  compact(): void {
+    if (this.emulator.backlog === 0) this.emulator.compactHistory();
+  }
+
+  /**
+   * A snapshot at the next exact cut; anything else now, as far as parsing has got (waiting for a flood's
+   * backlog would hold a checkpoint or a `read` for seconds).
+   */
+  read(request: number, read: EmulatorRead): void {
+    if (read.kind === 'snapshot') {
+      this.snapshots.push({ request, read });
+      this.takeSnapshots(false);
+    } else this.answerRead(request, read);
+  }
+
+  /** Answered with what it found, or the error. */
+  private answerRead(request: number, read: Exclude<EmulatorRead, SnapshotRead>): void {
+    let result: ReadResult;
+    try {
+      result = this.readNow(read);
+    } catch (err) {
+      return this.host.failed(this, request, (err as Error).message);
+    }
+    this.host.answer(this, request, result);
+  }
+
+  private readNow(read: Exclude<EmulatorRead, SnapshotRead>): ReadResult {
+    const emulator = this.emulator;
+    switch (read.kind) {
+      case 'text': {
+        const { cols, rows } = emulator.terminal;
+        return { kind: 'text', text: emulator.snapshot(read.scrollback), cols, rows };
+      }
+      case 'lines':
+        return { kind: 'lines', lines: emulator.lines(read.scrollback), cursor: emulator.cursor() };
+      case 'textCopy':
+        return { kind: 'textCopy', copy: emulator.textCopy(read.history) };
+    }
+  }
+
+  /**
+   * The pending snapshots that may be taken now: only at an exact cut (`afterParse`: from a chunk's
+   * parse callback), and not inside a synchronized update before the request's deadline.
+   */
+  private takeSnapshots(afterParse: boolean): void {
+    const emulator = this.emulator;
+    if (!afterParse && emulator.backlog > 0) return;
+    const now = Date.now();
+    const synchronizedUpdate = emulator.inSynchronizedUpdate;
+    const ready = this.snapshots.filter((s) => !synchronizedUpdate || s.read.syncDeadline <= now);
+    this.snapshots = this.snapshots.filter((s) => !ready.includes(s));
+    clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+    if (this.snapshots.length > 0) {
+      const deadline = Math.min(...this.snapshots.map((s) => s.read.syncDeadline));
+      this.syncTimer = setTimeout(() => {
+        this.syncTimer = undefined;
+        if (this.snapshots.length > 0) this.takeSnapshots(false);
+      }, deadline - now);
+    }
+    const { cols, rows } = emulator.terminal;
+    const key = `${this.parsed}:${cols}x${rows}`;
+    const rendered = new Map<SnapshotView, Uint8Array>();
+    for (const { request, read } of ready) {
+      const views: Partial<Record<SnapshotView, Uint8Array>> = {};
+      try {
+        for (const view of read.views) {
+          if (read.have[view] === key) continue;
+          const bytes = rendered.get(view) ?? encoder.encode(emulator.snapshot(view === 'screen' ? 0 : undefined));
+          rendered.set(view, bytes);
+          // Each answer transfers its own buffer.
+          views[view] = ready.length > 1 ? bytes.slice() : bytes;
+        }
+      } catch (err) {
+        this.host.failed(this, request, (err as Error).message);
+        continue;
+      }
+      this.host.answer(this, request, { kind: 'snapshot', key, cols, rows, synchronizedUpdate, views });
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.syncTimer);
+    this.emulator.dispose();
+  }
+}
+
+export class EmulatorHost {
+  private readonly emulators = new Map<number, HostedEmulator>();
+  private readonly dirty = new Set<HostedEmulator>();
+  private flushing: NodeJS.Immediate | undefined;
+
+  constructor(private readonly post: Post) {}
+
+  handle(batch: ToWorkerBatch): void {
+    for (const message of batch.messages) {
+      try {
+        this.handleOne(message, batch.data);
+      } catch (err) {
+        const hosted = this.emulators.get(message.id);
+        const error = err as Error;
+        if (message.kind === 'read') this.post({ ...this.tag(message, hosted), error: error.message });
+        else hosted?.note({ kind: 'error', message: error.stack ?? error.message });
+      }
+    }
+  }
+
+  failed(hosted: HostedEmulator, request: number, error: string): void {
+    this.flush();
+    this.post({ ...this.tag({ id: hosted.id, request }, hosted), error });
+  }
+
+  private tag(message: { id: number; request: number }, hosted: HostedEmulator | undefined) {
+    return { kind: 'answer' as const, id: message.id, request: message.request, parsed: hosted?.parsed ?? 0 };
+  }
+
+  private handleOne(message: ToWorker, data: ArrayBuffer): void {
+    if (message.kind === 'open') {
+      this.emulators.set(message.id, new HostedEmulator(message.id, message, this));
+      return;
+    }
+    const hosted = this.emulators.get(message.id);
+    if (!hosted) throw new Error(`no emulator ${message.id} in this worker`);
+    switch (message.kind) {
+      case 'write':
+        return hosted.emulator.write(new Uint8Array(data, message.offset, message.length));
+      case 'resize':
+        return hosted.resize(message.cols, message.rows);
+      case 'scrollback':
+        hosted.emulator.scrollback = message.lines;
+        return;
+      case 'answerQueries':
+        return hosted.setAnswerQueries(message.on);
+      case 'compact':
+        return hosted.compact();
+      case 'read':
+        return hosted.read(message.request, message.read);
+      case 'close':
+        this.emulators.delete(message.id);
+        this.dirty.delete(hosted);
+        return hosted.dispose();
+    }
+  }
+
+  /** What `hosted` says goes out at the end of this turn. */
+  changed(hosted: HostedEmulator): void {
+    this.dirty.add(hosted);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /** An answer goes after the events before it: the main thread's mirror is at its cut then. */
+  answer(hosted: HostedEmulator, request: number, result: ReadResult): void {
+    this.flush();
+    const transfer =
+      result.kind === 'snapshot' ? Object.values(result.views).map((view) => view.buffer as ArrayBuffer) : [];
+    this.post({ ...this.tag({ id: hosted.id, request }, hosted), result }, transfer);
+  }
+
+  private flush(): void {
+    clearImmediate(this.flushing);
+    this.flushing = undefined;
+    if (this.dirty.size === 0) return;
+    const sessions = [...this.dirty].map((hosted) => hosted.events());
+    this.dirty.clear();
+    this.post({ kind: 'events', sessions });
+  }
+}

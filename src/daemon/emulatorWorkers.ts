@@ -1,0 +1,195 @@
+// The worker threads that own the sessions' emulators (emulatorWorker.ts): at most two (one per
+// core), each started when a session first needs it and ended when it has had none for a while; a
+// session goes to the one with the fewest. What goes to a thread is sent once per turn in one batch,
+// its chunks copied once into one buffer that is handed over (transferred), not copied again.
+// A thread that throws or exits is replaced, and each of its sessions rebuilt on the new one.
+import { availableParallelism } from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { IDisposable } from '../protocol/disposable';
+import type { FromWorker, ToWorker, ToWorkerBatch } from './emulatorProtocol';
+
+export enum EmulatorWorkerTuning {
+  /** Threads at most (fewer on one core): two floods parse in parallel, echo never waits for them. */
+  MaxWorkers = 2,
+  /** A thread without sessions this long is ended: an idle daemon without sessions holds none. */
+  IdleMs = 30_000,
+  /** A worker that dies sooner than this after its start is replaced only after a wait (doubling up to MaxWaitMs). */
+  QuickDeathMs = 2000,
+  MaxWaitMs = 20_000,
+}
+
+/** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
+const WORKER_SCRIPT = path.join(__dirname, 'emulatorWorker.js');
+
+/** A session's side of its thread (sessionEmulator.ts). */
+export interface EmulatorLink {
+  readonly id: number;
+  receive(message: FromWorker): void;
+  /**
+   * Its thread was replaced: open the emulator again there and replay what it had not parsed.
+   * `ran`: the worker had answered (it died running, maybe on this session's output; else it never started).
+   */
+  reopen(why: string, ran: boolean): void;
+}
+
+export class EmulatorThread {
+  private worker: Worker | undefined;
+  private readonly links = new Map<number, EmulatorLink>();
+  private messages: ToWorker[] = [];
+  private chunks: Uint8Array[] = [];
+  private bytes = 0;
+  private flushing: NodeJS.Immediate | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  /** The worker sent something: it ran. */
+  private answered = false;
+  /** Set while a worker that keeps dying at once waits to be replaced: nothing is sent meanwhile. */
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartWaitMs = 0;
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly script: string,
+  ) {}
+
+  get sessions(): number {
+    return this.links.size;
+  }
+
+  add(link: EmulatorLink): void {
+    clearTimeout(this.idleTimer);
+    this.links.set(link.id, link);
+  }
+
+  remove(link: EmulatorLink): void {
+    if (!this.links.delete(link.id)) return;
+    this.send({ kind: 'close', id: link.id });
+    if (this.links.size === 0) this.idleTimer = setTimeout(() => this.end(), EmulatorWorkerTuning.IdleMs);
+  }
+
+  /** Dropped while the worker waits to be replaced: the sessions send all they hold again then (reopen). */
+  send(message: ToWorker): void {
+    if (this.restartTimer) return;
+    this.messages.push(message);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  write(id: number, chunk: Uint8Array): void {
+    if (this.restartTimer) return;
+    this.send({ kind: 'write', id, offset: this.bytes, length: chunk.length });
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  private flush(): void {
+    this.flushing = undefined;
+    if (this.messages.length === 0) return;
+    const data = new Uint8Array(this.bytes);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      data.set(chunk, offset);
+      offset += chunk.length;
+    }
+    const batch: ToWorkerBatch = { messages: this.messages, data: data.buffer };
+    this.messages = [];
+    this.chunks = [];
+    this.bytes = 0;
+    this.started().postMessage(batch, [data.buffer]);
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.script);
+    this.worker = worker;
+    this.startedAt = Date.now();
+    this.answered = false;
+    worker.on('message', (message: FromWorker) => this.route(message));
+    worker.on('error', (err) => this.died(worker, `threw: ${err.stack ?? err.message}`));
+    worker.on('exit', (code) => this.died(worker, `exited (${code})`));
+    return worker;
+  }
+
+  private route(message: FromWorker): void {
+    this.answered = true;
+    if (message.kind === 'answer') this.links.get(message.id)?.receive(message);
+    else
+      for (const events of message.sessions) this.links.get(events.id)?.receive({ kind: 'events', sessions: [events] });
+  }
+
+  /** The worker is gone on its own: a new one takes its sessions, each rebuilt (what was queued is replayed). */
+  private died(worker: Worker, why: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.messages = [];
+    this.chunks = [];
+    this.bytes = 0;
+    // A worker that cannot even start (a missing or broken bundle) must not be restarted in a tight loop.
+    const quick = Date.now() - this.startedAt < EmulatorWorkerTuning.QuickDeathMs;
+    this.restartWaitMs = quick ? Math.min(Math.max(100, this.restartWaitMs * 2), EmulatorWorkerTuning.MaxWaitMs) : 0;
+    const wait = this.restartWaitMs > 0 ? ` in ${this.restartWaitMs} ms` : '';
+    this.log(`emulator worker ${why}; its ${this.links.size} session(s) are rebuilt in a new one${wait}`);
+    const ran = this.answered;
+    const reopen = () => {
+      this.restartTimer = undefined;
+      for (const link of [...this.links.values()]) link.reopen(`its emulator worker ${why.split('\n')[0]}`, ran);
+    };
+    if (this.restartWaitMs > 0) this.restartTimer = setTimeout(reopen, this.restartWaitMs);
+    else reopen();
+  }
+
+  /** Ends the worker (stuck, or for a test) as if it had died: its sessions are rebuilt in a new one. */
+  replace(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    return worker.terminate().then(() => undefined);
+  }
+
+  /** Ends the worker with its sessions (none, or the daemon is stopping). */
+  end(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    clearImmediate(this.flushing);
+    this.flushing = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
+    if (!worker) return;
+    worker.removeAllListeners();
+    // A terminated worker's exit is of no interest; errors on the way out neither.
+    worker.on('error', () => undefined);
+    void worker.terminate();
+  }
+}
+
+export class EmulatorWorkers implements IDisposable {
+  private readonly threads: EmulatorThread[];
+  private nextId = 1;
+
+  constructor(
+    log: (line: string) => void = () => undefined,
+    size = Math.min(EmulatorWorkerTuning.MaxWorkers, availableParallelism()),
+    script = WORKER_SCRIPT,
+  ) {
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new EmulatorThread(log, script));
+  }
+
+  /** A number for a new session's emulator, unique in this daemon. */
+  newId(): number {
+    return this.nextId++;
+  }
+
+  /** The thread with the fewest sessions. */
+  assign(): EmulatorThread {
+    return this.threads.reduce((best, thread) => (thread.sessions < best.sessions ? thread : best));
+  }
+
+  /** Terminates every worker as a crash would (for tests): their sessions are rebuilt. */
+  async replaceAll(): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.replace()));
+  }
+
+  dispose(): void {
+    for (const thread of this.threads) thread.end();
+  }
+}

@@ -1,0 +1,311 @@
+// A session's emulator as the main thread sees it: the emulator itself runs in a worker thread
+// (emulatorWorkers.ts, emulatorHost.ts). Writes go there; what the session reads at once (parsed
+// count, title, synchronized update, scrollback) is mirrored from the worker's events; snapshots and
+// text are asked for and answered with the chunk they were taken at. The chunks written and not yet
+// parsed stay here: a snapshot is followed by them, and a replaced worker gets them again.
+import { Emitter, IDisposable } from '../protocol/disposable';
+import { ErrorCode } from '../protocol/messages';
+import type { PromptMark } from './attention';
+import { DaemonError } from './daemonError';
+import type { EmulatorOptions } from './emulator';
+import { EmulatorRebuild } from './emulatorRebuild';
+import type {
+  EmulatorEvents,
+  EmulatorNote,
+  EmulatorRead,
+  FromWorker,
+  OpenEmulator,
+  ReadResult,
+} from './emulatorProtocol';
+import type { EmulatorLink, EmulatorThread, EmulatorWorkers } from './emulatorWorkers';
+import type { SessionTextCopy } from './sessionText';
+
+export type SnapshotResult = Extract<ReadResult, { kind: 'snapshot' }>;
+type Answer = Extract<FromWorker, { kind: 'answer' }>;
+
+interface PendingRead {
+  read: EmulatorRead;
+  done(answer: Answer): void;
+}
+
+export class SessionEmulator implements IDisposable, EmulatorLink {
+  readonly id: number;
+  private readonly thread: EmulatorThread;
+  /** Chunks written and not parsed yet (oldest first): what a snapshot taken now does not contain. */
+  readonly unparsed: Buffer[] = [];
+  private writtenBytes = 0;
+  private parsedBytes = 0;
+  private parsedChunks = 0;
+  private synchronizedUpdate = false;
+  private scrollbackAbove = false;
+  private alternateLines = 0;
+  private titleText = '';
+  private answering = true;
+  private readonly options: EmulatorOptions;
+  private readonly reads = new Map<number, PendingRead>();
+  private nextRequest = 1;
+  /** Bumped at each rebuild: a snapshot cached before one no longer shows the emulator. */
+  private generation = 0;
+  /** The last screen a worker rendered and the output parsed since: a dead worker's sessions are rebuilt from it. */
+  private readonly rebuild: EmulatorRebuild;
+  private askedForScreen = false;
+  /** The parsed count at the last rebuild: a worker dying again with no progress skips what it was parsing. */
+  private rebuiltAt = -1;
+  private disposed = false;
+
+  private readonly onParsedEmitter = new Emitter<void>();
+  /** Chunks were parsed (`unparsed` got shorter). */
+  readonly onParsed = this.onParsedEmitter.event;
+  private readonly onReplyEmitter = new Emitter<string>();
+  readonly onReply = this.onReplyEmitter.event;
+  private readonly onTitleEmitter = new Emitter<string>();
+  readonly onTitle = this.onTitleEmitter.event;
+  private readonly onBellEmitter = new Emitter<void>();
+  readonly onBell = this.onBellEmitter.event;
+  private readonly onPromptMarkEmitter = new Emitter<PromptMark>();
+  readonly onPromptMark = this.onPromptMarkEmitter.event;
+  private readonly onCwdEmitter = new Emitter<string>();
+  readonly onCwd = this.onCwdEmitter.event;
+  private readonly onErrorEmitter = new Emitter<Error>();
+  /** The emulator threw while parsing and carried on, or its worker was replaced. */
+  readonly onError = this.onErrorEmitter.event;
+
+  constructor(workers: EmulatorWorkers, options: EmulatorOptions) {
+    this.id = workers.newId();
+    this.options = { ...options };
+    this.rebuild = new EmulatorRebuild(options.cols, options.rows);
+    this.thread = workers.assign();
+    this.thread.add(this);
+    this.thread.send(this.openMessage());
+  }
+
+  private openMessage(base?: OpenEmulator['base']): OpenEmulator {
+    const open = { kind: 'open' as const, id: this.id, options: this.options, parsed: this.parsedChunks };
+    return { ...open, answerQueries: this.answering, ...(base ? { base } : {}) };
+  }
+
+  write(chunk: Buffer): void {
+    this.unparsed.push(chunk);
+    this.writtenBytes += chunk.length;
+    this.thread.write(this.id, chunk);
+  }
+
+  /** Bytes written but not parsed yet. */
+  get backlog(): number {
+    return this.writtenBytes - this.parsedBytes;
+  }
+
+  get title(): string {
+    return this.titleText;
+  }
+
+  get inSynchronizedUpdate(): boolean {
+    return this.synchronizedUpdate;
+  }
+
+  /** Lines above the normal screen, in xterm or in the store. */
+  get hasScrollback(): boolean {
+    return this.scrollbackAbove;
+  }
+
+  /** Lines at the start of `lines(Infinity)` that scrolled off the alternate screen, their markers included. */
+  get alternateLength(): number {
+    return this.alternateLines;
+  }
+
+  /** When false, an attached input owner's terminal answers queries instead of the emulator. */
+  set answerQueries(on: boolean) {
+    if (on === this.answering) return;
+    this.answering = on;
+    this.thread.send({ kind: 'answerQueries', id: this.id, on });
+  }
+
+  resize(cols: number, rows: number): void {
+    this.options.cols = cols;
+    this.options.rows = rows;
+    this.thread.send({ kind: 'resize', id: this.id, cols, rows });
+  }
+
+  set scrollback(lines: number) {
+    if (lines === this.options.scrollback) return;
+    this.options.scrollback = lines;
+    this.thread.send({ kind: 'scrollback', id: this.id, lines });
+  }
+
+  /** Moves old scrollback into the compact history store (if the worker has parsed everything). */
+  compactHistory(): void {
+    this.thread.send({ kind: 'compact', id: this.id });
+  }
+
+  /**
+   * A snapshot at an exact cut point, answered from this thread's message handler: when `done` runs,
+   * `unparsed` holds exactly the chunks after it. A cached view's key in `have` spares its rendering.
+   */
+  snapshot(
+    read: Omit<Extract<EmulatorRead, { kind: 'snapshot' }>, 'kind'>,
+    done: (result: SnapshotResult | undefined) => void,
+  ): void {
+    const prefix = `${this.generation}/`;
+    const have: typeof read.have = {};
+    for (const [view, key] of Object.entries(read.have))
+      if (key?.startsWith(prefix)) have[view as keyof typeof have] = key.slice(prefix.length);
+    this.ask({ kind: 'snapshot', views: read.views, have, syncDeadline: read.syncDeadline }, (answer) => {
+      const result = answer.result;
+      if (result?.kind !== 'snapshot') {
+        this.onErrorEmitter.fire(new Error(`a snapshot failed: ${answer.error ?? 'no snapshot in the answer'}`));
+        return done(undefined);
+      }
+      const rendered = result.views.full ?? result.views.screen;
+      if (rendered) this.rebuild.rendered({ vt: rendered, cols: result.cols, rows: result.rows });
+      done({ ...result, key: prefix + result.key });
+    });
+  }
+
+  /** VT text rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
+  async snapshotText(scrollback?: number): Promise<string> {
+    const result = await this.askFor({ kind: 'text', scrollback });
+    if (result.kind !== 'text') throw new Error(`a ${result.kind} answer to a text read`);
+    return result.text;
+  }
+
+  /** Plain text of the active buffer: the screen's rows, or the last `scrollback` logical lines and the screen's. */
+  async lines(scrollback = 0): Promise<{ lines: string[]; cursor: { x: number; y: number } }> {
+    const result = await this.askFor({ kind: 'lines', scrollback });
+    if (result.kind !== 'lines') throw new Error(`a ${result.kind} answer to a lines read`);
+    return { lines: result.lines, cursor: result.cursor };
+  }
+
+  /** The active buffer's text, copied for a reader on another thread (search, text waits). */
+  async textCopy(history: boolean): Promise<SessionTextCopy> {
+    const result = await this.askFor({ kind: 'textCopy', history });
+    if (result.kind !== 'textCopy') throw new Error(`a ${result.kind} answer to a textCopy read`);
+    return result.copy;
+  }
+
+  private askFor(read: EmulatorRead): Promise<ReadResult> {
+    return new Promise((resolve, reject) => {
+      if (this.disposed) return reject(new DaemonError(ErrorCode.NoSession, 'the session was removed'));
+      this.ask(read, (answer) =>
+        answer.result
+          ? resolve(answer.result)
+          : reject(new DaemonError(this.disposed ? ErrorCode.NoSession : ErrorCode.Internal, answer.error ?? '')),
+      );
+    });
+  }
+
+  private ask(read: EmulatorRead, done: (answer: Answer) => void): void {
+    if (this.disposed) return;
+    const request = this.nextRequest++;
+    this.reads.set(request, { read, done });
+    this.thread.send({ kind: 'read', id: this.id, request, read });
+  }
+
+  receive(message: FromWorker): void {
+    if (this.disposed) return;
+    if (message.kind === 'events') {
+      for (const events of message.sessions) this.apply(events);
+      return;
+    }
+    if (this.advance(message.parsed)) this.onParsedEmitter.fire();
+    const pending = this.reads.get(message.request);
+    this.reads.delete(message.request);
+    pending?.done(message);
+  }
+
+  private apply(events: EmulatorEvents): void {
+    for (const note of events.notes) this.noted(note);
+    const state = events.state;
+    this.synchronizedUpdate = state.synchronizedUpdate;
+    this.scrollbackAbove = state.hasScrollback;
+    this.alternateLines = state.alternateLength;
+    if (this.advance(state.parsed)) this.onParsedEmitter.fire();
+  }
+
+  private noted(note: EmulatorNote): void {
+    switch (note.kind) {
+      case 'reply':
+        return this.onReplyEmitter.fire(note.data);
+      case 'title':
+        this.titleText = note.title;
+        return this.onTitleEmitter.fire(note.title);
+      case 'bell':
+        return this.onBellEmitter.fire();
+      case 'mark':
+        return this.onPromptMarkEmitter.fire(note.mark);
+      case 'cwd':
+        return this.onCwdEmitter.fire(note.cwd);
+      case 'error':
+        return this.onErrorEmitter.fire(new Error(note.message));
+    }
+  }
+
+  /** The worker has parsed `parsed` chunks: they leave `unparsed`. False when that is no news. */
+  private advance(parsed: number): boolean {
+    const count = parsed - this.parsedChunks;
+    if (count <= 0) return false;
+    const chunks = this.unparsed.splice(0, count);
+    for (const chunk of chunks) this.parsedBytes += chunk.length;
+    this.parsedChunks = parsed;
+    if (this.rebuild.parsed(chunks) && !this.askedForScreen) this.renderScreenForRebuild();
+    return true;
+  }
+
+  /** A fresh screen to rebuild from, so that the output kept since the last one stays bounded. */
+  private renderScreenForRebuild(): void {
+    this.askedForScreen = true;
+    this.snapshot({ views: ['screen'], have: {}, syncDeadline: 0 }, () => (this.askedForScreen = false));
+  }
+
+  reopen(why: string, ran: boolean): void {
+    if (this.disposed) return;
+    this.generation++;
+    if (ran && this.rebuiltAt === this.parsedChunks && this.unparsed.length > 0) {
+      // The worker died twice on the same chunks: they are skipped (clients got them), not parsed again.
+      this.onErrorEmitter.fire(new Error(`${why} twice on the same output: ${this.unparsed.length} chunk(s) skipped`));
+      for (const chunk of this.unparsed.splice(0)) {
+        this.parsedBytes += chunk.length;
+        this.parsedChunks++;
+      }
+      this.onParsedEmitter.fire();
+    }
+    const { base, exact } = this.rebuild.source();
+    const from = exact ? 'its last screen and the output since' : 'its last screen and the last of the output since';
+    this.onErrorEmitter.fire(new Error(`${why}: rebuilt from ${from}`));
+    this.rebuiltAt = this.parsedChunks;
+    this.thread.send(this.openMessage(base));
+    for (const chunk of this.unparsed) this.thread.write(this.id, chunk);
+    // A cached view's key means nothing to the rebuilt emulator.
+    for (const [request, { read }] of this.reads)
+      this.thread.send({
+        kind: 'read',
+        id: this.id,
+        request,
+        read: read.kind === 'snapshot' ? { ...read, have: {} } : read,
+      });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.thread.remove(this);
+    // A read in flight (read, search, a text wait, a checkpoint) fails rather than waiting forever.
+    const reads = [...this.reads];
+    this.reads.clear();
+    for (const [request, pending] of reads)
+      if (pending.read.kind !== 'snapshot')
+        pending.done({
+          kind: 'answer',
+          id: this.id,
+          request,
+          parsed: this.parsedChunks,
+          error: 'the session was removed',
+        });
+    this.onParsedEmitter.dispose();
+    this.onReplyEmitter.dispose();
+    this.onTitleEmitter.dispose();
+    this.onBellEmitter.dispose();
+    this.onPromptMarkEmitter.dispose();
+    this.onCwdEmitter.dispose();
+    this.onErrorEmitter.dispose();
+  }
+}

@@ -1,0 +1,144 @@
+// The emulators in worker threads: a worker that dies is replaced and its sessions rebuilt from
+// their last screen and the output since, no program dies, and parsing goes on where it was.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Emulator } from '../src/daemon/emulator';
+import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
+import { Session } from '../src/daemon/session';
+import { SessionEmulator } from '../src/daemon/sessionEmulator';
+import { isAlive, waitFor } from './helpers/daemon';
+
+function parsedAll(emulator: SessionEmulator): Promise<void> {
+  return new Promise((resolve) => {
+    if (emulator.backlog === 0) return resolve();
+    const listener = emulator.onParsed(() => {
+      if (emulator.backlog > 0) return;
+      listener.dispose();
+      resolve();
+    });
+  });
+}
+
+function snapshotTaken(emulator: SessionEmulator): Promise<void> {
+  return new Promise((resolve) => emulator.snapshot({ views: ['full'], have: {}, syncDeadline: 0 }, () => resolve()));
+}
+
+function lines(from: number, to: number): string {
+  let out = '';
+  for (let i = from; i <= to; i++) out += `\x1b[3${i % 8}mline ${i}\x1b[0m ${'x'.repeat(i % 50)}\r\n`;
+  return out;
+}
+
+test('a dead worker is replaced, its sessions rebuilt exactly: last screen, output since, unparsed', async () => {
+  const workers = new EmulatorWorkers(() => undefined, 2);
+  const options = { cols: 40, rows: 10, scrollback: 1000 };
+  const emulators = [new SessionEmulator(workers, options), new SessionEmulator(workers, options)];
+  const references = emulators.map(() => new Emulator(options));
+  const rebuilt: string[] = [];
+  for (const emulator of emulators) emulator.onError((err) => rebuilt.push(err.message));
+  const write = (i: number, data: string) => {
+    emulators[i].write(Buffer.from(data));
+    references[i].write(Buffer.from(data));
+  };
+  try {
+    for (const [i, emulator] of emulators.entries()) {
+      write(i, lines(1, 60));
+      await parsedAll(emulator);
+      await snapshotTaken(emulator); // the last screen
+      write(i, lines(61, 80)); // parsed after it
+      await parsedAll(emulator);
+      write(i, '\x1b]0;a title\x07' + lines(81, 90)); // maybe not parsed when the worker dies
+    }
+    await workers.replaceAll();
+    await waitFor(() => rebuilt.length >= 2, 10_000, 'both sessions to be rebuilt');
+    for (const [i, emulator] of emulators.entries()) {
+      write(i, lines(91, 95));
+      await parsedAll(emulator);
+      const reference = references[i];
+      await new Promise<void>((resolve) => reference.terminal.write('', resolve));
+      const got = await emulator.lines(1000);
+      assert.deepEqual(got.lines, reference.lines(1000), `session ${i}: the rebuilt emulator's text`);
+      assert.deepEqual(got.cursor, reference.cursor());
+      assert.equal(emulator.title, 'a title');
+    }
+    assert.ok(
+      rebuilt.every((why) => /rebuilt from its last screen and the output since/.test(why)),
+      rebuilt.join('\n'),
+    );
+  } finally {
+    for (const emulator of emulators) emulator.dispose();
+    for (const reference of references) reference.dispose();
+    workers.dispose();
+  }
+});
+
+test('no program dies with its emulator worker: the session goes on, its screen shows what came after', async () => {
+  const workers = new EmulatorWorkers();
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' };
+  const session = new Session({
+    id: 'worker-dies',
+    name: 'worker-dies',
+    argv: ['sh', '-c', "echo BEFORE-''READ; read x; echo AFTER-''READ $x; exec sleep 600"],
+    cwd: '/',
+    env,
+    cols: 80,
+    rows: 24,
+    scrollback: 1000,
+    metadata: {},
+    emulators: workers,
+  });
+  const screenHas = async (text: string) => (await session.screen(100)).lines.some((l) => l.includes(text));
+  try {
+    await waitFor(() => screenHas('BEFORE-READ'), 20_000, 'the program to start');
+    await workers.replaceAll();
+    assert.equal(session.send('go\r'), undefined);
+    await waitFor(() => screenHas('AFTER-READ go'), 20_000, 'the output after the worker died');
+    assert.ok(await screenHas('BEFORE-READ'), 'the screen from before is rebuilt');
+    assert.ok(session.isRunning && isAlive(session.pid), 'the program is alive');
+  } finally {
+    await session.kill('SIGKILL', 0);
+    session.dispose();
+    workers.dispose();
+  }
+});
+
+test('a worker that cannot start is not restarted in a tight loop: the wait doubles', async () => {
+  const logged: string[] = [];
+  const workers = new EmulatorWorkers((line) => logged.push(line), 1, '/nonexistent/emulatorWorker.js');
+  const emulator = new SessionEmulator(workers, { cols: 20, rows: 5, scrollback: 10 });
+  try {
+    emulator.write(Buffer.from('hello'));
+    await waitFor(() => logged.length >= 3, 20_000, 'three failed starts');
+    assert.deepEqual(
+      logged.slice(0, 3).map((line) => / in (\d+) ms$/.exec(line)?.[1]),
+      ['100', '200', '400'],
+      logged.join('\n'),
+    );
+    assert.equal(emulator.backlog, 5, 'what the session wrote waits for a worker');
+  } finally {
+    emulator.dispose();
+    workers.dispose();
+  }
+});
+
+test('regression: two snapshots asked at once are both answered (the second replaced the first)', async () => {
+  const workers = new EmulatorWorkers(() => undefined, 1);
+  const emulator = new SessionEmulator(workers, { cols: 40, rows: 10, scrollback: 1000 });
+  try {
+    emulator.write(Buffer.from(lines(1, 2000)));
+    const answered = await Promise.all(
+      [['full' as const], ['screen' as const]].map(
+        (views) =>
+          new Promise<number>((resolve) =>
+            emulator.snapshot({ views, have: {}, syncDeadline: 0 }, (result) =>
+              resolve(Object.keys(result?.views ?? {}).length),
+            ),
+          ),
+      ),
+    );
+    assert.deepEqual(answered, [1, 1]);
+  } finally {
+    emulator.dispose();
+    workers.dispose();
+  }
+});
