@@ -148,7 +148,7 @@ async function ask(e2e: HoldfastE2E, session: { id: string }, question: string):
 }
 
 test(
-  'agents waiting at once: one notification with Show Next; ctrl+k ctrl+g walks to each; Reply… answers the question shown',
+  'agents waiting at once: one notification, Show Next; ctrl+k ctrl+g walks to each; Reply… answers the question',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {

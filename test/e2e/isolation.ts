@@ -18,8 +18,9 @@ export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
 /**
  * One per test file: a temp XDG_RUNTIME_DIR / XDG_STATE_HOME / XDG_CONFIG_HOME and HOLDFAST_SOCKET, so
- * the daemon the extension starts is this test's own (and its config.json never the user's); with `home`, a temp HOME too, for what the
- * daemon and the extension read from the user's home (agents' transcripts). `dispose()` stops that daemon.
+ * the daemon the extension starts is this test's own (and its config.json never the user's); with
+ * `home`, a temp HOME too, for what the daemon and the extension read from the user's home (agents'
+ * transcripts). `dispose()` stops that daemon.
  */
 export class Isolation {
   readonly dir: string;
