@@ -148,7 +148,7 @@ async function ask(e2e: HoldfastE2E, session: { id: string }, question: string):
 }
 
 test(
-  'agents waiting at once: one notification, Show Next; ctrl+k ctrl+g walks to each; Reply… answers the question',
+  'agents waiting at once: one notification, Show Next; ctrl+k ctrl+g and ctrl+shift+g walk them; Reply… answers',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
@@ -175,13 +175,17 @@ test(
         message: 'Show Next to bring the first waiting session forward',
       });
 
-      // The next-agent key walks to the other one waiting, then round again.
-      for (const expected of [second, first]) {
+      // Next from the first goes to the other one waiting; Previous comes back. (Round the end, Next goes
+      // on to the sessions that are done, oldest first: the first test's, in another workspace.)
+      for (const [key, expected] of [
+        ['Control+G', second],
+        ['Control+Shift+G', first],
+      ] as const) {
         await wb.page.keyboard.press('Control+K');
-        await wb.page.keyboard.press('Control+G');
+        await wb.page.keyboard.press(key);
         await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === expected.name)?.active, {
           timeout: 10_000,
-          message: `ctrl+k ctrl+g to bring ${expected.name} forward`,
+          message: `ctrl+k ${key} to bring ${expected.name} forward`,
         });
       }
 
