@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { encodeFrame, encodeJson, encodeRaw, FrameKind, MAX_FRAME_PAYLOAD } from '../src/protocol/frame';
+import { InputLimit } from '../src/protocol/limits';
 import { isAlive, startTestDaemon, waitFor } from './helpers/daemon';
 import { helloFrame, RawConnection, record, RssSampler, sleep, SOAK } from './helpers/reliability';
 import { rng } from './helpers/vtFuzz';
@@ -283,13 +284,13 @@ test(
         for (const c of slowAfter) c.socket.write(slowRequest.subarray(SLOWLORIS_SECONDS));
       })();
 
-      // Huge payloads, one at a time: a frame at the cap (ignored), or beyond it (refused).
+      // Huge payloads, one at a time: an input or unknown kind at the daemon's cap for a frame, or just below.
       const huge = (async () => {
         const r = rng(7);
         for (let i = 0; i < HUGE_FRAMES; i++) {
           const raw = new RawConnection(daemon.socket);
           await raw.connected();
-          const size = i % 2 === 0 ? MAX_FRAME_PAYLOAD - 4 : 8 * 1024 * 1024 + int(r, 1024);
+          const size = InputLimit.RequestBytes - 4 - (i % 2 === 0 ? 0 : int(r, 1024));
           raw.socket.write(helloFrame(daemon.socket));
           raw.socket.write(
             encodeRaw(i % 3 === 0 ? FrameKind.Input : ((9 + int(r, 200)) as FrameKind), 5, Buffer.alloc(size, 0x61)),

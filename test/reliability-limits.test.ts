@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import { encodeJson, encodeRaw, FrameKind, MAX_FRAME_PAYLOAD } from '../src/protocol/frame';
+import { InputLimit } from '../src/protocol/limits';
 import { startDaemon } from '../src/protocol/launch';
 import { tokenPathFor } from '../src/protocol/paths';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
@@ -102,8 +103,8 @@ test('auth: a missing, empty or wrong token is refused before any session data',
 });
 
 test(
-  'regression: before its hello a client made the daemon buffer up to 32 MiB per connection; ' +
-    'the frame cap (32 MiB) and the hello cap (64 KiB)',
+  'regression: before its hello a client made the daemon buffer up to 32 MiB per connection, after it 25 MiB a ' +
+    'request; a frame is refused at its header: a hello over 64 KiB, any other over 8 MiB',
   async () => {
     const daemon = await startTestDaemon();
     try {
@@ -112,17 +113,23 @@ test(
       const atCap = await new RawConnection(daemon.socket);
       await atCap.connected();
       atCap.socket.write(helloFrame(daemon.socket));
-      atCap.socket.write(encodeRaw(FrameKind.Input, 999, Buffer.alloc(MAX_FRAME_PAYLOAD - 4)));
+      atCap.socket.write(encodeRaw(FrameKind.Input, 999, Buffer.alloc(InputLimit.RequestBytes - 4)));
       atCap.socket.write(encodeJson(FrameKind.Request, { id: 1, method: 'list', params: {} }));
       await waitFor(() => atCap.kinds().includes(FrameKind.Response), 30_000, 'the answer after a frame at the cap');
       atCap.destroy();
       const over = Buffer.alloc(5);
-      over.writeUInt32BE(MAX_FRAME_PAYLOAD + 1, 0);
+      over.writeUInt32BE(InputLimit.RequestBytes + 1, 0);
       over[4] = FrameKind.Request;
       const raw = await refused(daemon.socket, Buffer.concat([helloFrame(daemon.socket), over]));
       assert.deepEqual(raw.errorFrame(), {
+        code: 'limit',
+        message: `a request must be at most ${InputLimit.RequestBytes} bytes`,
+      });
+      over[4] = FrameKind.Input;
+      const input = await refused(daemon.socket, Buffer.concat([helloFrame(daemon.socket), over]));
+      assert.deepEqual(input.errorFrame(), {
         code: 'protocol',
-        message: `frame of ${MAX_FRAME_PAYLOAD + 1} bytes exceeds the ${MAX_FRAME_PAYLOAD}-byte limit`,
+        message: `frame of ${InputLimit.RequestBytes + 1} bytes exceeds the ${InputLimit.RequestBytes}-byte limit`,
       });
 
       // Before the hello, no client gets the daemon to hold more than a hello's worth per connection.

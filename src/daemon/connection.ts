@@ -78,7 +78,10 @@ export class Channel implements Subscriber {
 }
 
 export class ClientConnection implements IDisposable {
-  private readonly decoder = new FrameDecoder();
+  /** Bounds by kind, checked at the header: a frame over its bound is refused before it is held. */
+  private readonly decoder = new FrameDecoder((kind) =>
+    kind === FrameKind.Hello ? ConnectionLimits.MaxHelloBytes : InputLimit.RequestBytes,
+  );
   private readonly disposables = new DisposableStore();
   readonly channels = new Map<number, Channel>();
   private ready = false;
@@ -127,7 +130,7 @@ export class ClientConnection implements IDisposable {
   private onData(chunk: Buffer, handshakeTimer: NodeJS.Timeout): void {
     if (this.closed) return;
     try {
-      for (const frame of this.decoder.push(chunk)) {
+      for (const frame of this.decoder.decode(chunk)) {
         if (this.closed) return;
         if (!this.ready) {
           this.onHello(frame.kind, frame.payload);
@@ -138,13 +141,22 @@ export class ClientConnection implements IDisposable {
         throw new DaemonError(ErrorCode.Protocol, `the hello must be at most ${ConnectionLimits.MaxHelloBytes} bytes`);
       }
     } catch (err) {
-      if (err instanceof FrameError) this.fail(ErrorCode.Protocol, err.message);
+      if (err instanceof FrameError) this.failFrame(err);
       else if (err instanceof DaemonError) this.fail(err.code, err.message);
       else {
         this.log(`connection ${this.id}: ${(err as Error).stack ?? err}`);
         this.fail(ErrorCode.Internal, 'internal error');
       }
     }
+  }
+
+  private failFrame(err: FrameError): void {
+    if (err.code !== 'oversized') return this.fail(ErrorCode.Protocol, err.message);
+    if (!this.ready || err.kind === FrameKind.Hello)
+      return this.fail(ErrorCode.Protocol, `the hello must be at most ${ConnectionLimits.MaxHelloBytes} bytes`);
+    if (err.kind === FrameKind.Request)
+      return this.fail(ErrorCode.Limit, `a request must be at most ${InputLimit.RequestBytes} bytes`);
+    this.fail(ErrorCode.Protocol, err.message);
   }
 
   private onHello(kind: number, payload: Buffer): void {
@@ -168,8 +180,6 @@ export class ClientConnection implements IDisposable {
   private onFrame(kind: number, payload: Buffer): void {
     switch (kind) {
       case FrameKind.Request: {
-        if (payload.length > InputLimit.RequestBytes)
-          throw new DaemonError(ErrorCode.Limit, `a request must be at most ${InputLimit.RequestBytes} bytes`);
         const request = parseJson(payload) as Partial<RequestMessage> | null;
         if (
           !request ||

@@ -59,33 +59,45 @@ export class FrameError extends Error {
   constructor(
     readonly code: 'oversized' | 'malformed',
     message: string,
+    /** The kind of the frame refused, when its header was read. */
+    readonly kind?: number,
   ) {
     super(message);
   }
 }
 
-/** Incremental decoder: feed socket chunks, get whole frames. Throws FrameError on a bad length. */
+/**
+ * Incremental decoder: feed socket chunks, get whole frames. Throws FrameError on a length over the
+ * bound of the frame's kind, as soon as the header is in: an oversized frame is never buffered.
+ */
 export class FrameDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
 
-  constructor(private readonly maxPayload = MAX_FRAME_PAYLOAD) {}
+  constructor(private readonly maxPayload: (kind: number) => number = () => MAX_FRAME_PAYLOAD) {}
 
   push(chunk: Buffer): Frame[] {
+    return [...this.decode(chunk)];
+  }
+
+  /**
+   * The whole frames `chunk` completes, one at a time: the frames before an oversized one are
+   * handled before it throws (a hello and a request over the bound arriving in one chunk).
+   */
+  *decode(chunk: Buffer): Generator<Frame> {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    const frames: Frame[] = [];
     while (this.buffered >= HEADER_BYTES) {
       const head = this.peek(HEADER_BYTES);
       const length = head.readUInt32BE(0);
-      if (length > this.maxPayload) {
-        throw new FrameError('oversized', `frame of ${length} bytes exceeds the ${this.maxPayload}-byte limit`);
-      }
+      const kind = head[4];
+      const max = this.maxPayload(kind);
+      if (length > max)
+        throw new FrameError('oversized', `frame of ${length} bytes exceeds the ${max}-byte limit`, kind);
       if (this.buffered < HEADER_BYTES + length) break;
       const whole = this.take(HEADER_BYTES + length);
-      frames.push({ kind: whole[4], payload: whole.subarray(HEADER_BYTES) });
+      yield { kind: whole[4], payload: whole.subarray(HEADER_BYTES) };
     }
-    return frames;
   }
 
   /** Bytes held for a frame not yet complete. */

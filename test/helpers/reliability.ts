@@ -85,7 +85,7 @@ export class RawConnection {
   readonly socket: net.Socket;
   readonly frames: Frame[] = [];
   readonly closed: Promise<number>;
-  private readonly decoder = new FrameDecoder(Number.MAX_SAFE_INTEGER);
+  private readonly decoder = new FrameDecoder(() => Number.MAX_SAFE_INTEGER);
   /** Keep only this many frames (fuzzers get answers they do not need). */
   keep = Infinity;
   received = 0;
