@@ -246,10 +246,11 @@ export class Emulator implements IDisposable {
   /**
    * Moves the scrollback beyond the kept margin into the history store, and lets the garbage
    * collector return xterm's rows: the session went quiet. Only valid with an empty backlog.
+   * Returns the bytes of xterm's rows let go (12 a cell), garbage for the collector.
    */
-  compactHistory(): void {
+  compactHistory(): number {
     this.alternate.compact();
-    if (this.history) collectGarbageSoon(this.history.compact());
+    return (this.history?.compact() ?? 0) * this.terminal.cols * 12;
   }
 
   /** Rows xterm dropped before they reached the store (must stay 0; for tests). */
@@ -315,33 +316,4 @@ export class Emulator implements IDisposable {
     this.onErrorEmitter.dispose();
     this.terminal.dispose();
   }
-}
-
-enum GarbageCollection {
-  /** Rows freed by compactions, across sessions, that are worth a full collection. */
-  WorthRows = 4000,
-  /** At most one collection this often: sessions that print now and then must not cost a GC each. */
-  MinIntervalMs = 10_000,
-}
-
-let garbageCollection: NodeJS.Immediate | undefined;
-let rowsFreedSinceCollection = 0;
-let lastCollection = 0;
-
-/**
- * With V8's memory reducer off (an idle daemon must not wake), nothing collects old garbage while
- * idle: the rows a compaction frees would stay in the heap. The daemon runs with --expose-gc
- * (launch.ts); one collection serves every session that went quiet in the same turn.
- */
-function collectGarbageSoon(rowsFreed: number): void {
-  rowsFreedSinceCollection += rowsFreed;
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc || garbageCollection || rowsFreedSinceCollection < GarbageCollection.WorthRows) return;
-  if (Date.now() - lastCollection < GarbageCollection.MinIntervalMs) return;
-  garbageCollection = setImmediate(() => {
-    garbageCollection = undefined;
-    rowsFreedSinceCollection = 0;
-    lastCollection = Date.now();
-    gc();
-  });
 }

@@ -14,6 +14,7 @@ import type {
   ToWorker,
   ToWorkerBatch,
 } from './emulatorProtocol';
+import { IdleCollection, IdleCollector } from './idleCollector';
 
 export type Post = (message: FromWorker, transfer?: ArrayBuffer[]) => void;
 type SnapshotRead = Extract<EmulatorRead, { kind: 'snapshot' }>;
@@ -31,6 +32,8 @@ class HostedEmulator {
   private sizeAfterBase: { cols: number; rows: number } | undefined;
   /** Snapshots asked for and not taken yet (a client's, and the rebuild's own screen). */
   private snapshots: { request: number; read: SnapshotRead }[] = [];
+  /** Asked to compact while output waited to be parsed: done once it is. */
+  private compactPending = false;
 
   private syncTimer: NodeJS.Timeout | undefined;
 
@@ -79,6 +82,7 @@ class HostedEmulator {
     this.parsed++;
     this.host.changed(this);
     if (this.snapshots.length > 0) this.takeSnapshots(true);
+    if (this.compactPending && this.emulator.backlog === 0) this.compact();
   }
 
   events(): EmulatorEvents {
@@ -111,8 +115,10 @@ class HostedEmulator {
     this.host.changed(this);
   }
 
+  /** Now, or once everything written is parsed (compaction needs an empty backlog). */
   compact(): void {
-    if (this.emulator.backlog === 0) this.emulator.compactHistory();
+    this.compactPending = this.emulator.backlog > 0;
+    if (!this.compactPending) this.host.compacted(this.emulator.compactHistory());
   }
 
   /**
@@ -202,6 +208,8 @@ export class EmulatorHost {
   private readonly emulators = new Map<number, HostedEmulator>();
   private readonly dirty = new Set<HostedEmulator>();
   private flushing: NodeJS.Immediate | undefined;
+  /** This thread's heap after a session's burst: collected when it goes quiet (compacts). */
+  private readonly collector = new IdleCollector(IdleCollection.WorkerIntervalMs);
 
   constructor(private readonly post: Post) {}
 
@@ -236,6 +244,7 @@ export class EmulatorHost {
     if (!hosted) throw new Error(`no emulator ${message.id} in this worker`);
     switch (message.kind) {
       case 'write':
+        this.collector.worked(message.length);
         return hosted.emulator.write(new Uint8Array(data, message.offset, message.length));
       case 'resize':
         return hosted.resize(message.cols, message.rows);
@@ -253,6 +262,12 @@ export class EmulatorHost {
         this.dirty.delete(hosted);
         return hosted.dispose();
     }
+  }
+
+  /** A session went quiet and let go of `bytes` of rows: time to collect, if it is worth it. */
+  compacted(bytes: number): void {
+    this.collector.worked(bytes);
+    this.collector.quiet();
   }
 
   /** What `hosted` says goes out at the end of this turn. */

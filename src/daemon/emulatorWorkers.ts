@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../protocol/disposable';
 import type { FromWorker, ToWorker, ToWorkerBatch } from './emulatorProtocol';
+import { IdleCollection, IdleCollector } from './idleCollector';
 
 export enum EmulatorWorkerTuning {
   /** Threads at most (fewer on one core): two floods parse in parallel, echo never waits for them. */
@@ -17,6 +18,11 @@ export enum EmulatorWorkerTuning {
   /** A worker that dies sooner than this after its start is replaced only after a wait (doubling up to MaxWaitMs). */
   QuickDeathMs = 2000,
   MaxWaitMs = 20_000,
+  /**
+   * A thread's young generation, MB. V8 grows it to 32 MB in a flood and, with the memory reducer
+   * off (launch.ts), never gives it back: 8 MB parses a flood as fast and keeps ~50 MB less per thread.
+   */
+  YoungGenerationMb = 8,
 }
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
@@ -100,7 +106,9 @@ export class EmulatorThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.script);
+    const worker = new Worker(this.script, {
+      resourceLimits: { maxYoungGenerationSizeMb: EmulatorWorkerTuning.YoungGenerationMb },
+    });
     this.worker = worker;
     this.startedAt = Date.now();
     this.answered = false;
@@ -165,6 +173,8 @@ export class EmulatorThread {
 export class EmulatorWorkers implements IDisposable {
   private readonly threads: EmulatorThread[];
   private nextId = 1;
+  /** The main thread's heap: what the sessions' output leaves there is collected when they go quiet. */
+  readonly collector = new IdleCollector(IdleCollection.MainIntervalMs);
 
   constructor(
     log: (line: string) => void = () => undefined,
@@ -191,5 +201,6 @@ export class EmulatorWorkers implements IDisposable {
 
   dispose(): void {
     for (const thread of this.threads) thread.end();
+    this.collector.dispose();
   }
 }

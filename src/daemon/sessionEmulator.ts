@@ -18,6 +18,7 @@ import type {
   ReadResult,
 } from './emulatorProtocol';
 import type { EmulatorLink, EmulatorThread, EmulatorWorkers } from './emulatorWorkers';
+import type { IdleCollector } from './idleCollector';
 import type { SessionTextCopy } from './sessionText';
 
 export type SnapshotResult = Extract<ReadResult, { kind: 'snapshot' }>;
@@ -31,6 +32,9 @@ interface PendingRead {
 export class SessionEmulator implements IDisposable, EmulatorLink {
   readonly id: number;
   private readonly thread: EmulatorThread;
+  private readonly collector: IdleCollector;
+  /** Bytes written up to the last compaction: the main thread's share of the garbage counts from there. */
+  private compactedBytes = 0;
   /** Chunks written and not parsed yet (oldest first): what a snapshot taken now does not contain. */
   readonly unparsed: Buffer[] = [];
   private writtenBytes = 0;
@@ -75,6 +79,7 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.options = { ...options };
     this.rebuild = new EmulatorRebuild(options.cols, options.rows);
     this.thread = workers.assign();
+    this.collector = workers.collector;
     this.thread.add(this);
     this.thread.send(this.openMessage());
   }
@@ -132,9 +137,12 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.thread.send({ kind: 'scrollback', id: this.id, lines });
   }
 
-  /** Moves old scrollback into the compact history store (if the worker has parsed everything). */
+  /** Moves old scrollback into the compact history store once the worker has parsed everything. */
   compactHistory(): void {
     this.thread.send({ kind: 'compact', id: this.id });
+    this.collector.worked(this.writtenBytes - this.compactedBytes);
+    this.compactedBytes = this.writtenBytes;
+    this.collector.quiet();
   }
 
   /**

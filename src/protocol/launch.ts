@@ -42,7 +42,7 @@ export function daemonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * 5 times a second for it, on every helper thread. It must be off from the start (set at run time
  * it does not take effect); Node and VS Code's Electron-as-Node both pass V8 flags on to V8.
  * Without it nothing collects while idle, so the daemon collects once itself when sessions go
- * quiet (Emulator.compactHistory), which needs `gc` exposed.
+ * quiet (idleCollector.ts, on each thread), which needs `gc` exposed.
  */
 export const DAEMON_NODE_FLAGS = ['--no-memory-reducer', '--expose-gc'];
 
