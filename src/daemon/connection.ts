@@ -42,6 +42,8 @@ export enum ConnectionLimits {
   MaxChannels = 1024,
 }
 
+const HELLO_TOO_LARGE = `the hello must be at most ${ConnectionLimits.MaxHelloBytes} bytes`;
+
 export interface RequestHandler {
   handle(connection: ClientConnection, method: string, params: unknown): Promise<unknown>;
 }
@@ -138,7 +140,7 @@ export class ClientConnection implements IDisposable {
         } else this.onFrame(frame.kind, frame.payload);
       }
       if (!this.ready && this.decoder.pendingBytes > ConnectionLimits.MaxHelloBytes) {
-        throw new DaemonError(ErrorCode.Protocol, `the hello must be at most ${ConnectionLimits.MaxHelloBytes} bytes`);
+        throw new DaemonError(ErrorCode.Protocol, HELLO_TOO_LARGE);
       }
     } catch (err) {
       if (err instanceof FrameError) this.failFrame(err);
@@ -152,8 +154,7 @@ export class ClientConnection implements IDisposable {
 
   private failFrame(err: FrameError): void {
     if (err.code !== 'oversized') return this.fail(ErrorCode.Protocol, err.message);
-    if (!this.ready || err.kind === FrameKind.Hello)
-      return this.fail(ErrorCode.Protocol, `the hello must be at most ${ConnectionLimits.MaxHelloBytes} bytes`);
+    if (!this.ready || err.kind === FrameKind.Hello) return this.fail(ErrorCode.Protocol, HELLO_TOO_LARGE);
     if (err.kind === FrameKind.Request)
       return this.fail(ErrorCode.Limit, `a request must be at most ${InputLimit.RequestBytes} bytes`);
     this.fail(ErrorCode.Protocol, err.message);
