@@ -31,6 +31,8 @@ export class CodeServer {
   private exited: Promise<void> = Promise.resolve();
   private readonly env: Record<string, string | undefined>;
   private readonly extraArgs: string[];
+  /** Workspace trust on (Restricted Mode for a folder not trusted yet): set by the settings. */
+  private readonly workspaceTrust: boolean;
 
   constructor(opts: CodeServerOptions = {}) {
     if (!fs.existsSync(NODE24) || !fs.existsSync(CODE_SERVER_ENTRY)) {
@@ -43,7 +45,9 @@ export class CodeServer {
     this.logFile = path.join(this.dir, 'code-server.log');
     fs.mkdirSync(path.join(this.userDataDir, 'User'), { recursive: true });
     fs.mkdirSync(this.extensionsDir, { recursive: true });
-    this.writeSettings({ ...BASE_SETTINGS, ...(opts.settings ?? {}) });
+    const settings = { ...BASE_SETTINGS, ...(opts.settings ?? {}) };
+    this.writeSettings(settings);
+    this.workspaceTrust = settings['security.workspace.trust.enabled'] === true;
     this.env = opts.env ?? {};
     this.extraArgs = opts.args ?? [];
     const ext = opts.extensionPath === undefined ? REPO_ROOT : opts.extensionPath;
@@ -131,7 +135,7 @@ export class CodeServer {
       this.extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(this.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       ...this.extraArgs,
     ];
