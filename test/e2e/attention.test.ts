@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
+import { HoldfastClient } from '../../src/protocol/client';
 import { HoldfastE2E, openSidebar, SessionsWebview, waitFor, Workbench } from './harness';
 
 let e2e: HoldfastE2E;
@@ -48,17 +49,39 @@ async function statusText(wb: Workbench): Promise<string> {
   });
 }
 
-/** `holdfast notify` as an agent's hook inside the session runs it: with that session's own credential. */
-function hookReport(e2e: HoldfastE2E, session: { id: string; pid: number }, state: string): void {
+/** The notify credential an agent's hook inside the session reports with. */
+function notifyCredential(session: { id: string; pid: number }): string {
   const environ = fs.readFileSync(`/proc/${session.pid}/environ`, 'utf8').split('\0');
   const credential = environ
     .find((v) => v.startsWith('HOLDFAST_NOTIFY_TOKEN='))
     ?.slice('HOLDFAST_NOTIFY_TOKEN='.length);
   assert.ok(credential, `session ${session.id} has its HOLDFAST_NOTIFY_TOKEN`);
+  return credential;
+}
+
+/** `holdfast notify` as an agent's hook inside the session runs it: with that session's own credential. */
+function hookReport(e2e: HoldfastE2E, session: { id: string; pid: number }, state: string): void {
   const r = e2e.iso.cli(['notify', '--session', session.id, '--state', state], {
-    env: { HOLDFAST_NOTIFY_TOKEN: credential },
+    env: { HOLDFAST_NOTIFY_TOKEN: notifyCredential(session) },
   });
   assert.equal(r.code, 0, r.stderr);
+}
+
+/**
+ * Reports from several sessions' hooks that reach the daemon together: sent in one turn on one connection (two
+ * CLI runs one after the other can be seconds apart on a busy machine, longer than the notifications' window).
+ */
+async function hookReportsAtOnce(e2e: HoldfastE2E, sessions: { id: string; pid: number }[]): Promise<void> {
+  const client = await HoldfastClient.connect({ socket: e2e.iso.socket, client: 'e2e-hooks', version: 'e2e' });
+  try {
+    await Promise.all(
+      sessions.map((session) =>
+        client.request('notify', { session: session.id, state: 'waiting', credential: notifyCredential(session) }),
+      ),
+    );
+  } finally {
+    client.close();
+  }
 }
 
 test(
@@ -163,23 +186,26 @@ test(
       await ask(e2e, third, 'Deploy third?');
 
       // Two start waiting together: one notification names both, and Show Next goes to the first.
-      hookReport(e2e, first, 'waiting');
-      hookReport(e2e, second, 'waiting');
+      await hookReportsAtOnce(e2e, [first, second]);
       const both = wb.page.locator('.notification-toast', { hasText: '2 sessions need you' });
       await both.waitFor({ state: 'visible', timeout: 15_000 });
-      assert.match((await both.textContent()) ?? '', new RegExp(`${first.name}, ${second.name}`));
+      // They started waiting in the same instant: the order is the notification's own (oldest first, then by id).
+      const named = /need you: ([^,]+), ([^.,]+)/.exec((await both.textContent()) ?? '');
+      assert.ok(named, 'the notification names the two');
+      const [one, other] = [named[1], named[2]].map((name) => [first, second].find((s) => s.name === name));
+      assert.ok(one && other && one !== other, `the notification names ${first.name} and ${second.name}`);
       assert.equal((await wb.notifications()).filter((n) => n.includes('is waiting for you')).length, 0);
       await both.locator('.monaco-button', { hasText: /^Show Next$/ }).click();
-      await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === first.name)?.active, {
+      await waitFor(async () => (await wb.terminalTabs()).find((tab) => tab.name === one.name)?.active, {
         timeout: 10_000,
-        message: 'Show Next to bring the first waiting session forward',
+        message: 'Show Next to bring the first named forward',
       });
 
       // Next from the first goes to the other one waiting; Previous comes back. (Round the end, Next goes
       // on to the sessions that are done, oldest first: the first test's, in another workspace.)
       for (const [key, expected] of [
-        ['Control+G', second],
-        ['Control+Shift+G', first],
+        ['Control+G', other],
+        ['Control+Shift+G', one],
       ] as const) {
         await wb.page.keyboard.press('Control+K');
         await wb.page.keyboard.press(key);
