@@ -86,9 +86,15 @@ phase setup-e2e wait_setup_e2e
 # The load test compares flood throughput with and without watchers: it runs alone, so that another test file's
 # CPU use (or the e2e install's) does not show up as the watchers' cost.
 node_test load --test-timeout=300000 out/test/reliability-load.test.js
-# One file at a time by default (each has its own code-server, Chromium, daemon socket, state and ports, so
-# HOLDFAST_E2E_CONCURRENCY=2 runs two side by side; on a loaded machine that made timeouts fail, docs/testing.md).
-# Screenshots and logs of failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step with its file and time.
-HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node_test e2e --test-concurrency="${HOLDFAST_E2E_CONCURRENCY:-1}" \
-  --test-timeout=600000 out/test/e2e/*.test.js
+# Two files at a time (each has its own code-server, Chromium, daemon socket, state and ports; one keeps under half
+# a core busy, docs/testing.md), the slowest first so that the last to start are short. HOLDFAST_E2E_CONCURRENCY=1
+# runs one at a time. Screenshots and logs of failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step.
+E2E_SLOWEST_FIRST=(reload splits sidebar restart mcp attention tabs transcript windows)
+e2e_files=()
+for name in "${E2E_SLOWEST_FIRST[@]}"; do e2e_files+=("out/test/e2e/$name.test.js"); done
+for file in out/test/e2e/*.test.js; do
+  case " ${e2e_files[*]} " in *" $file "*) ;; *) e2e_files+=("$file") ;; esac
+done
+HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node_test e2e --test-concurrency="${HOLDFAST_E2E_CONCURRENCY:-2}" \
+  --test-timeout=600000 "${e2e_files[@]}"
 node scripts/test-summary.mjs "$RESULTS"
