@@ -76,8 +76,7 @@ export class Session implements IDisposable {
     this.name = options.name;
     this.metadata = options.metadata;
     this.argv = options.argv;
-    this.cols = options.cols;
-    this.rows = options.rows;
+    [this.cols, this.rows] = [options.cols, options.rows];
     this.startCwd = options.cwd;
     this.createdAt = options.resumed?.createdAt ?? Date.now();
     this.exitAt = options.resumed?.exitAt;
@@ -99,9 +98,10 @@ export class Session implements IDisposable {
     const { resumed } = options;
     if (resumed) this.activity.restore(resumed.attention, resumed.lastOutputAt, resumed.bellAt);
     this.scrollback = options.scrollback;
-    const size = { cols: options.cols, rows: options.rows };
     const scrollback = scrollbackWithinBudget(options.scrollback, options.cols);
-    this.emulator = this.disposables.add(new SessionEmulator(options.emulators, { ...size, scrollback }, resumed?.base));
+    this.emulator = this.disposables.add(
+      new SessionEmulator(options.emulators, { cols: options.cols, rows: options.rows, scrollback }, resumed?.base),
+    );
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
@@ -310,9 +310,9 @@ export class Session implements IDisposable {
     this.changed();
   }
 
-  /** At a succession's cut: output held back mid-sequence, the emulator (render once parsed), the scrollback asked. */
-  get atCut(): { pending: Buffer; emulator: SessionEmulator; scrollback: number } {
-    return { pending: this.boundary.pending, emulator: this.emulator, scrollback: this.scrollback };
+  /** For a succession: the program, output held back mid-sequence, the emulator, the scrollback asked. */
+  get handover(): { program: ProgramProcess; pending: Buffer; emulator: SessionEmulator; scrollback: number } {
+    return { program: this.pty, pending: this.boundary.pending, emulator: this.emulator, scrollback: this.scrollback };
   }
 
   /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints). */

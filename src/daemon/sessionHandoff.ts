@@ -101,7 +101,7 @@ async function screenWithin(
   budget: number,
   log: (line: string) => void,
 ): Promise<{ text: string; cols: number; rows: number }> {
-  const { emulator } = session.atCut;
+  const { emulator } = session.handover;
   let text = await emulator.snapshotText();
   let lines = [...text.matchAll(/\n/g)].length;
   while (text.length > budget && lines > 0) {
@@ -120,7 +120,7 @@ export async function sessionStateAtCut(
   budget: number,
   log: (line: string) => void,
 ): Promise<HandedState> {
-  const { pending, emulator, scrollback } = session.atCut;
+  const { pending, emulator, scrollback } = session.handover;
   await parsedAll(emulator, session.id);
   const screen = await screenWithin(session, budget, log);
   const info = session.info();
