@@ -150,10 +150,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return searchSessions(scope, host.textWorkers, p, () => connection.isClosed);
     },
     kill: (p) => kill(registry, p),
-    remove: async (p) => {
-      await registry.remove(registry.get(p.session));
-      return {};
-    },
+    remove: (p) => registry.remove(registry.get(p.session)).then(() => ({})),
     update: (p) => {
       const session = registry.get(p.session);
       if (p.name !== undefined) session.rename(p.name.trim());

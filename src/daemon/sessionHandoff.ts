@@ -155,9 +155,8 @@ function checkedState(received: ReceivedSession, log: (line: string) => void): H
   const checked = handedStateSchema.safeParse(received.state);
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0];
-  log(
-    `session ${received.id}: its state is refused (${issue.path.join('.') || 'the whole'}: ${issue.message}): kept bare`,
-  );
+  const where = issue.path.join('.') || 'the whole';
+  log(`session ${received.id}: its state is refused (${where}: ${issue.message}): its program kept, not its screen`);
   const now = Date.now();
   const [cols, rows] = received.kind === 'live' ? [received.pty.cols, received.pty.rows] : [80, 24];
   return {

@@ -1,5 +1,5 @@
 // The daemon itself: serve (foreground, persistent), stop, upgrade (a new daemon takes the sessions), version.
-import { HoldfastClient, NoDaemonError } from '../../protocol/client';
+import { HoldfastClient } from '../../protocol/client';
 import { Capability, PROTOCOL_VERSION } from '../../protocol/messages';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
@@ -47,13 +47,13 @@ export const stopCommand: Command = {
 /** How long `upgrade` waits for the new daemon to answer on the socket once the old one handed over. */
 const UPGRADE_WAIT_MS = 15_000;
 
-/** The daemon serving the socket, once it is `pid` (the old one lets go of the socket as it exits). */
+/**
+ * Whether the daemon serving the socket becomes `pid` in time. Until then a connection may fail (the
+ * old one closes as it retires, the socket is renamed under us): asked again.
+ */
 async function daemonAnswering(ctx: Parameters<Command['run']>[0], pid: number): Promise<boolean> {
   for (const deadline = Date.now() + UPGRADE_WAIT_MS; Date.now() < deadline;) {
-    const answered = await withClient(ctx, async (client) => client.hello.pid).catch((err: Error) => {
-      if (err instanceof NoDaemonError) return undefined; // between the two: the old one closed
-      throw err;
-    });
+    const answered = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
     if (answered === pid) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
