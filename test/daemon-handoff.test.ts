@@ -67,15 +67,17 @@ test('handoff: 20 sessions go on in a successor with the same programs, screens,
       before.set(session.id, await client.request('read', { session: session.id, scrollback: ALL }));
     const { sessions: listed } = await client.request('list', {});
 
+    const letGo = new Promise<void>((resolve) => client.onClose(() => resolve()));
     const answer = await client.request('handoff', {});
     successor = answer.pid;
     assert.equal(answer.sessions, 20);
     assert.notEqual(answer.pid, daemon.pid);
-    await waitFor(() => !isAlive(daemon.pid), 20_000, 'the old daemon to exit');
-
+    // The old daemon lets its clients go once the socket leads to the successor: a reconnect finds it.
+    await letGo;
     const next = await HoldfastClient.connect({ socket: daemon.socket, client: 'test', version: 'test' });
     try {
       assert.equal(next.hello.pid, answer.pid);
+      await waitFor(() => !isAlive(daemon.pid), 20_000, 'the old daemon to exit');
       const { sessions: after } = await next.request('list', {});
       const pick = (s: SessionInfo) => [s.id, s.name, s.pid, s.state, s.exit?.code ?? null, s.createdAt];
       assert.deepEqual(after.map(pick), listed.map(pick), 'the same sessions, programs and exits');

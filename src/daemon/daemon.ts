@@ -37,6 +37,8 @@ export enum DaemonTiming {
   UnusedExitMs = 30_000,
   /** How long a successor keeps its predecessor's credentials for clients that reconnect with one. */
   CredentialGraceMs = 60_000,
+  /** How long a daemon that handed over waits for its successor to take the socket before letting clients go. */
+  SocketTakenMs = 10_000,
 }
 
 export interface DaemonOptions {
@@ -174,6 +176,9 @@ export class Daemon implements RequestHandler, MethodHost {
     clearTimeout(this.unusedTimer);
     this.stopping = (async () => {
       await this.recovery.checkpoints.handedOver();
+      // Clients reconnect as soon as they are let go: by then the socket must lead to the successor.
+      for (const deadline = Date.now() + DaemonTiming.SocketTakenMs; this.endpoint.ownsPath && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       await Promise.all([...this.connections].map((connection) => connection.close()));
       this.disposables.dispose();
       this.log.write(`retired: daemon ${successor} serves the sessions now`);
