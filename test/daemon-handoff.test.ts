@@ -137,3 +137,44 @@ test('holdfast upgrade: one line naming both daemons; the session lives on; no d
     await box.cleanup();
   }
 });
+
+test('an uncaught exception in the daemon hands every session to a successor before it exits', async () => {
+  process.env.HOLDFAST_TEST_CRASH_NAME = 'crash';
+  const daemon = await startTestDaemon();
+  delete process.env.HOLDFAST_TEST_CRASH_NAME;
+  let successor = 0;
+  try {
+    const client = await daemon.connect();
+    const letGo = new Promise<void>((resolve) => client.onClose(() => resolve()));
+    const argv = ['bash', '-c', 'echo lives-on; exec cat'];
+    const { session: kept } = await client.request('create', { name: 'kept', argv });
+    await textShows(client, kept.id, 'lives-on');
+    await client.request('create', { name: 'crash', argv: ['sleep', '1000'] });
+    await letGo;
+    const next = await HoldfastClient.connect({ socket: daemon.socket, client: 'test', version: 'test' });
+    try {
+      successor = next.hello.pid;
+      assert.notEqual(successor, daemon.pid);
+      await waitFor(() => !isAlive(daemon.pid), 20_000, 'the crashed daemon to exit');
+      const { sessions } = await next.request('list', {});
+      assert.deepEqual(
+        sessions.map((s) => [s.name, s.state]),
+        [
+          ['kept', 'running'],
+          ['crash', 'running'],
+        ],
+      );
+      assert.equal(sessions[0].pid, kept.pid);
+      await next.request('send', { session: kept.id, data: 'after the crash\n' });
+      await textShows(next, kept.id, 'after the crash');
+    } finally {
+      next.close();
+    }
+  } finally {
+    if (successor && isAlive(successor)) {
+      process.kill(successor, 'SIGTERM');
+      await waitFor(() => !isAlive(successor), 20_000, 'the successor to stop');
+    }
+    await daemon.stop();
+  }
+});

@@ -19,7 +19,7 @@ import { ClientConnection, RequestHandler } from './connection';
 import { checkRequest, ConnectionRights, Credentials } from './connectionRights';
 import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
-import { handOffSessions, OwnState, predecessorState, resumeSessions } from './daemonSuccession';
+import { crashIfTestAsks, handOffSessions, OwnState, predecessorState, resumeSessions } from './daemonSuccession';
 import type { Received } from './handoffReceive';
 import { Log } from './log';
 import { Recovery } from './recovery';
@@ -256,6 +256,7 @@ export class Daemon implements RequestHandler, MethodHost {
     this.credentials.started(rights, session.id);
     this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
     this.route({ type: 'session', session: session.info() });
+    crashIfTestAsks(session.name);
     void session.hasExited.then(() =>
       this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
     );
@@ -319,7 +320,11 @@ export async function runDaemon(
   const ignoreHup = () => daemon.log.write('ignored SIGHUP');
   process.on('SIGHUP', ignoreHup);
   disposables.add(toDisposable(() => process.off('SIGHUP', ignoreHup)));
-  const onCrash = (err: unknown) => daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
+  // A crash it can still act on: a successor takes the sessions (if it fails, they carry on here).
+  const onCrash = (err: unknown) => {
+    daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
+    daemon.handOff(undefined, 'a crash').catch(() => undefined); // a failure is in the log
+  };
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   disposables.add(

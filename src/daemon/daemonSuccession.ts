@@ -129,3 +129,13 @@ export function resumeSessions(received: Received, own: OwnState, host: Successi
   host.credentials.takeOver(own.grants as HandedGrant[], grace);
   return sessions;
 }
+
+/** Tests only: a session created with this name makes the daemon throw an uncaught exception. */
+const CRASH_TEST_ENV = 'HOLDFAST_TEST_CRASH_NAME';
+
+export function crashIfTestAsks(sessionName: string): void {
+  if (sessionName !== process.env[CRASH_TEST_ENV]) return;
+  setImmediate(() => {
+    throw new Error(`forced by ${CRASH_TEST_ENV} (a test)`);
+  });
+}
