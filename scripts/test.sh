@@ -21,7 +21,7 @@ esac
 # ignore signals, escalate to SIGKILL or lose their pid to another process, and check what is left; and the
 # succession files, whose successor (not the programs' parent) learns of their exits from that module.
 PORTABLE_FILES=(process-group daemon-lifetime cli-lifecycle reliability-faults reliability-pid mcp)
-PORTABLE_FILES+=(succession adopted-pty)
+PORTABLE_FILES+=(succession adopted-pty daemon-handoff)
 portable_files=()
 for name in "${PORTABLE_FILES[@]}"; do portable_files+=("out/test/$name.test.js"); done
 

@@ -5,7 +5,7 @@ import type { ExitInfo } from './ptyProcess';
 import type { ProgramProcess } from './session';
 
 export class ArchivedProcess implements ProgramProcess {
-  readonly pid = 0;
+  readonly pid: number;
   readonly groupAlive = false;
   private readonly onDataEmitter = new Emitter<Buffer>();
   readonly onData = this.onDataEmitter.event;
@@ -13,8 +13,9 @@ export class ArchivedProcess implements ProgramProcess {
   readonly onExit = this.onExitEmitter.event;
   private readonly timer: NodeJS.Timeout;
 
-  /** Fires after the current turn, once the session listens. */
-  constructor(screen: string | undefined, exit: ExitInfo) {
+  /** Fires after the current turn, once the session listens. `pid`: one that exited under a previous daemon. */
+  constructor(screen: string | undefined, exit: ExitInfo, pid = 0) {
+    this.pid = pid;
     this.timer = setTimeout(() => {
       if (screen) this.onDataEmitter.fire(Buffer.from(screen, 'utf8'));
       this.onExitEmitter.fire(exit);

@@ -28,6 +28,13 @@ export class Attention {
     this.current = { state: 'idle', since: now, source: 'output' };
   }
 
+  /** As a previous daemon had it (a succession): a hook's or the prompt marks' word still stands. */
+  restore(value: SessionAttention): void {
+    this.current = value;
+    this.hooked = value.source === 'hook';
+    this.marked = value.source === 'prompt';
+  }
+
   get value(): SessionAttention {
     return this.current;
   }

@@ -173,6 +173,14 @@ export class Checkpointer {
     }
   }
 
+  /** A successor daemon holds the sessions and writes its own: this one's file would offer them twice. */
+  async handedOver(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.writing?.catch(() => undefined);
+    if (this.wroteFile) await fs.promises.rm(this.file, { force: true });
+  }
+
   dispose(): void {
     this.closed = true;
     clearTimeout(this.timer);

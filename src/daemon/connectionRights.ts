@@ -38,6 +38,7 @@ const NEEDS: { [M in Method]: Need } = {
   update: 'act',
   notify: 'act',
   stop: 'full',
+  handoff: 'full',
   relaunch: 'full', // a new run would need the credential in its environment: not offered to a scope yet
   resume: 'full',
   'recovery.list': 'full', // checkpoints hold every session's command line and screen
@@ -136,6 +137,16 @@ interface Grant {
 }
 type Holder = object | string;
 
+/** A credential as a successor daemon takes it over: its rights and the sessions that hold it. */
+export interface HandedGrant {
+  credential: string;
+  readOnly: boolean;
+  sessions?: string[];
+  heldBy: string[];
+}
+
+const SESSION_HOLDER = 'session ';
+
 function digestOf(credential: string): string {
   return createHash('sha256').update(credential).digest('hex');
 }
@@ -194,7 +205,7 @@ export class Credentials {
     if (!rights.credential) return;
     rights.add(sessionId);
     const grant = this.grants.get(digestOf(rights.credential));
-    if (grant) this.hold(grant, `session ${sessionId}`);
+    if (grant) this.hold(grant, SESSION_HOLDER + sessionId);
   }
 
   /** A connection closed: the credentials it minted or used live on only if someone else holds them. */
@@ -209,8 +220,32 @@ export class Credentials {
   /** A session that exits stops holding; one removed leaves every set (a later session could get its id). */
   noteEvent(event: DaemonEvent): void {
     if (event.type !== 'exit' && event.type !== 'removed') return;
-    this.release(`session ${event.id}`);
+    this.release(SESSION_HOLDER + event.id);
     if (event.type === 'removed') for (const grant of this.grants.values()) grant.rights.forget(event.id);
+  }
+
+  /** Every live credential, with the sessions that hold it (a succession hands them over). */
+  handed(): HandedGrant[] {
+    return [...this.grants.values()].map(({ rights, holders }) => ({
+      credential: rights.credential!,
+      readOnly: rights.readOnly,
+      ...(rights.sessionIds ? { sessions: rights.sessionIds } : {}),
+      heldBy: [...holders]
+        .filter((h): h is string => typeof h === 'string' && h.startsWith(SESSION_HOLDER))
+        .map((h) => h.slice(SESSION_HOLDER.length)),
+    }));
+  }
+
+  /** A previous daemon's credentials: held by their sessions, and by `grace` while its clients reconnect. */
+  takeOver(grants: HandedGrant[], grace: Holder): void {
+    for (const handed of grants.slice(0, GrantLimit.MaxCredentials)) {
+      const sessions = handed.sessions && new Set(handed.sessions);
+      const rights = new ConnectionRights(handed.readOnly, sessions, handed.credential);
+      const grant: Grant = { digest: digestOf(handed.credential), rights, holders: new Set() };
+      this.grants.set(grant.digest, grant);
+      for (const id of handed.heldBy) this.hold(grant, SESSION_HOLDER + id);
+      this.hold(grant, grace);
+    }
   }
 
   private hold(grant: Grant, holder: Holder): void {

@@ -19,6 +19,8 @@ import { ClientConnection, RequestHandler } from './connection';
 import { checkRequest, ConnectionRights, Credentials } from './connectionRights';
 import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
+import { crashIfTestAsks, handOffSessions, OwnState, predecessorState, resumeSessions } from './daemonSuccession';
+import type { Received } from './handoffReceive';
 import { Log } from './log';
 import { Recovery } from './recovery';
 import { TextWorkers } from './textWorkers';
@@ -33,6 +35,10 @@ export enum DaemonTiming {
   StopGraceMs = 2000,
   /** An on-demand daemon that never got a session exits after this long without clients. */
   UnusedExitMs = 30_000,
+  /** How long a successor keeps its predecessor's credentials for clients that reconnect with one. */
+  CredentialGraceMs = 60_000,
+  /** How long a daemon that handed over waits for its successor to take the socket before letting clients go. */
+  SocketTakenMs = 10_000,
 }
 
 export interface DaemonOptions {
@@ -42,6 +48,8 @@ export interface DaemonOptions {
   /** Also write log lines here (the foreground `serve`). */
   logEcho?: (line: string) => void;
   limits?: Partial<RegistryLimits>;
+  /** What a previous daemon handed over (this one is its successor). */
+  succession?: Received;
 }
 
 export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' };
@@ -63,18 +71,24 @@ export class Daemon implements RequestHandler, MethodHost {
   private stopping: Promise<void> | undefined;
   private unusedTimer: NodeJS.Timeout | undefined;
   private readonly stoppedCallbacks: (() => void)[] = [];
+  /** A handoff is under way, or done (this daemon is retiring). */
+  private handing = false;
+  private readonly predecessor: OwnState | undefined;
 
   private constructor(
     readonly options: DaemonOptions,
     readonly log: Log,
   ) {
+    const own = (this.predecessor = options.succession && predecessorState(options.succession));
     this.registry = this.disposables.add(
       new SessionRegistry(
         options.socket,
         { ...DEFAULT_LIMITS, ...limitsFromEnv(process.env), ...options.limits },
         (line) => log.write(line),
+        own && Buffer.from(own.notifySecret, 'hex'),
       ),
     );
+    if (options.succession) this.resume(options.succession, own!);
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
     this.recovery = this.disposables.add(
       new Recovery(
@@ -111,6 +125,7 @@ export class Daemon implements RequestHandler, MethodHost {
       options.socket,
       (socket) => daemon.accept(socket),
       (line) => log.write(line),
+      daemon.predecessor?.predecessor,
     );
     if (claim.kind === 'taken') {
       daemon.disposables.dispose();
@@ -121,8 +136,55 @@ export class Daemon implements RequestHandler, MethodHost {
       claim.endpoint.onLost((why) => log.write(`lost the endpoint: ${why}; existing clients are still served`)),
     );
     log.write(`daemon ${VERSION} started (${options.startMode}, pid ${process.pid}, node ${process.version})`);
+    if (daemon.predecessor)
+      log.write(`took over ${daemon.registry.size} sessions from daemon ${daemon.predecessor.predecessor}`);
     daemon.armUnusedTimer();
     return { kind: 'serving', daemon };
+  }
+
+  /** The sessions a previous daemon handed over, in this turn; its credentials held a while for its clients. */
+  private resume(succession: Received, own: OwnState): void {
+    const host = { registry: this.registry, credentials: this.credentials, logFile: this.log.file };
+    resumeSessions(succession, own, { ...host, log: (line) => this.log.write(line) }, this);
+    const grace = setTimeout(() => this.credentials.release(this), DaemonTiming.CredentialGraceMs);
+    this.disposables.add(toDisposable(() => clearTimeout(grace)));
+  }
+
+  /** Hands every session to a successor, then retires; refused (the sessions carry on here) if it failed. */
+  async handOff(script: string | undefined, reason: string): Promise<{ pid: number; sessions: number }> {
+    if (this.stopping) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
+    if (this.handing) throw new DaemonError(ErrorCode.BadRequest, 'a handoff is under way already');
+    this.handing = true;
+    this.log.write(`handing off every session to a successor (${reason})`);
+    const host = { registry: this.registry, credentials: this.credentials, logFile: this.log.file };
+    try {
+      const result = await handOffSessions({ ...host, log: (line) => this.log.write(line) }, script);
+      const pid = result.successor.pid!;
+      this.log.write(`handed ${result.sessions} sessions to daemon ${pid}`);
+      setImmediate(() => void this.retire(pid));
+      return { pid, sessions: result.sessions };
+    } catch (err) {
+      this.handing = false;
+      const why = (err as Error).message;
+      this.log.write(`handoff failed, the sessions carry on here: ${(err as Error).stack ?? why}`);
+      throw new DaemonError(ErrorCode.Internal, `the handoff failed (${why}); the sessions carry on in this daemon`);
+    }
+  }
+
+  /** After a handoff: lets go of clients, sessions (their programs untouched) and the socket, and stops. */
+  private retire(successor: number): Promise<void> {
+    clearTimeout(this.unusedTimer);
+    this.stopping = (async () => {
+      await this.recovery.checkpoints.handedOver();
+      // Clients reconnect as soon as they are let go: by then the socket must lead to the successor.
+      for (const deadline = Date.now() + DaemonTiming.SocketTakenMs; this.endpoint.ownsPath && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.all([...this.connections].map((connection) => connection.close()));
+      this.disposables.dispose();
+      this.log.write(`retired: daemon ${successor} serves the sessions now`);
+      for (const callback of this.stoppedCallbacks) callback();
+    })();
+    return this.stopping;
   }
 
   onStopped(callback: () => void): void {
@@ -194,6 +256,7 @@ export class Daemon implements RequestHandler, MethodHost {
     this.credentials.started(rights, session.id);
     this.log.write(`session ${session.id} "${session.name}" started: pid ${session.pid}`);
     this.route({ type: 'session', session: session.info() });
+    crashIfTestAsks(session.name);
     void session.hasExited.then(() =>
       this.log.write(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
     );
@@ -257,7 +320,11 @@ export async function runDaemon(
   const ignoreHup = () => daemon.log.write('ignored SIGHUP');
   process.on('SIGHUP', ignoreHup);
   disposables.add(toDisposable(() => process.off('SIGHUP', ignoreHup)));
-  const onCrash = (err: unknown) => daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
+  // A crash it can still act on: a successor takes the sessions (if it fails, they carry on here).
+  const onCrash = (err: unknown) => {
+    daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
+    daemon.handOff(undefined, 'a crash').catch(() => undefined); // a failure is in the log
+  };
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   disposables.add(

@@ -33,6 +33,8 @@ export interface MethodHost {
   created(session: Session, rights: ConnectionRights): void;
   status(): DaemonStatus;
   stop(reason: string): Promise<void>;
+  /** Hands every session to a successor (`script`: a newer daemon's), then retires. */
+  handOff(script: string | undefined, reason: string): Promise<{ pid: number; sessions: number }>;
 }
 
 /** A size a client asked for: both or neither; within the bounds of limits.ts. */
@@ -148,10 +150,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return searchSessions(scope, host.textWorkers, p, () => connection.isClosed);
     },
     kill: (p) => kill(registry, p),
-    remove: async (p) => {
-      await registry.remove(registry.get(p.session));
-      return {};
-    },
+    remove: (p) => registry.remove(registry.get(p.session)).then(() => ({})),
     update: (p) => {
       const session = registry.get(p.session);
       if (p.name !== undefined) session.rename(p.name.trim());
@@ -177,6 +176,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
     },
     grant: (p, connection) => host.credentials.mint(connection.rights, registry, p, connection),
     status: () => host.status(),
+    handoff: (p, connection) => host.handOff(p.script, `asked by a client (${connection.clientName})`),
     stop: (_p, connection) => {
       setImmediate(() => void host.stop(`asked by a client (${connection.clientName})`));
       return {};

@@ -32,6 +32,8 @@ class HostedEmulator {
   private sizeAfterBase: { cols: number; rows: number } | undefined;
   /** Snapshots asked for and not taken yet (a client's, and the rebuild's own screen). */
   private snapshots: { request: number; read: SnapshotRead }[] = [];
+  /** Reads asked for while the base screen is parsed: answered once it is (before, the screen is blank). */
+  private afterBase: (() => void)[] = [];
   /** Asked to compact while output waited to be parsed: done once it is. */
   private compactPending = false;
 
@@ -77,6 +79,7 @@ class HostedEmulator {
       const size = this.sizeAfterBase!;
       this.sizeAfterBase = undefined;
       this.resize(size.cols, size.rows);
+      for (const answer of this.afterBase.splice(0)) answer();
       return;
     }
     this.parsed++;
@@ -129,7 +132,8 @@ class HostedEmulator {
     if (read.kind === 'snapshot') {
       this.snapshots.push({ request, read });
       this.takeSnapshots(false);
-    } else this.answerRead(request, read);
+    } else if (this.baseChunks > 0) this.afterBase.push(() => this.answerRead(request, read));
+    else this.answerRead(request, read);
   }
 
   /** Answered with what it found, or the error. */

@@ -135,15 +135,17 @@ export class Endpoint implements IDisposable {
     private readonly log: (line: string) => void,
   ) {}
 
+  /** `from`: the pid of the daemon this one succeeds, whose socket it takes over (the same way, by a rename). */
   static async claim(
     socketPath: string,
     onConnection: (socket: net.Socket) => void,
     log: (line: string) => void,
+    from?: number,
   ): Promise<ClaimResult> {
     ensureSocketDir(socketPath);
     const token = ensureToken(socketPath);
     const endpoint = new Endpoint(socketPath, token, onConnection, log);
-    const published = await endpoint.publish();
+    const published = await endpoint.publish(from);
     if (!published) {
       endpoint.dispose();
       return { kind: 'taken' };
@@ -152,17 +154,21 @@ export class Endpoint implements IDisposable {
     return { kind: 'owner', endpoint };
   }
 
-  /** Binds a private name and renames it onto the canonical path, unless a live daemon holds it. */
-  private async publish(): Promise<boolean> {
+  /**
+   * Binds a private name and renames it onto the canonical path, unless a live daemon holds it (one
+   * this daemon succeeds, `predecessor`, is replaced: it hands over and exits).
+   */
+  private async publish(predecessor?: number): Promise<boolean> {
     const dir = path.dirname(this.socketPath);
     const privatePath = path.join(dir, `.${path.basename(this.socketPath)}.p${randomBytes(6).toString('hex')}`);
     const server = net.createServer({ allowHalfOpen: false, pauseOnConnect: false }, this.onConnection);
     await listen(server, privatePath);
     fs.chmodSync(privatePath, 0o600);
     const published = await withTakeoverLock(this.socketPath, async () => {
-      const probe = await probeEndpoint(this.socketPath);
-      if (probe.state === 'connected') return false;
-      if (probe.state === 'unknown')
+      const probe = predecessor === undefined ? await probeEndpoint(this.socketPath) : undefined;
+      if (probe === undefined) this.log(`taking over ${this.socketPath} from daemon ${predecessor}`);
+      else if (probe.state === 'connected') return false;
+      else if (probe.state === 'unknown')
         throw new EndpointError(
           `cannot tell whether a daemon owns ${this.socketPath} (${probe.reason}); refusing to replace it`,
         );

@@ -32,8 +32,13 @@ export interface SuccessorCommand {
 export interface HandoffOptions {
   sessions: HandoffSession[];
   successor: SuccessorCommand;
-  /** Each session's state, asked in the turn of its cut: the manifest carries it as it is. */
+  /**
+   * Each session's state, asked in the turn of its cut (a promise: settled after it, nothing is read
+   * meanwhile): the manifest carries it as it is. One that fails uncuts every PTY.
+   */
   stateAtCut?: (id: string) => unknown;
+  /** The handing process's own state (asked once every state is in): the manifest carries it as it is. */
+  ownState?: () => unknown;
   /** How long the successor has to answer (default 10 s). */
   answerTimeoutMs?: number;
 }
@@ -95,8 +100,15 @@ export async function handOff(options: HandoffOptions): Promise<HandoffResult> {
   }
   const live = cuts.filter((entry) => entry.cut !== undefined);
   const inputs = await Promise.all(live.map((entry) => entry.session.pty.takeInput()));
+  const uncutAll = () => live.forEach((entry, i) => entry.session.pty.uncut(entry.cut!.output, inputs[i]));
+  try {
+    for (const entry of cuts) entry.state = await entry.state;
+  } catch (err) {
+    uncutAll();
+    throw err;
+  }
   const copies = live.map((entry) => entry.cut!.fd);
-  const manifest: HandoffManifest = { version: HANDOFF_VERSION, copies, sessions: [] };
+  const manifest: HandoffManifest = { version: HANDOFF_VERSION, copies, sessions: [], own: options.ownState?.() };
   const fds: number[] = [];
   const handed: HandoffResult['handed'] = [];
   for (const entry of cuts) {
@@ -110,7 +122,6 @@ export async function handOff(options: HandoffOptions): Promise<HandoffResult> {
     fds.push(entry.cut.fd);
     handed.push({ id, outputBytes: entry.cut.output.length, inputBytes: input.length });
   }
-  const uncutAll = () => live.forEach((entry, i) => entry.session.pty.uncut(entry.cut!.output, inputs[i]));
   let successor: ChildProcess;
   try {
     successor = spawn(options.successor.file, options.successor.args, {

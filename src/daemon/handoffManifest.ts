@@ -67,6 +67,8 @@ export const handoffManifestSchema = z
      */
     copies: z.array(z.number().int().min(3).max(65_535)).max(HandoffLimit.Sessions),
     sessions: z.array(z.discriminatedUnion('kind', [liveSession, exitedSession])).max(HandoffLimit.Sessions),
+    /** The handing process's own state (opaque here). */
+    own: z.unknown().optional(),
   })
   .strict()
   .superRefine((manifest, ctx) => {

@@ -51,7 +51,13 @@ function closeCopies(copies: number[], handed: Set<number>): void {
   }
 }
 
-function check(text: string): ReceivedSession[] {
+/** The sessions, and the previous daemon's own state (unchecked here: its reader has the schema). */
+export interface Received {
+  sessions: ReceivedSession[];
+  own: unknown;
+}
+
+function check(text: string): Received {
   const manifest = parseHandoff(handoffManifestSchema, text, 'the handoff manifest');
   const received = manifest.sessions.map((session): ReceivedSession => {
     if (session.kind === 'exited') return { id: session.id, state: session.state, kind: 'exited', exit: session.exit };
@@ -70,7 +76,7 @@ function check(text: string): ReceivedSession[] {
     manifest.copies,
     new Set(received.flatMap((session) => (session.kind === 'live' ? [session.pty.fd] : []))),
   );
-  return received;
+  return { sessions: received, own: manifest.own };
 }
 
 /**
@@ -81,14 +87,14 @@ function check(text: string): ReceivedSession[] {
 export async function receiveHandoff(
   input: Readable = process.stdin,
   out: Writable = process.stdout,
-): Promise<ReceivedSession[]> {
-  let sessions: ReceivedSession[];
+): Promise<Received> {
+  let received: Received;
   try {
-    sessions = check(await readAll(input));
+    received = check(await readAll(input));
   } catch (err) {
     await answer(out, { error: (err as Error).message });
     throw err;
   }
-  await answer(out, { adopted: sessions.length });
-  return sessions;
+  await answer(out, { adopted: received.sessions.length });
+  return received;
 }

@@ -1,10 +1,12 @@
 // Daemon entry: `daemon.js run [--on-demand | --persistent] [--socket PATH] [--ready-fd N] [--log FILE]
-// [--log-stderr] [--scrollback N] [--max-sessions N]` (or HOLDFAST_MAX_SESSIONS). Started detached by
-// `holdfast new` or the extension, in the foreground by `holdfast serve` (its log lines on stderr).
+// [--log-stderr] [--scrollback N] [--max-sessions N] [--successor]` (or HOLDFAST_MAX_SESSIONS). Started
+// detached by `holdfast new` or the extension, in the foreground by `holdfast serve` (its log lines on
+// stderr), by a daemon handing over its sessions with --successor (the manifest on stdin, the PTYs as fds).
 import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
 import { printableLines } from '../protocol/printable';
 import { runDaemon, writeReadiness } from './daemon';
+import { receiveHandoff } from './handoffReceive';
 import { checkNodePtyInternals } from './nodePtyInternals';
 import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
 import { checkXtermInternals } from './xtermInternals';
@@ -22,6 +24,7 @@ async function main(): Promise<number> {
       'log-stderr': { type: 'boolean' },
       scrollback: { type: 'string' },
       'max-sessions': { type: 'string' },
+      successor: { type: 'boolean' },
     },
   });
   if (positionals[0] !== 'run') {
@@ -37,6 +40,8 @@ async function main(): Promise<number> {
     // Another version of either library fails here, loudly, not later in a session.
     checkXtermInternals();
     checkNodePtyInternals();
+    // First: the previous daemon waits for the answer, its sessions cut meanwhile.
+    const succession = values.successor ? await receiveHandoff() : undefined;
     if (values.scrollback !== undefined)
       limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);
     if (values['max-sessions'] !== undefined)
@@ -46,10 +51,11 @@ async function main(): Promise<number> {
       startMode: values.persistent ? 'persistent' : 'on-demand',
       logFile: values.log,
       logEcho:
-        readyFd === undefined || values['log-stderr']
+        (readyFd === undefined && !values.successor) || values['log-stderr']
           ? (line) => process.stderr.write(printableLines(line))
           : undefined,
       limits,
+      succession,
       onReady: () => writeReadiness(readyFd, { ready: true, pid: process.pid }),
     });
     if (result === 'taken') writeReadiness(readyFd, { adopt: true, pid: process.pid });

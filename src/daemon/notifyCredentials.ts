@@ -7,8 +7,11 @@ import { tokensMatch } from './endpoint';
 export const NOTIFY_TOKEN_ENV = 'HOLDFAST_NOTIFY_TOKEN';
 
 export class NotifyCredentials {
-  /** Per daemon run: a credential is derived, so nothing per session needs keeping. */
-  private readonly secret = randomBytes(32);
+  /**
+   * Per daemon run (and its successors: the sessions keep theirs): a credential is derived, so nothing
+   * per session needs keeping.
+   */
+  constructor(readonly secret: Buffer = randomBytes(32)) {}
 
   of(sessionId: string): string {
     return createHmac('sha256', this.secret).update(`notify\0${sessionId}`).digest('hex');

@@ -23,6 +23,9 @@ export interface ProgramPty extends IDisposable {
   signalGroup(signal: NodeJS.Signals): boolean;
 }
 
+/** What a session needs of its program: a PTY of either kind, or an ArchivedProcess (no program, see recovery). */
+export type ProgramProcess = Omit<ProgramPty, 'exited'>;
+
 /** What a PTY hands to a successor at the cut. */
 export interface PtyCut {
   /** The master, open in this process until release(). */

@@ -120,6 +120,14 @@ export const PARAMS = {
     context: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).optional(),
   }),
+  handoff: z.object({
+    script: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((s) => s.startsWith('/'), 'an absolute path')
+      .optional(),
+  }),
   grant: z.object({ sessions: z.array(sessionRef).max(4096).optional(), readOnly: z.boolean().optional() }),
 } satisfies Record<Method, z.ZodType>;
 

@@ -106,6 +106,11 @@ export class SequenceBoundary {
     return -1;
   }
 
+  /** What is held back, left held (a successor daemon cuts it again, ahead of what it reads). */
+  get pending(): Buffer {
+    return Buffer.concat(this.held);
+  }
+
   /** Everything still held back (used when the program has exited). */
   flush(): Buffer | null {
     const rest = this.heldBytes > 0 ? Buffer.concat(this.held) : null;

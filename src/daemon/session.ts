@@ -8,11 +8,13 @@ import type { EmulatorWorkers } from './emulatorWorkers';
 import type { SessionTextCopy } from './sessionText';
 import { GroupKill } from './groupKill';
 import { SessionActivity } from './sessionActivity';
+import type { ProgramProcess } from './programPty';
 import { PtyProcess, PtyOptions } from './ptyProcess';
 import { SequenceBoundary } from './sequenceBoundary';
 import { SessionEmulator } from './sessionEmulator';
 import { SessionWaits, WaitFor } from './sessionWaits';
 import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
+import type { ResumedSession } from './sessionHandoff';
 
 /**
  * Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. About
@@ -21,11 +23,7 @@ import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
 const BACKLOG_PAUSE = 1024 * 1024;
 const BACKLOG_RESUME = 256 * 1024;
 
-/** What a session needs of its program: a PtyProcess, or an ArchivedProcess (no program, see recovery). */
-export type ProgramProcess = Pick<
-  PtyProcess,
-  'pid' | 'onData' | 'onExit' | 'write' | 'resize' | 'pause' | 'resume' | 'signalGroup' | 'groupAlive' | 'dispose'
->;
+export type { ProgramProcess } from './programPty';
 
 export interface SessionOptions extends PtyOptions {
   id: string;
@@ -39,6 +37,8 @@ export interface SessionOptions extends PtyOptions {
   process?: ProgramProcess;
   /** What is spawned, when it is more than argv (an agent's hook options). */
   launchArgv?: string[];
+  /** Taken over from a previous daemon (a succession), with `process` its adopted PTY. */
+  resumed?: ResumedSession;
 }
 
 export class Session implements IDisposable {
@@ -46,7 +46,7 @@ export class Session implements IDisposable {
   name: string;
   metadata: Record<string, unknown>;
   readonly argv: string[];
-  readonly createdAt = Date.now();
+  readonly createdAt: number;
   readonly roles = new ClientRoles();
   private readonly pty: ProgramProcess;
   private readonly emulator: SessionEmulator;
@@ -64,7 +64,7 @@ export class Session implements IDisposable {
   private startCwd: string;
   private reportedCwd = '';
   private exitStatus: ExitStatus | null = null;
-  private readonly exited: Promise<void>;
+  readonly hasExited: Promise<void>;
   /** Output bursts, quiet, bells and whether it needs the user. */
   readonly activity: SessionActivity;
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
@@ -76,9 +76,10 @@ export class Session implements IDisposable {
     this.name = options.name;
     this.metadata = options.metadata;
     this.argv = options.argv;
-    this.cols = options.cols;
-    this.rows = options.rows;
+    [this.cols, this.rows] = [options.cols, options.rows];
     this.startCwd = options.cwd;
+    this.createdAt = options.resumed?.createdAt ?? Date.now();
+    this.exitAt = options.resumed?.exitAt;
     this.activity = this.disposables.add(
       new SessionActivity(
         {
@@ -94,21 +95,20 @@ export class Session implements IDisposable {
         this.createdAt,
       ),
     );
+    const { resumed } = options;
+    if (resumed) this.activity.restore(resumed.attention, resumed.lastOutputAt, resumed.bellAt);
     this.scrollback = options.scrollback;
+    const scrollback = scrollbackWithinBudget(options.scrollback, options.cols);
     this.emulator = this.disposables.add(
-      new SessionEmulator(options.emulators, {
-        cols: options.cols,
-        rows: options.rows,
-        scrollback: scrollbackWithinBudget(options.scrollback, options.cols),
-      }),
+      new SessionEmulator(options.emulators, { cols: options.cols, rows: options.rows, scrollback }, resumed?.base),
     );
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
     this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles));
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
-    this.exited = new Promise((resolve) => (this.markExited = resolve));
-    this.groupKill = this.disposables.add(new GroupKill(this.pty, this.exited));
+    this.hasExited = new Promise((resolve) => (this.markExited = resolve));
+    this.groupKill = this.disposables.add(new GroupKill(this.pty, this.hasExited));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
     this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info)));
     this.disposables.add(this.emulator.onParsed(() => this.onChunkParsed()));
@@ -202,6 +202,7 @@ export class Session implements IDisposable {
   // --- exit --------------------------------------------------------------------------------
 
   private pendingExit: { code: number | null; signal: string | null } | undefined;
+  private readonly exitAt: number | undefined; // for one that had exited under a previous daemon
   private markExited!: () => void;
 
   private onProgramExit(info: { code: number | null; signal: string | null }): void {
@@ -214,7 +215,7 @@ export class Session implements IDisposable {
 
   private finishExit(): void {
     const info = this.pendingExit!;
-    this.exitStatus = { code: info.code, signal: info.signal, at: Date.now() };
+    this.exitStatus = { code: info.code, signal: info.signal, at: this.exitAt ?? Date.now() };
     this.emulator.answerQueries = false;
     this.fire({ type: 'exit', id: this.id, exit: this.exitStatus });
     this.changed();
@@ -309,12 +310,15 @@ export class Session implements IDisposable {
     this.changed();
   }
 
+  /** For a succession: the program, output held back mid-sequence, the emulator, the scrollback asked. */
+  get handover(): { program: ProgramProcess; pending: Buffer; emulator: SessionEmulator; scrollback: number } {
+    return { program: this.pty, pending: this.boundary.pending, emulator: this.emulator, scrollback: this.scrollback };
+  }
+
   /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
   snapshotText = (scrollback?: number): Promise<string> => this.emulator.snapshotText(scrollback);
-
   /** The screen's text and cursor (`scrollback`: the last lines above it first). */
   screen = (scrollback = 0): ReturnType<SessionEmulator['lines']> => this.emulator.lines(scrollback);
-
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
   textCopy = (history: boolean): Promise<SessionTextCopy> => this.emulator.textCopy(history);
 
@@ -337,10 +341,6 @@ export class Session implements IDisposable {
 
   private fire(event: DaemonEvent): void {
     this.onEventEmitter.fire(event);
-  }
-
-  get hasExited(): Promise<void> {
-    return this.exited;
   }
 
   dispose(): void {

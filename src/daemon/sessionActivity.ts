@@ -84,6 +84,14 @@ export class SessionActivity implements IDisposable {
     this.host.fire({ type: 'attention', id: this.host.id, attention: this.told });
   }
 
+  /** As a previous daemon had it (a succession): nothing is told, it is what clients knew. */
+  restore(attention: SessionAttention, lastOutputAt: number, bellAt: number): void {
+    this.attention.restore(attention);
+    this.told = this.toldFrom = attention;
+    this.lastOutput = lastOutputAt;
+    this.bell = bellAt;
+  }
+
   get lastOutputAt(): number {
     return this.lastOutput;
   }

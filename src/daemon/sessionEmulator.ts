@@ -8,7 +8,7 @@ import { ErrorCode } from '../protocol/messages';
 import type { PromptMark } from './attention';
 import { DaemonError } from './daemonError';
 import type { EmulatorOptions } from './emulator';
-import { EmulatorRebuild } from './emulatorRebuild';
+import { EmulatorRebuild, RebuildScreen } from './emulatorRebuild';
 import type {
   EmulatorEvents,
   EmulatorNote,
@@ -74,14 +74,20 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   /** The emulator threw while parsing and carried on, or its worker was replaced. */
   readonly onError = this.onErrorEmitter.event;
 
-  constructor(workers: EmulatorWorkers, options: EmulatorOptions) {
+  /** `base`: a screen to start from, parsed silently (a previous daemon's, with its title). */
+  constructor(workers: EmulatorWorkers, options: EmulatorOptions, base?: { screen: RebuildScreen; title: string }) {
     this.id = workers.newId();
     this.options = { ...options };
     this.rebuild = new EmulatorRebuild(options.cols, options.rows);
     this.thread = workers.assign();
     this.collector = workers.collector;
     this.thread.add(this);
-    this.thread.send(this.openMessage());
+    if (base) {
+      this.rebuild.rendered(base.screen);
+      this.titleText = base.title;
+      this.scrollbackAbove = true; // until the worker says: a full snapshot is never wrong
+    }
+    this.thread.send(this.openMessage(base?.screen));
   }
 
   private openMessage(base?: OpenEmulator['base']): OpenEmulator {

@@ -136,7 +136,7 @@ export class SessionRegistry implements IDisposable {
   private readonly onEmptyEmitter = new Emitter<void>();
   /** Fires when the last session is removed. */
   readonly onEmpty = this.onEmptyEmitter.event;
-  readonly notifyCredentials = new NotifyCredentials();
+  readonly notifyCredentials: NotifyCredentials;
   /** The worker threads that run every session's emulator. */
   readonly emulators: EmulatorWorkers;
 
@@ -144,7 +144,10 @@ export class SessionRegistry implements IDisposable {
     private readonly socket: string,
     readonly limits: RegistryLimits,
     private readonly log: (line: string) => void = () => undefined,
+    /** A previous daemon's (a succession): its sessions' notify credentials stay valid. */
+    notifySecret?: Buffer,
   ) {
+    this.notifyCredentials = new NotifyCredentials(notifySecret);
     this.emulators = new EmulatorWorkers(log);
   }
 
@@ -218,6 +221,12 @@ export class SessionRegistry implements IDisposable {
     const session = make(this.newId());
     this.track(session);
     return session;
+  }
+
+  /** A session a previous daemon handed over, under its own id (no limit: it exists already). */
+  adopt(session: Session): void {
+    if (this.sessions.has(session.id)) throw new Error(`session ${session.id} is here already`);
+    this.track(session);
   }
 
   /** In the list, its events forwarded until it is dropped (untrack). */

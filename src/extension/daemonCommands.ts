@@ -1,6 +1,7 @@
 // The commands on the daemon itself: its status report, a restart, its log.
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { Capability } from '../protocol/messages';
 import { defaultLogPath } from '../protocol/paths';
 import { CommandContext } from './commandContext';
 import { formatChecks, runChecks } from './doctor';
@@ -33,6 +34,7 @@ export async function showStatus(ctx: CommandContext): Promise<void> {
 export async function restartDaemon(ctx: CommandContext): Promise<void> {
   const connection = ctx.tabs.connection;
   const client = connection.client ?? (await connection.adopt());
+  if (client?.hello.capabilities.includes(Capability.Handoff)) return handOffDaemon(ctx, client.hello.pid);
   if (client) {
     const sessions = await ctx.sessions.refresh(client);
     const live = sessions.filter((s) => s.state === 'running').length;
@@ -49,6 +51,20 @@ export async function restartDaemon(ctx: CommandContext): Promise<void> {
   void vscode.window.showInformationMessage(
     `Holdfast: daemon ${fresh.hello.version} started (pid ${fresh.hello.pid}).`,
   );
+}
+
+/** A new daemon takes over every session: programs, screens and tabs carry on. */
+async function handOffDaemon(ctx: CommandContext, oldPid: number): Promise<void> {
+  try {
+    const { client, sessions } = await ctx.tabs.connection.handOffDaemon();
+    const kept = `${sessions} session${sessions === 1 ? '' : 's'} kept`;
+    void vscode.window.showInformationMessage(
+      `Holdfast: daemon ${client.hello.version} (pid ${client.hello.pid}) took over from pid ${oldPid}: ${kept}.`,
+    );
+  } catch (err) {
+    ctx.log.warn(`restarting the daemon: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`Holdfast: the daemon was not restarted: ${(err as Error).message}`);
+  }
 }
 
 export async function openLog(ctx: CommandContext): Promise<void> {

@@ -6,6 +6,9 @@ import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } fro
 import { connectOrStart } from '../protocol/launch';
 import { VERSION } from '../protocol/version';
 
+/** How long a handoff waits for this connection to reach the new daemon. */
+const HANDOFF_RECONNECT_MS = 20_000;
+
 export type DaemonState =
   | { kind: 'connecting' }
   | { kind: 'connected'; client: HoldfastClient }
@@ -88,6 +91,32 @@ export class DaemonConnection implements IDisposable {
   }
 
   /** Stops the daemon (every session dies). Resolves once its connection closed. */
+  /**
+   * A new daemon (this extension's script: an update brings its version) takes over every session;
+   * resolves with it once this connection has reconnected to it (tabs reattach as after any drop).
+   */
+  async handOffDaemon(): Promise<{ client: HoldfastClient; sessions: number }> {
+    const client = this.client;
+    if (!client) throw new Error('not connected to the daemon');
+    const reconnected = new Promise<HoldfastClient>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        listener.dispose();
+        reject(new Error(`the new daemon did not answer within ${HANDOFF_RECONNECT_MS} ms`));
+      }, HANDOFF_RECONNECT_MS);
+      const listener = this.onDidConnect((next) => {
+        if (next.hello.pid !== successor) return;
+        clearTimeout(timer);
+        listener.dispose();
+        resolve(next);
+      });
+    });
+    let successor = 0;
+    const answer = await client.request('handoff', { script: this.options.daemonScript() });
+    successor = answer.pid;
+    if (this.client?.hello.pid === successor) return { client: this.client, sessions: answer.sessions };
+    return { client: await reconnected, sessions: answer.sessions };
+  }
+
   async stopDaemon(): Promise<void> {
     const client = this.client;
     if (!client) return;

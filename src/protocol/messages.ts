@@ -16,6 +16,7 @@ export enum Capability {
   Attention = 'attention', // SessionInfo.attention, 'attention' events, notify
   Search = 'search', // search: every session's history and screen
   Grant = 'grant', // grant: scoped credentials; every request checked against its connection's rights
+  Handoff = 'handoff', // handoff: a successor daemon takes over every session, programs and screens
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -198,6 +199,8 @@ export interface Methods extends RecoveryMethods {
   stop: [Record<string, never>, Record<string, never>];
   search: [SearchParams, SearchResult];
   grant: [GrantParams, GrantResult];
+  /** A successor daemon (this one's command line, or `script`) takes every session; then this one exits. */
+  handoff: [{ script?: string }, { pid: number; sessions: number }];
 }
 
 export type Method = keyof Methods;

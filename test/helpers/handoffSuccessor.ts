@@ -38,7 +38,7 @@ async function handOn(ptys: Map<string, AdoptedPty>): Promise<Message> {
 
 async function main(): Promise<void> {
   const link = await connectReport(generation === 1 ? 'successor' : `successor${generation}`);
-  const sessions = await receiveHandoff();
+  const { sessions } = await receiveHandoff();
   const ptys = new Map<string, AdoptedPty>();
   for (const session of sessions) {
     if (session.kind === 'exited') continue;

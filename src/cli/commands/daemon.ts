@@ -1,6 +1,6 @@
-// The daemon itself: serve (foreground, persistent), stop, version.
+// The daemon itself: serve (foreground, persistent), stop, upgrade (a new daemon takes the sessions), version.
 import { HoldfastClient } from '../../protocol/client';
-import { PROTOCOL_VERSION } from '../../protocol/messages';
+import { Capability, PROTOCOL_VERSION } from '../../protocol/messages';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
@@ -41,6 +41,64 @@ export const stopCommand: Command = {
         `the daemon (pid ${pid}) accepted stop but was still connected after ${STOP_WAIT_MS} ms`,
       );
     return { data: { stopped: true, pid } };
+  },
+};
+
+/** How long `upgrade` waits for the new daemon to answer on the socket once the old one handed over. */
+const UPGRADE_WAIT_MS = 15_000;
+
+/**
+ * Whether the daemon serving the socket becomes `pid` in time. Until then a connection may fail (the
+ * old one closes as it retires, the socket is renamed under us): asked again.
+ */
+async function daemonAnswering(ctx: Parameters<Command['run']>[0], pid: number): Promise<boolean> {
+  for (const deadline = Date.now() + UPGRADE_WAIT_MS; Date.now() < deadline;) {
+    const answered = await withClient(ctx, async (client) => client.hello.pid).catch(() => undefined);
+    if (answered === pid) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+export const upgradeCommand: Command = {
+  name: 'upgrade',
+  summary: "a new daemon (this CLI's) takes over every session: the same programs, screens and history",
+  usage: 'upgrade',
+  options: {},
+  details: [
+    "The running daemon hands each program's terminal and each session's state to a new daemon started " +
+      "from this CLI's dist/daemon.js, which takes over the socket; the old one exits. Clients reconnect.",
+    'If the new daemon fails, the sessions carry on in the old one (nothing is lost) and upgrade fails.',
+  ],
+  async run(ctx) {
+    expectPositionals(ctx.args, 0, 0, '');
+    const client = await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env));
+    const { pid, version, capabilities } = client.hello;
+    let answer: { pid: number; sessions: number };
+    try {
+      if (!capabilities.includes(Capability.Handoff))
+        throw new CliError(
+          ExitCode.Failed,
+          'unsupported',
+          `the daemon (pid ${pid}, ${version}) is too old to hand over its sessions; \`holdfast stop\` ends them`,
+        );
+      answer = await client.request('handoff', { script: daemonScriptPath() }).catch((err: Error) => {
+        throw new CliError(ExitCode.Failed, 'failed', err.message);
+      });
+    } finally {
+      client.close();
+    }
+    if (!(await daemonAnswering(ctx, answer.pid)))
+      throw new CliError(
+        ExitCode.Failed,
+        'failed',
+        `daemon ${answer.pid} took the sessions but did not answer on ${ctx.socket} within ${UPGRADE_WAIT_MS} ms`,
+      );
+    const kept = `${answer.sessions} session${answer.sessions === 1 ? '' : 's'} kept`;
+    return {
+      data: { from: pid, pid: answer.pid, sessions: answer.sessions },
+      text: `daemon ${pid} → ${answer.pid}: ${kept}`,
+    };
   },
 };
 

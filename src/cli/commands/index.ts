@@ -3,7 +3,7 @@ import { attachCommand } from '../attach';
 import { Command } from '../command';
 import { doctorCommand } from '../doctor';
 import { mcpCommand } from '../mcp';
-import { serveCommand, stopCommand, versionCommand } from './daemon';
+import { serveCommand, stopCommand, upgradeCommand, versionCommand } from './daemon';
 import { grepCommand } from './grep';
 import { readCommand, replyCommand, sendCommand, waitCommand } from './io';
 import { notifyCommand } from './notify';
@@ -31,6 +31,7 @@ export const COMMANDS: Command[] = [
   mcpCommand,
   serveCommand,
   stopCommand,
+  upgradeCommand,
   doctorCommand,
   versionCommand,
 ];

@@ -1,0 +1,180 @@
+// A daemon hands its sessions to a successor (`handoff`, `holdfast upgrade`): the same programs, every
+// screen and history line and cursor as before, a flood's counter whole across the cut, typing works,
+// exits and names kept, the old daemon gone. Also on the portable process path (scripts/test.sh).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HoldfastClient } from '../src/protocol/client';
+import type { SessionInfo } from '../src/protocol/messages';
+import { cliSandbox, isOneErrorLine } from './helpers/cli';
+import { isAlive, startTestDaemon, waitFor } from './helpers/daemon';
+
+const ALL = 1_000_000;
+
+/** A counter that goes on for ever, about 10,000 lines a second at most. */
+const FLOOD = `i=0; while :; do i=$((i+1)); echo "n$i"; [ $((i % 200)) = 0 ] && sleep 0.02; done`;
+const FULL_SCREEN = `printf '\\033[?1049h\\033[2J\\033[5;3HFULL SCREEN\\033[2;1Hcursor here'; exec cat`;
+const HISTORY = `seq -f 'h%g' 1 10000; echo HISTORY-DONE; exec sleep 1000`;
+
+type Read = { lines: string[]; cursor: { x: number; y: number } };
+
+/** The counter's lines (the last one may be cut short): each must be the one before plus one. */
+function counterGaps(lines: string[]): { count: number; gaps: string[] } {
+  const numbers = lines.filter((line) => /^n\d+$/.test(line)).map((line) => Number(line.slice(1)));
+  numbers.pop();
+  const gaps: string[] = [];
+  for (let i = 1; i < numbers.length; i++)
+    if (numbers[i] !== numbers[i - 1] + 1) gaps.push(`n${numbers[i - 1]} then n${numbers[i]}`);
+  return { count: numbers.length, gaps };
+}
+
+async function lastCount(client: HoldfastClient, id: string): Promise<number> {
+  const { lines } = await client.request('read', { session: id });
+  const numbers = lines.filter((line) => /^n\d+$/.test(line)).map((line) => Number(line.slice(1)));
+  return numbers.length > 0 ? Math.max(...numbers) : 0;
+}
+
+async function textShows(client: HoldfastClient, id: string, text: string): Promise<void> {
+  const { met } = await client.request('wait', {
+    session: id,
+    condition: { kind: 'text', pattern: text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') },
+    timeoutMs: 20_000,
+  });
+  assert.ok(met, `session ${id} never showed ${text}`);
+}
+
+test('handoff: 20 sessions go on in a successor with the same programs, screens, history and counter', async () => {
+  const daemon = await startTestDaemon();
+  let successor = 0;
+  try {
+    const client = await daemon.connect();
+    const make = async (name: string, script: string, scrollback?: number) =>
+      (await client.request('create', { name, argv: ['bash', '-c', script], scrollback, cols: 80, rows: 24 })).session;
+    const flood = await make('flood', FLOOD, 100_000);
+    const full = await make('full', FULL_SCREEN);
+    const history = await make('history', HISTORY, 20_000);
+    const exited = await make('exited', 'echo bye; exit 3');
+    const idle: SessionInfo[] = [];
+    for (let i = 0; i < 16; i++) idle.push(await make(`idle-${i}`, `echo "idle ${i}"; exec sleep 1000`));
+    await textShows(client, full.id, 'FULL SCREEN');
+    await textShows(client, history.id, 'HISTORY-DONE');
+    await client.request('wait', { session: exited.id, condition: { kind: 'exit' }, timeoutMs: 20_000 });
+    for (const each of idle) await textShows(client, each.id, `idle ${each.name.slice(5)}`);
+    await waitFor(async () => (await lastCount(client, flood.id)) > 2000, 30_000, 'the flood to get going');
+
+    const still = [full, history, exited, ...idle];
+    const before = new Map<string, Read>();
+    for (const session of still)
+      before.set(session.id, await client.request('read', { session: session.id, scrollback: ALL }));
+    const { sessions: listed } = await client.request('list', {});
+
+    const letGo = new Promise<void>((resolve) => client.onClose(() => resolve()));
+    const answer = await client.request('handoff', {});
+    successor = answer.pid;
+    assert.equal(answer.sessions, 20);
+    assert.notEqual(answer.pid, daemon.pid);
+    // The old daemon lets its clients go once the socket leads to the successor: a reconnect finds it.
+    await letGo;
+    const next = await HoldfastClient.connect({ socket: daemon.socket, client: 'test', version: 'test' });
+    try {
+      assert.equal(next.hello.pid, answer.pid);
+      await waitFor(() => !isAlive(daemon.pid), 20_000, 'the old daemon to exit');
+      const { sessions: after } = await next.request('list', {});
+      const pick = (s: SessionInfo) => [s.id, s.name, s.pid, s.state, s.exit?.code ?? null, s.createdAt];
+      assert.deepEqual(after.map(pick), listed.map(pick), 'the same sessions, programs and exits');
+      for (const session of still) {
+        const read: Read = await next.request('read', { session: session.id, scrollback: ALL });
+        assert.deepEqual(read, before.get(session.id), `session ${session.name}: screen, history and cursor`);
+      }
+      const historyLines = before.get(history.id)!.lines;
+      assert.ok(historyLines.includes('h1') && historyLines.includes('h10000'), 'the 10k lines were there to compare');
+
+      // The counter goes on in the successor; every line read across the cut, none twice.
+      const cutAt = await lastCount(next, flood.id);
+      await waitFor(async () => (await lastCount(next, flood.id)) > cutAt + 2000, 30_000, 'the flood to go on');
+      const { count, gaps } = counterGaps((await next.request('read', { session: flood.id, scrollback: ALL })).lines);
+      assert.deepEqual(gaps, []);
+      assert.ok(count > 4000, `the counter read across the cut (${count} lines)`);
+
+      await next.request('send', { session: full.id, data: 'typed after the handoff\n' });
+      await textShows(next, full.id, 'typed after the handoff');
+    } finally {
+      next.close();
+    }
+  } finally {
+    if (successor && isAlive(successor)) {
+      process.kill(successor, 'SIGTERM');
+      await waitFor(() => !isAlive(successor), 20_000, 'the successor to stop');
+    }
+    await daemon.stop();
+  }
+});
+
+test('holdfast upgrade: one line naming both daemons; the session lives on; no daemon is one error line', async () => {
+  const box = cliSandbox();
+  try {
+    await box.ok(['new', '--name', 'kept', '--', 'bash', '-c', 'echo kept-here; exec sleep 1000']);
+    const client = await HoldfastClient.connect({ socket: box.socket, client: 'test', version: 'test' });
+    const oldPid = client.hello.pid;
+    const { sessions: before } = await client.request('list', {});
+    client.close();
+    const upgraded = await box.run(['upgrade']);
+    assert.equal(upgraded.code, 0, upgraded.stderr);
+    const match = /^daemon (\d+) → (\d+): 1 session kept\n$/.exec(upgraded.stdout);
+    assert.ok(match, upgraded.stdout);
+    assert.equal(Number(match[1]), oldPid);
+    await waitFor(() => !isAlive(oldPid), 20_000, 'the old daemon to exit');
+    const listed = JSON.parse(await box.ok(['list', '--json'])) as { sessions: SessionInfo[] };
+    assert.deepEqual(
+      listed.sessions.map((s) => [s.id, s.pid, s.state]),
+      before.map((s) => [s.id, s.pid, s.state]),
+    );
+    assert.match(await box.ok(['read', 'kept']), /kept-here/);
+    await box.ok(['stop']);
+    const nobody = await box.run(['upgrade']);
+    assert.equal(nobody.code, 6);
+    assert.ok(isOneErrorLine(nobody.stderr), nobody.stderr);
+  } finally {
+    await box.cleanup();
+  }
+});
+
+test('an uncaught exception in the daemon hands every session to a successor before it exits', async () => {
+  process.env.HOLDFAST_TEST_CRASH_NAME = 'crash';
+  const daemon = await startTestDaemon();
+  delete process.env.HOLDFAST_TEST_CRASH_NAME;
+  let successor = 0;
+  try {
+    const client = await daemon.connect();
+    const letGo = new Promise<void>((resolve) => client.onClose(() => resolve()));
+    const argv = ['bash', '-c', 'echo lives-on; exec cat'];
+    const { session: kept } = await client.request('create', { name: 'kept', argv });
+    await textShows(client, kept.id, 'lives-on');
+    await client.request('create', { name: 'crash', argv: ['sleep', '1000'] });
+    await letGo;
+    const next = await HoldfastClient.connect({ socket: daemon.socket, client: 'test', version: 'test' });
+    try {
+      successor = next.hello.pid;
+      assert.notEqual(successor, daemon.pid);
+      await waitFor(() => !isAlive(daemon.pid), 20_000, 'the crashed daemon to exit');
+      const { sessions } = await next.request('list', {});
+      assert.deepEqual(
+        sessions.map((s) => [s.name, s.state]),
+        [
+          ['kept', 'running'],
+          ['crash', 'running'],
+        ],
+      );
+      assert.equal(sessions[0].pid, kept.pid);
+      await next.request('send', { session: kept.id, data: 'after the crash\n' });
+      await textShows(next, kept.id, 'after the crash');
+    } finally {
+      next.close();
+    }
+  } finally {
+    if (successor && isAlive(successor)) {
+      process.kill(successor, 'SIGTERM');
+      await waitFor(() => !isAlive(successor), 20_000, 'the successor to stop');
+    }
+    await daemon.stop();
+  }
+});
