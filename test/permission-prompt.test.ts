@@ -32,6 +32,7 @@ test('Claude Code 2.1.328: each captured prompt, with the keys that answered it'
     const prompt = findPermissionPrompt('claude', screen(name));
     assert.ok(prompt, name);
     assert.equal(prompt.question, question, name);
+    assert.equal(screen(name)[prompt.row].trim(), question, name);
     assert.deepEqual(prompt.keys, { approve: '1', deny }, name);
     assert.equal(prompt.labels[0], 'Yes');
     assert.equal(prompt.labels.at(-1), 'No');

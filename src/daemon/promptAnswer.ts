@@ -2,7 +2,12 @@
 // emulator's worker and checked against the prompt its agent's profile is known to draw
 // (protocol/permissionPrompt.ts); only then are that prompt's keys written, else `no-prompt`.
 import { ErrorCode, type AnswerResult } from '../protocol/messages';
-import { findPermissionPrompt, type PromptChoice, VERIFIED_PROMPTS } from '../protocol/permissionPrompt';
+import {
+  findPermissionPrompt,
+  type PermissionPrompt,
+  type PromptChoice,
+  VERIFIED_PROMPTS,
+} from '../protocol/permissionPrompt';
 import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 import type { Session } from './session';
@@ -25,9 +30,9 @@ function noPrompt(session: Session, profile: string | undefined): DaemonError {
   return new DaemonError(ErrorCode.NoPrompt, `session ${session.id} ${what}: nothing was sent`);
 }
 
-/** Whether a session's screen shows a permission prompt `answer` can answer. */
-export function showsPermissionPrompt(session: Session, rows: readonly string[]): boolean {
-  return findPermissionPrompt(profileOf(session), rows) !== undefined;
+/** The permission prompt on a session's screen that `answer` can answer, if there is one. */
+export function promptOn(session: Session, rows: readonly string[]): PermissionPrompt | undefined {
+  return findPermissionPrompt(profileOf(session), rows);
 }
 
 export async function answerPrompt(session: Session, choice: PromptChoice): Promise<AnswerResult> {

@@ -20,8 +20,9 @@
 export type PromptChoice = 'approve' | 'deny';
 
 export interface PermissionPrompt {
-  /** The question, e.g. "Do you want to proceed?". */
+  /** The question, e.g. "Do you want to proceed?", and its row on the screen (what it asks about is above). */
   readonly question: string;
+  readonly row: number;
   /** The choices' labels in order (choice n is labels[n - 1]), wrapped lines joined. */
   readonly labels: readonly string[];
   /** The keys that make each choice. */
@@ -61,7 +62,7 @@ function claudePromptAt(rows: readonly string[], at: number): PermissionPrompt |
   if (rows[row] !== '' || !FOOTER.test(rows[row + 1] ?? '')) return undefined;
   if (rows.slice(row + 2).some((r) => r !== '')) return undefined;
   if (labels[0] !== 'Yes' || labels[labels.length - 1] !== 'No') return undefined;
-  return { question, labels, keys: { approve: '1', deny: String(labels.length) } };
+  return { question, row: at, labels, keys: { approve: '1', deny: String(labels.length) } };
 }
 
 /** Claude Code's prompt: the last question on the screen, with its choices and footer below it. */
