@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real agent CLIs (Claude Code, Codex CLI, Gemini CLI) from the npm registry into
 # .vscode-test/agents/, cached, so test/agents-real checks each built-in profile's command line
-# against the CLI's own option parsing. They run without credentials: only their parsing is used.
+# against the CLI's own option parsing, and test/agents-real-prompt answers Claude Code's permission
+# prompt. They run without credentials: Claude Code talks to a local stand-in of the API.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="$PWD/.vscode-test/agents"

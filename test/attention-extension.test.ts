@@ -1,6 +1,6 @@
 // The extension's pure parts of answering the sessions that need you: the order Go to Next / Previous
 // Agent Needing Attention walks, the coalesced notifications and their text, the reason and the
-// Reply… action on a card, and the default keybindings.
+// Reply… action on a card, Approve / Deny at a permission prompt, and the default keybindings.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -49,6 +49,30 @@ test('one notification says why the session waits and offers Reply… and Show; 
   assert.deepEqual(one.actions, [NotificationAction.Reply, NotificationAction.Show]);
   const done = notificationText([card('b', 'done', 1, { agent: 'terminal', agentLabel: 'Terminal', name: 'build' })]);
   assert.equal(done.message, 'Holdfast: "build" is done.');
+});
+
+test('at a permission prompt the daemon can answer: Approve and Deny instead of Reply… (its Enter would pick)', () => {
+  const one = notificationText([
+    card('a', 'waiting', 1, { reason: 'Do you want to proceed?', permissionPrompt: true }),
+  ]);
+  assert.deepEqual(one.actions, [NotificationAction.Approve, NotificationAction.Deny, NotificationAction.Show]);
+  // Several at once: nothing is answered from a notification that names more than one.
+  const two = notificationText([card('a', 'waiting', 1, { permissionPrompt: true }), card('b', 'waiting', 2)]);
+  assert.deepEqual(two.actions, [NotificationAction.ShowNext]);
+  const tracker = new SessionStateTracker();
+  const info = sessionInfo('a', { metadata: { agent: { profile: 'claude', sessionId: 'u' } } });
+  tracker.reset([info]);
+  const waiting = { state: 'waiting', since: 2000, source: 'hook', reason: 'Do you want to proceed?' } as const;
+  tracker.apply({ type: 'attention', id: 'a', attention: waiting });
+  assert.equal(toCard(info, tracker.status(info, 3000), '/').actions[0], 'replySession', 'not before the mark');
+  tracker.apply({ type: 'attention', id: 'a', attention: { ...waiting, permissionPrompt: true } });
+  const atPrompt = toCard(info, tracker.status(info, 3000), '/');
+  assert.equal(atPrompt.permissionPrompt, true);
+  assert.deepEqual(atPrompt.actions.slice(0, 3), ['approve', 'deny', 'focusSession']);
+  tracker.apply({ type: 'attention', id: 'a', attention: { state: 'running', since: 4000, source: 'input' } });
+  const answered = toCard(info, tracker.status(info, 5000), '/');
+  assert.equal(answered.permissionPrompt, undefined);
+  assert.ok(!answered.actions.includes('approve') && !answered.actions.includes('deny'));
 });
 
 test('several at once: one notification naming them, with Show Next', () => {
@@ -143,5 +167,7 @@ test('the keybindings are chords under ctrl+k / cmd+k, and their commands are co
     ],
   );
   for (const binding of bindings) assert.ok(commands.has(binding.command), binding.command);
+  for (const command of ['holdfast.replySession', 'holdfast.approve', 'holdfast.deny'])
+    assert.ok(commands.has(command), command);
   assert.equal(manifest.contributes.configuration.properties['holdfast.notifications.done'].default, false);
 });

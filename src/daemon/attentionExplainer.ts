@@ -2,11 +2,13 @@
 // 'attention' event with the same state: the last lines of its screen when it starts to wait, again at
 // its next quiet spell (a hook may report before the prompt is drawn), and for Claude Code, Codex and
 // Gemini the end of the agent's last message from its transcript. Reading a transcript costs up to a
-// few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget.
+// few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget. Each
+// screen read also says whether a permission prompt `answer` knows is on it (promptAnswer.ts).
 import { DisposableStore, IDisposable } from '../protocol/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { screenReason } from './attentionReason';
+import { promptOn } from './promptAnswer';
 import type { Session } from './session';
 import type { TextWorkers } from './textWorkers';
 
@@ -33,14 +35,17 @@ export class AttentionExplainer implements IDisposable {
     const session = this.session(event.id);
     if (!session) return;
     const told = session.activity.attentionNow;
-    if ((told.state !== 'waiting' && told.state !== 'done') || told.reasonFrom === 'transcript') return;
-    // Told already with a reason: only a quiet spell may find a better one on the screen.
+    if (told.state !== 'waiting' && told.state !== 'done') return;
+    // Told already with a reason: only a quiet spell may find a better one (or a prompt) on the screen.
     if (event.type === 'attention' && told.reason !== undefined) return;
     // The screen is read in the emulator's worker; explain() drops a reason that comes too late.
     session.screen().then(
       ({ lines }) => {
-        const reason = screenReason(lines);
-        if (reason !== undefined && !session.isDisposed) session.activity.explain(told.since, reason, 'screen');
+        if (session.isDisposed) return;
+        // At a permission prompt the reason is its question and what it asks about, not its choices.
+        const prompt = promptOn(session, lines);
+        const reason = screenReason(prompt ? lines.slice(0, prompt.row + 1) : lines);
+        session.activity.explain(told.since, reason, 'screen', prompt !== undefined);
       },
       (err: Error) => this.log(`session ${session.id}: no reason from its screen: ${err.message}`),
     );

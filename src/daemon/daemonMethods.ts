@@ -10,6 +10,7 @@ import { DaemonError } from './daemonError';
 import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
 import { isSignalName } from './ptyProcess';
 import type { Session } from './session';
+import { answerPrompt } from './promptAnswer';
 import { checkedSize, SessionRegistry } from './sessionRegistry';
 import { searchSessions } from './sessionSearch';
 import type { WaitFor } from './sessionWaits';
@@ -138,6 +139,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return { session: session.info() };
     },
     send: (p) => sendText(registry.get(p.session), p.data),
+    answer: (p) => answerPrompt(registry.get(p.session), p.choice),
     read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),
     wait: async (p, connection) => {
       const session = registry.get(p.session);

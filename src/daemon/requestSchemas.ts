@@ -84,6 +84,7 @@ export const PARAMS = {
     session: sessionRef,
     data: z.string().max(InputLimit.SendChars, `data must be at most ${InputLimit.SendChars} characters`),
   }),
+  answer: z.object({ session: sessionRef, choice: z.enum(['approve', 'deny']) }),
   read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
   wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
   kill: z.object({

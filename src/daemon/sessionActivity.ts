@@ -73,14 +73,22 @@ export class SessionActivity implements IDisposable {
   }
 
   /**
-   * Why the attention told since `since` is waiting or done (attentionReasons.ts): told at once, if
-   * that attention still stands; a transcript's reason is not replaced by the screen's.
+   * Why the attention told since `since` is waiting or done (attentionReasons.ts), and from its screen
+   * whether a permission prompt Holdfast can answer is on it: told at once, if that attention still
+   * stands; a transcript's reason is not replaced by the screen's.
    */
-  explain(since: number, reason: string, from: 'transcript' | 'screen'): void {
+  explain(since: number, reason: string | undefined, from: 'transcript' | 'screen', permissionPrompt?: boolean): void {
     const told = this.told;
-    if (told.since !== since || (told.state !== 'waiting' && told.state !== 'done') || told.reason === reason) return;
-    if (from === 'screen' && told.reasonFrom === 'transcript') return;
-    this.told = { ...told, reason, reasonFrom: from };
+    if (told.since !== since || (told.state !== 'waiting' && told.state !== 'done')) return;
+    const next: SessionAttention = { ...told };
+    if (reason !== undefined && reason !== told.reason && !(from === 'screen' && told.reasonFrom === 'transcript')) {
+      next.reason = reason;
+      next.reasonFrom = from;
+    }
+    if (permissionPrompt) next.permissionPrompt = true;
+    else if (permissionPrompt === false) delete next.permissionPrompt;
+    if (next.reason === told.reason && next.permissionPrompt === told.permissionPrompt) return;
+    this.told = next;
     this.host.fire({ type: 'attention', id: this.host.id, attention: this.told });
   }
 

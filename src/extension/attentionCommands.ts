@@ -1,7 +1,9 @@
 // Answering the sessions that need you without hunting for them: Go to Next / Previous Agent Needing
-// Attention (waiting first, then done, oldest first: attentionOrder.ts) and Reply… (one line of text,
-// then Enter, typed into the session the user chose, through the daemon's `send`).
+// Attention (waiting first, then done, oldest first: attentionOrder.ts), Reply… (one line of text,
+// then Enter, typed into the session the user chose, through the daemon's `send`), and Approve / Deny
+// (the daemon's `answer`: it sends the prompt's keys only once it has checked the prompt on the screen).
 import * as vscode from 'vscode';
+import type { PromptChoice } from '../protocol/permissionPrompt';
 import { hasControl, printable } from '../protocol/printable';
 import { type AttentionCard, needingAttention, stepThrough } from './attentionOrder';
 import type { SessionFeed } from './previewHost';
@@ -23,25 +25,34 @@ async function goToAttention(feed: SessionFeed, tabs: TabManager, direction: 1 |
   await vscode.commands.executeCommand('holdfast.focusSession', id);
 }
 
-/** The session to answer: the one given (a notification's, a card's), else one the user picks. */
-async function replyTarget(feed: SessionFeed, id: string | undefined): Promise<AttentionCard | undefined> {
+/**
+ * The session to answer: the one given (a notification's, a card's), else one the user picks among
+ * those that need you (`atPrompt`: those at a permission prompt).
+ */
+async function answerTarget(
+  feed: SessionFeed,
+  id: string | undefined,
+  atPrompt: boolean,
+  placeHolder: string,
+): Promise<AttentionCard | undefined> {
   const model = feed.model();
   const cards = [...model.here, ...model.others];
   if (typeof id === 'string') return cards.find((card) => card.id === id);
-  const waiting = needingAttention(cards);
+  const waiting = needingAttention(cards).filter((card) => !atPrompt || card.permissionPrompt);
   if (waiting.length === 0) {
-    void vscode.window.showInformationMessage('Holdfast: no session needs you.');
+    const none = atPrompt ? 'no session is at a permission prompt Holdfast can answer' : 'no session needs you';
+    void vscode.window.showInformationMessage(`Holdfast: ${none}.`);
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
     waiting.map((card) => ({ label: card.name, description: card.phase, detail: card.reason, card })),
-    { placeHolder: 'Reply to which Holdfast session?' },
+    { placeHolder },
   );
   return pick?.card;
 }
 
 async function replySession(feed: SessionFeed, tabs: TabManager, id: string | undefined): Promise<void> {
-  const card = await replyTarget(feed, id);
+  const card = await answerTarget(feed, id, false, 'Reply to which Holdfast session?');
   if (!card) return;
   // Names and reasons are program text: printable (the daemon made the reason so), and shown as text.
   const text = await vscode.window.showInputBox({
@@ -53,6 +64,17 @@ async function replySession(feed: SessionFeed, tabs: TabManager, id: string | un
   if (text === undefined) return;
   const client = await tabs.connection.get();
   await client.request('send', { session: card.id, data: `${text}\r` });
+}
+
+/** Approve / Deny: the daemon refuses (no-prompt) unless the prompt it knows is on the session's screen. */
+async function answerPrompt(feed: SessionFeed, tabs: TabManager, id: unknown, choice: PromptChoice): Promise<void> {
+  const verb = choice === 'approve' ? 'Approve' : 'Deny';
+  const card = await answerTarget(feed, typeof id === 'string' ? id : undefined, true, `${verb} which prompt?`);
+  if (!card) return;
+  const client = await tabs.connection.get();
+  const { question } = await client.request('answer', { session: card.id, choice });
+  const done = choice === 'approve' ? 'approved' : 'denied';
+  vscode.window.setStatusBarMessage(`Holdfast: ${done} "${printable(card.name)}": ${printable(question)}`, 5000);
 }
 
 /** The commands, each reporting its own failure in one message. */
@@ -69,5 +91,7 @@ export function registerAttentionCommands(feed: SessionFeed, tabs: TabManager): 
     run('holdfast.nextAttention', 'Go to Next Agent Needing Attention', () => goToAttention(feed, tabs, 1)),
     run('holdfast.previousAttention', 'Go to Previous Agent Needing Attention', () => goToAttention(feed, tabs, -1)),
     run('holdfast.replySession', 'Reply', (id) => replySession(feed, tabs, typeof id === 'string' ? id : undefined)),
+    run('holdfast.approve', 'Approve', (id) => answerPrompt(feed, tabs, id, 'approve')),
+    run('holdfast.deny', 'Deny', (id) => answerPrompt(feed, tabs, id, 'deny')),
   ];
 }

@@ -3,8 +3,9 @@
 // window, or it has no tab here). At most one notification per session per quiet period
 // (notificationPacer.ts); sessions starting within a short window of each other make one
 // notification (notificationBatch.ts). One session's says why it waits and offers "Reply…" (an input
-// box; the text and Enter go to that session) and "Show" (holdfast.focusSession); several sessions'
-// offers "Show Next" (holdfast.nextAttention).
+// box; the text and Enter go to that session), or at a permission prompt the daemon knows "Approve"
+// and "Deny" (holdfast.approve / holdfast.deny), and "Show" (holdfast.focusSession); several
+// sessions' offers "Show Next" (holdfast.nextAttention).
 // Only this workspace's sessions (the sidebar's first group), so one window notifies, not every
 // window. The setting holdfast.notifications.waiting turns the waiting ones off.
 import * as vscode from 'vscode';
@@ -61,6 +62,8 @@ export class AttentionNotifier implements vscode.Disposable {
     const target = cards[0].id;
     if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
     else if (choice === NotificationAction.Reply) await this.run('holdfast.replySession', target);
+    else if (choice === NotificationAction.Approve) await this.run('holdfast.approve', target);
+    else if (choice === NotificationAction.Deny) await this.run('holdfast.deny', target);
     else if (choice === NotificationAction.ShowNext) await this.run('holdfast.nextAttention');
   }
 

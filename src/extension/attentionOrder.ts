@@ -3,7 +3,10 @@
 import type { Card } from './sessionState';
 
 /** The fields ordering and notifying need of a card. */
-export type AttentionCard = Pick<Card, 'id' | 'name' | 'agent' | 'agentLabel' | 'phase' | 'since' | 'reason'>;
+export type AttentionCard = Pick<
+  Card,
+  'id' | 'name' | 'agent' | 'agentLabel' | 'phase' | 'since' | 'reason' | 'permissionPrompt'
+>;
 
 /** Cards that wait for you or are done: waiting first, then done, each oldest first (ties by id). */
 export function needingAttention<C extends AttentionCard>(cards: readonly C[]): C[] {

@@ -11,6 +11,8 @@ const NAMES_SHOWN = 5;
 
 /** The actions a notification offers (the e2e clicks them by these labels). */
 export enum NotificationAction {
+  Approve = 'Approve',
+  Deny = 'Deny',
   Reply = 'Reply…',
   Show = 'Show',
   ShowNext = 'Show Next',
@@ -49,16 +51,19 @@ function who(card: AttentionCard): string {
   return card.agent === 'terminal' ? name : `${printable(card.agentLabel)} ${name}`;
 }
 
-/** One session's notification, with why it waits; several sessions' in one line with their names. */
+/**
+ * One session's notification, with why it waits (Approve / Deny at a permission prompt the daemon can
+ * answer, where Reply…'s Enter would pick a choice blind); several sessions' in one line with their names.
+ */
 export function notificationText(cards: readonly AttentionCard[]): { message: string; actions: NotificationAction[] } {
   if (cards.length === 1) {
     const [card] = cards;
     const what = card.phase === 'done' ? 'is done' : 'is waiting for you';
     const why = card.reason ? `: ${printable(card.reason)}` : '.';
-    return {
-      message: `Holdfast: ${who(card)} ${what}${why}`,
-      actions: [NotificationAction.Reply, NotificationAction.Show],
-    };
+    const answers = card.permissionPrompt
+      ? [NotificationAction.Approve, NotificationAction.Deny]
+      : [NotificationAction.Reply];
+    return { message: `Holdfast: ${who(card)} ${what}${why}`, actions: [...answers, NotificationAction.Show] };
   }
   const kind = cards.every((card) => card.agent !== 'terminal') ? 'agents' : 'sessions';
   const names = cards.slice(0, NAMES_SHOWN).map((card) => printable(card.name));

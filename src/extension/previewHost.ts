@@ -31,6 +31,8 @@ const COMMANDS: ReadonlySet<WebviewCommand> = new Set<WebviewCommand>([
   'resumeSession',
   'relaunchSession',
   'replySession',
+  'approve',
+  'deny',
   'newTerminal',
   'newAgent',
   'showAllSessions',

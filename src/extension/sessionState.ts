@@ -82,7 +82,9 @@ export type CardAction =
   | 'removeSession'
   | 'resumeSession'
   | 'relaunchSession'
-  | 'replySession';
+  | 'replySession'
+  | 'approve'
+  | 'deny';
 
 export interface Card {
   id: string;
@@ -94,6 +96,8 @@ export interface Card {
   since: number;
   /** Waiting or done: why (its agent's last message, or the last text on its screen). */
   reason?: string;
+  /** At a permission prompt the daemon can answer: Approve / Deny instead of Reply…. */
+  permissionPrompt?: true;
   /** "exited with code 1", "killed by SIGTERM", ... for exited and archived sessions. */
   exitLabel?: string;
   title?: string;
@@ -147,7 +151,7 @@ export function exitLabel(exit: ExitStatus | null | undefined): string | undefin
   return `exited with code ${exit.code ?? '?'}`;
 }
 
-function actionsFor(info: SessionInfo, phase: Phase): CardAction[] {
+function actionsFor(info: SessionInfo, { phase, permissionPrompt }: SessionStatus): CardAction[] {
   if (phase === 'archived')
     return [
       archiveAction(info) === 'resume' ? 'resumeSession' : 'relaunchSession',
@@ -157,7 +161,9 @@ function actionsFor(info: SessionInfo, phase: Phase): CardAction[] {
     ];
   if (phase === 'exited') return ['focusSession', 'renameSession', 'removeSession'];
   const live: CardAction[] = ['focusSession', 'openSessionInEditor', 'renameSession', 'killSession'];
-  return phase === 'waiting' || phase === 'done' ? ['replySession', ...live] : live;
+  if (phase !== 'waiting' && phase !== 'done') return live;
+  // At a permission prompt, Enter picks the highlighted choice: a reply's Enter would answer it blind.
+  return permissionPrompt ? ['approve', 'deny', ...live] : ['replySession', ...live];
 }
 
 /** A directory as shown: under `home` it starts with "~". */
@@ -178,6 +184,7 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     phase: status.phase,
     since: status.since,
     ...(status.reason !== undefined ? { reason: status.reason } : {}),
+    ...(status.permissionPrompt ? { permissionPrompt: true as const } : {}),
     exitLabel: status.phase === 'archived' ? archivedLabel(info) : exitLabel(status.exit),
     title: info.title || undefined,
     cwd: info.cwd ? displayPath(info.cwd, home) : undefined,
@@ -186,7 +193,7 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     rows: info.rows,
     createdAt: info.createdAt,
     here: readLayout(info.metadata).workspace === workspace,
-    actions: actionsFor(info, status.phase),
+    actions: actionsFor(info, status),
   };
 }
 

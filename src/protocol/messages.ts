@@ -82,6 +82,20 @@ export interface SessionAttention {
    */
   reason?: string;
   reasonFrom?: 'transcript' | 'screen';
+  /** Its screen shows a permission prompt Holdfast knows the keys of (permissionPrompt.ts): `answer` can answer it. */
+  permissionPrompt?: true;
+}
+
+/** `answer`: approve or deny the permission prompt on the session's screen, once it is checked to be one. */
+export interface AnswerParams {
+  session: string;
+  choice: 'approve' | 'deny';
+}
+
+/** The prompt's question and the keys sent. */
+export interface AnswerResult {
+  question: string;
+  sent: string;
 }
 
 /** What an agent's hook reports (`holdfast notify`); conversationId: the agent's own id, when it tells it. */
@@ -188,6 +202,7 @@ export interface Methods extends RecoveryMethods {
   claim: [{ channel: number; cols?: number; rows?: number }, { session: SessionInfo }];
   resize: [{ session: string; cols: number; rows: number }, { session: SessionInfo }];
   send: [{ session: string; data: string }, Record<string, never>];
+  answer: [AnswerParams, AnswerResult];
   read: [{ session: string; scrollback?: number }, { lines: string[]; cursor: { x: number; y: number } }];
   wait: [{ session: string; condition: WaitCondition; timeoutMs?: number }, { met: boolean; session: SessionInfo }];
   kill: [{ session: string; signal?: string; graceMs?: number; remove?: boolean }, { session: SessionInfo }];
@@ -238,6 +253,7 @@ export enum ErrorCode {
   Stopping = 'stopping',
   Auth = 'auth',
   Forbidden = 'forbidden', // outside the rights of this connection (a scoped or read-only credential)
+  NoPrompt = 'no-prompt', // `answer`: the screen shows no permission prompt whose keys Holdfast knows
   Protocol = 'protocol',
   Internal = 'internal',
 }

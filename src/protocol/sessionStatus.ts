@@ -13,6 +13,8 @@ export interface SessionStatus {
   exit?: ExitStatus;
   /** Waiting or done: why (the daemon's attention reason, printable). */
   reason?: string;
+  /** At a permission prompt the daemon can answer (`answer`: Approve / Deny). */
+  permissionPrompt?: true;
 }
 
 /** A session's status from its info (and the newest attention known): exited, archived, or its attention. */
@@ -21,8 +23,13 @@ export function statusOf(info: SessionInfo, now: number, attention = attentionOf
     const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
     return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
   }
-  const { state, since, reason } = attention;
-  return reason === undefined ? { phase: state, since } : { phase: state, since, reason };
+  const { state, since, reason, permissionPrompt } = attention;
+  return {
+    phase: state,
+    since,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(permissionPrompt ? { permissionPrompt } : {}),
+  };
 }
 
 /** The info's attention; a daemon older than attention sends none: idle since its last output. */

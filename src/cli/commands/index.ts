@@ -1,6 +1,7 @@
 // Every command, in the order help lists them.
 import { attachCommand } from '../attach';
 import { Command } from '../command';
+import { approveCommand, denyCommand } from './answer';
 import { doctorCommand } from '../doctor';
 import { mcpCommand } from '../mcp';
 import { serveCommand, stopCommand, upgradeCommand, versionCommand } from './daemon';
@@ -17,6 +18,8 @@ export const COMMANDS: Command[] = [
   readCommand,
   sendCommand,
   replyCommand,
+  approveCommand,
+  denyCommand,
   waitCommand,
   grepCommand,
   notifyCommand,

@@ -34,6 +34,9 @@ export const ICONS = {
   resumeSession: svg('<path d="M4.5 2.8l8.5 5.2-8.5 5.2z"/>'),
   // A speech bubble.
   replySession: svg('<path d="M2.5 3.5h11v7h-6l-3 2.5v-2.5h-2z"/>'),
+  // A check mark in a circle, and a circle struck through.
+  approve: svg('<circle cx="8" cy="8" r="5.8"/><path d="M5.3 8.2l1.9 1.9 3.6-3.8"/>'),
+  deny: svg('<circle cx="8" cy="8" r="5.8"/><path d="M3.9 12.1l8.2-8.2"/>'),
   relaunchSession: svg('<path d="M13.2 8.5a5.2 5.2 0 1 1-1.6-4.3"/><path d="M12 1.8v2.8H9.2"/>'),
   // A session whose turn or command is done (codicon "check").
   check: svg('<path d="M3 8.5l3 3 7-7"/>'),
@@ -54,4 +57,6 @@ export const ACTION_LABELS: Record<CardAction, string> = {
   resumeSession: 'Resume Agent',
   relaunchSession: 'Relaunch',
   replySession: 'Reply…',
+  approve: 'Approve (once)',
+  deny: 'Deny',
 };
