@@ -87,7 +87,7 @@ function serverProcess(socket: string): ServerProcess | undefined {
   return undefined;
 }
 
-/** An MCP client of a second server run exactly as VS Code runs its own (same program, arguments, environment, folder). */
+/** An MCP client of a second server run as VS Code runs its own (same program, arguments, environment, folder). */
 async function sameServer(server: ServerProcess): Promise<Client> {
   const transport = new StdioClientTransport({
     command: server.argv[0],
