@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../protocol/disposable';
 import type { FromWorker, ToWorker, ToWorkerBatch } from './emulatorProtocol';
-import { IdleCollection, IdleCollector } from './idleCollector';
+import { IdleCollector } from './idleCollector';
 
 export enum EmulatorWorkerTuning {
   /** Threads at most (fewer on one core): two floods parse in parallel, echo never waits for them. */
@@ -174,7 +174,7 @@ export class EmulatorWorkers implements IDisposable {
   private readonly threads: EmulatorThread[];
   private nextId = 1;
   /** The main thread's heap: what the sessions' output leaves there is collected when they go quiet. */
-  readonly collector = new IdleCollector(IdleCollection.MainIntervalMs);
+  readonly collector = new IdleCollector();
 
   constructor(
     log: (line: string) => void = () => undefined,

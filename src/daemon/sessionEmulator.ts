@@ -35,6 +35,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private readonly collector: IdleCollector;
   /** Bytes written up to the last compaction: the main thread's share of the garbage counts from there. */
   private compactedBytes = 0;
+  /** Went quiet with output still to parse: the collection waits until its chunks are let go. */
+  private collectOnceParsed = false;
   /** Chunks written and not parsed yet (oldest first): what a snapshot taken now does not contain. */
   readonly unparsed: Buffer[] = [];
   private writtenBytes = 0;
@@ -142,7 +144,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.thread.send({ kind: 'compact', id: this.id });
     this.collector.worked(this.writtenBytes - this.compactedBytes);
     this.compactedBytes = this.writtenBytes;
-    this.collector.quiet();
+    this.collectOnceParsed = this.backlog > 0;
+    if (!this.collectOnceParsed) this.collector.quiet();
   }
 
   /**
@@ -255,6 +258,10 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     for (const chunk of chunks) this.parsedBytes += chunk.length;
     this.parsedChunks = parsed;
     if (this.rebuild.parsed(chunks) && !this.askedForScreen) this.renderScreenForRebuild();
+    if (this.collectOnceParsed && this.backlog === 0) {
+      this.collectOnceParsed = false;
+      this.collector.quiet();
+    }
     return true;
   }
 

@@ -34,6 +34,11 @@ export type JobAnswer =
   | { ok: true; result: SearchResult | boolean | string | null }
   | { ok: false; code: ErrorCode.BadRequest | ErrorCode.Limit | ErrorCode.Internal; message: string };
 
+/** The worker's first message: its script is loaded, jobs run from now (their budget too). */
+export interface WorkerLoaded {
+  loaded: true;
+}
+
 /** Compiled patterns a worker keeps: a text wait checks the same one every time the screen changes. */
 const COMPILED_KEPT = 16;
 const compiled = new Map<string, TextPattern>();

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
-import type { JobAnswer, JobResult, TextJob } from './textJobs';
+import type { JobAnswer, JobResult, TextJob, WorkerLoaded } from './textJobs';
 
 export enum TextWorkerTuning {
   /** Workers at most: two jobs run at once, the others queue (fewer workers on one core). */
@@ -16,15 +16,25 @@ export enum TextWorkerTuning {
   IdleMs = 30_000,
   /** How often a running job looks whether its client is still there. */
   CancelCheckMs = 100,
+  /**
+   * A new worker that has not loaded its script this long is ended (its job answers `internal`). A
+   * job's budget counts from the load: starting a thread takes 0.5-3 s on a busy machine.
+   */
+  StartMs = 10_000,
 }
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
 const WORKER_SCRIPT = path.join(__dirname, 'searchWorker.js');
 
+const patternTooCostly = (budgetMs: number) =>
+  `the pattern ran out of its time budget (${budgetMs} ms) over the text; narrow it`;
+
 interface Queued {
   job: TextJob;
   /** What the job is, for its `limit` message: "search", "text wait". */
   what: string;
+  /** Why it answers `limit` when it runs out of its budget (ms). */
+  tooCostly(budgetMs: number): string;
   cancelled?: () => boolean;
   resolve(result: unknown): void;
   reject(err: Error): void;
@@ -32,6 +42,10 @@ interface Queued {
 
 class Slot {
   worker: Worker | undefined;
+  /** The worker said it loaded its script (searchWorker.ts): a job's budget runs from then. */
+  loaded = false;
+  /** Called once the worker loads. */
+  onLoaded: (() => void) | undefined;
   running: Queued | undefined;
   /** Clears the running job's timers and listeners. */
   endJob: (() => void) | undefined;
@@ -55,10 +69,15 @@ export class TextWorkers implements IDisposable {
    * Runs `job` in a worker; rejects with `limit` when it runs out of its budget (or its pattern is too
    * costly), `bad-request` for a bad pattern. `cancelled`: the client went away, stop the work.
    */
-  run<J extends TextJob>(job: J, what: string, cancelled?: () => boolean): Promise<JobResult<J>> {
+  run<J extends TextJob>(
+    job: J,
+    what: string,
+    cancelled?: () => boolean,
+    tooCostly = patternTooCostly,
+  ): Promise<JobResult<J>> {
     return new Promise((resolve, reject) => {
       if (this.disposed) return reject(new DaemonError(ErrorCode.Stopping, 'the daemon is stopping'));
-      this.queue.push({ job, what, cancelled, resolve: resolve as (r: unknown) => void, reject });
+      this.queue.push({ job, what, tooCostly, cancelled, resolve: resolve as (r: unknown) => void, reject });
       this.next();
     });
   }
@@ -78,9 +97,8 @@ export class TextWorkers implements IDisposable {
       return this.next();
     }
     clearTimeout(slot.idleTimer);
-    const worker = (slot.worker ??= new Worker(WORKER_SCRIPT));
+    const worker = slot.worker ?? this.spawn(slot);
     slot.running = queued;
-    const budget = this.budgetMs();
     const finish = (outcome: () => void, keepWorker: boolean) => {
       slot.endJob?.();
       slot.running = undefined;
@@ -89,19 +107,18 @@ export class TextWorkers implements IDisposable {
       outcome();
       this.next();
     };
-    const onMessage = (answer: JobAnswer) =>
+    const onMessage = (answer: JobAnswer | WorkerLoaded) => {
+      if ('loaded' in answer) return;
       finish(() => {
         if (answer.ok) queued.resolve(answer.result);
         else queued.reject(new DaemonError(answer.code, `${queued.what}: ${answer.message}`));
       }, true);
+    };
     const failed = (why: string) =>
       finish(() => queued.reject(new DaemonError(ErrorCode.Internal, `${queued.what}: its worker ${why}`)), false);
     const onError = (err: Error) => failed(`failed: ${err.message}`);
     const onExit = (code: number) => failed(`exited (${code})`);
-    const budgetTimer = setTimeout(() => {
-      const message = `${queued.what}: the pattern ran out of its time budget (${budget} ms) over the text; narrow it`;
-      finish(() => queued.reject(new DaemonError(ErrorCode.Limit, message)), false);
-    }, budget);
+    const budgetTimer = this.armBudget(slot, queued, (error) => finish(() => queued.reject(error), false));
     const cancelTimer = queued.cancelled
       ? setInterval(() => {
           if (queued.cancelled?.())
@@ -111,7 +128,8 @@ export class TextWorkers implements IDisposable {
     // Only this job's listeners come off (a Worker keeps listeners of its own).
     slot.endJob = () => {
       slot.endJob = undefined;
-      clearTimeout(budgetTimer);
+      slot.onLoaded = undefined;
+      budgetTimer.clear();
       clearInterval(cancelTimer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
     };
@@ -119,11 +137,47 @@ export class TextWorkers implements IDisposable {
     worker.postMessage(queued.job);
   }
 
+  /**
+   * The job's time budget, from when its worker has loaded (a new one gets StartMs to load first):
+   * `over` is called with the job's error when it runs out.
+   */
+  private armBudget(slot: Slot, queued: Queued, over: (error: DaemonError) => void): { clear(): void } {
+    const budget = this.budgetMs();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (ms: number, error: () => DaemonError) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => over(error()), ms);
+    };
+    const overBudget = () => new DaemonError(ErrorCode.Limit, `${queued.what}: ${queued.tooCostly(budget)}`);
+    if (slot.loaded) arm(budget, overBudget);
+    else {
+      const why = `${queued.what}: its worker did not start within ${TextWorkerTuning.StartMs} ms`;
+      arm(TextWorkerTuning.StartMs, () => new DaemonError(ErrorCode.Internal, why));
+      slot.onLoaded = () => arm(budget, overBudget);
+    }
+    return { clear: () => clearTimeout(timer) };
+  }
+
+  private spawn(slot: Slot): Worker {
+    const worker = new Worker(WORKER_SCRIPT);
+    slot.worker = worker;
+    slot.loaded = false;
+    worker.on('message', (message: JobAnswer | WorkerLoaded) => {
+      if (!('loaded' in message) || slot.worker !== worker) return;
+      slot.loaded = true;
+      const onLoaded = slot.onLoaded;
+      slot.onLoaded = undefined;
+      onLoaded?.();
+    });
+    return worker;
+  }
+
   /** Ends a slot's worker (stuck, idle or failed): the next job starts a new one. */
   private drop(slot: Slot): void {
     clearTimeout(slot.idleTimer);
     const worker = slot.worker;
     slot.worker = undefined;
+    slot.loaded = false;
     if (!worker) return;
     // A terminated worker's exit is of no interest; errors on the way out neither.
     worker.on('error', () => undefined);
