@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
 import { printableLines } from '../protocol/printable';
 import { runDaemon, writeReadiness } from './daemon';
+import { checkEmulatorWorkerBundle } from './emulatorWorkers';
 import { checkNodePtyInternals } from './nodePtyInternals';
 import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
 import { checkXtermInternals } from './xtermInternals';
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
     // Another version of either library fails here, loudly, not later in a session.
     checkXtermInternals();
     checkNodePtyInternals();
+    checkEmulatorWorkerBundle();
     if (values.scrollback !== undefined)
       limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);
     if (values['max-sessions'] !== undefined)

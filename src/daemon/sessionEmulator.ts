@@ -9,20 +9,14 @@ import type { PromptMark } from './attention';
 import { DaemonError } from './daemonError';
 import type { EmulatorOptions } from './emulator';
 import { EmulatorRebuild } from './emulatorRebuild';
-import type {
-  EmulatorEvents,
-  EmulatorNote,
-  EmulatorRead,
-  FromWorker,
-  OpenEmulator,
-  ReadResult,
-} from './emulatorProtocol';
+import type { EmulatorEvents, EmulatorNote, EmulatorRead, OpenEmulator, ReadResult } from './emulatorProtocol';
+import type { ToSession } from './emulatorProtocol';
 import type { EmulatorLink, EmulatorThread, EmulatorWorkers } from './emulatorWorkers';
 import type { IdleCollector } from './idleCollector';
 import type { SessionTextCopy } from './sessionText';
 
 export type SnapshotResult = Extract<ReadResult, { kind: 'snapshot' }>;
-type Answer = Extract<FromWorker, { kind: 'answer' }>;
+type Answer = Extract<ToSession, { kind: 'answer' }>;
 
 interface PendingRead {
   read: EmulatorRead;
@@ -55,6 +49,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   /** The last screen a worker rendered and the output parsed since: a dead worker's sessions are rebuilt from it. */
   private readonly rebuild: EmulatorRebuild;
   private askedForScreen = false;
+  /** Why the session has no screen: its thread was given up (it could not start). */
+  private unavailableWhy: string | undefined;
   /** The parsed count at the last rebuild: a worker dying again with no progress skips what it was parsing. */
   private rebuiltAt = -1;
   private disposed = false;
@@ -92,9 +88,35 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   }
 
   write(chunk: Buffer): void {
-    this.unparsed.push(chunk);
     this.writtenBytes += chunk.length;
+    // Without a screen, output only goes to the clients: none waits to be parsed (the PTY reads on).
+    if (this.unavailableWhy) return this.skipped([chunk]);
+    this.unparsed.push(chunk);
     this.thread.write(this.id, chunk);
+  }
+
+  /** Why the session has no screen (its emulator worker could not start), else undefined. */
+  get screenUnavailable(): string | undefined {
+    return this.unavailableWhy;
+  }
+  get awaiting(): boolean {
+    return this.backlog > 0 || this.reads.size > 0;
+  }
+  unavailable(why: string): void {
+    if (this.disposed || this.unavailableWhy) return;
+    this.unavailableWhy = why;
+    this.failReads(`the screen is unavailable: ${why}`, true);
+    this.skipped(this.unparsed.splice(0));
+    this.onErrorEmitter.fire(new Error(`${why}: the session's screen is unavailable; its output still flows`));
+  }
+
+  /** Chunks counted as parsed without a parse. */
+  private skipped(chunks: Buffer[]): void {
+    for (const chunk of chunks) {
+      this.parsedBytes += chunk.length;
+      this.parsedChunks++;
+    }
+    if (chunks.length > 0) this.onParsedEmitter.fire();
   }
 
   /** Bytes written but not parsed yet. */
@@ -163,7 +185,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.ask({ kind: 'snapshot', views: read.views, have, syncDeadline: read.syncDeadline }, (answer) => {
       const result = answer.result;
       if (result?.kind !== 'snapshot') {
-        this.onErrorEmitter.fire(new Error(`a snapshot failed: ${answer.error ?? 'no snapshot in the answer'}`));
+        if (!this.unavailableWhy)
+          this.onErrorEmitter.fire(new Error(`a snapshot failed: ${answer.error ?? 'no snapshot in the answer'}`));
         return done(undefined);
       }
       const rendered = result.views.full ?? result.views.screen;
@@ -207,11 +230,13 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private ask(read: EmulatorRead, done: (answer: Answer) => void): void {
     if (this.disposed) return;
     const request = this.nextRequest++;
+    const error = this.unavailableWhy && `the screen is unavailable: ${this.unavailableWhy}`;
+    if (error) return done({ kind: 'answer', id: this.id, request, parsed: this.parsedChunks, error });
     this.reads.set(request, { read, done });
     this.thread.send({ kind: 'read', id: this.id, request, read });
   }
 
-  receive(message: FromWorker): void {
+  receive(message: ToSession): void {
     if (this.disposed) return;
     if (message.kind === 'events') {
       for (const events of message.sessions) this.apply(events);
@@ -277,15 +302,12 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     if (ran && this.rebuiltAt === this.parsedChunks && this.unparsed.length > 0) {
       // The worker died twice on the same chunks: they are skipped (clients got them), not parsed again.
       this.onErrorEmitter.fire(new Error(`${why} twice on the same output: ${this.unparsed.length} chunk(s) skipped`));
-      for (const chunk of this.unparsed.splice(0)) {
-        this.parsedBytes += chunk.length;
-        this.parsedChunks++;
-      }
-      this.onParsedEmitter.fire();
+      this.skipped(this.unparsed.splice(0));
     }
     const { base, exact } = this.rebuild.source();
     const from = exact ? 'its last screen and the output since' : 'its last screen and the last of the output since';
-    this.onErrorEmitter.fire(new Error(`${why}: rebuilt from ${from}`));
+    // A worker that never started is the thread's to report (once): it gives up after a few.
+    if (ran) this.onErrorEmitter.fire(new Error(`${why}: rebuilt from ${from}`));
     this.rebuiltAt = this.parsedChunks;
     this.thread.send(this.openMessage(base));
     for (const chunk of this.unparsed) this.thread.write(this.id, chunk);
@@ -299,22 +321,20 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
       });
   }
 
+  /** A read in flight (read, search, a text wait, a checkpoint) fails rather than waiting forever. */
+  private failReads(error: string, snapshotsToo: boolean): void {
+    const reads = [...this.reads];
+    this.reads.clear();
+    for (const [request, pending] of reads)
+      if (snapshotsToo || pending.read.kind !== 'snapshot')
+        pending.done({ kind: 'answer', id: this.id, request, parsed: this.parsedChunks, error });
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.thread.remove(this);
-    // A read in flight (read, search, a text wait, a checkpoint) fails rather than waiting forever.
-    const reads = [...this.reads];
-    this.reads.clear();
-    for (const [request, pending] of reads)
-      if (pending.read.kind !== 'snapshot')
-        pending.done({
-          kind: 'answer',
-          id: this.id,
-          request,
-          parsed: this.parsedChunks,
-          error: 'the session was removed',
-        });
+    this.failReads('the session was removed', false);
     this.onParsedEmitter.dispose();
     this.onReplyEmitter.dispose();
     this.onTitleEmitter.dispose();

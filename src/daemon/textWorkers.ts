@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
+import { WatchdogTiming } from './workerWatchdog';
 import type { JobAnswer, JobResult, TextJob, WorkerLoaded } from './textJobs';
 
 export enum TextWorkerTuning {
@@ -16,12 +17,13 @@ export enum TextWorkerTuning {
   IdleMs = 30_000,
   /** How often a running job looks whether its client is still there. */
   CancelCheckMs = 100,
-  /**
-   * A new worker that has not loaded its script this long is ended (its job answers `internal`). A
-   * job's budget counts from the load: starting a thread takes 0.5-3 s on a busy machine.
-   */
-  StartMs = 10_000,
 }
+
+/**
+ * A new worker that has not loaded its script within the watchdog's silence is ended (its job answers
+ * `internal`). A job's budget counts from the load: starting a thread takes 0.5-3 s on a busy machine.
+ */
+const START_MS = WatchdogTiming.SilentMs;
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
 const WORKER_SCRIPT = path.join(__dirname, 'searchWorker.js');
@@ -151,8 +153,8 @@ export class TextWorkers implements IDisposable {
     const overBudget = () => new DaemonError(ErrorCode.Limit, `${queued.what}: ${queued.tooCostly(budget)}`);
     if (slot.loaded) arm(budget, overBudget);
     else {
-      const why = `${queued.what}: its worker did not start within ${TextWorkerTuning.StartMs} ms`;
-      arm(TextWorkerTuning.StartMs, () => new DaemonError(ErrorCode.Internal, why));
+      const why = `${queued.what}: its worker did not start within ${START_MS} ms`;
+      arm(START_MS, () => new DaemonError(ErrorCode.Internal, why));
       slot.onLoaded = () => arm(budget, overBudget);
     }
     return { clear: () => clearTimeout(timer) };
