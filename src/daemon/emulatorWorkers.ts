@@ -154,13 +154,13 @@ export class EmulatorThread {
 
   private route(message: FromWorker): void {
     this.answered = true;
-    this.watchdog.heard();
     if (message.kind === 'started') {
       this.loaded = true;
       this.startFailures = 0;
     } else if (message.kind === 'answer') this.links.get(message.id)?.receive(message);
     else
       for (const events of message.sessions) this.links.get(events.id)?.receive({ kind: 'events', sessions: [events] });
+    this.watchdog.heard();
   }
 
   /** The worker is gone on its own: a new one takes its sessions, each rebuilt (what was queued is replayed). */

@@ -44,10 +44,8 @@ interface Queued {
 
 class Slot {
   worker: Worker | undefined;
-  /** The worker said it loaded its script (searchWorker.ts): a job's budget runs from then. */
-  loaded = false;
-  /** Called once the worker loads. */
-  onLoaded: (() => void) | undefined;
+  /** When the worker said it loaded its script (searchWorker.ts), ms: a job's budget runs from then. */
+  loadedAt: number | undefined;
   running: Queued | undefined;
   /** Clears the running job's timers and listeners. */
   endJob: (() => void) | undefined;
@@ -130,7 +128,6 @@ export class TextWorkers implements IDisposable {
     // Only this job's listeners come off (a Worker keeps listeners of its own).
     slot.endJob = () => {
       slot.endJob = undefined;
-      slot.onLoaded = undefined;
       budgetTimer.clear();
       clearInterval(cancelTimer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
@@ -140,36 +137,36 @@ export class TextWorkers implements IDisposable {
   }
 
   /**
-   * The job's time budget, from when its worker has loaded (a new one gets StartMs to load first):
-   * `over` is called with the job's error when it runs out.
+   * The job's time budget, from when its worker loaded (a new one gets START_MS to load first): `over`
+   * is called with the job's error when it runs out. Its timer is never longer than the budget: a
+   * cleared timer still wakes the daemon when it was due (Node re-arms its one timer lazily).
    */
   private armBudget(slot: Slot, queued: Queued, over: (error: DaemonError) => void): { clear(): void } {
     const budget = this.budgetMs();
+    const startedAt = Date.now();
     let timer: NodeJS.Timeout | undefined;
-    const arm = (ms: number, error: () => DaemonError) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => over(error()), ms);
+    const check = () => {
+      const now = Date.now();
+      if (slot.loadedAt === undefined) {
+        const why = `${queued.what}: its worker did not start within ${START_MS} ms`;
+        if (now - startedAt >= START_MS) return over(new DaemonError(ErrorCode.Internal, why));
+        timer = setTimeout(check, Math.min(budget, START_MS - (now - startedAt)));
+        return;
+      }
+      const due = Math.max(slot.loadedAt, startedAt) + budget;
+      if (now < due) timer = setTimeout(check, due - now);
+      else over(new DaemonError(ErrorCode.Limit, `${queued.what}: ${queued.tooCostly(budget)}`));
     };
-    const overBudget = () => new DaemonError(ErrorCode.Limit, `${queued.what}: ${queued.tooCostly(budget)}`);
-    if (slot.loaded) arm(budget, overBudget);
-    else {
-      const why = `${queued.what}: its worker did not start within ${START_MS} ms`;
-      arm(START_MS, () => new DaemonError(ErrorCode.Internal, why));
-      slot.onLoaded = () => arm(budget, overBudget);
-    }
+    timer = setTimeout(check, budget);
     return { clear: () => clearTimeout(timer) };
   }
 
   private spawn(slot: Slot): Worker {
     const worker = new Worker(WORKER_SCRIPT);
     slot.worker = worker;
-    slot.loaded = false;
+    slot.loadedAt = undefined;
     worker.on('message', (message: JobAnswer | WorkerLoaded) => {
-      if (!('loaded' in message) || slot.worker !== worker) return;
-      slot.loaded = true;
-      const onLoaded = slot.onLoaded;
-      slot.onLoaded = undefined;
-      onLoaded?.();
+      if ('loaded' in message && slot.worker === worker) slot.loadedAt = Date.now();
     });
     return worker;
   }
@@ -179,7 +176,7 @@ export class TextWorkers implements IDisposable {
     clearTimeout(slot.idleTimer);
     const worker = slot.worker;
     slot.worker = undefined;
-    slot.loaded = false;
+    slot.loadedAt = undefined;
     if (!worker) return;
     // A terminated worker's exit is of no interest; errors on the way out neither.
     worker.on('error', () => undefined);

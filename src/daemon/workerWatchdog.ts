@@ -1,11 +1,16 @@
 // Notices a worker thread that has stopped answering: silent for SilentMs while work it owes an
-// answer for is outstanding. Its timer runs only while work is outstanding, so an idle daemon never
-// wakes for it; its owner ends the worker and replaces it.
+// answer for is outstanding; its owner ends the worker and replaces it. It looks every CheckMs while
+// work is outstanding and stops at the first look that finds none, so an idle daemon never wakes for it.
 import type { IDisposable } from '../protocol/disposable';
 
 export enum WatchdogTiming {
   /** A worker with work outstanding that sends nothing this long is stuck (a parse takes ~0.1 s a MB). */
   SilentMs = 10_000,
+  /**
+   * How often it looks. Short, and never cleared early: a cleared timer still wakes the daemon when it
+   * was due (Node re-arms its one timer lazily), so a 10 s one would wake an idle daemon 10 s later.
+   */
+  CheckMs = 1000,
 }
 
 export class WorkerWatchdog implements IDisposable {
@@ -20,11 +25,11 @@ export class WorkerWatchdog implements IDisposable {
     private readonly silentMs: number = WatchdogTiming.SilentMs,
   ) {}
 
-  /** Work was handed to the worker: the silence counts from now if nothing was outstanding. */
+  /** Messages went to the worker: the silence counts from now if they are the only work it owes. */
   sent(): void {
-    if (this.timer) return;
+    if (this.timer || !this.outstanding()) return;
     this.heardAt = Date.now();
-    this.arm(this.silentMs);
+    this.arm();
   }
 
   /** The worker said something: it runs. */
@@ -38,8 +43,8 @@ export class WorkerWatchdog implements IDisposable {
     this.timer = undefined;
   }
 
-  private arm(ms: number): void {
-    this.timer = setTimeout(() => this.check(), ms);
+  private arm(): void {
+    this.timer = setTimeout(() => this.check(), Math.min(WatchdogTiming.CheckMs, this.silentMs));
   }
 
   private check(): void {
@@ -47,7 +52,7 @@ export class WorkerWatchdog implements IDisposable {
     if (!this.outstanding()) return;
     const silent = Date.now() - this.heardAt;
     if (silent >= this.silentMs) this.stuck(silent);
-    else this.arm(this.silentMs - silent);
+    else this.arm();
   }
 
   dispose(): void {
