@@ -118,7 +118,12 @@ export class TextWorkers implements IDisposable {
       finish(() => queued.reject(new DaemonError(ErrorCode.Internal, `${queued.what}: its worker ${why}`)), false);
     const onError = (err: Error) => failed(`failed: ${err.message}`);
     const onExit = (code: number) => failed(`exited (${code})`);
-    const budgetTimer = this.armBudget(slot, queued, (error) => finish(() => queued.reject(error), false));
+    const budgetTimer = this.armBudget(slot, queued, (error) => {
+      // Reading checkpoints ends on its own (bounded files): the client gets `limit` now and the worker
+      // is kept, since ending a thread with a big heap stalls the main thread ~0.1-0.25 s (its teardown).
+      if (queued.job.kind === 'checkpoints' && slot.loadedAt !== undefined) return queued.reject(error);
+      finish(() => queued.reject(error), false);
+    });
     const cancelTimer = queued.cancelled
       ? setInterval(() => {
           if (queued.cancelled?.())
