@@ -102,19 +102,32 @@ test('no program dies with its emulator worker: the session goes on, its screen 
   }
 });
 
-test('a worker that cannot start is not restarted in a tight loop: the wait doubles', async () => {
+test('a worker that cannot start is tried three times, then its sessions are told once: no screen', async () => {
   const logged: string[] = [];
   const workers = new EmulatorWorkers((line) => logged.push(line), 1, '/nonexistent/emulatorWorker.js');
   const emulator = new SessionEmulator(workers, { cols: 20, rows: 5, scrollback: 10 });
+  const told: string[] = [];
+  emulator.onError((err) => told.push(err.message));
   try {
     emulator.write(Buffer.from('hello'));
-    await waitFor(() => logged.length >= 3, 20_000, 'three failed starts');
+    await waitFor(() => emulator.screenUnavailable !== undefined, 20_000, 'the thread to be given up');
     assert.deepEqual(
-      logged.slice(0, 3).map((line) => / in (\d+) ms$/.exec(line)?.[1]),
-      ['100', '200', '400'],
-      logged.join('\n'),
+      logged.map((line) => / in (\d+) ms$/.exec(line)?.[1] ?? (/given up/.test(line) ? 'given up' : line)),
+      ['100', '200', 'given up'],
+      'the wait doubles, and the third failure gives up',
     );
-    assert.equal(emulator.backlog, 5, 'what the session wrote waits for a worker');
+    assert.equal(told.length, 1, told.join('\n'));
+    assert.match(told[0], /could not start 3 times .*the session's screen is unavailable/);
+    assert.equal(emulator.backlog, 0, 'output is not held for a screen that will not come');
+    emulator.write(Buffer.from('more'));
+    assert.equal(emulator.backlog, 0);
+    await assert.rejects(emulator.lines(0), /the screen is unavailable/);
+    // A session that comes later is told at once, and nothing is tried again.
+    const later = new SessionEmulator(workers, { cols: 20, rows: 5, scrollback: 10 });
+    assert.match(later.screenUnavailable ?? '', /could not start 3 times/);
+    later.dispose();
+    assert.equal(logged.length, 3, logged.join('\n'));
+    assert.equal(told.length, 1);
   } finally {
     emulator.dispose();
     workers.dispose();

@@ -90,6 +90,7 @@ export class Daemon implements RequestHandler, MethodHost {
     );
     if (options.succession) this.resume(options.succession, own!);
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
+    this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
     this.recovery = this.disposables.add(
       new Recovery(
         this.registry,
@@ -97,9 +98,9 @@ export class Daemon implements RequestHandler, MethodHost {
         this.startedAt,
         (line) => log.write(line),
         (event) => this.route(event),
+        this.textWorkers,
       ),
     );
-    this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
     this.disposables.add(
       new AttentionExplainer(
         (listener) => this.registry.onEvent(listener),

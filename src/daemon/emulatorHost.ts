@@ -14,7 +14,7 @@ import type {
   ToWorker,
   ToWorkerBatch,
 } from './emulatorProtocol';
-import { IdleCollection, IdleCollector } from './idleCollector';
+import { IdleCollector } from './idleCollector';
 
 export type Post = (message: FromWorker, transfer?: ArrayBuffer[]) => void;
 type SnapshotRead = Extract<EmulatorRead, { kind: 'snapshot' }>;
@@ -213,7 +213,7 @@ export class EmulatorHost {
   private readonly dirty = new Set<HostedEmulator>();
   private flushing: NodeJS.Immediate | undefined;
   /** This thread's heap after a session's burst: collected when it goes quiet (compacts). */
-  private readonly collector = new IdleCollector(IdleCollection.WorkerIntervalMs);
+  private readonly collector = new IdleCollector();
 
   constructor(private readonly post: Post) {}
 

@@ -86,5 +86,10 @@ export interface EmulatorEvents {
 }
 
 export type FromWorker =
+  /** The worker loaded its script: it can run (one that dies before this could not start). */
+  | { kind: 'started' }
   | { kind: 'events'; sessions: EmulatorEvents[] }
   | { kind: 'answer'; id: number; request: number; parsed: number; result?: ReadResult; error?: string };
+
+/** What a session's emulator gets from its thread. */
+export type ToSession = Exclude<FromWorker, { kind: 'started' }>;

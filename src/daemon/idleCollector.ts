@@ -8,23 +8,23 @@ export enum IdleCollection {
   /** Bytes moved or parsed since the last collection that make one worth its ~10 ms. */
   WorthBytes = 1024 * 1024,
   /**
-   * At most one collection this often on the main thread: sessions that print now and then must not
-   * cost it a GC each (~5 ms of a 15 MB heap).
+   * At most one collection this often on any thread (the main one and each worker): sessions that
+   * print now and then cost a GC (~5 ms of a 15 MB heap) per MB at most, and the one a quiet spell
+   * owes runs within this of it, so a daemon idle for longer than this never wakes for it.
    */
-  MainIntervalMs = 10_000,
-  /** On an emulator worker, where a collection stalls no client: idle memory is given back sooner. */
-  WorkerIntervalMs = 2000,
+  MinIntervalMs = 2000,
 }
 
+/**
+ * One-shot: a timer is armed only by a quiet spell after work worth collecting, and never again until
+ * more work is done, so a thread that stays quiet is never woken.
+ */
 export class IdleCollector implements IDisposable {
   private owed = 0;
   private lastAt = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly minIntervalMs: number,
-    private readonly worthBytes: number = IdleCollection.WorthBytes,
-  ) {}
+  constructor(private readonly worthBytes: number = IdleCollection.WorthBytes) {}
 
   /** Work that leaves garbage behind: bytes parsed, moved or rendered. */
   worked(bytes: number): void {
@@ -38,7 +38,7 @@ export class IdleCollector implements IDisposable {
   quiet(): void {
     const gc = (globalThis as { gc?: () => void }).gc;
     if (!gc || this.timer || this.owed < this.worthBytes) return;
-    const wait = Math.max(0, this.lastAt + this.minIntervalMs - Date.now());
+    const wait = Math.max(0, this.lastAt + IdleCollection.MinIntervalMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.owed = 0;

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
 import { printableLines } from '../protocol/printable';
 import { runDaemon, writeReadiness } from './daemon';
+import { checkEmulatorWorkerBundle } from './emulatorWorkers';
 import { receiveHandoff } from './handoffReceive';
 import { checkNodePtyInternals } from './nodePtyInternals';
 import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
@@ -40,7 +41,8 @@ async function main(): Promise<number> {
     // Another version of either library fails here, loudly, not later in a session.
     checkXtermInternals();
     checkNodePtyInternals();
-    // First: the previous daemon waits for the answer, its sessions cut meanwhile.
+    checkEmulatorWorkerBundle();
+    // Then: the previous daemon waits for the answer, its sessions cut meanwhile.
     const succession = values.successor ? await receiveHandoff() : undefined;
     if (values.scrollback !== undefined)
       limits.defaultScrollback = parseLimit(values.scrollback, '--scrollback', 0, DEFAULT_LIMITS.maxScrollback);

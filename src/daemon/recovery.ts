@@ -10,12 +10,14 @@ import { CheckpointLimit, clampScreenSize, TextLimit } from '../protocol/limits'
 import { hasControl } from '../protocol/printable';
 import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods, SavedSession } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
-import { inspectSaved, readCheckpoints, recoveryDir } from '../protocol/checkpointFiles';
+import { inspectSaved, recoveryDir } from '../protocol/checkpointFiles';
 import { Checkpointer } from './checkpoint';
 import { ConfigStore, configPath } from './config';
 import { Session } from './session';
 import { DaemonError } from './daemonError';
 import { SessionRegistry } from './sessionRegistry';
+import type { CheckpointsRead } from './textJobs';
+import type { TextWorkers } from './textWorkers';
 
 export class Recovery implements IDisposable {
   private readonly configListener: IDisposable;
@@ -32,6 +34,8 @@ export class Recovery implements IDisposable {
     private readonly log: (line: string) => void,
     /** Tells clients about a session this module created. */
     private readonly announce: (event: DaemonEvent) => void,
+    /** Where checkpoint files are read and parsed, under the search budget (a file can be 16 MiB). */
+    private readonly workers: TextWorkers,
   ) {
     this.config = new ConfigStore(configPath(), log);
     this.checkpoints = new Checkpointer({
@@ -57,25 +61,25 @@ export class Recovery implements IDisposable {
 
   /** The recovery requests; their params are checked by requestSchemas.ts before they get here. */
   readonly methods: { [M in keyof RecoveryMethods]: (params: Params<M>) => unknown } = {
-    'recovery.list': () => {
-      const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
+    'recovery.list': async () => {
+      const { checkpoints, skipped } = await this.read();
       for (const s of skipped) this.log(`recovery: skipped ${s.file}: ${s.error}`);
-      return { checkpoints: checkpoints.map((c) => c.summary), skipped };
+      return { checkpoints, skipped };
     },
-    'recovery.inspect': (p) => {
-      const { summary, data } = this.find(p.id);
+    'recovery.inspect': async (p) => {
+      const { summary, data } = await this.find(p.id);
       return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
     },
     'recovery.restore': async (p) => {
       if (this.restored.has(p.id))
         throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${p.id} was already restored by this daemon`);
-      const { summary, data } = this.find(p.id);
+      const { summary, data } = await this.find(p.id);
       const sessions = await this.restore(data);
       await this.supersede(summary.file, data.id);
       return { sessions };
     },
-    'recovery.forget': (p) => {
-      const { summary } = this.find(p.id);
+    'recovery.forget': async (p) => {
+      const { summary } = await this.find(p.id);
       fs.rmSync(summary.file, { force: true });
       this.log(`recovery: checkpoint ${summary.id} forgotten`);
       return { forgotten: summary.id };
@@ -130,13 +134,17 @@ export class Recovery implements IDisposable {
     },
   };
 
-  private find(id: unknown): {
-    summary: ReturnType<typeof readCheckpoints>['checkpoints'][number]['summary'];
-    data: CheckpointFile;
-  } {
+  /** The checkpoint files, read and checked in a text worker: `limit` when that runs out of the budget. */
+  private read(id?: string): Promise<CheckpointsRead> {
+    const job = { kind: 'checkpoints' as const, dir: this.dir, currentId: this.checkpoints.id, id };
+    const tooCostly = (budgetMs: number) =>
+      `reading them ran out of the time budget (${budgetMs} ms, search.budgetMs); move big files out of ${this.dir}`;
+    return this.workers.run(job, 'checkpoints', undefined, tooCostly);
+  }
+
+  private async find(id: unknown): Promise<NonNullable<CheckpointsRead['found']>> {
     if (typeof id !== 'string' || !id) throw new DaemonError(ErrorCode.BadRequest, 'a checkpoint id is required');
-    const { checkpoints, skipped } = readCheckpoints(this.dir, this.checkpoints.id);
-    const found = checkpoints.find((c) => c.summary.id === id);
+    const { found, skipped } = await this.read(id);
     if (found) return found;
     const bad = skipped.find((s) => s.file.endsWith(`checkpoint-${id}.json`));
     if (bad) throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${id} cannot be read: ${bad.error}`);

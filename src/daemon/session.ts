@@ -115,6 +115,7 @@ export class Session implements IDisposable {
     this.disposables.add(this.emulator.onReply((reply) => this.pty.write(reply)));
     this.disposables.add(this.emulator.onTitle(() => this.changed()));
     this.disposables.add(this.emulator.onError((err) => options.onEmulatorError?.(err)));
+    this.disposables.add(this.emulator.onError(() => this.emulator.screenUnavailable && this.changed())); // no screen
     this.disposables.add(
       this.emulator.onCwd((cwd) => {
         this.reportedCwd = cwd;
@@ -169,6 +170,7 @@ export class Session implements IDisposable {
       bellAt: this.activity.bellAt,
       attention: this.activity.attentionNow,
       metadata: this.metadata,
+      ...(this.emulator.screenUnavailable ? { screenUnavailable: this.emulator.screenUnavailable } : {}),
     };
   }
 
@@ -198,8 +200,6 @@ export class Session implements IDisposable {
     if (this.waits.pending) this.waits.scheduleTextCheck();
     if (this.exitStatus === null && this.pendingExit && this.emulator.backlog === 0) this.finishExit();
   }
-
-  // --- exit --------------------------------------------------------------------------------
 
   private pendingExit: { code: number | null; signal: string | null } | undefined;
   private readonly exitAt: number | undefined; // for one that had exited under a previous daemon
@@ -287,8 +287,6 @@ export class Session implements IDisposable {
   requestSnapshot(subscriber: Subscriber, kind: SnapshotKind = 'full'): void {
     this.snapshots.request(subscriber, kind);
   }
-
-  // --- control -----------------------------------------------------------------------------
 
   resize(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;

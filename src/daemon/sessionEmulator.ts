@@ -3,7 +3,7 @@
 // count, title, synchronized update, scrollback) is mirrored from the worker's events; snapshots and
 // text are asked for and answered with the chunk they were taken at. The chunks written and not yet
 // parsed stay here: a snapshot is followed by them, and a replaced worker gets them again.
-import { Emitter, IDisposable } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
 import type { PromptMark } from './attention';
 import { DaemonError } from './daemonError';
@@ -13,16 +13,16 @@ import type {
   EmulatorEvents,
   EmulatorNote,
   EmulatorRead,
-  FromWorker,
   OpenEmulator,
   ReadResult,
+  ToSession,
 } from './emulatorProtocol';
 import type { EmulatorLink, EmulatorThread, EmulatorWorkers } from './emulatorWorkers';
 import type { IdleCollector } from './idleCollector';
 import type { SessionTextCopy } from './sessionText';
 
 export type SnapshotResult = Extract<ReadResult, { kind: 'snapshot' }>;
-type Answer = Extract<FromWorker, { kind: 'answer' }>;
+type Answer = Extract<ToSession, { kind: 'answer' }>;
 
 interface PendingRead {
   read: EmulatorRead;
@@ -35,6 +35,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private readonly collector: IdleCollector;
   /** Bytes written up to the last compaction: the main thread's share of the garbage counts from there. */
   private compactedBytes = 0;
+  /** Went quiet with output still to parse: the collection waits until its chunks are let go. */
+  private collectOnceParsed = false;
   /** Chunks written and not parsed yet (oldest first): what a snapshot taken now does not contain. */
   readonly unparsed: Buffer[] = [];
   private writtenBytes = 0;
@@ -53,24 +55,27 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   /** The last screen a worker rendered and the output parsed since: a dead worker's sessions are rebuilt from it. */
   private readonly rebuild: EmulatorRebuild;
   private askedForScreen = false;
+  /** Why the session has no screen: its thread was given up (it could not start). */
+  private unavailableWhy: string | undefined;
   /** The parsed count at the last rebuild: a worker dying again with no progress skips what it was parsing. */
   private rebuiltAt = -1;
   private disposed = false;
+  private readonly emitters = new DisposableStore();
 
-  private readonly onParsedEmitter = new Emitter<void>();
+  private readonly onParsedEmitter = this.emitters.add(new Emitter<void>());
   /** Chunks were parsed (`unparsed` got shorter). */
   readonly onParsed = this.onParsedEmitter.event;
-  private readonly onReplyEmitter = new Emitter<string>();
+  private readonly onReplyEmitter = this.emitters.add(new Emitter<string>());
   readonly onReply = this.onReplyEmitter.event;
-  private readonly onTitleEmitter = new Emitter<string>();
+  private readonly onTitleEmitter = this.emitters.add(new Emitter<string>());
   readonly onTitle = this.onTitleEmitter.event;
-  private readonly onBellEmitter = new Emitter<void>();
+  private readonly onBellEmitter = this.emitters.add(new Emitter<void>());
   readonly onBell = this.onBellEmitter.event;
-  private readonly onPromptMarkEmitter = new Emitter<PromptMark>();
+  private readonly onPromptMarkEmitter = this.emitters.add(new Emitter<PromptMark>());
   readonly onPromptMark = this.onPromptMarkEmitter.event;
-  private readonly onCwdEmitter = new Emitter<string>();
+  private readonly onCwdEmitter = this.emitters.add(new Emitter<string>());
   readonly onCwd = this.onCwdEmitter.event;
-  private readonly onErrorEmitter = new Emitter<Error>();
+  private readonly onErrorEmitter = this.emitters.add(new Emitter<Error>());
   /** The emulator threw while parsing and carried on, or its worker was replaced. */
   readonly onError = this.onErrorEmitter.event;
 
@@ -96,9 +101,35 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   }
 
   write(chunk: Buffer): void {
-    this.unparsed.push(chunk);
     this.writtenBytes += chunk.length;
+    // Without a screen, output only goes to the clients: none waits to be parsed (the PTY reads on).
+    if (this.unavailableWhy) return this.skipped([chunk]);
+    this.unparsed.push(chunk);
     this.thread.write(this.id, chunk);
+  }
+
+  /** Why the session has no screen (its emulator worker could not start), else undefined. */
+  get screenUnavailable(): string | undefined {
+    return this.unavailableWhy;
+  }
+  get awaiting(): boolean {
+    return this.backlog > 0 || this.reads.size > 0;
+  }
+  unavailable(why: string): void {
+    if (this.disposed || this.unavailableWhy) return;
+    this.unavailableWhy = why;
+    this.failReads(`the screen is unavailable: ${why}`, true);
+    this.skipped(this.unparsed.splice(0));
+    this.onErrorEmitter.fire(new Error(`${why}: the session's screen is unavailable; its output still flows`));
+  }
+
+  /** Chunks counted as parsed without a parse. */
+  private skipped(chunks: Buffer[]): void {
+    for (const chunk of chunks) {
+      this.parsedBytes += chunk.length;
+      this.parsedChunks++;
+    }
+    if (chunks.length > 0) this.onParsedEmitter.fire();
   }
 
   /** Bytes written but not parsed yet. */
@@ -148,7 +179,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.thread.send({ kind: 'compact', id: this.id });
     this.collector.worked(this.writtenBytes - this.compactedBytes);
     this.compactedBytes = this.writtenBytes;
-    this.collector.quiet();
+    this.collectOnceParsed = this.backlog > 0;
+    if (!this.collectOnceParsed) this.collector.quiet();
   }
 
   /**
@@ -166,7 +198,8 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     this.ask({ kind: 'snapshot', views: read.views, have, syncDeadline: read.syncDeadline }, (answer) => {
       const result = answer.result;
       if (result?.kind !== 'snapshot') {
-        this.onErrorEmitter.fire(new Error(`a snapshot failed: ${answer.error ?? 'no snapshot in the answer'}`));
+        if (!this.unavailableWhy)
+          this.onErrorEmitter.fire(new Error(`a snapshot failed: ${answer.error ?? 'no snapshot in the answer'}`));
         return done(undefined);
       }
       const rendered = result.views.full ?? result.views.screen;
@@ -210,11 +243,13 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private ask(read: EmulatorRead, done: (answer: Answer) => void): void {
     if (this.disposed) return;
     const request = this.nextRequest++;
+    const error = this.unavailableWhy && `the screen is unavailable: ${this.unavailableWhy}`;
+    if (error) return done({ kind: 'answer', id: this.id, request, parsed: this.parsedChunks, error });
     this.reads.set(request, { read, done });
     this.thread.send({ kind: 'read', id: this.id, request, read });
   }
 
-  receive(message: FromWorker): void {
+  receive(message: ToSession): void {
     if (this.disposed) return;
     if (message.kind === 'events') {
       for (const events of message.sessions) this.apply(events);
@@ -261,6 +296,10 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     for (const chunk of chunks) this.parsedBytes += chunk.length;
     this.parsedChunks = parsed;
     if (this.rebuild.parsed(chunks) && !this.askedForScreen) this.renderScreenForRebuild();
+    if (this.collectOnceParsed && this.backlog === 0) {
+      this.collectOnceParsed = false;
+      this.collector.quiet();
+    }
     return true;
   }
 
@@ -276,50 +315,36 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     if (ran && this.rebuiltAt === this.parsedChunks && this.unparsed.length > 0) {
       // The worker died twice on the same chunks: they are skipped (clients got them), not parsed again.
       this.onErrorEmitter.fire(new Error(`${why} twice on the same output: ${this.unparsed.length} chunk(s) skipped`));
-      for (const chunk of this.unparsed.splice(0)) {
-        this.parsedBytes += chunk.length;
-        this.parsedChunks++;
-      }
-      this.onParsedEmitter.fire();
+      this.skipped(this.unparsed.splice(0));
     }
     const { base, exact } = this.rebuild.source();
     const from = exact ? 'its last screen and the output since' : 'its last screen and the last of the output since';
-    this.onErrorEmitter.fire(new Error(`${why}: rebuilt from ${from}`));
+    // A worker that never started is the thread's to report (once): it gives up after a few.
+    if (ran) this.onErrorEmitter.fire(new Error(`${why}: rebuilt from ${from}`));
     this.rebuiltAt = this.parsedChunks;
     this.thread.send(this.openMessage(base));
     for (const chunk of this.unparsed) this.thread.write(this.id, chunk);
     // A cached view's key means nothing to the rebuilt emulator.
-    for (const [request, { read }] of this.reads)
-      this.thread.send({
-        kind: 'read',
-        id: this.id,
-        request,
-        read: read.kind === 'snapshot' ? { ...read, have: {} } : read,
-      });
+    for (const [request, { read }] of this.reads) {
+      const again = read.kind === 'snapshot' ? { ...read, have: {} } : read;
+      this.thread.send({ kind: 'read', id: this.id, request, read: again });
+    }
+  }
+
+  /** A read in flight (read, search, a text wait, a checkpoint) fails rather than waiting forever. */
+  private failReads(error: string, snapshotsToo: boolean): void {
+    const reads = [...this.reads];
+    this.reads.clear();
+    for (const [request, pending] of reads)
+      if (snapshotsToo || pending.read.kind !== 'snapshot')
+        pending.done({ kind: 'answer', id: this.id, request, parsed: this.parsedChunks, error });
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.thread.remove(this);
-    // A read in flight (read, search, a text wait, a checkpoint) fails rather than waiting forever.
-    const reads = [...this.reads];
-    this.reads.clear();
-    for (const [request, pending] of reads)
-      if (pending.read.kind !== 'snapshot')
-        pending.done({
-          kind: 'answer',
-          id: this.id,
-          request,
-          parsed: this.parsedChunks,
-          error: 'the session was removed',
-        });
-    this.onParsedEmitter.dispose();
-    this.onReplyEmitter.dispose();
-    this.onTitleEmitter.dispose();
-    this.onBellEmitter.dispose();
-    this.onPromptMarkEmitter.dispose();
-    this.onCwdEmitter.dispose();
-    this.onErrorEmitter.dispose();
+    this.failReads('the session was removed', false);
+    this.emitters.dispose();
   }
 }

@@ -1,6 +1,9 @@
 // What search and text waits hand to a worker thread (searchWorker.ts), and the work itself: a
-// pattern over copies of sessions' text (decoded there) and over their agents' transcript files.
+// pattern over copies of sessions' text (decoded there) and over their agents' transcript files; and
+// the checkpoint files, read, parsed and checked there (a hostile one may be 16 MiB of deep JSON).
+import { listCheckpointFiles, readCheckpoint } from '../protocol/checkpointFiles';
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
+import type { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
 import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../protocol/textPattern';
 import { readTranscript, TranscriptAgent } from '../protocol/transcripts';
 import { transcriptReason } from './attentionReason';
@@ -22,17 +25,32 @@ export type TextJob =
   | { kind: 'search'; pattern: string; flags: string; context: number; limit: number; sessions: SearchedSession[] }
   | { kind: 'test'; pattern: string; flags: string; text: SessionTextCopy }
   /** Why an agent waits: the end of its last message, from its transcript (attentionReason.ts). */
-  | { kind: 'reason'; agent: TranscriptAgent; cwd: string };
+  | { kind: 'reason'; agent: TranscriptAgent; cwd: string }
+  /** The checkpoints in `dir` (summaries), and the whole of the one named `id` when asked for. */
+  | { kind: 'checkpoints'; dir: string; currentId: string; id?: string };
+
+export interface CheckpointsRead {
+  checkpoints: CheckpointSummary[];
+  skipped: SkippedCheckpoint[];
+  found?: { summary: CheckpointSummary; data: CheckpointFile };
+}
 
 export type JobResult<J extends TextJob> = J extends { kind: 'search' }
   ? SearchResult
   : J extends { kind: 'reason' }
     ? string | null
-    : boolean;
+    : J extends { kind: 'checkpoints' }
+      ? CheckpointsRead
+      : boolean;
 
 export type JobAnswer =
-  | { ok: true; result: SearchResult | boolean | string | null }
+  | { ok: true; result: SearchResult | CheckpointsRead | boolean | string | null }
   | { ok: false; code: ErrorCode.BadRequest | ErrorCode.Limit | ErrorCode.Internal; message: string };
+
+/** The worker's first message: its script is loaded, jobs run from now (their budget too). */
+export interface WorkerLoaded {
+  loaded: true;
+}
 
 /** Compiled patterns a worker keeps: a text wait checks the same one every time the screen changes. */
 const COMPILED_KEPT = 16;
@@ -105,10 +123,32 @@ async function search(job: Extract<TextJob, { kind: 'search' }>): Promise<Search
   return { matches, truncated: false, linesSearched };
 }
 
+/**
+ * Only the summaries cross back to the main thread, and the one checkpoint asked for (then only its
+ * file is read). Each file's text is let go before the next is read: a worker ended with a big heap
+ * costs the main thread its teardown.
+ */
+function checkpoints(job: Extract<TextJob, { kind: 'checkpoints' }>): CheckpointsRead {
+  const read: CheckpointsRead = { checkpoints: [], skipped: [] };
+  for (const f of listCheckpointFiles(job.dir)) {
+    if (job.id !== undefined && f.id !== job.id) continue;
+    try {
+      const checkpoint = readCheckpoint(f, job.currentId);
+      read.checkpoints.push(checkpoint.summary);
+      if (job.id !== undefined) read.found = checkpoint;
+    } catch (err) {
+      read.skipped.push({ file: f.path, error: (err as Error).message });
+    }
+  }
+  read.checkpoints.sort((a, b) => b.writtenAt - a.writtenAt);
+  return read;
+}
+
 /** Runs a job; every failure is an answer (a bad or too costly pattern, or a bug: internal). */
 export async function runJob(job: TextJob): Promise<JobAnswer> {
   try {
     if (job.kind === 'search') return { ok: true, result: await search(job) };
+    if (job.kind === 'checkpoints') return { ok: true, result: checkpoints(job) };
     if (job.kind === 'reason') {
       const transcript = await readTranscript(job.agent, job.cwd);
       return { ok: true, result: (transcript && transcriptReason(transcript.lines)) ?? null };

@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
-import type { JobAnswer, JobResult, TextJob } from './textJobs';
+import { WatchdogTiming } from './workerWatchdog';
+import type { JobAnswer, JobResult, TextJob, WorkerLoaded } from './textJobs';
 
 export enum TextWorkerTuning {
   /** Workers at most: two jobs run at once, the others queue (fewer workers on one core). */
@@ -18,13 +19,24 @@ export enum TextWorkerTuning {
   CancelCheckMs = 100,
 }
 
+/**
+ * A new worker that has not loaded its script within the watchdog's silence is ended (its job answers
+ * `internal`). A job's budget counts from the load: starting a thread takes 0.5-3 s on a busy machine.
+ */
+const START_MS = WatchdogTiming.SilentMs;
+
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
 const WORKER_SCRIPT = path.join(__dirname, 'searchWorker.js');
+
+const patternTooCostly = (budgetMs: number) =>
+  `the pattern ran out of its time budget (${budgetMs} ms) over the text; narrow it`;
 
 interface Queued {
   job: TextJob;
   /** What the job is, for its `limit` message: "search", "text wait". */
   what: string;
+  /** Why it answers `limit` when it runs out of its budget (ms). */
+  tooCostly(budgetMs: number): string;
   cancelled?: () => boolean;
   resolve(result: unknown): void;
   reject(err: Error): void;
@@ -32,6 +44,8 @@ interface Queued {
 
 class Slot {
   worker: Worker | undefined;
+  /** When the worker said it loaded its script (searchWorker.ts), ms: a job's budget runs from then. */
+  loadedAt: number | undefined;
   running: Queued | undefined;
   /** Clears the running job's timers and listeners. */
   endJob: (() => void) | undefined;
@@ -55,10 +69,15 @@ export class TextWorkers implements IDisposable {
    * Runs `job` in a worker; rejects with `limit` when it runs out of its budget (or its pattern is too
    * costly), `bad-request` for a bad pattern. `cancelled`: the client went away, stop the work.
    */
-  run<J extends TextJob>(job: J, what: string, cancelled?: () => boolean): Promise<JobResult<J>> {
+  run<J extends TextJob>(
+    job: J,
+    what: string,
+    cancelled?: () => boolean,
+    tooCostly = patternTooCostly,
+  ): Promise<JobResult<J>> {
     return new Promise((resolve, reject) => {
       if (this.disposed) return reject(new DaemonError(ErrorCode.Stopping, 'the daemon is stopping'));
-      this.queue.push({ job, what, cancelled, resolve: resolve as (r: unknown) => void, reject });
+      this.queue.push({ job, what, tooCostly, cancelled, resolve: resolve as (r: unknown) => void, reject });
       this.next();
     });
   }
@@ -78,9 +97,8 @@ export class TextWorkers implements IDisposable {
       return this.next();
     }
     clearTimeout(slot.idleTimer);
-    const worker = (slot.worker ??= new Worker(WORKER_SCRIPT));
+    const worker = slot.worker ?? this.spawn(slot);
     slot.running = queued;
-    const budget = this.budgetMs();
     const finish = (outcome: () => void, keepWorker: boolean) => {
       slot.endJob?.();
       slot.running = undefined;
@@ -89,19 +107,23 @@ export class TextWorkers implements IDisposable {
       outcome();
       this.next();
     };
-    const onMessage = (answer: JobAnswer) =>
+    const onMessage = (answer: JobAnswer | WorkerLoaded) => {
+      if ('loaded' in answer) return;
       finish(() => {
         if (answer.ok) queued.resolve(answer.result);
         else queued.reject(new DaemonError(answer.code, `${queued.what}: ${answer.message}`));
       }, true);
+    };
     const failed = (why: string) =>
       finish(() => queued.reject(new DaemonError(ErrorCode.Internal, `${queued.what}: its worker ${why}`)), false);
     const onError = (err: Error) => failed(`failed: ${err.message}`);
     const onExit = (code: number) => failed(`exited (${code})`);
-    const budgetTimer = setTimeout(() => {
-      const message = `${queued.what}: the pattern ran out of its time budget (${budget} ms) over the text; narrow it`;
-      finish(() => queued.reject(new DaemonError(ErrorCode.Limit, message)), false);
-    }, budget);
+    const budgetTimer = this.armBudget(slot, queued, (error) => {
+      // Reading checkpoints ends on its own (bounded files): the client gets `limit` now and the worker
+      // is kept, since ending a thread with a big heap stalls the main thread ~0.1-0.25 s (its teardown).
+      if (queued.job.kind === 'checkpoints' && slot.loadedAt !== undefined) return queued.reject(error);
+      finish(() => queued.reject(error), false);
+    });
     const cancelTimer = queued.cancelled
       ? setInterval(() => {
           if (queued.cancelled?.())
@@ -111,7 +133,7 @@ export class TextWorkers implements IDisposable {
     // Only this job's listeners come off (a Worker keeps listeners of its own).
     slot.endJob = () => {
       slot.endJob = undefined;
-      clearTimeout(budgetTimer);
+      budgetTimer.clear();
       clearInterval(cancelTimer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
     };
@@ -119,11 +141,47 @@ export class TextWorkers implements IDisposable {
     worker.postMessage(queued.job);
   }
 
+  /**
+   * The job's time budget, from when its worker loaded (a new one gets START_MS to load first): `over`
+   * is called with the job's error when it runs out. Its timer is never longer than the budget: a
+   * cleared timer still wakes the daemon when it was due (Node re-arms its one timer lazily).
+   */
+  private armBudget(slot: Slot, queued: Queued, over: (error: DaemonError) => void): { clear(): void } {
+    const budget = this.budgetMs();
+    const startedAt = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const check = () => {
+      const now = Date.now();
+      if (slot.loadedAt === undefined) {
+        const why = `${queued.what}: its worker did not start within ${START_MS} ms`;
+        if (now - startedAt >= START_MS) return over(new DaemonError(ErrorCode.Internal, why));
+        timer = setTimeout(check, Math.min(budget, START_MS - (now - startedAt)));
+        return;
+      }
+      const due = Math.max(slot.loadedAt, startedAt) + budget;
+      if (now < due) timer = setTimeout(check, due - now);
+      else over(new DaemonError(ErrorCode.Limit, `${queued.what}: ${queued.tooCostly(budget)}`));
+    };
+    timer = setTimeout(check, budget);
+    return { clear: () => clearTimeout(timer) };
+  }
+
+  private spawn(slot: Slot): Worker {
+    const worker = new Worker(WORKER_SCRIPT);
+    slot.worker = worker;
+    slot.loadedAt = undefined;
+    worker.on('message', (message: JobAnswer | WorkerLoaded) => {
+      if ('loaded' in message && slot.worker === worker) slot.loadedAt = Date.now();
+    });
+    return worker;
+  }
+
   /** Ends a slot's worker (stuck, idle or failed): the next job starts a new one. */
   private drop(slot: Slot): void {
     clearTimeout(slot.idleTimer);
     const worker = slot.worker;
     slot.worker = undefined;
+    slot.loadedAt = undefined;
     if (!worker) return;
     // A terminated worker's exit is of no interest; errors on the way out neither.
     worker.on('error', () => undefined);

@@ -102,6 +102,18 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
   return out;
 }
 
+/** One listed checkpoint file, read and checked; throws a one-line reason when it is not one. */
+export function readCheckpoint(
+  f: ReturnType<typeof listCheckpointFiles>[number],
+  currentId: string,
+): { summary: CheckpointSummary; data: CheckpointFile } {
+  if (f.size > CheckpointLimit.FileBytes) throw new Error(overSize(f.size));
+  const text = readCheckpointText(f.path);
+  const data = parseCheckpoint(text);
+  if (data.id !== f.id) throw new Error(`holds checkpoint ${data.id}, not ${f.id}`);
+  return { summary: summarize(data, f.path, Buffer.byteLength(text), currentId), data };
+}
+
 /** Every readable checkpoint, newest first; the rest reported as skipped. */
 export function readCheckpoints(
   dir: string,
@@ -111,11 +123,7 @@ export function readCheckpoints(
   const skipped: SkippedCheckpoint[] = [];
   for (const f of listCheckpointFiles(dir)) {
     try {
-      if (f.size > CheckpointLimit.FileBytes) throw new Error(overSize(f.size));
-      const text = readCheckpointText(f.path);
-      const data = parseCheckpoint(text);
-      if (data.id !== f.id) throw new Error(`holds checkpoint ${data.id}, not ${f.id}`);
-      checkpoints.push({ summary: summarize(data, f.path, Buffer.byteLength(text), currentId), data });
+      checkpoints.push(readCheckpoint(f, currentId));
     } catch (err) {
       skipped.push({ file: f.path, error: (err as Error).message });
     }

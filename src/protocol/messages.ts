@@ -67,6 +67,8 @@ export interface SessionInfo {
   /** Whether it needs you (src/daemon/attention.ts); exited and archived come from `state` and metadata. */
   attention: SessionAttention;
   metadata: Record<string, unknown>;
+  /** Why it has no screen (its emulator worker could not start): its output still reaches clients. */
+  screenUnavailable?: string;
 }
 
 export type AttentionState = 'running' | 'waiting' | 'done' | 'idle';
