@@ -84,7 +84,8 @@ if $fast; then
   node scripts/test-summary.mjs "$RESULTS"
   exit 0
 fi
-HOLDFAST_PORTABLE_PROCESS=1 node_test portable --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS "${portable_files[@]}"
+HOLDFAST_PORTABLE_PROCESS=1 node_test portable --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS \
+  "${portable_files[@]}"
 # What is left of the e2e install (its time here is only the wait for it).
 phase setup-e2e wait_setup_e2e
 # The load test compares flood throughput with and without watchers: it runs alone, so that another test file's

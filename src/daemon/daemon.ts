@@ -51,7 +51,6 @@ export interface DaemonOptions {
   /** What a previous daemon handed over (this one is its successor). */
   succession?: Received;
 }
-
 export type DaemonStart = { kind: 'serving'; daemon: Daemon } | { kind: 'taken' };
 
 /** Methods that change nothing: still answered while the daemon stops. */
