@@ -29,6 +29,7 @@ const FILES = [
   'daemon-lifetime',
   'daemon-stream',
   'snapshot-fidelity',
+  'snapshot-fidelity-workers',
   'worktree',
   'agent-hooks',
   'connection-rights',

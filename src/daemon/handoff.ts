@@ -98,11 +98,14 @@ export async function handOff(options: HandoffOptions): Promise<HandoffResult> {
     for (const { session, cut } of cuts) if (cut) session.pty.uncut(cut.output, Buffer.alloc(0));
     throw err;
   }
+  // Every state is awaited from now on: one that fails while another is awaited must not go unhandled.
+  const states = Promise.all(cuts.map((entry) => entry.state));
+  states.catch(() => undefined);
   const live = cuts.filter((entry) => entry.cut !== undefined);
   const inputs = await Promise.all(live.map((entry) => entry.session.pty.takeInput()));
   const uncutAll = () => live.forEach((entry, i) => entry.session.pty.uncut(entry.cut!.output, inputs[i]));
   try {
-    for (const entry of cuts) entry.state = await entry.state;
+    (await states).forEach((state, i) => (cuts[i].state = state));
   } catch (err) {
     uncutAll();
     throw err;

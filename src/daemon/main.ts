@@ -67,4 +67,8 @@ async function main(): Promise<number> {
   }
 }
 
+// Whoever started the daemon may have closed its stdout and stderr: writing there (a library's console.error
+// too) must never raise an error, let alone one taken for a crash.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
 void main().then((code) => process.exit(code));

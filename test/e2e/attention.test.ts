@@ -2,22 +2,37 @@
 // the one in the background reports "waiting" (`holdfast notify`, as an agent's hook does): the
 // Holdfast view's badge and the status bar count 1, a notification says so, and its Show button
 // brings that session's tab forward. A session in front that waits is not notified. Reported
-// "done", the cards show a check and the badge clears.
+// "done", the cards show a check and the badge clears. A Claude Code session at its permission prompt
+// (permissionStandIn.ts draws the one captured from the real CLI) gets Approve and Deny, not Reply….
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { HoldfastClient } from '../../src/protocol/client';
-import { HoldfastE2E, openSidebar, SessionsWebview, waitFor, Workbench } from './harness';
+import { shellQuote } from '../../src/protocol/shellQuote';
+import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, waitFor, Workbench } from './harness';
+
+/** New Agent's Claude Code: an executable that runs the prompt stand-in (compiled beside this file) with node. */
+const binDir = makeTempDir('attention-bin');
+const CLAUDE = path.join(binDir, 'claude');
+const STAND_IN = path.join(__dirname, 'permissionStandIn.js');
+fs.writeFileSync(CLAUDE, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(STAND_IN)} "$@"\n`, {
+  mode: 0o755,
+});
 
 let e2e: HoldfastE2E;
 
 before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'attention' });
+  e2e = await HoldfastE2E.start({
+    name: 'attention',
+    // The stand-in replaces the built-in Claude Code profile's binary (as in agents.test.ts).
+    settings: { 'holdfast.agents': [{ id: 'claude', name: 'Claude Code', argv: [CLAUDE, '--session-id', '{id}'] }] },
+  });
 });
 
 after(async () => {
   await e2e?.dispose();
+  fs.rmSync(binDir, { recursive: true, force: true });
 });
 
 /** The number on the Holdfast activity-bar icon ('' without a badge). */
@@ -228,6 +243,65 @@ test(
       await e2e.iso.waitForScreen(third.id, /^answer:yes please$/m);
       assert.doesNotMatch(e2e.iso.screen(first.id).join('\n'), /^answer:/m, 'nothing reached another session');
       assert.doesNotMatch(e2e.iso.screen(front.id).join('\n'), /^answer:/m, 'nothing reached the session in front');
+    });
+  },
+);
+
+test(
+  'a Claude Code session at its permission prompt: the notification offers Approve and Deny; Approve answers it',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('attention-approve'));
+      // The sidebar first: opening it narrows the terminals, and the stand-in redraws for their width.
+      await openSidebar(wb);
+      const sidebar = new SessionsWebview(wb, 'sidebar');
+      await wb.runCommand('Holdfast: New Agent…');
+      await wb.pickQuickItem(/Claude Code/);
+      const agent = await waitFor(
+        () => e2e.iso.sessions().find((s) => s.state === 'running' && s.metadata?.agent !== undefined),
+        { timeout: 30_000, message: 'the agent session' },
+      );
+      assert.equal((agent.metadata?.agent as { profile?: string }).profile, 'claude');
+      const front = await e2e.newTerminal();
+      await wb.waitForHoldfastTabs([{ name: agent.name }, { name: front.name, active: true }], { settleMs: 0 });
+      await e2e.iso.waitForScreen(agent.id, /^ Do you want to proceed\? *\n ❯ 1\. Yes *$/m);
+      await e2e.iso.waitForScreen(agent.id, /^ Esc to cancel · Tab to amend *$/m);
+
+      // Its hook says it waits: the notification says what it asks and offers Approve and Deny, not Reply….
+      hookReport(e2e, agent, 'waiting');
+      const toast = wb.page.locator('.notification-toast', { hasText: `"${agent.name}" is waiting for you` });
+      await toast.waitFor({ state: 'visible', timeout: 15_000 });
+      assert.match(
+        (await toast.textContent()) ?? '',
+        /Do you want to proceed\?/,
+        'the notification shows the question',
+      );
+      const buttons = async () => (await toast.locator('.monaco-button').allTextContents()).map((b) => b.trim());
+      const approve = toast.locator('.monaco-button', { hasText: /^Approve$/ });
+      await approve.waitFor({ state: 'visible', timeout: 5_000 });
+      assert.deepEqual(await buttons(), ['Approve', 'Deny', 'Show']);
+      // The card offers them too.
+      await sidebar.waitForPhase(agent.id, 'waiting');
+      await waitFor(async () => (await sidebar.actions(agent.id))?.includes('approve'), {
+        timeout: 10_000,
+        message: "the card's Approve",
+      });
+      const actions = (await sidebar.actions(agent.id)) ?? [];
+      assert.ok(actions.includes('deny') && !actions.includes('replySession'), actions.join(' '));
+      const shot = await wb.screenshot('attention-approve');
+      if (process.env.HOLDFAST_SCREENSHOTS)
+        fs.copyFileSync(shot, path.join(process.env.HOLDFAST_SCREENSHOTS, 'approve.png'));
+
+      // Approve types the prompt's "1": the stand-in runs the tool, on the daemon's screen and in the window.
+      const frontScreen = e2e.iso.screen(front.id);
+      await approve.click();
+      await e2e.iso.waitForScreen(agent.id, /^approved$/m);
+      await sidebar.waitForText(agent.id, 'approved');
+      await toast.waitFor({ state: 'hidden', timeout: 5_000 });
+      assert.doesNotMatch(e2e.iso.screen(agent.id).join('\n'), /denied|Do you want/, 'one answer, the prompt gone');
+      assert.deepEqual(e2e.iso.screen(front.id), frontScreen, 'nothing reached the session in front');
     });
   },
 );

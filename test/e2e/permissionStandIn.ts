@@ -1,0 +1,62 @@
+// A Claude Code stand-in stopped at its permission prompt, for the e2e (run as `node permissionStandIn.js`,
+// with the hook options Holdfast puts after the program's name, which it ignores). On the alternate screen, as
+// Claude Code 2.1 does, it draws the Bash prompt captured from the real CLI 2.1.328
+// (test/fixtures/claude-2.1.328): the 100-column capture, or the 50-column one in a narrower terminal, where
+// the wide one would wrap. Then it reads keys: "1" prints "approved", the number of "No" prints "denied",
+// as the real one runs or refuses the tool; any other key is ignored; ctrl+c quits.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const ESC = '\x1b';
+const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'claude-2.1.328');
+/** The captures, widest first, and the width each was taken at. */
+const CAPTURES = [
+  { file: 'bash-prompt.json', cols: 100 },
+  { file: 'bash-narrow-prompt.json', cols: 50 },
+];
+
+function capture(cols: number): string[] {
+  const fits = CAPTURES.find((c) => c.cols <= cols);
+  if (!fits) throw new Error(`permissionStandIn: a terminal of ${cols} columns is narrower than any capture`);
+  const rows = (JSON.parse(fs.readFileSync(path.join(FIXTURES, fits.file), 'utf8')) as string[]).map((r) =>
+    r.trimEnd(),
+  );
+  // The blank rows below the footer are the screen's rest: not written, so a shorter screen keeps the prompt.
+  while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
+  return rows;
+}
+
+/** The key of the "No" choice on the captured screen ("4." in " ❯ 1. Yes" … "   4. No"). */
+function denyKey(rows: readonly string[]): string {
+  const no = rows.map((r) => /^ [❯ ] ([1-9])\. No$/u.exec(r)?.[1]).find((key) => key !== undefined);
+  if (!no) throw new Error('permissionStandIn: the capture has no "No" choice');
+  return no;
+}
+
+let answered: string | undefined;
+
+function draw(): void {
+  const rows = answered === undefined ? capture(process.stdout.columns || 80) : [answered];
+  process.stdout.write(`${ESC}[H${ESC}[2J` + rows.join('\r\n'));
+}
+
+function quit(): void {
+  process.stdout.write(`${ESC}[?1049l`);
+  process.exit(0);
+}
+
+process.stdout.write(`${ESC}[?1049h`);
+draw();
+process.stdin.setRawMode(true);
+process.stdin.on('end', quit);
+process.stdout.on('resize', draw);
+process.stdin.on('data', (data: Buffer) => {
+  for (const key of data.toString('utf8')) {
+    if (key === '\x03') quit();
+    if (answered !== undefined) continue;
+    const rows = capture(process.stdout.columns || 80);
+    if (key === '1') answered = 'approved';
+    else if (key === denyKey(rows)) answered = 'denied';
+  }
+  draw();
+});
