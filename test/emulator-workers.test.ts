@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { Emulator } from '../src/daemon/emulator';
 import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
 import { Session } from '../src/daemon/session';
-import { SessionEmulator } from '../src/daemon/sessionEmulator';
+import { SessionEmulator, SnapshotResult } from '../src/daemon/sessionEmulator';
 import { isAlive, waitFor } from './helpers/daemon';
 
 function parsedAll(emulator: SessionEmulator): Promise<void> {
@@ -150,6 +150,30 @@ test('regression: two snapshots asked at once are both answered (the second repl
       ),
     );
     assert.deepEqual(answered, [1, 1]);
+  } finally {
+    emulator.dispose();
+    workers.dispose();
+  }
+});
+
+test('a snapshot asked for while a base screen (a previous daemon’s) is parsed comes once it is', async () => {
+  const workers = new EmulatorWorkers(() => undefined, 1);
+  const options = { cols: 40, rows: 10, scrollback: 1000 };
+  const vt = Buffer.from('h1\r\nh2\r\n\x1b[?1049h\x1b[2J\x1b[5;3HFULL SCREEN\x1b[2;1Hcursor here');
+  // A successor rebuilds a handed session and a client attaches at once: both reach the worker together.
+  const emulator = new SessionEmulator(workers, options, { screen: { vt, cols: 40, rows: 10 }, title: 'handed' });
+  try {
+    const result = await new Promise<SnapshotResult | undefined>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no snapshot within 10 s')), 10_000);
+      emulator.snapshot({ views: ['screen'], have: {}, syncDeadline: 0 }, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    });
+    assert.ok(result, 'a snapshot, not a failure');
+    const screen = Buffer.from(result.views.screen!).toString();
+    assert.match(screen, /FULL SCREEN/);
+    assert.match(screen, /cursor here/);
   } finally {
     emulator.dispose();
     workers.dispose();

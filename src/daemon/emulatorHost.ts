@@ -80,6 +80,8 @@ class HostedEmulator {
       this.sizeAfterBase = undefined;
       this.resize(size.cols, size.rows);
       for (const answer of this.afterBase.splice(0)) answer();
+      // A snapshot asked for while the base was parsed waits for a cut: this is one (no chunk parsed yet).
+      if (this.snapshots.length > 0) this.takeSnapshots(true);
       return;
     }
     this.parsed++;

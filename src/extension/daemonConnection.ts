@@ -90,7 +90,6 @@ export class DaemonConnection implements IDisposable {
     }
   }
 
-  /** Stops the daemon (every session dies). Resolves once its connection closed. */
   /**
    * A new daemon (this extension's script: an update brings its version) takes over every session;
    * resolves with it once this connection has reconnected to it (tabs reattach as after any drop).
@@ -117,6 +116,7 @@ export class DaemonConnection implements IDisposable {
     return { client: await reconnected, sessions: answer.sessions };
   }
 
+  /** Stops the daemon (every session dies). Resolves once its connection closed. */
   async stopDaemon(): Promise<void> {
     const client = this.client;
     if (!client) return;
