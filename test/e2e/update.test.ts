@@ -1,6 +1,6 @@
 // E2E: an extension update (a copy with a higher version installed beside
 // the old one, then Reload Window) leaves sessions alive and attached, still served by the
-// daemon started from the old copy; "Restart Daemon" asks before killing them.
+// daemon started from the old copy; "Restart Daemon" then hands them to a daemon of the new version.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -35,7 +35,7 @@ after(async () => {
 
 test(
   'update: a higher version installed + reload keeps sessions alive and attached to the old daemon; ' +
-    'Restart Daemon asks first',
+    'Restart Daemon hands them to the new version',
   { timeout: 360_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
@@ -87,32 +87,24 @@ test(
       assert.equal(await e2e.shellPid(wb, 'after'), pid, 'the tab is attached to the same shell');
       assert.ok((e2e.iso.session(session.id).clients?.owners ?? 0) >= 1, 'the tab is the input owner');
 
-      // Restart Daemon asks first, naming what dies; Cancel keeps everything.
+      // Restart Daemon hands every session to a daemon of the new version: the same shell goes on in its tab.
       await wb.runCommand('Holdfast: Restart Daemon');
-      const question = await waitFor(() => wb.dialogText(), {
-        timeout: 15_000,
-        message: 'the Restart Daemon confirmation',
-      });
-      assert.match(question, /1 live session/, `the question says how many sessions die: ${question}`);
-      await wb.clickButton('Cancel');
-      await waitFor(async () => !(await wb.dialogText()), { timeout: 10_000, message: 'the dialog to close' });
-      assert.ok(isAlive(pid), 'Cancel kills nothing');
-      assert.deepEqual(daemonPids(e2e.iso), [daemon]);
-
-      // Confirmed: the old daemon goes (with the session), a new one starts from the new copy.
-      await wb.runCommand('Holdfast: Restart Daemon');
-      await waitFor(() => wb.dialogText(), { timeout: 15_000, message: 'the Restart Daemon confirmation' });
-      await wb.clickButton(/^Restart Daemon$/);
-      await waitFor(() => !isAlive(daemon) && !isAlive(pid), {
-        timeout: 20_000,
-        message: 'the old daemon and its session to end',
-      });
-      const fresh = await waitFor(() => daemonPids(e2e.iso)[0], { timeout: 20_000, message: 'a new daemon' });
+      await wb.page
+        .locator('.notification-toast', { hasText: `took over from pid ${daemon}` })
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      await waitFor(() => !isAlive(daemon), { timeout: 20_000, message: 'the old daemon to retire' });
+      const fresh = await waitFor(() => daemonPids(e2e.iso)[0], { timeout: 20_000, message: 'the new daemon' });
       assert.match(
         readProc(fresh)!.cmdline.join(' '),
         new RegExp(`/daemon/${newVersion.replace(/\./g, '\\.')}-`),
         'the new daemon runs from the new copy',
       );
+      assert.ok(isAlive(pid), 'the shell lives on');
+      assert.equal(e2e.iso.session(session.id).state, 'running');
+      await wb.typeInTerminal('echo after-handoff\n');
+      await e2e.iso.waitForScreen(session.id, /^after-handoff$/m);
+      await wb.waitForTerminalText(/^after-handoff$/m);
+      assert.equal(await e2e.shellPid(wb, 'handed'), pid, 'the tab is attached to the same shell');
       assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
     });
   },
