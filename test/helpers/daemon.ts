@@ -61,9 +61,30 @@ export async function startTestDaemon(
         return;
       }
       await waitFor(() => !isAlive(ready.pid), 10_000, 'daemon to exit');
+      // A daemon that handed its sessions over (a handoff, or a crash) left a successor on this socket.
+      const successors = successorsOn(socket);
+      for (const pid of successors) process.kill(pid, 'SIGTERM');
+      await waitFor(() => !successors.some(isAlive), 10_000, 'successor daemons to exit');
     },
   };
   return daemon;
+}
+
+/** Successor daemons serving `socket`: started from a daemon's own command line, plus --successor. */
+function successorsOn(socket: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const at = argv.indexOf('--socket');
+      if (argv.includes('--successor') && at >= 0 && argv[at + 1] === socket && isAlive(Number(entry)))
+        pids.push(Number(entry));
+    } catch {
+      // Gone while read.
+    }
+  }
+  return pids;
 }
 
 export function isAlive(pid: number): boolean {
