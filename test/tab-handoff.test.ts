@@ -5,10 +5,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { DaemonConnection } from '../src/extension/daemonConnection';
-import { SessionTab } from '../src/extension/pseudoterminal';
-import type { TabHost } from '../src/extension/tabHost';
-import { DAEMON_SCRIPT, isAlive, startTestDaemon, waitFor } from './helpers/daemon';
+import { startTestDaemon, waitFor } from './helpers/daemon';
+import { tabFor, tabWindow } from './helpers/tabWindow';
 
 const STEP_MS = 20_000;
 const SIZE = { columns: 80, rows: 24 };
@@ -26,51 +24,32 @@ for (const shown of [true, false]) {
   const how = shown ? 'a shown tab' : 'a hidden tab (no size until it is shown)';
   test(`handoff with a full-screen program that prints nothing after it: ${how} shows its screen again`, async () => {
     const daemon = await startTestDaemon();
-    let successor = 0;
-    const connection = new DaemonConnection({
-      socket: daemon.socket,
-      daemonScript: () => DAEMON_SCRIPT,
-      execPath: process.execPath,
-      env: daemon.env,
-      wrapper: async () => undefined,
-    });
-    const errors: string[] = [];
-    const host: TabHost = {
-      connection,
-      sessionKnown: () => undefined,
-      becameOwner: () => undefined,
-      sessionRemoved: () => undefined,
-      reportError: (message, error) => errors.push(`${message}: ${String(error)}`),
-    };
+    const window = tabWindow(daemon);
+    const { connection, errors } = window;
     const other = await daemon.connect('other');
     const argv = ['bash', '-c', FULL_SCREEN];
     const { session } = await other.request('create', { name: 'full', argv, cols: 80, rows: 24 });
     const condition = { kind: 'text' as const, pattern: 'cursor here' };
     await other.request('wait', { session: session.id, condition, timeoutMs: STEP_MS });
     await connection.adopt();
-    const tab = new SessionTab(host, { kind: 'existing', session });
-    // As the window's tabs are wired to its connection (tabs.ts).
-    connection.onDidLose(({ daemonGone, expected }) => (daemonGone ? tab.daemonGone(expected) : tab.connectionLost()));
-    connection.onDidConnect((client) => tab.reconnected(client));
-    let text = '';
-    tab.onDidWrite((data) => (text += data));
-    const sinceReset = () => text.slice(text.lastIndexOf(RESET));
+    const { tab, written } = tabFor(window, session);
+    const sinceReset = () => written().slice(written().lastIndexOf(RESET));
     try {
       tab.open(shown ? SIZE : undefined);
       await waitFor(() => tab.status === 'live' && sinceReset().includes('FULL SCREEN'), STEP_MS, 'the screen');
-      successor = (await other.request('handoff', {})).pid;
-      await waitFor(() => text.includes(NOTICE), STEP_MS, 'the tab to say it lost the connection');
+      const successor = (await other.request('handoff', {})).pid;
+      await waitFor(() => written().includes(NOTICE), STEP_MS, 'the tab to say it lost the connection');
       await waitFor(() => connection.client?.hello.pid === successor, STEP_MS, 'the window on the successor');
       await waitFor(() => tab.status === 'live', STEP_MS, `the tab live again (it is ${tab.status})`);
       await waitFor(
-        () => text.lastIndexOf(RESET) > text.lastIndexOf(NOTICE),
+        () => written().lastIndexOf(RESET) > written().lastIndexOf(NOTICE),
         STEP_MS,
         "the successor's snapshot after the notice",
       );
       if (!shown) {
-        const histories = count(text, HISTORY_START);
+        const histories = count(written(), HISTORY_START);
         tab.setDimensions(SIZE); // shown: the scrollback is asked for, and the notices since the screen come back
-        await waitFor(() => count(text, HISTORY_START) > histories, STEP_MS, 'the scrollback once shown');
+        await waitFor(() => count(written(), HISTORY_START) > histories, STEP_MS, 'the scrollback once shown');
       }
       assert.match(sinceReset(), /FULL SCREEN/);
       assert.match(sinceReset(), /cursor here/);
@@ -82,10 +61,6 @@ for (const shown of [true, false]) {
       tab.dispose();
       connection.dispose();
       other.close();
-      if (successor && isAlive(successor)) {
-        process.kill(successor, 'SIGTERM');
-        await waitFor(() => !isAlive(successor), STEP_MS, 'the successor to stop');
-      }
       await daemon.stop();
       fs.rmSync(daemon.dir, { recursive: true, force: true });
     }

@@ -5,21 +5,17 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { SessionInfo } from '../src/protocol/messages';
-import { DaemonConnection } from '../src/extension/daemonConnection';
-import { SessionTab } from '../src/extension/pseudoterminal';
-import type { TabHost } from '../src/extension/tabHost';
-import { DAEMON_SCRIPT, startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import type { SessionTab } from '../src/extension/pseudoterminal';
+import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { SocketProxy } from './helpers/socketProxy';
+import { tabFor, TabWindow, tabWindow } from './helpers/tabWindow';
 
 const STEP_MS = 20_000;
 const SIZE = { columns: 80, rows: 24 };
 
-interface Rig {
+interface Rig extends TabWindow {
   daemon: TestDaemon;
   proxy: SocketProxy;
-  connection: DaemonConnection;
-  host: TabHost;
-  errors: string[];
   session: SessionInfo;
 }
 
@@ -27,26 +23,12 @@ interface Rig {
 async function rig(argv = ['/bin/sh']): Promise<Rig> {
   const daemon = await startTestDaemon();
   const proxy = await SocketProxy.start(daemon.socket, daemon.dir);
-  const connection = new DaemonConnection({
-    socket: proxy.socket,
-    daemonScript: () => DAEMON_SCRIPT,
-    execPath: process.execPath,
-    env: daemon.env,
-    wrapper: async () => undefined,
-  });
-  const errors: string[] = [];
-  const host: TabHost = {
-    connection,
-    sessionKnown: () => undefined,
-    becameOwner: () => undefined,
-    sessionRemoved: () => undefined,
-    reportError: (message, error) => errors.push(`${message}: ${String(error)}`),
-  };
+  const window = tabWindow(daemon, proxy.socket);
   const other = await daemon.connect('setup');
   const { session } = await other.request('create', { name: 'cut', argv, cols: 80, rows: 24 });
   other.close();
-  await connection.adopt();
-  return { daemon, proxy, connection, host, errors, session };
+  await window.connection.adopt();
+  return { ...window, daemon, proxy, session };
 }
 
 async function teardown(r: Rig, tab: SessionTab): Promise<void> {
@@ -55,17 +37,6 @@ async function teardown(r: Rig, tab: SessionTab): Promise<void> {
   await r.proxy.close();
   await r.daemon.stop();
   fs.rmSync(r.daemon.dir, { recursive: true, force: true });
-}
-
-/** A tab showing `session`, with everything it wrote kept. */
-function tabFor(r: Rig, session: SessionInfo): { tab: SessionTab; written: () => string } {
-  const tab = new SessionTab(r.host, { kind: 'existing', session });
-  // As the window's tabs are wired to its connection (tabs.ts).
-  r.connection.onDidLose(({ daemonGone, expected }) => (daemonGone ? tab.daemonGone(expected) : tab.connectionLost()));
-  r.connection.onDidConnect((client) => tab.reconnected(client));
-  let text = '';
-  tab.onDidWrite((data) => (text += data));
-  return { tab, written: () => text };
 }
 
 /** Cuts the window's connection; resolves once the window knows (the tabs have heard). */

@@ -4,25 +4,12 @@
 // it where the agent keeps its conversation and returns what the screen shows of it.
 const ESC = '\x1b';
 
-export function runFullScreen(title: string, answer: (prompt: string) => string[]): void {
-  const shown: string[] = [];
-  let typed = '';
-  const draw = () => {
-    const rule = '─'.repeat(Math.max(10, (process.stdout.columns || 80) - 2));
-    const box = '─'.repeat(title.length + 4);
-    const lines = [
-      `╭${box}╮`,
-      `│  ${title}  │`,
-      `╰${box}╯`,
-      '',
-      ...shown,
-      rule,
-      `> ${typed}`,
-      rule,
-      '  ? for shortcuts',
-    ];
-    process.stdout.write(`${ESC}[H${ESC}[2J` + lines.join('\r\n'));
-  };
+/**
+ * Draws `rows()` on the alternate screen (again on each resize and after each key) and hands each key read
+ * in raw mode to `onKey`; ctrl+c or the end of input leaves the alternate screen and exits.
+ */
+export function runOnAlternateScreen(rows: () => string[], onKey: (key: string) => void): void {
+  const draw = () => process.stdout.write(`${ESC}[H${ESC}[2J` + rows().join('\r\n'));
   const quit = () => {
     process.stdout.write(`${ESC}[?1049l`);
     process.exit(0);
@@ -35,12 +22,25 @@ export function runFullScreen(title: string, answer: (prompt: string) => string[
   process.stdin.on('data', (data: Buffer) => {
     for (const key of data.toString('utf8')) {
       if (key === '\x03') quit();
-      else if (key === '\r') {
-        if (typed.trim() !== '') shown.push(`> ${typed.trim()}`, ...answer(typed.trim()), '');
-        typed = '';
-      } else if (key === '\x7f') typed = typed.slice(0, -1);
-      else if (key >= ' ') typed += key;
+      else onKey(key);
     }
     draw();
+  });
+}
+
+export function runFullScreen(title: string, answer: (prompt: string) => string[]): void {
+  const shown: string[] = [];
+  let typed = '';
+  const rows = () => {
+    const rule = '─'.repeat(Math.max(10, (process.stdout.columns || 80) - 2));
+    const box = '─'.repeat(title.length + 4);
+    return [`╭${box}╮`, `│  ${title}  │`, `╰${box}╯`, '', ...shown, rule, `> ${typed}`, rule, '  ? for shortcuts'];
+  };
+  runOnAlternateScreen(rows, (key) => {
+    if (key === '\r') {
+      if (typed.trim() !== '') shown.push(`> ${typed.trim()}`, ...answer(typed.trim()), '');
+      typed = '';
+    } else if (key === '\x7f') typed = typed.slice(0, -1);
+    else if (key >= ' ') typed += key;
   });
 }

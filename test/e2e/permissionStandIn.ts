@@ -6,8 +6,8 @@
 // as the real one runs or refuses the tool; any other key is ignored; ctrl+c quits.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runOnAlternateScreen } from './fullScreenStandIn';
 
-const ESC = '\x1b';
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'claude-2.1.328');
 /** The captures, widest first, and the width each was taken at. */
 const CAPTURES = [
@@ -35,28 +35,11 @@ function denyKey(rows: readonly string[]): string {
 
 let answered: string | undefined;
 
-function draw(): void {
-  const rows = answered === undefined ? capture(process.stdout.columns || 80) : [answered];
-  process.stdout.write(`${ESC}[H${ESC}[2J` + rows.join('\r\n'));
-}
-
-function quit(): void {
-  process.stdout.write(`${ESC}[?1049l`);
-  process.exit(0);
-}
-
-process.stdout.write(`${ESC}[?1049h`);
-draw();
-process.stdin.setRawMode(true);
-process.stdin.on('end', quit);
-process.stdout.on('resize', draw);
-process.stdin.on('data', (data: Buffer) => {
-  for (const key of data.toString('utf8')) {
-    if (key === '\x03') quit();
-    if (answered !== undefined) continue;
-    const rows = capture(process.stdout.columns || 80);
+runOnAlternateScreen(
+  () => (answered === undefined ? capture(process.stdout.columns || 80) : [answered]),
+  (key) => {
+    if (answered !== undefined) return;
     if (key === '1') answered = 'approved';
-    else if (key === denyKey(rows)) answered = 'denied';
-  }
-  draw();
-});
+    else if (key === denyKey(capture(process.stdout.columns || 80))) answered = 'denied';
+  },
+);
