@@ -57,10 +57,11 @@ export async function startTestDaemon(
       for (const c of clients) c.close();
       try {
         process.kill(ready.pid, 'SIGTERM');
-      } catch {
-        return;
+        await waitFor(() => !isAlive(ready.pid), 10_000, 'daemon to exit');
+      } catch (error) {
+        // Gone already: it handed its sessions over and retired, or the test stopped it.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
       }
-      await waitFor(() => !isAlive(ready.pid), 10_000, 'daemon to exit');
       // A daemon that handed its sessions over (a handoff, or a crash) left a successor on this socket.
       const successors = successorsOn(socket);
       for (const pid of successors) process.kill(pid, 'SIGTERM');
