@@ -124,8 +124,7 @@ test(
         timeout: 10_000,
         message: 'the status bar to count 1 waiting',
       });
-      const toast = wb.page.locator('.notification-toast', { hasText: 'is waiting for you' });
-      await toast.waitFor({ state: 'visible', timeout: 10_000 });
+      const toast = await wb.toast('is waiting for you', 10_000);
       assert.match((await toast.textContent()) ?? '', new RegExp(`"${background.name}" is waiting for you`));
       const show = toast.locator('.monaco-button', { hasText: /^Show$/ });
       await show.waitFor({ state: 'visible', timeout: 5_000 });
@@ -155,9 +154,7 @@ test(
       hookReport(e2e, background, 'waiting');
       hookReport(e2e, front, 'waiting');
       await sidebar.waitForPhase(front.id, 'waiting');
-      await wb.page
-        .locator('.notification-toast', { hasText: `"${front.name}" is waiting for you` })
-        .waitFor({ state: 'visible', timeout: 10_000 });
+      await wb.toast(`"${front.name}" is waiting for you`, 10_000);
       assert.equal(await sidebar.phase(background.id), 'waiting');
       // The text goes on with why it waits (the last text on its screen): the name is what tells them apart.
       const waiting = (await wb.notifications()).filter((n) => n.includes('is waiting for you'));
@@ -202,8 +199,7 @@ test(
 
       // Two start waiting together: one notification names both, and Show Next goes to the first.
       await hookReportsAtOnce(e2e, [first, second]);
-      const both = wb.page.locator('.notification-toast', { hasText: '2 sessions need you' });
-      await both.waitFor({ state: 'visible', timeout: 15_000 });
+      const both = await wb.toast('2 sessions need you');
       // They started waiting in the same instant: the order is the notification's own (oldest first, then by id).
       const named = /need you: ([^,]+), ([^.,]+)/.exec((await both.textContent()) ?? '');
       assert.ok(named, 'the notification names the two');
@@ -232,8 +228,7 @@ test(
 
       // One alone: its notification says why it waits, and Reply… answers it in place.
       hookReport(e2e, third, 'waiting');
-      const toast = wb.page.locator('.notification-toast', { hasText: `"${third.name}" is waiting for you` });
-      await toast.waitFor({ state: 'visible', timeout: 15_000 });
+      const toast = await wb.toast(`"${third.name}" is waiting for you`);
       assert.match((await toast.textContent()) ?? '', /Deploy third\?/, 'the notification shows the question');
       const shot = await wb.screenshot('attention-reason-reply');
       if (process.env.HOLDFAST_SCREENSHOTS)
@@ -271,8 +266,7 @@ test(
 
       // Its hook says it waits: the notification says what it asks and offers Approve and Deny, not Reply….
       hookReport(e2e, agent, 'waiting');
-      const toast = wb.page.locator('.notification-toast', { hasText: `"${agent.name}" is waiting for you` });
-      await toast.waitFor({ state: 'visible', timeout: 15_000 });
+      const toast = await wb.toast(`"${agent.name}" is waiting for you`);
       assert.match(
         (await toast.textContent()) ?? '',
         /Do you want to proceed\?/,

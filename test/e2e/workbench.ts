@@ -3,7 +3,7 @@
 // the methods here are the tests' one-line way to them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chromium, BrowserContext, Page } from 'playwright-core';
+import { chromium, BrowserContext, Locator, Page } from 'playwright-core';
 import type { CodeServer } from './codeServer';
 import { ARTIFACTS_DIR, CHROMIUM, CHROMIUM_ARGS } from './environment';
 import { allProcs, kill } from './processes';
@@ -161,6 +161,18 @@ export class Workbench {
       .locator('.monaco-workbench .monaco-button, .monaco-dialog-box .monaco-button')
       .filter({ hasText: label });
     await button.first().click({ timeout });
+  }
+
+  /**
+   * Waits for the notification toast that contains `text` and keeps the mouse over it, as a user reading it
+   * does: VS Code hides a toast with no mouse over it 15 s after it shows, and on a loaded machine a test's
+   * checks between the toast and the click on its button can take longer than that.
+   */
+  async toast(text: string, timeout = 15_000): Promise<Locator> {
+    const toast = this.page.locator('.notification-toast', { hasText: text });
+    await toast.waitFor({ state: 'visible', timeout });
+    await toast.hover();
+    return toast;
   }
 
   /** The text of visible notifications and dialogs (toasts, modal dialogs). */
