@@ -52,20 +52,25 @@ node_test() {
 if $fast; then groups=(build test); else groups=(build test e2e); fi
 phase system bash scripts/setup-system.sh "${groups[@]}"
 [ -d node_modules/node-pty ] || phase npm-ci npm ci --no-audit --no-fund
-# code-server and Node 24 for the e2e install (about 2 min on a fresh clone, mostly download) while the build,
-# lint and unit tests run; the load test and the e2e wait for it. Its apt part was done just above.
-# setsid: its own process group, ended with it if a phase fails first.
-setup_e2e=''
+# Installs that are mostly download run in the background, each in its own process group (setsid), ended with
+# this script if a phase fails first: the real agent CLIs (cached), waited for before the unit tests; code-server and
+# Node 24 for the e2e (about 2 min on a fresh clone), waited for before the load test and the e2e. Their apt part
+# was done just above.
+background=()
+trap 'for group in "${background[@]}"; do kill -- "-$group" 2>/dev/null || true; done' EXIT
+setsid bash scripts/setup-agents.sh >"$RESULTS/setup-agents.log" 2>&1 &
+setup_agents=$!
+background+=("$setup_agents")
 if ! $fast; then
   setsid bash scripts/setup-e2e.sh >"$RESULTS/setup-e2e.log" 2>&1 &
   setup_e2e=$!
-  trap '[ -z "$setup_e2e" ] || kill -- "-$setup_e2e" 2>/dev/null || true' EXIT
+  background+=("$setup_e2e")
 fi
-wait_setup_e2e() {
+# wait_in_background PID LOG: waits for a setup started above; the end of its log if it failed.
+wait_in_background() {
   local rc=0
-  wait "$setup_e2e" || rc=$?
-  setup_e2e=''
-  [ "$rc" -eq 0 ] || { tail -n 40 "$RESULTS/setup-e2e.log" >&2; echo "[test] scripts/setup-e2e.sh failed ($rc)" >&2; }
+  wait "$1" || rc=$?
+  [ "$rc" -eq 0 ] || { tail -n 40 "$2" >&2; echo "[test] $2: the setup failed ($rc)" >&2; }
   return "$rc"
 }
 phase build npm run build
@@ -73,7 +78,7 @@ phase tsc bash -c 'rm -rf out && npx tsc -p .'
 # typescript-eslint with type information: floating promises, unused code, empty catches.
 $fast || phase lint npm run lint
 # The real agent CLIs, whose option parsing test/agents-real checks the built-in profiles against.
-phase agents bash scripts/setup-agents.sh
+phase agents wait_in_background "$setup_agents" "$RESULTS/setup-agents.log"
 unit_files=$(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$')
 # A file's time limit: several keep both cores busy on purpose (the hostile-input and latency checks), and a file
 # that runs beside one can take four times as long (recovery.test: about 30 s in one run, over the old 120 s limit
@@ -87,7 +92,7 @@ fi
 HOLDFAST_PORTABLE_PROCESS=1 node_test portable --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS \
   "${portable_files[@]}"
 # What is left of the e2e install (its time here is only the wait for it).
-phase setup-e2e wait_setup_e2e
+phase setup-e2e wait_in_background "$setup_e2e" "$RESULTS/setup-e2e.log"
 # The load test compares flood throughput with and without watchers: it runs alone, so that another test file's
 # CPU use (or the e2e install's) does not show up as the watchers' cost.
 node_test load --test-timeout=300000 out/test/reliability-load.test.js
