@@ -33,6 +33,8 @@ const FILES = [
   'worktree',
   'agent-hooks',
   'connection-rights',
+  'reliability-checks',
+  'reliability-transcripts',
 ];
 
 const ITEMS = [
