@@ -35,6 +35,7 @@ const FILES = [
   'connection-rights',
   'reliability-checks',
   'reliability-transcripts',
+  'workspace-trust',
 ];
 
 const ITEMS = [

@@ -1,0 +1,36 @@
+// What a workspace (a cloned repository's .vscode/settings.json) and the window it is open in may
+// change: the daemon-wide recovery settings count only from the user's own settings.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { record } from './helpers/reliability';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+interface Setting {
+  scope?: string;
+}
+
+test("regression: a workspace's holdfast.recovery.* settings changed the daemon's config for every session", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const properties = manifest.contributes.configuration.properties as Record<string, Setting>;
+  const recovery = Object.keys(properties).filter((key) => key.startsWith('holdfast.recovery.'));
+  assert.deepEqual(recovery.sort(), [
+    'holdfast.recovery.enabled',
+    'holdfast.recovery.intervalSeconds',
+    'holdfast.recovery.keep',
+    'holdfast.recovery.screenText',
+  ]);
+  // Machine scope: VS Code ignores a workspace's (or folder's) value, trusted or not.
+  for (const key of recovery) assert.equal(properties[key].scope, 'machine', key);
+  // And the mirror reads only the user's own value.
+  const mirror = fs.readFileSync(path.join(ROOT, 'src', 'extension', 'recoverySettings.ts'), 'utf8');
+  assert.match(mirror, /settings\.inspect<unknown>\(key\)\?\.globalValue/);
+  assert.doesNotMatch(mirror, /settings\.get\(/);
+  record({
+    item: 'hostile',
+    name: "a cloned repository's .vscode/settings.json with holdfast.recovery.screenText: true and enabled: false",
+    value: "ignored: machine-scoped, only the user's own value is applied to the daemon (was: written to config.json)",
+  });
+});
