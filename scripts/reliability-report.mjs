@@ -33,6 +33,9 @@ const FILES = [
   'worktree',
   'agent-hooks',
   'connection-rights',
+  'reliability-checks',
+  'reliability-transcripts',
+  'workspace-trust',
 ];
 
 const ITEMS = [

@@ -132,7 +132,7 @@ test('argument parsing: options, repeats, positionals, the part after --', () =>
   assert.match(usage(() => parseCommandArgs(['--name'], options)).message, /argument missing/);
 });
 
-test('global options before the command move after it', () => {
+test('regression: global options before the command landed after `--`, in the program; they go before it', () => {
   assert.deepEqual(hoistGlobals(['--socket', '/s', '--json', 'list']), {
     name: 'list',
     args: ['--socket', '/s', '--json'],

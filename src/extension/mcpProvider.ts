@@ -1,9 +1,10 @@
 // Offers `holdfast mcp` to VS Code's agent mode (VS Code 1.101+: vscode.lm.registerMcpServerDefinitionProvider),
-// run with VS Code's own Node and this window's daemon socket, limited to this workspace's sessions.
+// run with VS Code's own Node and this window's daemon socket, limited to this workspace's sessions (mcpArgs.ts).
 // @types/vscode is 1.95, so the API is declared here and looked up at run time; older VS Code gets nothing.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore } from '../protocol/disposable';
+import { mcpServerArgs } from './mcpArgs';
 
 /** The id in package.json's contributes.mcpServerDefinitionProviders. */
 export const MCP_PROVIDER_ID = 'holdfast.mcp';
@@ -29,11 +30,6 @@ interface McpApi {
     env?: Record<string, string | number | null>,
     version?: string,
   ) => McpStdioServerDefinition;
-}
-
-/** The command line of the server: the workspace's sessions, read-only while the workspace is not trusted. */
-export function mcpServerArgs(cliScript: string, folder: string | undefined, trusted: boolean): string[] {
-  return [cliScript, 'mcp', ...(folder ? ['--sessions', 'workspace'] : []), ...(trusted ? [] : ['--read-only'])];
 }
 
 export function registerMcpProvider(

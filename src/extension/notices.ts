@@ -28,14 +28,21 @@ export function archivedNotice(action: 'resume' | 'relaunch', session: SessionIn
   const when = writtenAt === undefined ? 'unknown' : new Date(writtenAt).toLocaleString();
   const how =
     action === 'resume'
-      ? `Resume the conversation in ${session.cwd} ${resumeCommand(session)}: ` +
+      ? `Resume the conversation ${startAgainCommand('resume', session)}: ` +
         '"Holdfast: Resume Session" or Resume in the Holdfast sidebar'
-      : `Start it again in ${session.cwd} with \`${session.argv.map(shellQuote).join(' ')}\`: ` +
+      : `Start it again ${startAgainCommand('relaunch', session)}: ` +
         '"Holdfast: Relaunch Session" or Relaunch in the Holdfast sidebar';
   return (
     `archived: this process ended with its daemon (reboot or crash); screen as saved ${when}. ` +
     `${how} (a new run, not the old process).`
   );
+}
+
+/** Where and what resume or relaunch of an archive runs (the tab's notice, the sidebar's button). */
+export function startAgainCommand(action: 'resume' | 'relaunch', session: SessionInfo): string {
+  return action === 'resume'
+    ? `in ${session.cwd} ${resumeCommand(session)}`
+    : `in ${session.cwd} with \`${session.argv.map(shellQuote).join(' ')}\``;
 }
 
 /** A built-in profile's resume command is known here; one of the user's own profiles is in their settings. */

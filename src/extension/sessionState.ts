@@ -6,7 +6,9 @@ import { agentOf, archivedFrom } from '../protocol/recovery';
 import { attentionOf, type Phase, type SessionStatus, statusOf } from '../protocol/sessionStatus';
 import { readLayout } from '../protocol/tabLayout';
 import { worktreeOf } from '../protocol/worktree';
+import { printable } from '../protocol/printable';
 import { archiveAction } from './archives';
+import { startAgainCommand } from './notices';
 
 /** Follows the daemon's 'attention' events per session, on top of the session list's infos. */
 export class SessionStateTracker {
@@ -109,6 +111,8 @@ export interface Card {
   createdAt: number;
   /** In this workspace (shown first) or another. */
   here: boolean;
+  /** Archived: where and what Resume / Relaunch would run, from the checkpoint (on its button, before the click). */
+  startAgain?: string;
   actions: CardAction[];
 }
 
@@ -193,6 +197,9 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     rows: info.rows,
     createdAt: info.createdAt,
     here: readLayout(info.metadata).workspace === workspace,
+    ...(status.phase === 'archived'
+      ? { startAgain: printable(startAgainCommand(archiveAction(info) ?? 'relaunch', info)) }
+      : {}),
     actions: actionsFor(info, status),
   };
 }

@@ -22,3 +22,20 @@ export function zstdFrame(data: Buffer): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+/**
+ * `bytes` copies of `byte` as one zstd frame of RLE blocks (4 bytes each): a small file that decompresses
+ * to gigabytes. Header: the magic, no content size, a 128 KiB window; each block: 3 bytes (last-block bit,
+ * type 1 = RLE, size), then the byte.
+ */
+export function zstdRunFrame(byte: number, bytes: number): Buffer {
+  const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (17 - 10) << 3]);
+  const count = Math.ceil(bytes / BLOCK_BYTES);
+  const blocks = Buffer.alloc(count * 4);
+  for (let i = 0; i < count; i++) {
+    const size = Math.min(BLOCK_BYTES, bytes - i * BLOCK_BYTES);
+    blocks.writeUIntLE(size * 8 + (1 << 1) + (i === count - 1 ? 1 : 0), i * 4, 3);
+    blocks[i * 4 + 3] = byte;
+  }
+  return Buffer.concat([header, blocks]);
+}

@@ -135,7 +135,7 @@ export function updateView(view: CardView, card: Card, now: number): void {
   view.root.title =
     `${card.name} — ${card.agentLabel} — ${card.cols}×${card.rows}${card.cwd ? `\n${card.cwd}` : ''}` +
     `\nEnter: focus · F2: rename · Delete: ${deleteDoes}`;
-  const key = card.actions.join(',');
+  const key = `${card.actions.join(',')}\n${card.startAgain ?? ''}`;
   if (key !== view.actionKey) {
     view.actionKey = key;
     view.actions.replaceChildren(...card.actions.map((action) => actionButton(view, action)));
@@ -153,7 +153,9 @@ function actionButton(view: CardView, action: CardAction): HTMLButtonElement {
   const button = el('button', `action action-${action}`);
   button.type = 'button';
   button.innerHTML = ICONS[action];
-  button.title = ACTION_LABELS[action];
+  const startAgain = action === 'resumeSession' || action === 'relaunchSession' ? view.card.startAgain : undefined;
+  // The exact command comes from a checkpoint file any program could edit: shown before the click.
+  button.title = startAgain ? `${ACTION_LABELS[action]} ${startAgain}` : ACTION_LABELS[action];
   button.setAttribute('aria-label', `${ACTION_LABELS[action]} ${view.card.name}`);
   button.addEventListener('click', (event) => {
     event.stopPropagation();
