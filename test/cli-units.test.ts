@@ -8,7 +8,7 @@ import { parseSignal } from '../src/cli/commands/sessions';
 import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
 import { formatAge, formatPhase, formatState, table } from '../src/cli/output';
-import { shellQuote } from '../src/protocol/shellQuote';
+import { commandLine, shellQuote } from '../src/protocol/shellQuote';
 import { printable } from '../src/protocol/printable';
 import { hoistGlobals, runCli } from '../src/cli/run';
 import {
@@ -239,6 +239,8 @@ test('human output: states, ages, tables, quoting', () => {
   assert.equal(shellQuote('plain-word'), 'plain-word');
   assert.equal(printable('title\x1b]0;evil\x07'), 'title\\u{1b}]0;evil\\u{7}');
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  // What a person is shown before a relaunch runs it: words with spaces stay one word, escapes are visible.
+  assert.equal(commandLine(['sh', '-c', 'echo a b', '\x1b[2J']), "sh -c 'echo a b' '\\u{1b}[2J'");
 });
 
 test('terminal restore: fixed reset, alternate screen left only when the program is in it', () => {

@@ -2,7 +2,7 @@
 import * as os from 'node:os';
 import { SessionInfo } from '../protocol/messages';
 import { printable, printableLines, safeJson } from '../protocol/printable';
-import { shellQuote } from '../protocol/shellQuote';
+import { commandLine } from '../protocol/shellQuote';
 import { CliError, oneLine } from './errors';
 import { CommandResult, Io } from './command';
 
@@ -46,11 +46,6 @@ export function formatTime(at: number): string {
 
 export function tildify(dir: string, home = os.homedir()): string {
   return home && (dir === home || dir.startsWith(home + '/')) ? '~' + dir.slice(home.length) : dir;
-}
-
-/** A command line as a shell would take it, made printable. */
-export function commandLine(argv: readonly string[]): string {
-  return printable(argv.map(shellQuote).join(' '));
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
@@ -108,7 +103,7 @@ export function sessionDetails(s: SessionInfo): string {
       ['exited', formatTime(s.exit.at)],
     );
   lines.push(
-    ['command', s.argv.map(shellQuote).join(' ')],
+    ['command', commandLine(s.argv)],
     ['cwd', s.cwd],
     ['size', `${s.cols}x${s.rows}`],
     ['title', s.title],

@@ -3,6 +3,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
+import { printable } from '../protocol/printable';
+import { commandLine } from '../protocol/shellQuote';
 import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
 import { SessionTab } from './pseudoterminal';
@@ -50,7 +52,7 @@ export function describe(session: SessionInfo, workspace: string): { description
   const clients = session.clients.owners + session.clients.watchers;
   return {
     description: `${state} · ${where}${clients ? ` · ${clients} window(s) attached` : ''}`,
-    detail: `${session.argv.join(' ')} — ${session.cwd} — pid ${session.pid}`,
+    detail: `${commandLine(session.argv)} — ${printable(session.cwd)} — pid ${session.pid}`,
   };
 }
 

@@ -3,7 +3,7 @@ import { resumeArgv } from '../protocol/agents';
 import type { ExitStatus, SessionInfo } from '../protocol/messages';
 import { printable } from '../protocol/printable';
 import { archivedFrom } from '../protocol/recovery';
-import { shellQuote } from '../protocol/shellQuote';
+import { commandLine } from '../protocol/shellQuote';
 
 /**
  * A dim line of its own, starting on a fresh line, so it never mixes into the program's text.
@@ -42,7 +42,7 @@ export function archivedNotice(action: 'resume' | 'relaunch', session: SessionIn
 export function startAgainCommand(action: 'resume' | 'relaunch', session: SessionInfo): string {
   return action === 'resume'
     ? `in ${session.cwd} ${resumeCommand(session)}`
-    : `in ${session.cwd} with \`${session.argv.map(shellQuote).join(' ')}\``;
+    : `in ${session.cwd} with \`${commandLine(session.argv)}\``;
 }
 
 /** A built-in profile's resume command is known here; one of the user's own profiles is in their settings. */
@@ -50,7 +50,7 @@ function resumeCommand(session: SessionInfo): string {
   const argv = resumeArgv(session.metadata);
   return typeof argv === 'string'
     ? "with your agent profile's resume command (setting holdfast.agents)"
-    : `with \`${argv.map(shellQuote).join(' ')}\``;
+    : `with \`${commandLine(argv)}\``;
 }
 
 export const NOTICE = {

@@ -5,6 +5,8 @@
 import * as vscode from 'vscode';
 import { RequestError } from '../protocol/client';
 import { ErrorCode, SessionInfo } from '../protocol/messages';
+import { printable } from '../protocol/printable';
+import { commandLine } from '../protocol/shellQuote';
 import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
 import { hookPath } from './codeCli';
 import { DaemonConnection } from './daemonConnection';
@@ -139,11 +141,10 @@ export class SessionActions {
       if (how === 'resume') {
         const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
         session = result.session;
-        const argv = result.argv.join(' ');
-        note = `resumed: ${argv} in ${session.cwd} (a new run of the agent; the conversation continues)`;
+        note = `resumed: ${commandLine(result.argv)} in ${printable(session.cwd)} (a new run of the agent; the conversation continues)`;
       } else {
         session = (await client.request('relaunch', { session: id, env })).session;
-        note = `relaunched: ${session.argv.join(' ')} in ${session.cwd} (a new run, not the old process)`;
+        note = `relaunched: ${commandLine(session.argv)} in ${printable(session.cwd)} (a new run, not the old process)`;
       }
     } catch (err) {
       tab?.replacementFailed();

@@ -10,7 +10,8 @@ import { Command, CommandResult, Context } from '../command';
 import { connectOptions, withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { printable } from '../../protocol/printable';
-import { commandLine, formatAge, formatState, formatTime, table, tildify } from '../output';
+import { commandLine } from '../../protocol/shellQuote';
+import { formatAge, formatState, formatTime, table, tildify } from '../output';
 import { daemonScriptPath } from './sessions';
 
 function verb(ctx: Context, verbs: string[]): string {
