@@ -4,7 +4,9 @@
 // its sessions' notify credentials derive from, and the live scoped credentials.
 import * as fs from 'node:fs';
 import { z } from 'zod';
+import { ErrorCode } from '../protocol/messages';
 import type { Credentials, HandedGrant } from './connectionRights';
+import { DaemonError } from './daemonError';
 import { handOff, HandoffResult, SuccessorCommand } from './handoff';
 import { HandoffLimit } from './handoffManifest';
 import type { HandablePty } from './programPty';
@@ -109,6 +111,17 @@ export async function handOffSessions(host: SuccessionHost, script?: string): Pr
   } finally {
     if (logFd !== undefined) fs.closeSync(logFd);
   }
+}
+
+/**
+ * What a request that would end or hand over the sessions gets while they are being handed over: its
+ * programs are between two daemons. Once the successor answers, the request reaches it.
+ */
+export function handoffUnderWay(what: string): DaemonError {
+  return new DaemonError(
+    ErrorCode.Busy,
+    `a handoff to a new daemon is under way: ${what} refused, ask again once it is done`,
+  );
 }
 
 /** What a successor starts from: its predecessor's own state, checked. */
