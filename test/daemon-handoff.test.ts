@@ -125,6 +125,11 @@ test('holdfast upgrade: one line naming both daemons; the session lives on; no d
     assert.ok(match, upgraded.stdout);
     assert.equal(Number(match[1]), oldPid);
     await waitFor(() => !isAlive(oldPid), 20_000, 'the old daemon to exit');
+    // With no client attached nothing changes, yet the successor records the sessions (the old file is gone).
+    const recovery = path.join(box.dir, 'state', 'holdfast', 'recovery');
+    const ownFile = () => fs.readdirSync(recovery).filter((name) => name.endsWith(`-${match[2]}.json`));
+    await waitFor(() => ownFile().length === 1, 20_000, "the successor's checkpoint");
+    assert.match(fs.readFileSync(path.join(recovery, ownFile()[0]), 'utf8'), /kept-here|"kept"/);
     const listed = JSON.parse(await box.ok(['list', '--json'])) as { sessions: SessionInfo[] };
     assert.deepEqual(
       listed.sessions.map((s) => [s.id, s.pid, s.state]),

@@ -115,6 +115,9 @@ export class Daemon implements RequestHandler, MethodHost {
       ),
     );
     this.methods = { ...coreMethods(this), ...this.recovery.methods };
+    // The predecessor removes its checkpoint: recorded here at once, the sessions still archive after a SIGKILL.
+    for (const session of options.succession ? this.registry.list() : [])
+      this.recovery.noteEvent({ type: 'session', session: session.info() });
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.
       this.disposables.add(
