@@ -137,6 +137,11 @@ export function resumeSessions(received: Received, own: OwnState, host: Successi
   const sessions = received.sessions.map((handed) => {
     const session = resumeSession(handed, host.registry.emulators, (line) => host.log(line));
     host.registry.adopt(session);
+    // Logged as a created session's end is (daemon.ts): a program that ends after a handoff leaves a trace.
+    if (handed.kind === 'live')
+      void session.hasExited.then(() =>
+        host.log(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
+      );
     return session;
   });
   host.credentials.takeOver(own.grants as HandedGrant[], grace);
