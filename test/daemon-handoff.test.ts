@@ -2,11 +2,13 @@
 // screen and history line and cursor as before, a flood's counter whole across the cut, typing works,
 // exits and names kept, the old daemon gone. Also on the portable process path (scripts/test.sh).
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
-import { cliSandbox, isOneErrorLine } from './helpers/cli';
-import { isAlive, startTestDaemon, waitFor } from './helpers/daemon';
+import { cliSandbox, isOneErrorLine, runCli } from './helpers/cli';
+import { DAEMON_SCRIPT, isAlive, startTestDaemon, waitFor } from './helpers/daemon';
 
 const ALL = 1_000_000;
 
@@ -117,6 +119,11 @@ test('holdfast upgrade: one line naming both daemons; the session lives on; no d
     assert.ok(match, upgraded.stdout);
     assert.equal(Number(match[1]), oldPid);
     await waitFor(() => !isAlive(oldPid), 20_000, 'the old daemon to exit');
+    // With no client attached nothing changes, yet the successor records the sessions (the old file is gone).
+    const recovery = path.join(box.dir, 'state', 'holdfast', 'recovery');
+    const ownFile = () => fs.readdirSync(recovery).filter((name) => name.endsWith(`-${match[2]}.json`));
+    await waitFor(() => ownFile().length === 1, 20_000, "the successor's checkpoint");
+    assert.match(fs.readFileSync(path.join(recovery, ownFile()[0]), 'utf8'), /kept-here|"kept"/);
     const listed = JSON.parse(await box.ok(['list', '--json'])) as { sessions: SessionInfo[] };
     assert.deepEqual(
       listed.sessions.map((s) => [s.id, s.pid, s.state]),
@@ -163,6 +170,63 @@ test('an uncaught exception in the daemon hands every session to a successor bef
       next.close();
     }
   } finally {
+    await daemon.stop();
+  }
+});
+
+test('during a handoff stop and handoff are refused (busy), SIGTERM waits for it: the programs live on', async () => {
+  const daemon = await startTestDaemon();
+  // The successor: this daemon's script, once the test lets it start; until then the handoff is under way.
+  const [started, go, gated] = ['started', 'go', 'gated-successor.js'].map((name) => path.join(daemon.dir, name));
+  fs.writeFileSync(
+    gated,
+    `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(started)}, String(process.pid));\n` +
+      `const gate = setInterval(() => { if (fs.existsSync(${JSON.stringify(go)})) ` +
+      `{ clearInterval(gate); require(${JSON.stringify(DAEMON_SCRIPT)}); } }, 20);\n`,
+  );
+  let successor = 0;
+  try {
+    const client = await daemon.connect();
+    const argv = ['bash', '-c', 'echo kept-here; exec cat'];
+    const { session } = await client.request('create', { name: 'kept', argv });
+    await textShows(client, session.id, 'kept-here');
+    const { logFile } = await client.request('status', {});
+    const handoff = client.request('handoff', { script: gated });
+    handoff.catch(() => undefined); // awaited below: a failure fails the test there
+    await waitFor(() => fs.existsSync(started), 20_000, 'the successor to start');
+
+    const other = await daemon.connect();
+    await assert.rejects(other.request('stop', {}), { code: 'busy', message: /handoff .*under way/ });
+    await assert.rejects(other.request('handoff', {}), { code: 'busy', message: /handoff .*under way/ });
+    const cli = await runCli(daemon.env, ['stop']);
+    assert.equal(cli.code, 1, cli.stderr);
+    assert.ok(isOneErrorLine(cli.stderr) && /handoff/.test(cli.stderr), cli.stderr);
+    process.kill(daemon.pid, 'SIGTERM');
+    const deferred = () => fs.readFileSync(logFile, 'utf8').includes('received SIGTERM: deferred until the handoff');
+    await waitFor(deferred, 20_000, 'the daemon to take the SIGTERM in');
+    assert.ok(isAlive(session.pid), 'the program is not stopped while it is being handed over');
+
+    fs.writeFileSync(go, '');
+    successor = (await handoff).pid;
+    await waitFor(() => !isAlive(daemon.pid), 20_000, 'the old daemon to exit');
+    const next = await HoldfastClient.connect({ socket: daemon.socket, client: 'test', version: 'test' });
+    try {
+      assert.equal(next.hello.pid, successor);
+      const { sessions } = await next.request('list', {});
+      assert.deepEqual(
+        sessions.map((s) => [s.id, s.pid, s.state]),
+        [[session.id, session.pid, 'running']],
+      );
+      await next.request('send', { session: session.id, data: 'typed after the handoff\n' });
+      await textShows(next, session.id, 'typed after the handoff');
+    } finally {
+      next.close();
+    }
+  } finally {
+    if (successor && isAlive(successor)) {
+      process.kill(successor, 'SIGTERM');
+      await waitFor(() => !isAlive(successor), 20_000, 'the successor to stop');
+    }
     await daemon.stop();
   }
 });

@@ -1,6 +1,5 @@
 // The daemon process: endpoint, connections, sessions, lifetime and stop; requests are dispatched
 // to the method table (daemonMethods.ts, recovery.ts).
-import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import { DisposableStore, toDisposable } from '../protocol/disposable';
 import {
@@ -19,7 +18,14 @@ import { ClientConnection, RequestHandler } from './connection';
 import { checkRequest, ConnectionRights, Credentials } from './connectionRights';
 import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
-import { crashIfTestAsks, handOffSessions, OwnState, predecessorState, resumeSessions } from './daemonSuccession';
+import {
+  crashIfTestAsks,
+  handoffUnderWay,
+  handOffSessions,
+  OwnState,
+  predecessorState,
+  resumeSessions,
+} from './daemonSuccession';
 import type { Received } from './handoffReceive';
 import { Log } from './log';
 import { Recovery } from './recovery';
@@ -70,8 +76,8 @@ export class Daemon implements RequestHandler, MethodHost {
   private stopping: Promise<void> | undefined;
   private unusedTimer: NodeJS.Timeout | undefined;
   private readonly stoppedCallbacks: (() => void)[] = [];
-  /** A handoff is under way, or done (this daemon is retiring). */
-  private handing = false;
+  /** A handoff under way: settles once it is done (taken: this daemon is retiring; else it serves on). */
+  private handoff: Promise<void> | undefined;
   private readonly predecessor: OwnState | undefined;
 
   private constructor(
@@ -109,6 +115,9 @@ export class Daemon implements RequestHandler, MethodHost {
       ),
     );
     this.methods = { ...coreMethods(this), ...this.recovery.methods };
+    // The predecessor removes its checkpoint: recorded here at once, the sessions still archive after a SIGKILL.
+    for (const session of options.succession ? this.registry.list() : [])
+      this.recovery.noteEvent({ type: 'session', session: session.info() });
     if (options.startMode === 'on-demand') {
       // After the current turn, so the request that removed the last session is answered first.
       this.disposables.add(
@@ -153,38 +162,43 @@ export class Daemon implements RequestHandler, MethodHost {
   /** Hands every session to a successor, then retires; refused (the sessions carry on here) if it failed. */
   async handOff(script: string | undefined, reason: string): Promise<{ pid: number; sessions: number }> {
     if (this.stopping) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
-    if (this.handing) throw new DaemonError(ErrorCode.BadRequest, 'a handoff is under way already');
-    this.handing = true;
+    if (this.handoff) throw handoffUnderWay('another handoff');
+    let done!: () => void;
+    this.handoff = new Promise<void>((resolve) => (done = resolve));
     this.log.write(`handing off every session to a successor (${reason})`);
     const host = { registry: this.registry, credentials: this.credentials, logFile: this.log.file };
     try {
       const result = await handOffSessions({ ...host, log: (line) => this.log.write(line) }, script);
       const pid = result.successor.pid!;
       this.log.write(`handed ${result.sessions} sessions to daemon ${pid}`);
-      setImmediate(() => void this.retire(pid));
+      // Retiring from now on (a stop waiting for the handoff gets this); after this turn, which answers.
+      this.stopping = new Promise((resolve) => setImmediate(() => resolve(this.retire(pid))));
       return { pid, sessions: result.sessions };
     } catch (err) {
-      this.handing = false;
       const why = (err as Error).message;
       this.log.write(`handoff failed, the sessions carry on here: ${(err as Error).stack ?? why}`);
       throw new DaemonError(ErrorCode.Internal, `the handoff failed (${why}); the sessions carry on in this daemon`);
+    } finally {
+      this.handoff = undefined;
+      done();
     }
   }
 
+  get handingOff(): boolean {
+    return this.handoff !== undefined;
+  }
+
   /** After a handoff: lets go of clients, sessions (their programs untouched) and the socket, and stops. */
-  private retire(successor: number): Promise<void> {
+  private async retire(successor: number): Promise<void> {
     clearTimeout(this.unusedTimer);
-    this.stopping = (async () => {
-      await this.recovery.checkpoints.handedOver();
-      // Clients reconnect as soon as they are let go: by then the socket must lead to the successor.
-      for (const deadline = Date.now() + DaemonTiming.SocketTakenMs; this.endpoint.ownsPath && Date.now() < deadline;)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      await Promise.all([...this.connections].map((connection) => connection.close()));
-      this.disposables.dispose();
-      this.log.write(`retired: daemon ${successor} serves the sessions now`);
-      for (const callback of this.stoppedCallbacks) callback();
-    })();
-    return this.stopping;
+    await this.recovery.checkpoints.handedOver();
+    // Clients reconnect as soon as they are let go: by then the socket must lead to the successor.
+    for (const deadline = Date.now() + DaemonTiming.SocketTakenMs; this.endpoint.ownsPath && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.all([...this.connections].map((connection) => connection.close()));
+    this.disposables.dispose();
+    this.log.write(`retired: daemon ${successor} serves the sessions now`);
+    for (const callback of this.stoppedCallbacks) callback();
   }
 
   onStopped(callback: () => void): void {
@@ -281,6 +295,11 @@ export class Daemon implements RequestHandler, MethodHost {
   /** Stops taking changes, SIGHUPs every session's group, SIGKILLs what is left after 2 s, reaps, closes. */
   stop(reason: string): Promise<void> {
     if (this.stopping) return this.stopping;
+    if (this.handoff) {
+      // Not in the middle of it: then this daemon retires (the programs live on) or, failed, stops.
+      this.log.write(`${reason}: deferred until the handoff under way is done`);
+      return this.handoff.then(() => this.stop(reason));
+    }
     this.log.write(`stopping: ${reason}`);
     clearTimeout(this.unusedTimer);
     this.stopping = (async () => {
@@ -301,50 +320,5 @@ export class Daemon implements RequestHandler, MethodHost {
       for (const callback of this.stoppedCallbacks) callback();
     })();
     return this.stopping;
-  }
-}
-
-/** Runs a daemon in this process until it stops; resolves 'taken' if another daemon serves the socket. */
-export async function runDaemon(
-  options: DaemonOptions & { onReady?: (daemon: Daemon) => void },
-): Promise<'stopped' | 'taken'> {
-  const started = await Daemon.start(options);
-  if (started.kind === 'taken') return 'taken';
-  const { daemon } = started;
-  const disposables = new DisposableStore();
-  const onSignal = (signal: string) => void daemon.stop(`received ${signal}`);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, onSignal);
-    disposables.add(toDisposable(() => process.off(signal, onSignal)));
-  }
-  const ignoreHup = () => daemon.log.write('ignored SIGHUP');
-  process.on('SIGHUP', ignoreHup);
-  disposables.add(toDisposable(() => process.off('SIGHUP', ignoreHup)));
-  // A crash it can still act on: a successor takes the sessions (if it fails, they carry on here).
-  const onCrash = (err: unknown) => {
-    daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
-    daemon.handOff(undefined, 'a crash').catch(() => undefined); // a failure is in the log
-  };
-  process.on('uncaughtException', onCrash);
-  process.on('unhandledRejection', onCrash);
-  disposables.add(
-    toDisposable(() => {
-      process.off('uncaughtException', onCrash);
-      process.off('unhandledRejection', onCrash);
-    }),
-  );
-  options.onReady?.(daemon);
-  await new Promise<void>((resolve) => daemon.onStopped(resolve));
-  disposables.dispose();
-  return 'stopped';
-}
-
-export function writeReadiness(fd: number | undefined, message: object): void {
-  if (fd === undefined) return;
-  try {
-    fs.writeSync(fd, JSON.stringify(message) + '\n');
-    fs.closeSync(fd);
-  } catch {
-    // the spawner went away; nothing to tell
   }
 }

@@ -4,7 +4,9 @@
 // its sessions' notify credentials derive from, and the live scoped credentials.
 import * as fs from 'node:fs';
 import { z } from 'zod';
+import { ErrorCode } from '../protocol/messages';
 import type { Credentials, HandedGrant } from './connectionRights';
+import { DaemonError } from './daemonError';
 import { handOff, HandoffResult, SuccessorCommand } from './handoff';
 import { HandoffLimit } from './handoffManifest';
 import type { HandablePty } from './programPty';
@@ -111,6 +113,17 @@ export async function handOffSessions(host: SuccessionHost, script?: string): Pr
   }
 }
 
+/**
+ * What a request that would end or hand over the sessions gets while they are being handed over: its
+ * programs are between two daemons. Once the successor answers, the request reaches it.
+ */
+export function handoffUnderWay(what: string): DaemonError {
+  return new DaemonError(
+    ErrorCode.Busy,
+    `a handoff to a new daemon is under way: ${what} refused, ask again once it is done`,
+  );
+}
+
 /** What a successor starts from: its predecessor's own state, checked. */
 export function predecessorState(received: Received): OwnState {
   const checked = ownStateSchema.safeParse(received.own);
@@ -124,6 +137,11 @@ export function resumeSessions(received: Received, own: OwnState, host: Successi
   const sessions = received.sessions.map((handed) => {
     const session = resumeSession(handed, host.registry.emulators, (line) => host.log(line));
     host.registry.adopt(session);
+    // Logged as a created session's end is (daemon.ts): a program that ends after a handoff leaves a trace.
+    if (handed.kind === 'live')
+      void session.hasExited.then(() =>
+        host.log(`session ${session.id} ended: ${JSON.stringify(session.info().exit)}`),
+      );
     return session;
   });
   host.credentials.takeOver(own.grants as HandedGrant[], grace);

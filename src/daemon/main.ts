@@ -2,10 +2,13 @@
 // [--log-stderr] [--scrollback N] [--max-sessions N] [--successor]` (or HOLDFAST_MAX_SESSIONS). Started
 // detached by `holdfast new` or the extension, in the foreground by `holdfast serve` (its log lines on
 // stderr), by a daemon handing over its sessions with --successor (the manifest on stdin, the PTYs as fds).
+// The process around the daemon: its signals, and a crash it can act on (the sessions are handed off).
+import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../protocol/paths';
 import { printableLines } from '../protocol/printable';
-import { runDaemon, writeReadiness } from './daemon';
+import { DisposableStore, toDisposable } from '../protocol/disposable';
+import { Daemon, DaemonOptions } from './daemon';
 import { checkEmulatorWorkerBundle } from './emulatorWorkers';
 import { receiveHandoff } from './handoffReceive';
 import { checkNodePtyInternals } from './nodePtyInternals';
@@ -66,6 +69,52 @@ async function main(): Promise<number> {
     writeReadiness(readyFd, { error: `the daemon could not start: ${(err as Error).message}` });
     if (readyFd === undefined) process.stderr.write(`holdfast daemon: ${(err as Error).message}\n`);
     return 1;
+  }
+}
+
+/** Runs a daemon in this process until it stops; resolves 'taken' if another daemon serves the socket. */
+export async function runDaemon(
+  options: DaemonOptions & { onReady?: (daemon: Daemon) => void },
+): Promise<'stopped' | 'taken'> {
+  const started = await Daemon.start(options);
+  if (started.kind === 'taken') return 'taken';
+  const { daemon } = started;
+  const disposables = new DisposableStore();
+  const onSignal = (signal: string) => void daemon.stop(`received ${signal}`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, onSignal);
+    disposables.add(toDisposable(() => process.off(signal, onSignal)));
+  }
+  const ignoreHup = () => daemon.log.write('ignored SIGHUP');
+  process.on('SIGHUP', ignoreHup);
+  disposables.add(toDisposable(() => process.off('SIGHUP', ignoreHup)));
+  // A crash it can still act on: a successor takes the sessions (if it fails, they carry on here).
+  const onCrash = (err: unknown) => {
+    daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
+    daemon.handOff(undefined, 'a crash').catch(() => undefined); // a failure is in the log
+  };
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  disposables.add(
+    toDisposable(() => {
+      process.off('uncaughtException', onCrash);
+      process.off('unhandledRejection', onCrash);
+    }),
+  );
+  options.onReady?.(daemon);
+  await new Promise<void>((resolve) => daemon.onStopped(resolve));
+  disposables.dispose();
+  return 'stopped';
+}
+
+/** Tells whoever started the daemon (its readiness fd) how the start went. */
+export function writeReadiness(fd: number | undefined, message: object): void {
+  if (fd === undefined) return;
+  try {
+    fs.writeSync(fd, JSON.stringify(message) + '\n');
+    fs.closeSync(fd);
+  } catch {
+    // the spawner went away; nothing to tell
   }
 }
 

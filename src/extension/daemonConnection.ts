@@ -126,7 +126,12 @@ export class DaemonConnection implements IDisposable {
       else client.onClose(() => resolve());
     });
     // The daemon may close the connection before it answers: the close awaited next is what counts.
-    await client.request('stop', {}).catch(() => undefined);
+    // An answer is a refusal (`busy`: a handoff under way): nothing was stopped.
+    await client.request('stop', {}).catch((err: Error) => {
+      if (client.isClosed) return;
+      this.expectingStop = false;
+      throw err;
+    });
     await Promise.race([closed, delay(5000)]);
     client.close();
     // The daemon closes its connections before it has let go of the socket: wait until the

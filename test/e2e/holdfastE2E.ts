@@ -36,6 +36,8 @@ export interface HoldfastE2EOptions {
   serverArgs?: string[];
   /** A temp HOME for code-server, the extension host, the daemon and the CLI (Isolation.home). */
   isolatedHome?: boolean;
+  /** More environment for code-server, and so the extension host and the daemon it starts (test hooks). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -54,7 +56,7 @@ export class HoldfastE2E {
     this.iso = new Isolation(opts.name, { home: opts.isolatedHome });
     this.server = new CodeServer({
       name: opts.name,
-      env: { ...this.iso.env, HISTFILE: '/dev/null' },
+      env: { ...opts.env, ...this.iso.env, HISTFILE: '/dev/null' },
       settings: { ...E2E_SETTINGS, ...(opts.settings ?? {}) },
       extensionPath: opts.extensionPath,
       args: opts.serverArgs,

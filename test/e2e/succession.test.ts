@@ -1,6 +1,7 @@
-// E2E: succession. *Holdfast: Restart Daemon*, and `holdfast upgrade` from the CLI, hand every session to a
-// new daemon while the window is open: a full-screen program (alternate screen) and a shell running a job
-// carry on in their tabs, never shown archived or exited, with the same PIDs, screen, output and typing.
+// E2E: succession. *Holdfast: Restart Daemon*, `holdfast upgrade` from the CLI, and an uncaught exception
+// in the daemon hand every session to a new daemon while the window is open: a full-screen program
+// (alternate screen) and a shell running a job carry on in their tabs, never shown archived or exited,
+// with the same PIDs, screen, output and typing.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -24,6 +25,8 @@ import type { SessionView } from './harness';
 const TITLE = 'Succession stand-in';
 /** The shell's job: a counter, one line every 0.5 s, in the foreground. */
 const COUNTER = 'i=0; while sleep 0.5; do i=$((i+1)); echo tick-$i; done\n';
+/** The daemon's test hook (daemonSuccession.ts): a session created with this name makes it throw, uncaught. */
+const CRASH_NAME = 'succession-forced-crash';
 /** What a tab shows when it is not live: an archived or exited session, a daemon that took its process away. */
 const NOT_LIVE_RE = /archived|process exited|exited with|session's process is gone|no longer exists/;
 
@@ -31,7 +34,8 @@ let e2e: HoldfastE2E;
 let standIn: string;
 
 before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'succession' });
+  // Every daemon of this file (successors inherit its environment) has the crash hook armed.
+  e2e = await HoldfastE2E.start({ name: 'succession', env: { HOLDFAST_TEST_CRASH_NAME: CRASH_NAME } });
   // A full-screen program like Claude Code: alternate screen, raw keys; each entered line gets an answer.
   standIn = e2e.file('succession-stand-in.js');
   const module = JSON.stringify(path.join(__dirname, 'fullScreenStandIn.js'));
@@ -264,6 +268,28 @@ test(
       const command = readProc(successor)!.cmdline;
       assert.ok(command.includes(path.join(REPO_ROOT, 'dist', 'daemon.js')), `the CLI's daemon: ${command.join(' ')}`);
       assert.ok(command.includes('--successor'), 'started as a successor');
+    });
+  },
+);
+
+test(
+  'an uncaught exception in the daemon: it hands the sessions over before it exits; the tabs carry on the same way',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const scene = await setUp('succession-crash');
+      await checkCarriesOn(scene, async () => {
+        // A third session, outside the workspace (no tab here): its creation makes the daemon throw.
+        // sh -c: the CLI helper appends --socket after the command, which sh takes as $0 and $1.
+        const argv = ['sh', '-c', 'exec sleep 1000'];
+        const made = e2e.iso.cli(['new', '--name', CRASH_NAME, '--cwd', e2e.iso.dir, '--', ...argv]);
+        assert.equal(made.code, 0, `holdfast new: ${made.stderr}`);
+      });
+      const log = fs.readFileSync(path.join(e2e.iso.stateHome, 'holdfast', 'daemon.log'), 'utf8');
+      assert.match(log, /uncaught: Error: forced by HOLDFAST_TEST_CRASH_NAME/, 'the daemon crashed');
+      assert.match(log, /handing off every session to a successor \(a crash\)/, 'and handed off for it');
+      const crashed = e2e.iso.sessions().find((s) => s.name === CRASH_NAME);
+      assert.equal(crashed?.state, 'running', 'the session whose creation crashed the daemon was handed over too');
     });
   },
 );
