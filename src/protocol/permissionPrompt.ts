@@ -4,6 +4,7 @@
 // sending (`answer`), and marks the session's attention with it. Each agent's layout, and how its
 // keys were checked, is in its own file in ./prompts.
 import { claudePrompt } from './prompts/claude';
+import { codexPrompt } from './prompts/codex';
 
 /** The choices an answer can make. */
 export type PromptChoice = 'approve' | 'deny';
@@ -28,6 +29,7 @@ interface KnownPrompt {
 /** By built-in profile. */
 const KNOWN: { readonly [profile: string]: KnownPrompt } = {
   claude: { version: 'Claude Code 2.1.328', recognise: claudePrompt },
+  codex: { version: 'Codex CLI 0.169.0', recognise: codexPrompt },
 };
 
 /** The agent versions whose prompt this module knows, by built-in profile (for docs and messages). */
