@@ -5,6 +5,7 @@
 // keys were checked, is in its own file in ./prompts.
 import { claudePrompt } from './prompts/claude';
 import { codexPrompt } from './prompts/codex';
+import { geminiPrompt } from './prompts/gemini';
 
 /** The choices an answer can make. */
 export type PromptChoice = 'approve' | 'deny';
@@ -30,6 +31,7 @@ interface KnownPrompt {
 const KNOWN: { readonly [profile: string]: KnownPrompt } = {
   claude: { version: 'Claude Code 2.1.328', recognise: claudePrompt },
   codex: { version: 'Codex CLI 0.169.0', recognise: codexPrompt },
+  gemini: { version: 'Gemini CLI 0.61.0', recognise: geminiPrompt },
 };
 
 /** The agent versions whose prompt this module knows, by built-in profile (for docs and messages). */
