@@ -1,6 +1,6 @@
 // Approving or denying an agent's permission prompt from a shell: the daemon checks the prompt on the
 // session's screen against what its agent is known to draw, and only then sends that prompt's keys.
-import type { PromptChoice } from '../../protocol/permissionPrompt';
+import { type PromptChoice, VERIFIED_PROMPTS } from '../../protocol/permissionPrompt';
 import { printable } from '../../protocol/printable';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
@@ -14,9 +14,9 @@ function answerCommand(choice: PromptChoice, summary: string, example: string): 
     usage: `${name} ID`,
     options: {},
     details: [
-      "Only at a permission prompt the daemon recognises on the session's screen (Claude Code 2.1.328: " +
-        '"Do you want to proceed?" and its numbered choices); anything else is refused with no-prompt and ' +
-        'nothing is sent.',
+      "Only at a permission prompt the daemon recognises on the session's screen, as drawn by " +
+        `${Object.values(VERIFIED_PROMPTS).join(', ')}: approve picks its "yes, this once" choice, deny its ` +
+        '"no". Anything else is refused with no-prompt and nothing is sent.',
       '--json prints {"question": Q, "sent": KEYS}.',
       `Example: holdfast ${name} ${example}`,
     ],

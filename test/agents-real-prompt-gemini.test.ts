@@ -1,0 +1,191 @@
+// Approve / Deny against the real Gemini CLI (scripts/setup-agents.sh installs 0.61.0): it runs in a
+// daemon session against a local stand-in of the Gemini API (helpers/fakeGeminiApi.ts, reached through
+// GOOGLE_GEMINI_BASE_URL with any API key) whose answer is a tool call, so in its default approval mode
+// it stops at its confirmation. `holdfast approve` runs the tool, `holdfast deny` refuses it, and
+// `answer` at its composer sends nothing.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { HoldfastClient } from '../src/protocol/client';
+import type { SessionInfo } from '../src/protocol/messages';
+import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
+import { isOneErrorLine, runCli } from './helpers/cli';
+import { startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import { FakeGeminiApi, GeminiFunctionCall, startFakeGeminiApi } from './helpers/fakeGeminiApi';
+import { AGENTS_BIN, rowsWith, saveScreen } from './helpers/realAgent';
+
+const GEMINI = path.join(AGENTS_BIN, 'gemini');
+/** The confirmation's last choice: it is drawn whole once this is on the screen. */
+const LAST_CHOICE = 'No, suggest changes \\(esc\\)';
+const SHELL_QUESTION = 'Allow execution of [Shell]?';
+const EDIT_QUESTION = 'Apply this change?';
+
+let daemon: TestDaemon;
+let client: HoldfastClient;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+before(async () => {
+  assert.ok(fs.existsSync(GEMINI), `${GEMINI} is missing: run scripts/setup-agents.sh`);
+  daemon = await startTestDaemon();
+  client = await daemon.connect();
+});
+
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  await daemon?.stop();
+  if (daemon) fs.rmSync(daemon.dir, { recursive: true, force: true });
+});
+
+/** A HOME where Gemini CLI uses an API key (no auth dialog) and trusts the work folder (no trust dialog). */
+function geminiHome(): { home: string; work: string } {
+  const home = tempDir('hf-gemini-');
+  const work = path.join(home, 'work');
+  fs.mkdirSync(path.join(home, '.gemini'), { recursive: true });
+  fs.mkdirSync(work);
+  const settings = { security: { auth: { selectedType: 'gemini-api-key' } } };
+  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [work]: 'TRUST_FOLDER' }));
+  cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+  return { home, work };
+}
+
+interface GeminiRun {
+  session: SessionInfo;
+  api: FakeGeminiApi;
+  /** The file the tool call creates. */
+  target: string;
+}
+
+interface GeminiStart {
+  name: string;
+  /** What the stand-in asks Gemini CLI to do, given the file to create. */
+  call: (target: string) => GeminiFunctionCall;
+  cols: number;
+  rows: number;
+  /** The pattern that says it is ready (its confirmation by default). */
+  until?: string;
+}
+
+const shellTouch = (target: string): GeminiFunctionCall => ({
+  name: 'run_shell_command',
+  args: { command: `touch ${target}`, description: 'Create the file' },
+});
+
+const writeFile = (target: string): GeminiFunctionCall => ({
+  name: 'write_file',
+  args: { file_path: target, content: 'made\n' },
+});
+
+/** Gemini CLI in a session (as New Agent starts it), once its confirmation is drawn. */
+async function geminiAtPrompt(start: GeminiStart): Promise<GeminiRun> {
+  const { home, work } = geminiHome();
+  const target = path.join(work, 'made-by-the-tool');
+  const api = await startFakeGeminiApi(start.call(target));
+  cleanups.push(() => api.close());
+  const conversation = randomUUID();
+  const { session } = await client.request('create', {
+    name: start.name,
+    // A model named: "auto" would first ask the stand-in to route the request.
+    argv: [GEMINI, '--session-id', conversation, '-m', 'gemini-2.5-flash', '-i', 'Create the file please'],
+    cwd: work,
+    cols: start.cols,
+    rows: start.rows,
+    // One Node start, not two: it would restart itself only to give Node a larger heap.
+    env: {
+      HOME: home,
+      GEMINI_API_KEY: 'stand-in-key',
+      GOOGLE_GEMINI_BASE_URL: api.url,
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+    },
+    metadata: { agent: { profile: 'gemini', sessionId: conversation } },
+  });
+  cleanups.push(() => client.request('kill', { session: session.id, remove: true }).then(() => undefined));
+  const condition = { kind: 'text' as const, pattern: start.until ?? LAST_CHOICE };
+  const shown = await client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
+  assert.ok(shown.met, `Gemini CLI did not get there; the stand-in saw ${api.paths.join(', ')}`);
+  return { session, api, target };
+}
+
+/** The screen once the confirmation on it is recognised (drawn whole, and as captured). */
+async function promptRows(id: string): Promise<string[]> {
+  let rows = await rowsWith(client, id, LAST_CHOICE);
+  const recognised = async () => {
+    rows = (await client.request('read', { session: id })).lines;
+    return findPermissionPrompt('gemini', rows) !== undefined;
+  };
+  await waitFor(recognised, 10_000, 'the confirmation to be recognised').catch((err: Error) => {
+    throw new Error(`${err.message}; the screen:\n${rows.join('\n')}`);
+  });
+  return rows;
+}
+
+test('approve a shell command: the confirmation is recognised and "1" runs it', async () => {
+  const { session, api, target } = await geminiAtPrompt({
+    name: 'approve-shell',
+    call: shellTouch,
+    cols: 100,
+    rows: 30,
+  });
+  const rows = await promptRows(session.id);
+  saveScreen('shell-prompt', rows);
+  assert.equal(findPermissionPrompt('gemini', rows)?.question, SHELL_QUESTION, rows.join('\n'));
+  assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
+  const approved = await runCli(daemon.env, ['approve', session.id]);
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.equal(approved.stdout, `approved: ${SHELL_QUESTION}\n`);
+  await waitFor(() => fs.existsSync(target), 60_000, 'the approved command to create its file');
+  await waitFor(() => api.toolCalls.answered === 1, 60_000, "the command's result to reach the API");
+  saveScreen('shell-after-approve', await rowsWith(client, session.id, 'Done\\.'));
+  const again = await runCli(daemon.env, ['approve', session.id]);
+  assert.equal(again.code, 1);
+  assert.ok(isOneErrorLine(again.stderr), again.stderr);
+  assert.match(again.stderr, /shows no permission prompt of Gemini CLI 0\.61\.0: nothing was sent/);
+});
+
+test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" and it does not run', async () => {
+  const { session, api, target } = await geminiAtPrompt({ name: 'deny-shell', call: shellTouch, cols: 80, rows: 24 });
+  saveScreen('shell-narrow-prompt', await promptRows(session.id));
+  await client.request('send', { session: session.id, data: '\x1b[B' });
+  saveScreen('shell-narrow-second-highlighted', await rowsWith(client, session.id, '│ ● 2\\. Allow for this session'));
+  const denied = await runCli(daemon.env, ['deny', session.id, '--json']);
+  assert.equal(denied.code, 0, denied.stderr);
+  assert.deepEqual(JSON.parse(denied.stdout), { question: SHELL_QUESTION, sent: '3' });
+  saveScreen('shell-narrow-after-deny', await rowsWith(client, session.id, 'Request cancelled\\.'));
+  assert.equal(fs.existsSync(target), false, 'the denied command did not run');
+  assert.equal(api.toolCalls.answered, 0);
+});
+
+test('deny a file write: "4" picks "No" and the file is not written', async () => {
+  const refused = await geminiAtPrompt({ name: 'deny-write', call: writeFile, cols: 100, rows: 30 });
+  saveScreen('write-prompt', await promptRows(refused.session.id));
+  const denied = await runCli(daemon.env, ['deny', refused.session.id, '--json']);
+  assert.deepEqual(JSON.parse(denied.stdout), { question: EDIT_QUESTION, sent: '4' });
+  saveScreen('write-after-deny', await rowsWith(client, refused.session.id, 'Request cancelled\\.'));
+  assert.equal(fs.existsSync(refused.target), false, 'the denied write was not made');
+});
+
+test('approve a file write at 80 columns: "1" writes it', async () => {
+  const applied = await geminiAtPrompt({ name: 'approve-write', call: writeFile, cols: 80, rows: 24 });
+  saveScreen('write-narrow-prompt', await promptRows(applied.session.id));
+  const approved = await runCli(daemon.env, ['approve', applied.session.id]);
+  assert.equal(approved.stdout, `approved: ${EDIT_QUESTION}\n`);
+  const written = () => fs.existsSync(applied.target) && fs.readFileSync(applied.target, 'utf8') === 'made\n';
+  await waitFor(written, 60_000, 'the approved write to make its file');
+});
+
+test('answer at the composer: no-prompt, and nothing is typed', async () => {
+  const text = (target: string): GeminiFunctionCall => ({ name: 'no_such_tool', args: { target } });
+  const { session } = await geminiAtPrompt({ name: 'composer', call: text, cols: 100, rows: 30, until: 'Done\\.' });
+  await rowsWith(client, session.id, 'Type your message');
+  for (const choice of ['approve', 'deny'] as const)
+    await assert.rejects(client.request('answer', { session: session.id, choice }), /shows no permission prompt/);
+  // The composer shows what is typed: only the marker sent after the refusals.
+  await client.request('send', { session: session.id, data: 'marker' });
+  const rows = await rowsWith(client, session.id, '> +marker');
+  assert.ok(
+    rows.some((r) => /^ > +marker *$/.test(r)),
+    rows.join('\n'),
+  );
+});

@@ -1,0 +1,33 @@
+// What the tests of Approve / Deny against the real agents share (agents-real-prompt*.test.ts): where
+// scripts/setup-agents.sh installed the CLIs, and reading a session's screen once something is on it.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { HoldfastClient } from '../../src/protocol/client';
+
+/** The installed CLIs' commands (claude, codex, gemini). */
+export const AGENTS_BIN = path.resolve(__dirname, '..', '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin');
+
+/** The session's screen rows once `pattern` (RE2) is on it. */
+export async function rowsWith(client: HoldfastClient, id: string, pattern: string): Promise<string[]> {
+  const condition = { kind: 'text' as const, pattern };
+  const { met } = await client.request('wait', { session: id, condition, timeoutMs: 60_000 });
+  assert.ok(met, `no /${pattern}/ on the screen`);
+  return (await client.request('read', { session: id })).lines;
+}
+
+/** The session's screen, one string, once `pattern` (RE2) is on it. */
+export async function screenWith(client: HoldfastClient, id: string, pattern: string): Promise<string> {
+  return (await rowsWith(client, id, pattern)).join('\n');
+}
+
+/**
+ * With HOLDFAST_FIXTURES=DIR set, saves a screen's rows as DIR/NAME.json: how the screens in
+ * test/fixtures were captured from the real CLIs (the permission-prompt tests read them).
+ */
+export function saveScreen(name: string, rows: readonly string[]): void {
+  const dir = process.env.HOLDFAST_FIXTURES;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(rows, null, 1)}\n`);
+}
