@@ -98,7 +98,8 @@ phase setup-e2e wait_in_background "$setup_e2e" "$RESULTS/setup-e2e.log"
 node_test load --test-timeout=300000 out/test/reliability-load.test.js
 # Three files at a time (each has its own code-server, Chromium, daemon socket, state and ports; one keeps under
 # half a core busy, docs/testing.md), the slowest first so that the last to start are short.
-# HOLDFAST_E2E_CONCURRENCY=1 runs one at a time. Screenshots and logs of failures go to test-artifacts/. HOLDFAST_E2E_TRACE prints each step.
+# HOLDFAST_E2E_CONCURRENCY=1 runs one at a time. Screenshots and logs of failures go to test-artifacts/.
+# HOLDFAST_E2E_TRACE prints each step.
 E2E_SLOWEST_FIRST=(reload splits succession sidebar restart mcp attention tabs transcript windows)
 e2e_files=()
 for name in "${E2E_SLOWEST_FIRST[@]}"; do e2e_files+=("out/test/e2e/$name.test.js"); done

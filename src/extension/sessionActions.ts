@@ -141,7 +141,8 @@ export class SessionActions {
       if (how === 'resume') {
         const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
         session = result.session;
-        note = `resumed: ${commandLine(result.argv)} in ${printable(session.cwd)} (a new run of the agent; the conversation continues)`;
+        const what = '(a new run of the agent; the conversation continues)';
+        note = `resumed: ${commandLine(result.argv)} in ${printable(session.cwd)} ${what}`;
       } else {
         session = (await client.request('relaunch', { session: id, env })).session;
         note = `relaunched: ${commandLine(session.argv)} in ${printable(session.cwd)} (a new run, not the old process)`;
