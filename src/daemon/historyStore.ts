@@ -9,9 +9,11 @@ export enum HistoryTuning {
   HotBlocks = 1,
   /**
    * Writes reach xterm in slices of at most this many bytes, each followed by a capture: one byte
-   * adds at most one row, so xterm's scrollback is sized to never drop an uncaptured row.
+   * adds at most one row, so xterm's scrollback is sized to never drop an uncaptured row. A flood
+   * costs ~15% less parse CPU than with 256-byte slices (a capture each); 4 KB gained no more.
+   * A flooding session's xterm holds up to ~1.1k rows meanwhile (compacted when it goes quiet).
    */
-  SliceBytes = 256,
+  SliceBytes = 1000,
   /** Rows beyond the kept lines' starts that they may span: a longer line is stored in pieces (CONTINUED). */
   KeptRowSlack = 64,
 }
