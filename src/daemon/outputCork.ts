@@ -8,11 +8,12 @@ import type { IDisposable } from '../protocol/disposable';
 
 export enum OutputCorkTuning {
   /**
-   * A stream: the last write carried at least this much and the next output comes within StreamGapMs.
-   * Keystroke echo (a few bytes) and a redraw per keystroke (tens of ms apart) are never held.
+   * A stream: the last write carried at least this much and the next output comes within StreamGapMs
+   * (a flood's 4 KB reads come every ~0.4 ms, several ms apart on a loaded machine). Keystroke echo
+   * (a few bytes) is never held; output right after a big write is, by GatherMs at most.
    */
   StreamBytes = 2048,
-  StreamGapMs = 2,
+  StreamGapMs = 10,
   /** How long a stream's output is gathered before it is written. */
   GatherMs = 4,
 }
