@@ -34,7 +34,7 @@ export function daemonScript(): string {
   if (pinnedScript) return pinnedScript;
   const dir = tempDir('hf-bench-dist-');
   // With the worker threads' bundles beside it: the daemon starts them from its own folder.
-  for (const file of ['daemon.js', 'daemon.js.map', 'searchWorker.js', 'emulatorWorker.js']) {
+  for (const file of ['daemon.js', 'searchWorker.js', 'emulatorWorker.js'].flatMap((f) => [f, `${f}.map`])) {
     if (fs.existsSync(path.join(__dirname, file))) fs.copyFileSync(path.join(__dirname, file), path.join(dir, file));
   }
   pinnedScript = path.join(dir, 'daemon.js');

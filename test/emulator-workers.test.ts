@@ -2,6 +2,7 @@
 // their last screen and the output since, no program dies, and parsing goes on where it was.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { Emulator } from '../src/daemon/emulator';
 import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
 import { Session } from '../src/daemon/session';
@@ -176,6 +177,39 @@ test('a snapshot asked for while a base screen (a previous daemon’s) is parsed
     assert.match(screen, /cursor here/);
   } finally {
     emulator.dispose();
+    workers.dispose();
+  }
+});
+
+test('a flood goes to the worker in a few large batches, not one per read, and is parsed exactly', async () => {
+  const originalPost = Worker.prototype.postMessage;
+  let posts = 0;
+  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+    posts++;
+    return originalPost.apply(this, args);
+  };
+  const workers = new EmulatorWorkers(() => undefined, 1);
+  const options = { cols: 80, rows: 24, scrollback: 1000 };
+  const emulator = new SessionEmulator(workers, options);
+  const reference = new Emulator(options);
+  const reads = 600;
+  try {
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < reads; i++) {
+      // About 4 KB, one per turn of the event loop: what a flood's PTY reads bring.
+      chunks.push(Buffer.from(lines(i * 100 + 1, i * 100 + 100)));
+      emulator.write(chunks[i]);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await parsedAll(emulator);
+    for (const chunk of chunks) reference.write(chunk);
+    await new Promise<void>((resolve) => reference.terminal.write('', resolve));
+    assert.deepEqual((await emulator.lines(1000)).lines, reference.lines(1000));
+    assert.ok(posts < reads / 4, `${posts} batches for ${reads} reads`);
+  } finally {
+    Worker.prototype.postMessage = originalPost;
+    emulator.dispose();
+    reference.dispose();
     workers.dispose();
   }
 });

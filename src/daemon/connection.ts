@@ -25,6 +25,7 @@ import {
 import { InputLimit } from '../protocol/limits';
 import type { Subscriber } from './clientRoles';
 import { ConnectionRights } from './connectionRights';
+import { OutputCork } from './outputCork';
 import type { Session } from './session';
 import { DaemonError } from './daemonError';
 
@@ -89,8 +90,8 @@ export class ClientConnection implements IDisposable {
   private ready = false;
   private closed = false;
   private behind = false;
-  /** Output is being gathered for one write at the end of this turn. */
-  private corked = false;
+  /** Output gathered into few writes (outputCork.ts). */
+  private readonly cork: OutputCork;
   /** Receives every session's events (set by the 'subscribe' request). */
   subscribedToAll = false;
   clientName = '';
@@ -111,6 +112,7 @@ export class ClientConnection implements IDisposable {
       ConnectionLimits.HandshakeTimeoutMs,
     );
     this.disposables.add(toDisposable(() => clearTimeout(handshakeTimer)));
+    this.cork = this.disposables.add(new OutputCork(socket));
     socket.on('data', (chunk: Buffer) => this.onData(chunk, handshakeTimer));
     socket.on('drain', () => this.onDrain());
     socket.on('error', () => undefined); // 'close' follows
@@ -263,16 +265,7 @@ export class ClientConnection implements IDisposable {
 
   sendRaw(kind: FrameKind, channel: number, bytes: Buffer): void {
     if (this.closed) return;
-    // Everything this turn of the event loop brings for this client leaves in one writev: with
-    // many watchers, a syscall per frame per client was half the daemon's time in a flood.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
-    }
+    this.cork.gather(bytes.length);
     this.socket.write(rawHeader(kind, channel, bytes.length));
     this.socket.write(bytes);
     if (!this.behind && this.socket.writableLength > ConnectionLimits.MaxQueuedBytes) this.behind = true;

@@ -28,6 +28,12 @@ export enum EmulatorWorkerTuning {
    * off (launch.ts), never gives it back: 8 MB parses a flood as fast and keeps ~50 MB less per thread.
    */
   YoungGenerationMb = 8,
+  /**
+   * Output posted and not parsed yet above which more output waits for the worker's next report (it
+   * reports after each stretch of parsing): a flood then goes in a few large batches, not one per
+   * 4 KB PTY read (a postMessage and a wake-up of the worker each). The worker never runs dry.
+   */
+  AheadBytes = 128 * 1024,
 }
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
@@ -52,6 +58,8 @@ export interface EmulatorLink {
   unavailable(why: string): void;
   /** It waits for the worker: output to parse or a read to answer. */
   readonly awaiting: boolean;
+  /** Bytes of output written and not parsed yet (posted or not). */
+  readonly backlog: number;
 }
 
 export class EmulatorThread {
@@ -61,6 +69,10 @@ export class EmulatorThread {
   private chunks: Uint8Array[] = [];
   private bytes = 0;
   private flushing: NodeJS.Immediate | undefined;
+  /** Messages other than output are queued: they go at the end of this turn whatever the worker has left. */
+  private urgent = false;
+  /** Output waits for the worker's next report (AheadBytes). */
+  private held = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
   /** The worker sent something: it ran. */
@@ -109,6 +121,7 @@ export class EmulatorThread {
   send(message: ToWorker): void {
     if (this.restartTimer || this.failure) return;
     this.messages.push(message);
+    if (message.kind !== 'write') this.urgent = true;
     this.flushing ??= setImmediate(() => this.flush());
   }
 
@@ -122,6 +135,12 @@ export class EmulatorThread {
   private flush(): void {
     this.flushing = undefined;
     if (this.messages.length === 0) return;
+    if (!this.urgent && this.worker && this.postedUnparsed() >= EmulatorWorkerTuning.AheadBytes) {
+      this.held = true;
+      return;
+    }
+    this.held = false;
+    this.urgent = false;
     const data = new Uint8Array(this.bytes);
     let offset = 0;
     for (const chunk of this.chunks) {
@@ -134,6 +153,13 @@ export class EmulatorThread {
     this.bytes = 0;
     this.started().postMessage(batch, [data.buffer]);
     this.watchdog.sent();
+  }
+
+  /** Output the worker has been sent and has not parsed yet. */
+  private postedUnparsed(): number {
+    let backlog = 0;
+    for (const link of this.links.values()) backlog += link.backlog;
+    return backlog - this.bytes;
   }
 
   private started(): Worker {
@@ -161,6 +187,7 @@ export class EmulatorThread {
     else
       for (const events of message.sessions) this.links.get(events.id)?.receive({ kind: 'events', sessions: [events] });
     this.watchdog.heard();
+    if (this.held) this.flushing ??= setImmediate(() => this.flush());
   }
 
   /** The worker is gone on its own: a new one takes its sessions, each rebuilt (what was queued is replayed). */
@@ -171,6 +198,7 @@ export class EmulatorThread {
     this.messages = [];
     this.chunks = [];
     this.bytes = 0;
+    this.urgent = this.held = false;
     this.watchdog.reset();
     if (!this.loaded && ++this.startFailures >= EmulatorWorkerTuning.MaxStartFailures)
       return this.giveUp(why.split('\n')[0]);

@@ -92,11 +92,13 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, contin
 export function plainRow(line: CoreLine | undefined, cols: number): string | undefined {
   const data = line?._data;
   if (!data || data.length < cols * 3) return undefined;
+  // One pass without an early exit: most rows are plain, and a branch per cell cost a third more.
+  let marks = 0;
   let end = 0;
-  for (let x = 0; x < cols; x++) {
-    const content = data[x * 3];
-    if (data[x * 3 + 1] !== 0 || data[x * 3 + 2] !== 0 || content & COMBINED_MASK) return undefined;
+  for (let x = 0, i = 0; x < cols; x++, i += 3) {
+    const content = data[i];
+    marks |= data[i + 1] | data[i + 2] | (content & COMBINED_MASK);
     if (content & CODE_POINT_MASK) end = x + 1;
   }
-  return line!.translateToString(false, 0, end);
+  return marks === 0 ? line!.translateToString(false, 0, end) : undefined;
 }

@@ -9,7 +9,8 @@ export enum HistoryTuning {
   HotBlocks = 1,
   /**
    * Writes reach xterm in slices of at most this many bytes, each followed by a capture: one byte
-   * adds at most one row, so xterm's scrollback is sized to never drop an uncaptured row.
+   * adds at most one row, so xterm's scrollback is sized to never drop an uncaptured row. 1000 parsed
+   * a flood no faster (within 3%, in batches as the worker gets them) and holds ~4x the rows.
    */
   SliceBytes = 256,
   /** Rows beyond the kept lines' starts that they may span: a longer line is stored in pieces (CONTINUED). */
