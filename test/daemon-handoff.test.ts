@@ -174,7 +174,7 @@ test('an uncaught exception in the daemon hands every session to a successor bef
   }
 });
 
-test('during a handoff stop and handoff are refused (busy), SIGTERM waits for it: the programs live on', async () => {
+test('during a handoff changes are refused (busy), SIGTERM waits for it: then the successor serves', async () => {
   const daemon = await startTestDaemon();
   // The successor: this daemon's script, once the test lets it start; until then the handoff is under way.
   const [started, go, gated] = ['started', 'go', 'gated-successor.js'].map((name) => path.join(daemon.dir, name));
@@ -196,8 +196,25 @@ test('during a handoff stop and handoff are refused (busy), SIGTERM waits for it
     await waitFor(() => fs.existsSync(started), 20_000, 'the successor to start');
 
     const other = await daemon.connect();
-    await assert.rejects(other.request('stop', {}), { code: 'busy', message: /handoff .*under way/ });
-    await assert.rejects(other.request('handoff', {}), { code: 'busy', message: /handoff .*under way/ });
+    const { sessions: listed } = await other.request('list', {});
+    const busy = (method: string) => ({ code: 'busy', message: new RegExp(`handoff .*under way: ${method} refused`) });
+    await assert.rejects(other.request('stop', {}), busy('stop'));
+    await assert.rejects(other.request('handoff', {}), busy('handoff'));
+    await assert.rejects(other.request('create', { name: 'late', argv: ['sleep', '1000'] }), busy('create'));
+    await assert.rejects(other.request('kill', { session: session.id, signal: 'KILL' }), busy('kill'));
+    await assert.rejects(other.request('remove', { session: session.id }), busy('remove'));
+    await assert.rejects(other.request('update', { session: session.id, name: 'renamed' }), busy('update'));
+    await assert.rejects(other.request('resize', { session: session.id, cols: 100, rows: 30 }), busy('resize'));
+    // Input written after the cut would not reach the program: refused, not lost.
+    await assert.rejects(other.request('send', { session: session.id, data: 'typed during\n' }), busy('send'));
+    // Reads are answered; an owner's attach does not resize the program mid-cut.
+    const quiet = { onSnapshot: () => undefined, onOutput: () => undefined };
+    const watched = await other.attach({ session: session.id, role: 'owner', cols: 100, rows: 30 }, quiet);
+    assert.deepEqual([watched.session.cols, watched.session.rows], [session.cols, session.rows]);
+    const pick = (s: SessionInfo) => [s.id, s.name, s.pid, s.state, s.cols, s.rows, s.metadata];
+    const { sessions: during } = await other.request('list', {});
+    assert.deepEqual(during.map(pick), listed.map(pick), 'nothing changed');
+    assert.ok(isAlive(session.pid));
     const cli = await runCli(daemon.env, ['stop']);
     assert.equal(cli.code, 1, cli.stderr);
     assert.ok(isOneErrorLine(cli.stderr) && /handoff/.test(cli.stderr), cli.stderr);
@@ -219,6 +236,19 @@ test('during a handoff stop and handoff are refused (busy), SIGTERM waits for it
       );
       await next.request('send', { session: session.id, data: 'typed after the handoff\n' });
       await textShows(next, session.id, 'typed after the handoff');
+      assert.ok(!(await next.request('read', { session: session.id })).lines.includes('typed during'));
+      // Every change refused during the handoff works on the successor.
+      await next.request('resize', { session: session.id, cols: 100, rows: 30 });
+      await next.request('update', { session: session.id, name: 'renamed' });
+      const { session: late } = await next.request('create', { name: 'late', argv: ['sleep', '1000'] });
+      await next.request('kill', { session: session.id, signal: 'KILL' });
+      await next.request('remove', { session: session.id });
+      const { sessions: after } = await next.request('list', {});
+      assert.deepEqual(
+        after.map((s) => [s.id, s.name, s.state]),
+        [[late.id, 'late', 'running']],
+      );
+      await next.request('kill', { session: late.id, signal: 'KILL', remove: true });
     } finally {
       next.close();
     }

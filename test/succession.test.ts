@@ -266,6 +266,22 @@ test('a successor that fails or does not answer: every PTY carries on in the old
   assert.equal(pty.write('x'), undefined, 'input is taken again');
 });
 
+test('input written after the cut reaches the program here when the successor fails', async (t) => {
+  const env = { ...(process.env as Record<string, string>), TERM: 'xterm-256color' };
+  const pty = new PtyProcess({ argv: ['cat'], cwd: process.cwd(), env, cols: 80, rows: 24 });
+  t.after(() => pty.dispose());
+  let text = '';
+  pty.onData((chunk) => (text += chunk.toString('utf8')));
+  // Asked once the input is taken for the manifest: what is written now is held by the cut PTY.
+  const writeLate = () => assert.equal(pty.write('late input\n'), undefined);
+  const failing = { file: process.execPath, args: ['-e', 'process.exit(3)'] };
+  await assert.rejects(
+    handOff({ sessions: [{ id: 'cat', pty }], successor: failing, ownState: writeLate }),
+    /exited \(3\) before answering/,
+  );
+  await waitFor(() => text.includes('late input'), STEP_MS, 'the input written during the handoff to reach cat');
+});
+
 test('the successor refuses a bad manifest with a one-line reason', async () => {
   const notATerminal = fs.openSync(__filename, 'r');
   const terminal = fs.openSync('/dev/ptmx', 'r+');

@@ -223,8 +223,7 @@ export class AdoptedPty implements HandablePty {
 
   uncut(output: Buffer, input: Buffer): void {
     if (this.held.phase !== 'cut') return;
-    this.held.uncut();
-    this.writer.write(input);
+    this.writer.write(Buffer.concat([input, this.held.uncut()]));
     if (output.length > 0) this.onDataEmitter.fire(output);
     restartReading(this.socket);
     if (this.held.paused) this.socket.pause();

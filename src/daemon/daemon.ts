@@ -20,6 +20,7 @@ import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
 import {
   crashIfTestAsks,
+  duringHandoff,
   handoffUnderWay,
   handOffSessions,
   OwnState,
@@ -184,10 +185,6 @@ export class Daemon implements RequestHandler, MethodHost {
     }
   }
 
-  get handingOff(): boolean {
-    return this.handoff !== undefined;
-  }
-
   /** After a handoff: lets go of clients, sessions (their programs untouched) and the socket, and stops. */
   private async retire(successor: number): Promise<void> {
     clearTimeout(this.unusedTimer);
@@ -259,9 +256,10 @@ export class Daemon implements RequestHandler, MethodHost {
 
   async handle(connection: ClientConnection, method: string, rawParams: unknown): Promise<unknown> {
     if (!isMethod(method)) throw new DaemonError(ErrorCode.Unsupported, `unsupported method "${method}"`);
-    const params = checkRequest(connection.rights, method, parseParams(method, rawParams), this.registry);
+    let params = checkRequest(connection.rights, method, parseParams(method, rawParams), this.registry);
     if (this.stopping && !READ_ONLY_METHODS.has(method))
       throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
+    if (this.handoff) params = duringHandoff(method, params);
     return (this.methods[method] as (params: unknown, connection: ClientConnection) => unknown)(params, connection);
   }
 

@@ -7,7 +7,6 @@ import type { RecoveryMethods } from '../protocol/recovery';
 import type { ClientConnection } from './connection';
 import type { ConnectionRights, Credentials } from './connectionRights';
 import { DaemonError } from './daemonError';
-import { handoffUnderWay } from './daemonSuccession';
 import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
 import { isSignalName } from './ptyProcess';
 import type { Session } from './session';
@@ -35,8 +34,6 @@ export interface MethodHost {
   created(session: Session, rights: ConnectionRights): void;
   status(): DaemonStatus;
   stop(reason: string): Promise<void>;
-  /** A handoff is under way: its sessions are between two daemons. */
-  readonly handingOff: boolean;
   /** Hands every session to a successor (`script`: a newer daemon's), then retires. */
   handOff(script: string | undefined, reason: string): Promise<{ pid: number; sessions: number }>;
 }
@@ -183,7 +180,6 @@ export function coreMethods(host: MethodHost): CoreMethods {
     status: () => host.status(),
     handoff: (p, connection) => host.handOff(p.script, `asked by a client (${connection.clientName})`),
     stop: (_p, connection) => {
-      if (host.handingOff) throw handoffUnderWay('stop');
       setImmediate(() => void host.stop(`asked by a client (${connection.clientName})`));
       return {};
     },

@@ -4,7 +4,7 @@
 // its sessions' notify credentials derive from, and the live scoped credentials.
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import { ErrorCode } from '../protocol/messages';
+import { AttachParams, ErrorCode, Method, Params } from '../protocol/messages';
 import type { Credentials, HandedGrant } from './connectionRights';
 import { DaemonError } from './daemonError';
 import { handOff, HandoffResult, SuccessorCommand } from './handoff';
@@ -122,6 +122,45 @@ export function handoffUnderWay(what: string): DaemonError {
     ErrorCode.Busy,
     `a handoff to a new daemon is under way: ${what} refused, ask again once it is done`,
   );
+}
+
+/**
+ * Refused (`busy`) while a handoff is under way: each would start a program, end or change a session, or
+ * change what is handed over after the cut took it; the successor would never see it, or it would act on
+ * a program between two daemons. Input (`send`, `answer`, a `claim` to type) written after the cut never
+ * reaches the program. The rest read, or change only the asking connection, which the retiring daemon
+ * lets go of (its client attaches again to the successor).
+ */
+const REFUSED_DURING_HANDOFF: ReadonlySet<Method> = new Set<Method>([
+  'create',
+  'relaunch',
+  'resume',
+  'recovery.restore',
+  'kill',
+  'remove',
+  'update',
+  'resize',
+  'claim',
+  'send',
+  'answer',
+  'notify',
+  'grant',
+  'config.set',
+  'config.reload',
+  'recovery.checkpoint',
+  'stop',
+  'handoff',
+]);
+
+/**
+ * A request as served while a handoff is under way: refused, or as asked, but an owner's `attach` does
+ * not resize the program mid-cut (its client gives its size again to the successor).
+ */
+export function duringHandoff<M extends Method>(method: M, params: Params<M>): Params<M> {
+  if (REFUSED_DURING_HANDOFF.has(method)) throw handoffUnderWay(method);
+  if (method !== 'attach') return params;
+  const { cols: _cols, rows: _rows, ...unsized } = params as AttachParams;
+  return unsized as Params<M>;
 }
 
 /** What a successor starts from: its predecessor's own state, checked. */

@@ -27,8 +27,10 @@ export class HeldAtCut {
     this.currentPhase = 'cut';
   }
 
-  uncut(): void {
+  /** Reading again; the input written since the manifest took it, to be written now (else the next cut sends it). */
+  uncut(): Buffer {
     this.currentPhase = 'reading';
+    return this.takeInput();
   }
 
   release(): void {

@@ -198,9 +198,9 @@ export class PtyProcess implements HandablePty {
 
   uncut(output: Buffer, input: Buffer): void {
     if (this.held.phase !== 'cut') return;
-    this.held.uncut();
+    const late = this.held.uncut();
     if (output.length > 0) this.onDataEmitter.fire(output);
-    if (input.length > 0) this.term.write(input as unknown as string);
+    if (input.length + late.length > 0) this.term.write(Buffer.concat([input, late]) as unknown as string);
     restartReading(internalsOf(this.term)._socket);
     if (this.held.paused) this.term.pause();
     const destroy = this.deferredDestroy;

@@ -253,7 +253,7 @@ export enum ErrorCode {
   Exited = 'exited',
   Limit = 'limit',
   Stopping = 'stopping',
-  Busy = 'busy', // `stop` or `handoff` while a handoff is under way: asked again once it is done, the successor answers
+  Busy = 'busy', // a change during a handoff (daemonSuccession.ts): asked again once done, the successor answers
   Auth = 'auth',
   Forbidden = 'forbidden', // outside the rights of this connection (a scoped or read-only credential)
   NoPrompt = 'no-prompt', // `answer`: the screen shows no permission prompt whose keys Holdfast knows
