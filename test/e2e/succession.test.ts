@@ -1,7 +1,7 @@
 // E2E: succession. *Holdfast: Restart Daemon*, `holdfast upgrade` from the CLI, and an uncaught exception
 // in the daemon hand every session to a new daemon while the window is open: a full-screen program
 // (alternate screen) and a shell running a job carry on in their tabs, never shown archived or exited,
-// with the same PIDs, screen, output and typing.
+// with the same PIDs, screen, output and typing; the sidebar's cards and previews go on with the new daemon.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,10 +12,12 @@ import {
   HoldfastE2E,
   isAlive,
   NO_OTHER_TABS,
+  openSidebar,
   otherTabs,
   PROMPT_RE,
   readProc,
   REPO_ROOT,
+  SessionsWebview,
   sleep,
   trace,
   waitFor,
@@ -248,6 +250,15 @@ test(
         if (said.startsWith('dialog: ')) await wb.clickButton(/^Restart Daemon$/);
         assert.match(said, new RegExp(`took over from pid ${scene.daemon}: \\d+ sessions? kept`));
       });
+      // The sidebar carries on with the new daemon: both cards running, their previews live (a line typed
+      // in the full-screen tab, in front now, reaches its card).
+      await openSidebar(wb);
+      const sidebar = new SessionsWebview(wb, 'sidebar');
+      await sidebar.waitForText(scene.shell.id, 'marker-42');
+      await sidebar.waitForText(scene.full.id, 'answer to again');
+      for (const { id } of [scene.full, scene.shell]) assert.match((await sidebar.phase(id)) ?? '', /^(running|idle)$/);
+      await wb.typeInTerminal('previewed\n');
+      await sidebar.waitForText(scene.full.id, 'answer to previewed');
     });
   },
 );
