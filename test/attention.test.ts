@@ -106,6 +106,21 @@ test("a permission prompt on the screen: waiting over a hook's word, until it go
   assert.equal(attention.value.state, 'waiting');
 });
 
+test("Claude Code's hook says it waits: the screen's prompt is the same wait, whichever comes first", () => {
+  const prompt = { question: 'Do you want to proceed?', reason: 'Do you want to proceed?' };
+  const hookFirst = tracker();
+  hookFirst.attention.report('waiting', 10);
+  hookFirst.attention.permissionPrompt(prompt, 600);
+  assert.deepEqual(hookFirst.attention.value, { state: 'waiting', since: 10, source: 'hook' });
+  const screenFirst = tracker();
+  screenFirst.attention.permissionPrompt(prompt, 10);
+  screenFirst.attention.report('waiting', 600);
+  assert.equal(screenFirst.attention.value.source, 'screen');
+  assert.equal(screenFirst.changes.length, 1);
+  screenFirst.attention.report('done', 900);
+  assert.deepEqual(screenFirst.attention.value, { state: 'done', since: 900, source: 'hook' });
+});
+
 test("a successor's restored wait at a prompt (its mark not handed) is marked again, since kept", () => {
   const { attention } = tracker();
   attention.restore({ state: 'waiting', since: 50, source: 'screen', reason: 'Allow?', reasonFrom: 'screen' });

@@ -84,18 +84,22 @@ export class Attention {
   /** An agent's hook said what it is doing. */
   report(state: AttentionState, at: number): void {
     this.hooked = true;
+    // Waiting at a prompt seen on the screen already: the same wait, which knows more.
+    if (state === 'waiting' && this.atPermissionPrompt) return;
     this.set(state, at, 'hook');
   }
 
   /**
    * Its screen shows a permission prompt of its agent, or (undefined) no longer does: waiting at it
-   * whatever a hook said before (the agents whose hook does not tell it), then running.
+   * whatever a hook said before (the agents whose hook does not tell it), then running. A hook that
+   * said it waits (Claude Code's) is the same wait: it stands, and the screen's reading marks it.
    */
   permissionPrompt(prompt: ScreenPrompt | undefined, at: number): void {
     if (!prompt) {
       if (this.atPermissionPrompt) this.set('running', at, 'screen');
       return;
     }
+    if (this.current.state === 'waiting' && this.current.source === 'hook') return;
     const { reason } = prompt;
     const same = this.atPermissionPrompt && this.current.reason === reason;
     if (same && this.current.permissionPrompt) return;
