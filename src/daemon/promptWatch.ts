@@ -6,7 +6,7 @@
 import type { IDisposable } from '../protocol/disposable';
 import { findPermissionPrompt } from '../protocol/permissionPrompt';
 import type { ScreenPrompt } from './attention';
-import { screenReason } from './attentionReason';
+import { promptReason } from './attentionReason';
 import type { Emulator } from './emulator';
 
 export enum PromptWatchTiming {
@@ -53,9 +53,7 @@ export class PromptWatch implements IDisposable {
     const rows = this.emulator.lines(0);
     const prompt = findPermissionPrompt(this.profile, rows);
     if (!prompt) return undefined;
-    // As for a prompt found when the session starts to wait: its question and what it asks about.
-    const reason = screenReason(rows.slice(0, prompt.row + 1)) ?? prompt.question;
-    return { question: prompt.question, reason };
+    return { question: prompt.question, reason: promptReason(rows, prompt) };
   }
 
   dispose(): void {
