@@ -1,8 +1,8 @@
 // Approve / Deny against the real Codex CLI (scripts/setup-agents.sh installs 0.169.0): it runs in a
 // daemon session with its hooks, its model provider a local stand-in of the Responses API
 // (helpers/fakeResponsesApi.ts) whose answer is an exec_command call that asks for approval, so it
-// stops at its approval prompt. `holdfast approve` runs the command, `holdfast deny` refuses it, and
-// `answer` at its composer sends nothing.
+// stops at its approval prompt, where the session is marked waiting from its screen. `holdfast approve`
+// runs the command, `holdfast deny` refuses it, and `answer` at its composer sends nothing.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +13,7 @@ import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
 import { FakeResponsesApi, FunctionCall, startFakeResponsesApi } from './helpers/fakeResponsesApi';
-import { AGENTS_BIN, rowsWith, saveScreen } from './helpers/realAgent';
+import { AGENTS_BIN, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const CODEX = path.join(AGENTS_BIN, 'codex');
 /** The prompt's last row: it is drawn whole once this is on the screen. */
@@ -123,6 +123,8 @@ test('approve a command: the prompt is recognised and "1" runs it', async () => 
   saveScreen('exec-prompt', rows);
   assert.equal(findPermissionPrompt('codex', rows)?.question, RUN_QUESTION, rows.join('\n'));
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
+  // Its hook does not say it waits here: the daemon sees the prompt on its quiet screen.
+  await markedAtPrompt(client, session.id, RUN_QUESTION);
   const approved = await runCli(daemon.env, ['approve', session.id]);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${RUN_QUESTION}\n`);

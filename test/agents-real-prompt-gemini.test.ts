@@ -1,8 +1,8 @@
 // Approve / Deny against the real Gemini CLI (scripts/setup-agents.sh installs 0.61.0): it runs in a
 // daemon session against a local stand-in of the Gemini API (helpers/fakeGeminiApi.ts, reached through
 // GOOGLE_GEMINI_BASE_URL with any API key) whose answer is a tool call, so in its default approval mode
-// it stops at its confirmation. `holdfast approve` runs the tool, `holdfast deny` refuses it, and
-// `answer` at its composer sends nothing.
+// it stops at its confirmation, where the session is marked waiting from its screen. `holdfast approve`
+// runs the tool, `holdfast deny` refuses it, and `answer` at its composer sends nothing.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -14,7 +14,7 @@ import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
 import { FakeGeminiApi, GeminiFunctionCall, startFakeGeminiApi } from './helpers/fakeGeminiApi';
-import { AGENTS_BIN, rowsWith, saveScreen } from './helpers/realAgent';
+import { AGENTS_BIN, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const GEMINI = path.join(AGENTS_BIN, 'gemini');
 /** The confirmation's last choice: it is drawn whole once this is on the screen. */
@@ -132,6 +132,8 @@ test('approve a shell command: the confirmation is recognised and "1" runs it', 
   saveScreen('shell-prompt', rows);
   assert.equal(findPermissionPrompt('gemini', rows)?.question, SHELL_QUESTION, rows.join('\n'));
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
+  // It has no hook and rings no bell here: the daemon sees the prompt on its quiet screen.
+  await markedAtPrompt(client, session.id, SHELL_QUESTION);
   const approved = await runCli(daemon.env, ['approve', session.id]);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${SHELL_QUESTION}\n`);

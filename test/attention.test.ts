@@ -77,6 +77,58 @@ test("an agent's hook is believed over output and quiet until its next report", 
   assert.equal(attention.value.state, 'done');
 });
 
+test("a permission prompt on the screen: waiting over a hook's word, until it goes or is answered", () => {
+  const { attention, changes } = tracker();
+  const prompt = { question: 'Allow?', reason: 'touch x · Allow?' };
+  attention.report('done', 10); // Codex's hook: a turn ended
+  attention.permissionPrompt(prompt, 20);
+  const atPrompt = { state: 'waiting', since: 20, source: 'screen', reason: prompt.reason, reasonFrom: 'screen' };
+  assert.deepEqual(attention.value, { ...atPrompt, permissionPrompt: true });
+  attention.burst(30); // its own redraw: the watch decides, not output
+  attention.quiet(2500, 30);
+  attention.permissionPrompt(prompt, 2600); // told again after a change: the same wait
+  assert.equal(attention.value.since, 20);
+  assert.equal(changes.length, 2);
+  attention.permissionPrompt(undefined, 3000);
+  assert.deepEqual(attention.value, { state: 'running', since: 3000, source: 'screen' });
+  attention.burst(3100); // the hook's word still holds output off
+  attention.quiet(6000, 3100);
+  assert.equal(attention.value.state, 'running');
+  attention.report('done', 7000);
+  assert.equal(attention.value.state, 'done');
+
+  attention.permissionPrompt(prompt, 8000);
+  attention.input(8100); // answered
+  assert.deepEqual(attention.value, { state: 'running', since: 8100, source: 'input' });
+  attention.permissionPrompt(undefined, 8600); // its end, after the answer: nothing more to say
+  assert.equal(attention.value.source, 'input');
+  attention.permissionPrompt(prompt, 9000); // typed into, and still at the prompt: waiting again
+  assert.equal(attention.value.state, 'waiting');
+});
+
+test("Claude Code's hook says it waits: the screen's prompt is the same wait, whichever comes first", () => {
+  const prompt = { question: 'Do you want to proceed?', reason: 'Do you want to proceed?' };
+  const hookFirst = tracker();
+  hookFirst.attention.report('waiting', 10);
+  hookFirst.attention.permissionPrompt(prompt, 600);
+  assert.deepEqual(hookFirst.attention.value, { state: 'waiting', since: 10, source: 'hook' });
+  const screenFirst = tracker();
+  screenFirst.attention.permissionPrompt(prompt, 10);
+  screenFirst.attention.report('waiting', 600);
+  assert.equal(screenFirst.attention.value.source, 'screen');
+  assert.equal(screenFirst.changes.length, 1);
+  screenFirst.attention.report('done', 900);
+  assert.deepEqual(screenFirst.attention.value, { state: 'done', since: 900, source: 'hook' });
+});
+
+test("a successor's restored wait at a prompt (its mark not handed) is marked again, since kept", () => {
+  const { attention } = tracker();
+  attention.restore({ state: 'waiting', since: 50, source: 'screen', reason: 'Allow?', reasonFrom: 'screen' });
+  attention.permissionPrompt({ question: 'Allow?', reason: 'Allow?' }, 900);
+  assert.equal(attention.value.since, 50);
+  assert.equal(attention.value.permissionPrompt, true);
+});
+
 test('no change, no event', () => {
   const { attention, changes } = tracker();
   attention.quiet(10, 0);

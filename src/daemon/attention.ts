@@ -5,6 +5,7 @@
 //     type into a session that was waiting;
 //   - shell prompt marks (OSC 133: C a command starts, D it ended, A a prompt is drawn);
 //   - a bell, OSC 9 or OSC 777 notify: waiting, until a new burst of output answers it;
+//   - a permission prompt of its agent on its screen (promptWatch.ts): waiting, until it is gone;
 //   - output: running while it flows, idle after a quiet spell.
 import type { AttentionSource, AttentionState, SessionAttention } from '../protocol/messages';
 
@@ -13,6 +14,12 @@ export const OUTPUT_AFTER_BELL_MS = 1000;
 
 /** OSC 133 marks (FinalTerm's semantic prompts), as shells with shell integration print them. */
 export type PromptMark = 'A' | 'B' | 'C' | 'D';
+
+/** A permission prompt on the screen: its question, and why the session waits (it and what it asks about). */
+export interface ScreenPrompt {
+  question: string;
+  reason: string;
+}
 
 export class Attention {
   private current: SessionAttention;
@@ -41,7 +48,7 @@ export class Attention {
 
   /** The first output after a quiet spell. */
   burst(at: number): void {
-    if (this.hooked) return;
+    if (this.hooked || this.atPermissionPrompt) return;
     if (this.current.source === 'bell' && this.current.state === 'waiting') {
       if (at > this.current.since) this.set('running', at, 'output');
       return;
@@ -77,7 +84,32 @@ export class Attention {
   /** An agent's hook said what it is doing. */
   report(state: AttentionState, at: number): void {
     this.hooked = true;
+    // Waiting at a prompt seen on the screen already: the same wait, which knows more.
+    if (state === 'waiting' && this.atPermissionPrompt) return;
     this.set(state, at, 'hook');
+  }
+
+  /**
+   * Its screen shows a permission prompt of its agent, or (undefined) no longer does: waiting at it
+   * whatever a hook said before (the agents whose hook does not tell it), then running. A hook that
+   * said it waits (Claude Code's) is the same wait: it stands, and the screen's reading marks it.
+   */
+  permissionPrompt(prompt: ScreenPrompt | undefined, at: number): void {
+    if (!prompt) {
+      if (this.atPermissionPrompt) this.set('running', at, 'screen');
+      return;
+    }
+    if (this.current.state === 'waiting' && this.current.source === 'hook') return;
+    const { reason } = prompt;
+    const same = this.atPermissionPrompt && this.current.reason === reason;
+    if (same && this.current.permissionPrompt) return;
+    const since = same ? this.current.since : at;
+    this.current = { state: 'waiting', since, source: 'screen', reason, reasonFrom: 'screen', permissionPrompt: true };
+    this.onChange(this.current);
+  }
+
+  private get atPermissionPrompt(): boolean {
+    return this.current.state === 'waiting' && this.current.source === 'screen';
   }
 
   /** Someone typed into the session: a question it waited on is being answered. */

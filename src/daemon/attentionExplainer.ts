@@ -7,7 +7,7 @@
 import { DisposableStore, IDisposable } from '../protocol/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
-import { screenReason } from './attentionReason';
+import { promptReason, screenReason } from './attentionReason';
 import { promptOn } from './promptAnswer';
 import type { Session } from './session';
 import type { TextWorkers } from './textWorkers';
@@ -42,9 +42,8 @@ export class AttentionExplainer implements IDisposable {
     session.screen().then(
       ({ lines }) => {
         if (session.isDisposed) return;
-        // At a permission prompt the reason is its question and what it asks about, not its choices.
         const prompt = promptOn(session, lines);
-        const reason = screenReason(prompt ? lines.slice(0, prompt.row + 1) : lines);
+        const reason = prompt ? promptReason(lines, prompt) : screenReason(lines);
         session.activity.explain(told.since, reason, 'screen', prompt !== undefined);
       },
       (err: Error) => this.log(`session ${session.id}: no reason from its screen: ${err.message}`),

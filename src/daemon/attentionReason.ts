@@ -42,6 +42,11 @@ export function screenReason(rows: readonly string[]): string | undefined {
   return lastOf(rows);
 }
 
+/** The reason at a permission prompt: its question and what it asks about above it, not its choices. */
+export function promptReason(rows: readonly string[], prompt: { question: string; row: number }): string {
+  return screenReason(rows.slice(0, prompt.row + 1)) ?? prompt.question;
+}
+
 /**
  * The reason from a transcript's readable lines (transcriptFormats.ts: `user: ...`, `assistant: ...`
  * with continuation lines indented, `tool: ...`): the end of the agent's last message, when that

@@ -24,6 +24,8 @@ export interface EmulatorOptions {
    * history store (historyStore.ts). Null: all scrollback stays in xterm's buffer (for tests).
    */
   historyMargin?: number | null;
+  /** The agent whose permission prompt its worker watches the screen for (promptWatch.ts), if any. */
+  promptProfile?: string;
 }
 
 /**

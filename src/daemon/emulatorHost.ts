@@ -1,7 +1,9 @@
 // The emulators of one worker thread (emulatorWorker.ts is its entry): parses each session's chunks,
 // counts them, and answers reads tagged with the chunk they were taken at. A snapshot waits for an
 // exact cut point (nothing left to parse, or right after a chunk's parse) as snapshotQueue.ts needs.
-// What parsing says goes back in one batch per turn of the thread's loop.
+// What parsing says goes back in one batch per turn of the thread's loop, with what an agent's screen
+// shows once quiet: its permission prompt (promptWatch.ts).
+import type { ScreenPrompt } from './attention';
 import { Emulator } from './emulator';
 import type {
   EmulatorEvents,
@@ -15,6 +17,7 @@ import type {
   ToWorkerBatch,
 } from './emulatorProtocol';
 import { IdleCollector } from './idleCollector';
+import { PromptWatch } from './promptWatch';
 
 export type Post = (message: FromWorker, transfer?: ArrayBuffer[]) => void;
 type SnapshotRead = Extract<EmulatorRead, { kind: 'snapshot' }>;
@@ -36,6 +39,8 @@ class HostedEmulator {
   private afterBase: (() => void)[] = [];
   /** Asked to compact while output waited to be parsed: done once it is. */
   private compactPending = false;
+  /** Only for a session whose agent has a known permission prompt. */
+  private promptWatch: PromptWatch | undefined;
 
   private syncTimer: NodeJS.Timeout | undefined;
 
@@ -57,6 +62,7 @@ class HostedEmulator {
     emulator.onPromptMark((mark) => this.note({ kind: 'mark', mark }));
     emulator.onCwd((cwd) => this.note({ kind: 'cwd', cwd }));
     emulator.onError((err) => this.note({ kind: 'error', message: err.stack ?? err.message }));
+    this.watchPrompts(open.options.promptProfile);
     if (base) {
       this.baseChunks = 1;
       this.sizeAfterBase = { cols: open.options.cols, rows: open.options.rows };
@@ -79,6 +85,7 @@ class HostedEmulator {
       const size = this.sizeAfterBase!;
       this.sizeAfterBase = undefined;
       this.resize(size.cols, size.rows);
+      this.promptWatch?.changed();
       for (const answer of this.afterBase.splice(0)) answer();
       // A snapshot asked for while the base was parsed waits for a cut: this is one (no chunk parsed yet).
       if (this.snapshots.length > 0) this.takeSnapshots(true);
@@ -86,6 +93,7 @@ class HostedEmulator {
     }
     this.parsed++;
     this.host.changed(this);
+    this.promptWatch?.changed();
     if (this.snapshots.length > 0) this.takeSnapshots(true);
     if (this.compactPending && this.emulator.backlog === 0) this.compact();
   }
@@ -106,6 +114,14 @@ class HostedEmulator {
     };
   }
 
+  /** Watches the screen for `profile`'s permission prompt; undefined: for none. */
+  watchPrompts(profile: string | undefined): void {
+    this.promptWatch?.dispose();
+    const tell = (prompt?: ScreenPrompt) => this.note({ kind: 'permissionPrompt', ...(prompt ? { prompt } : {}) });
+    this.promptWatch = profile === undefined ? undefined : new PromptWatch(profile, this.emulator, tell);
+    this.promptWatch?.changed();
+  }
+
   setAnswerQueries(on: boolean): void {
     this.answerQueries = on;
     if (this.baseChunks === 0) this.emulator.answerQueries = on;
@@ -118,6 +134,7 @@ class HostedEmulator {
     }
     this.emulator.resize(cols, rows);
     this.host.changed(this);
+    this.promptWatch?.changed();
   }
 
   /** Now, or once everything written is parsed (compaction needs an empty backlog). */
@@ -206,6 +223,7 @@ class HostedEmulator {
 
   dispose(): void {
     clearTimeout(this.syncTimer);
+    this.promptWatch?.dispose();
     this.emulator.dispose();
   }
 }
@@ -259,6 +277,8 @@ export class EmulatorHost {
         return;
       case 'answerQueries':
         return hosted.setAnswerQueries(message.on);
+      case 'promptProfile':
+        return hosted.watchPrompts(message.profile);
       case 'compact':
         return hosted.compact();
       case 'read':

@@ -1,7 +1,7 @@
 // The messages between the daemon's main thread (emulatorWorkers.ts, sessionEmulator.ts) and an
 // emulator worker thread (emulatorWorker.ts, emulatorHost.ts). Sessions are numbered per daemon;
 // chunks are counted per session, so every answer says at which chunk it was taken.
-import type { PromptMark } from './attention';
+import type { PromptMark, ScreenPrompt } from './attention';
 import type { EmulatorOptions } from './emulator';
 import type { SessionTextCopy } from './sessionText';
 
@@ -14,14 +14,21 @@ export interface EmulatorState {
   alternateLength: number;
 }
 
-/** What parsing said, in order: answers to queries, title, bells, prompt marks, directory, errors. */
+/**
+ * What parsing said, in order: answers to queries, title, bells, prompt marks, directory, errors; and
+ * what the screen shows once quiet: its agent's permission prompt, or (no `prompt`) its end (promptWatch.ts).
+ */
 export type EmulatorNote =
   | { kind: 'reply'; data: string }
   | { kind: 'title'; title: string }
   | { kind: 'bell' }
   | { kind: 'mark'; mark: PromptMark }
+  | { kind: 'permissionPrompt'; prompt?: ScreenPrompt }
   | { kind: 'cwd'; cwd: string }
   | { kind: 'error'; message: string };
+
+/** The notes a session's attention is made of. */
+export type AttentionSignal = Extract<EmulatorNote, { kind: 'bell' | 'mark' | 'permissionPrompt' }>;
 
 /** screen: the visible screen and modes; full: with the scrollback. */
 export type SnapshotView = 'screen' | 'full';
@@ -70,6 +77,7 @@ export type ToWorker =
   | { kind: 'resize'; id: number; cols: number; rows: number }
   | { kind: 'scrollback'; id: number; lines: number }
   | { kind: 'answerQueries'; id: number; on: boolean }
+  | { kind: 'promptProfile'; id: number; profile?: string }
   | { kind: 'compact'; id: number }
   | { kind: 'read'; id: number; request: number; read: EmulatorRead }
   | { kind: 'close'; id: number };

@@ -21,6 +21,12 @@ function profileOf(session: Session): string | undefined {
   return typeof profile === 'string' ? profile : undefined;
 }
 
+/** The agent a session's metadata names, when Holdfast knows its permission prompt; else undefined. */
+export function promptProfileOf(metadata: Record<string, unknown>): string | undefined {
+  const profile = agentOf(metadata)?.profile;
+  return typeof profile === 'string' && Object.hasOwn(VERIFIED_PROMPTS, profile) ? profile : undefined;
+}
+
 function noPrompt(session: Session, profile: string | undefined): DaemonError {
   const known = Object.values(VERIFIED_PROMPTS).join(', ');
   const what =

@@ -7,6 +7,7 @@ import { ClientRoles, Subscriber } from './clientRoles';
 import type { EmulatorWorkers } from './emulatorWorkers';
 import type { SessionTextCopy } from './sessionText';
 import { GroupKill } from './groupKill';
+import { promptProfileOf } from './promptAnswer';
 import { SessionActivity } from './sessionActivity';
 import type { ProgramProcess } from './programPty';
 import { PtyProcess, PtyOptions } from './ptyProcess';
@@ -99,9 +100,9 @@ export class Session implements IDisposable {
     if (resumed) this.activity.restore(resumed.attention, resumed.lastOutputAt, resumed.bellAt);
     this.scrollback = options.scrollback;
     const scrollback = scrollbackWithinBudget(options.scrollback, options.cols);
-    this.emulator = this.disposables.add(
-      new SessionEmulator(options.emulators, { cols: options.cols, rows: options.rows, scrollback }, resumed?.base),
-    );
+    const promptProfile = promptProfileOf(options.metadata);
+    const emulatorOptions = { cols: options.cols, rows: options.rows, scrollback, promptProfile };
+    this.emulator = this.disposables.add(new SessionEmulator(options.emulators, emulatorOptions, resumed?.base));
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
@@ -122,8 +123,7 @@ export class Session implements IDisposable {
         this.changed();
       }),
     );
-    this.disposables.add(this.emulator.onBell(() => this.activity.rang()));
-    this.disposables.add(this.emulator.onPromptMark((mark) => this.activity.prompt(mark)));
+    this.disposables.add(this.emulator.onSignal((signal) => this.activity.signal(signal)));
   }
 
   get pid(): number {
@@ -305,6 +305,7 @@ export class Session implements IDisposable {
 
   setMetadata(metadata: Record<string, unknown>): void {
     this.metadata = metadata;
+    this.emulator.promptProfile = promptProfileOf(metadata);
     this.changed();
   }
 

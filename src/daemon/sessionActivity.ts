@@ -5,6 +5,7 @@
 import { IDisposable } from '../protocol/disposable';
 import type { AttentionState, DaemonEvent, SessionAttention } from '../protocol/messages';
 import { Attention, PromptMark } from './attention';
+import type { AttentionSignal } from './emulatorProtocol';
 
 export enum SessionTiming {
   /** No output for this long: the session is idle. */
@@ -132,6 +133,13 @@ export class SessionActivity implements IDisposable {
 
   prompt(mark: PromptMark): void {
     this.attention.prompt(mark, Date.now());
+  }
+
+  /** What the emulator saw: a bell, a prompt mark, a permission prompt on the screen or its end. */
+  signal(signal: AttentionSignal): void {
+    if (signal.kind === 'bell') this.rang();
+    else if (signal.kind === 'mark') this.prompt(signal.mark);
+    else this.attention.permissionPrompt(signal.prompt, Date.now());
   }
 
   /** Someone typed into the session. */

@@ -5,11 +5,11 @@
 // parsed stay here: a snapshot is followed by them, and a replaced worker gets them again.
 import { DisposableStore, Emitter, IDisposable } from '../protocol/disposable';
 import { ErrorCode } from '../protocol/messages';
-import type { PromptMark } from './attention';
 import { DaemonError } from './daemonError';
 import type { EmulatorOptions } from './emulator';
 import { EmulatorRebuild, RebuildScreen } from './emulatorRebuild';
 import type {
+  AttentionSignal,
   EmulatorEvents,
   EmulatorNote,
   EmulatorRead,
@@ -61,7 +61,6 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   private rebuiltAt = -1;
   private disposed = false;
   private readonly emitters = new DisposableStore();
-
   private readonly onParsedEmitter = this.emitters.add(new Emitter<void>());
   /** Chunks were parsed (`unparsed` got shorter). */
   readonly onParsed = this.onParsedEmitter.event;
@@ -69,10 +68,9 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   readonly onReply = this.onReplyEmitter.event;
   private readonly onTitleEmitter = this.emitters.add(new Emitter<string>());
   readonly onTitle = this.onTitleEmitter.event;
-  private readonly onBellEmitter = this.emitters.add(new Emitter<void>());
-  readonly onBell = this.onBellEmitter.event;
-  private readonly onPromptMarkEmitter = this.emitters.add(new Emitter<PromptMark>());
-  readonly onPromptMark = this.onPromptMarkEmitter.event;
+  private readonly onSignalEmitter = this.emitters.add(new Emitter<AttentionSignal>());
+  /** A bell, a prompt mark, its agent's permission prompt or its end: what its attention is made of. */
+  readonly onSignal = this.onSignalEmitter.event;
   private readonly onCwdEmitter = this.emitters.add(new Emitter<string>());
   readonly onCwd = this.onCwdEmitter.event;
   private readonly onErrorEmitter = this.emitters.add(new Emitter<Error>());
@@ -136,20 +134,16 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   get backlog(): number {
     return this.writtenBytes - this.parsedBytes;
   }
-
   get title(): string {
     return this.titleText;
   }
-
   get inSynchronizedUpdate(): boolean {
     return this.synchronizedUpdate;
   }
-
   /** Lines above the normal screen, in xterm or in the store. */
   get hasScrollback(): boolean {
     return this.scrollbackAbove;
   }
-
   /** Lines at the start of `lines(Infinity)` that scrolled off the alternate screen, their markers included. */
   get alternateLength(): number {
     return this.alternateLines;
@@ -172,6 +166,12 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     if (lines === this.options.scrollback) return;
     this.options.scrollback = lines;
     this.thread.send({ kind: 'scrollback', id: this.id, lines });
+  }
+  /** The agent whose permission prompt the worker watches the screen for (promptWatch.ts), if any. */
+  set promptProfile(profile: string | undefined) {
+    if (profile === this.options.promptProfile) return;
+    this.options.promptProfile = profile;
+    this.thread.send({ kind: 'promptProfile', id: this.id, profile });
   }
 
   /** Moves old scrollback into the compact history store once the worker has parsed everything. */
@@ -278,9 +278,9 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
         this.titleText = note.title;
         return this.onTitleEmitter.fire(note.title);
       case 'bell':
-        return this.onBellEmitter.fire();
       case 'mark':
-        return this.onPromptMarkEmitter.fire(note.mark);
+      case 'permissionPrompt':
+        return this.onSignalEmitter.fire(note);
       case 'cwd':
         return this.onCwdEmitter.fire(note.cwd);
       case 'error':

@@ -63,7 +63,7 @@ export const handedStateSchema = z
       .object({
         state: z.enum(['running', 'waiting', 'done', 'idle']),
         since: time,
-        source: z.enum(['hook', 'prompt', 'bell', 'output', 'input']),
+        source: z.enum(['hook', 'prompt', 'bell', 'output', 'input', 'screen']),
         reason: z.string().max(1024).optional(),
         reasonFrom: z.enum(['transcript', 'screen']).optional(),
       })

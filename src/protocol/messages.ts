@@ -72,8 +72,11 @@ export interface SessionInfo {
 }
 
 export type AttentionState = 'running' | 'waiting' | 'done' | 'idle';
-/** hook: the agent said so (`holdfast notify`); prompt: OSC 133 marks; bell: BEL / OSC 9 / OSC 777. */
-export type AttentionSource = 'hook' | 'prompt' | 'bell' | 'output' | 'input';
+/**
+ * hook: the agent said so (`holdfast notify`); prompt: OSC 133 marks; bell: BEL / OSC 9 / OSC 777;
+ * screen: a permission prompt of its agent on its screen, or its end.
+ */
+export type AttentionSource = 'hook' | 'prompt' | 'bell' | 'output' | 'input' | 'screen';
 export interface SessionAttention {
   state: AttentionState;
   since: number;

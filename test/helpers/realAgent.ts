@@ -1,5 +1,6 @@
 // What the tests of Approve / Deny against the real agents share (agents-real-prompt*.test.ts): where
-// scripts/setup-agents.sh installed the CLIs, and reading a session's screen once something is on it.
+// scripts/setup-agents.sh installed the CLIs, reading a session's screen once something is on it, and
+// waiting for the session to be marked at its prompt.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,6 +20,16 @@ export async function rowsWith(client: HoldfastClient, id: string, pattern: stri
 /** The session's screen, one string, once `pattern` (RE2) is on it. */
 export async function screenWith(client: HoldfastClient, id: string, pattern: string): Promise<string> {
   return (await rowsWith(client, id, pattern)).join('\n');
+}
+
+/** Resolves once the session is waiting at its permission prompt, as its screen shows it (promptWatch.ts). */
+export async function markedAtPrompt(client: HoldfastClient, id: string, question: string): Promise<void> {
+  const condition = { kind: 'attention' as const, states: ['waiting' as const] };
+  const { met } = await client.request('wait', { session: id, condition, timeoutMs: 20_000 });
+  assert.ok(met, 'the session at its prompt is waiting');
+  const { attention } = (await client.request('show', { session: id })).session;
+  assert.deepEqual([attention.source, attention.permissionPrompt], ['screen', true], JSON.stringify(attention));
+  assert.ok(attention.reason?.endsWith(question), attention.reason);
 }
 
 /**
