@@ -6,14 +6,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import { test } from 'node:test';
 import type { SessionInfo } from '../src/protocol/messages';
 import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
-import { startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import { tempDir, waitFor } from './helpers/daemon';
 import { FakeResponsesApi, FunctionCall, startFakeResponsesApi } from './helpers/fakeResponsesApi';
-import { AGENTS_BIN, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
+import { AGENTS_BIN, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const CODEX = path.join(AGENTS_BIN, 'codex');
 /** The prompt's last row: it is drawn whole once this is on the screen. */
@@ -21,21 +20,7 @@ const FOOTER = 'Press enter to confirm or esc to cancel';
 const RUN_QUESTION = 'Would you like to run the following command?';
 const EDIT_QUESTION = 'Would you like to make the following edits?';
 
-let daemon: TestDaemon;
-let client: HoldfastClient;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-before(async () => {
-  assert.ok(fs.existsSync(CODEX), `${CODEX} is missing: run scripts/setup-agents.sh`);
-  daemon = await startTestDaemon();
-  client = await daemon.connect();
-});
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await daemon?.stop();
-  if (daemon) fs.rmSync(daemon.dir, { recursive: true, force: true });
-});
+const rig = realAgentFile(CODEX);
 
 /** A CODEX_HOME whose model provider is the stand-in (no login asked) and whose work folder is trusted. */
 function codexHome(api: FakeResponsesApi): { home: string; work: string } {
@@ -54,7 +39,7 @@ function codexHome(api: FakeResponsesApi): { home: string; work: string } {
     'trust_level = "trusted"',
   ];
   fs.writeFileSync(path.join(home, '.codex', 'config.toml'), `${config.join('\n')}\n`);
-  cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+  rig.cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
   return { home, work };
 }
 
@@ -92,10 +77,10 @@ const patchAdding = (target: string): FunctionCall => ({
 /** Codex in a session (as New Agent starts it, with its notify hook), once its approval prompt is drawn. */
 async function codexAtPrompt(start: CodexStart): Promise<CodexRun> {
   const api = await startFakeResponsesApi(start.call('made-by-the-tool'));
-  cleanups.push(() => api.close());
+  rig.cleanups.push(() => api.close());
   const { home, work } = codexHome(api);
   const sandbox = start.sandbox ? ['-s', start.sandbox] : [];
-  const { session } = await client.request('create', {
+  const { session } = await rig.client.request('create', {
     name: start.name,
     // Its app-server daemon would outlive the session: the TUI runs its own in-process instead.
     argv: [CODEX, '--disable', 'daemon_auto_start', '-a', 'on-request', ...sandbox, 'Create the file please'],
@@ -105,9 +90,9 @@ async function codexAtPrompt(start: CodexStart): Promise<CodexRun> {
     env: { HOME: home, CODEX_HOME: path.join(home, '.codex') },
     metadata: { agent: { profile: 'codex' } },
   });
-  cleanups.push(() => client.request('kill', { session: session.id, remove: true }).then(() => undefined));
+  rig.cleanups.push(() => rig.client.request('kill', { session: session.id, remove: true }).then(() => undefined));
   const condition = { kind: 'text' as const, pattern: start.until ?? FOOTER };
-  const shown = await client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
+  const shown = await rig.client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
   assert.ok(shown.met, `Codex did not get there; the stand-in saw ${api.paths.join(', ')}`);
   return { session, api, target: path.join(work, 'made-by-the-tool') };
 }
@@ -119,23 +104,23 @@ test('approve a command: the prompt is recognised and "1" runs it', async () => 
     cols: 100,
     rows: 30,
   });
-  const rows = await rowsWith(client, session.id, FOOTER);
+  const rows = await rowsWith(rig.client, session.id, FOOTER);
   saveScreen('exec-prompt', rows);
   assert.equal(findPermissionPrompt('codex', rows)?.question, RUN_QUESTION, rows.join('\n'));
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
   // Its hook does not say it waits here: the daemon sees the prompt on its quiet screen.
-  await markedAtPrompt(client, session.id, RUN_QUESTION);
-  const approved = await runCli(daemon.env, ['approve', session.id]);
+  await markedAtPrompt(rig.client, session.id, RUN_QUESTION);
+  const approved = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${RUN_QUESTION}\n`);
   await waitFor(() => fs.existsSync(target), 60_000, 'the approved command to create its file');
   await waitFor(() => api.toolCalls.answered === 1, 60_000, "the command's output to reach the API");
   saveScreen(
     'exec-after-approve',
-    await rowsWith(client, session.id, 'You approved codex to run touch made-by-the-tool'),
+    await rowsWith(rig.client, session.id, 'You approved codex to run touch made-by-the-tool'),
   );
   // No prompt on its screen now: a second approve is refused.
-  const again = await runCli(daemon.env, ['approve', session.id]);
+  const again = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(again.code, 1);
   assert.ok(isOneErrorLine(again.stderr), again.stderr);
   assert.match(again.stderr, /shows no permission prompt of Codex CLI 0\.169\.0: nothing was sent/);
@@ -143,14 +128,14 @@ test('approve a command: the prompt is recognised and "1" runs it', async () => 
 
 test('deny a command at 80 columns, the highlight moved: "3" picks "No" and the command does not run', async () => {
   const { session, api, target } = await codexAtPrompt({ name: 'deny-run', call: escalatedTouch, cols: 80, rows: 24 });
-  saveScreen('exec-narrow-prompt', await rowsWith(client, session.id, FOOTER));
-  await client.request('send', { session: session.id, data: '\x1b[B' });
-  const moved = await rowsWith(client, session.id, '^› 2\\. Yes, and');
+  saveScreen('exec-narrow-prompt', await rowsWith(rig.client, session.id, FOOTER));
+  await rig.client.request('send', { session: session.id, data: '\x1b[B' });
+  const moved = await rowsWith(rig.client, session.id, '^› 2\\. Yes, and');
   saveScreen('exec-narrow-second-highlighted', moved);
-  const denied = await runCli(daemon.env, ['deny', session.id, '--json']);
+  const denied = await runCli(rig.daemon.env, ['deny', session.id, '--json']);
   assert.equal(denied.code, 0, denied.stderr);
   assert.deepEqual(JSON.parse(denied.stdout), { question: RUN_QUESTION, sent: '3' });
-  saveScreen('exec-narrow-after-deny', await rowsWith(client, session.id, 'You canceled the request to run touch'));
+  saveScreen('exec-narrow-after-deny', await rowsWith(rig.client, session.id, 'You canceled the request to run touch'));
   assert.equal(fs.existsSync(target), false, 'the denied command did not run');
   assert.equal(api.toolCalls.answered, 0);
 });
@@ -159,17 +144,17 @@ const edit = { call: patchAdding, sandbox: 'read-only' as const };
 
 test('deny an edit: "3" picks "No" and the file is not made', async () => {
   const refused = await codexAtPrompt({ name: 'deny-edit', ...edit, cols: 100, rows: 30 });
-  saveScreen('edit-prompt', await rowsWith(client, refused.session.id, FOOTER));
-  const denied = await runCli(daemon.env, ['deny', refused.session.id, '--json']);
+  saveScreen('edit-prompt', await rowsWith(rig.client, refused.session.id, FOOTER));
+  const denied = await runCli(rig.daemon.env, ['deny', refused.session.id, '--json']);
   assert.deepEqual(JSON.parse(denied.stdout), { question: EDIT_QUESTION, sent: '3' });
-  saveScreen('edit-after-deny', await rowsWith(client, refused.session.id, 'Conversation interrupted'));
+  saveScreen('edit-after-deny', await rowsWith(rig.client, refused.session.id, 'Conversation interrupted'));
   assert.equal(fs.existsSync(refused.target), false, 'the denied edit was not made');
 });
 
 test('approve an edit at 80 columns: "1" makes the file', async () => {
   const applied = await codexAtPrompt({ name: 'approve-edit', ...edit, cols: 80, rows: 24 });
-  saveScreen('edit-narrow-prompt', await rowsWith(client, applied.session.id, FOOTER));
-  const approved = await runCli(daemon.env, ['approve', applied.session.id]);
+  saveScreen('edit-narrow-prompt', await rowsWith(rig.client, applied.session.id, FOOTER));
+  const approved = await runCli(rig.daemon.env, ['approve', applied.session.id]);
   assert.equal(approved.stdout, `approved: ${EDIT_QUESTION}\n`);
   const written = () => fs.existsSync(applied.target) && fs.readFileSync(applied.target, 'utf8') === 'made\n';
   await waitFor(written, 60_000, 'the approved edit to make its file');
@@ -179,10 +164,10 @@ test('answer at the composer: no-prompt, and nothing is typed', async () => {
   const text = (target: string): FunctionCall => ({ name: 'no_such_tool', arguments: { target } });
   const { session } = await codexAtPrompt({ name: 'composer', call: text, cols: 100, rows: 30, until: 'Done\\.' });
   for (const choice of ['approve', 'deny'] as const)
-    await assert.rejects(client.request('answer', { session: session.id, choice }), /shows no permission prompt/);
+    await assert.rejects(rig.client.request('answer', { session: session.id, choice }), /shows no permission prompt/);
   // The composer shows what is typed: only the marker sent after the refusals.
-  await client.request('send', { session: session.id, data: 'marker' });
-  const rows = await rowsWith(client, session.id, '^› marker');
+  await rig.client.request('send', { session: session.id, data: 'marker' });
+  const rows = await rowsWith(rig.client, session.id, '^› marker');
   assert.ok(
     rows.some((r) => r.trimEnd() === '› marker'),
     rows.join('\n'),

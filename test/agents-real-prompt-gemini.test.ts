@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import { test } from 'node:test';
 import type { SessionInfo } from '../src/protocol/messages';
 import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
-import { startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import { tempDir, waitFor } from './helpers/daemon';
 import { FakeGeminiApi, GeminiFunctionCall, startFakeGeminiApi } from './helpers/fakeGeminiApi';
-import { AGENTS_BIN, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
+import { AGENTS_BIN, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const GEMINI = path.join(AGENTS_BIN, 'gemini');
 /** The confirmation's last choice: it is drawn whole once this is on the screen. */
@@ -22,21 +21,7 @@ const LAST_CHOICE = 'No, suggest changes \\(esc\\)';
 const SHELL_QUESTION = 'Allow execution of [Shell]?';
 const EDIT_QUESTION = 'Apply this change?';
 
-let daemon: TestDaemon;
-let client: HoldfastClient;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-before(async () => {
-  assert.ok(fs.existsSync(GEMINI), `${GEMINI} is missing: run scripts/setup-agents.sh`);
-  daemon = await startTestDaemon();
-  client = await daemon.connect();
-});
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await daemon?.stop();
-  if (daemon) fs.rmSync(daemon.dir, { recursive: true, force: true });
-});
+const rig = realAgentFile(GEMINI);
 
 /** A HOME where Gemini CLI uses an API key (no auth dialog) and trusts the work folder (no trust dialog). */
 function geminiHome(): { home: string; work: string } {
@@ -47,7 +32,7 @@ function geminiHome(): { home: string; work: string } {
   const settings = { security: { auth: { selectedType: 'gemini-api-key' } } };
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
   fs.writeFileSync(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [work]: 'TRUST_FOLDER' }));
-  cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+  rig.cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
   return { home, work };
 }
 
@@ -83,9 +68,9 @@ async function geminiAtPrompt(start: GeminiStart): Promise<GeminiRun> {
   const { home, work } = geminiHome();
   const target = path.join(work, 'made-by-the-tool');
   const api = await startFakeGeminiApi(start.call(target));
-  cleanups.push(() => api.close());
+  rig.cleanups.push(() => api.close());
   const conversation = randomUUID();
-  const { session } = await client.request('create', {
+  const { session } = await rig.client.request('create', {
     name: start.name,
     // A model named: "auto" would first ask the stand-in to route the request.
     argv: [GEMINI, '--session-id', conversation, '-m', 'gemini-2.5-flash', '-i', 'Create the file please'],
@@ -101,18 +86,18 @@ async function geminiAtPrompt(start: GeminiStart): Promise<GeminiRun> {
     },
     metadata: { agent: { profile: 'gemini', sessionId: conversation } },
   });
-  cleanups.push(() => client.request('kill', { session: session.id, remove: true }).then(() => undefined));
+  rig.cleanups.push(() => rig.client.request('kill', { session: session.id, remove: true }).then(() => undefined));
   const condition = { kind: 'text' as const, pattern: start.until ?? LAST_CHOICE };
-  const shown = await client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
+  const shown = await rig.client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
   assert.ok(shown.met, `Gemini CLI did not get there; the stand-in saw ${api.paths.join(', ')}`);
   return { session, api, target };
 }
 
 /** The screen once the confirmation on it is recognised (drawn whole, and as captured). */
 async function promptRows(id: string): Promise<string[]> {
-  let rows = await rowsWith(client, id, LAST_CHOICE);
+  let rows = await rowsWith(rig.client, id, LAST_CHOICE);
   const recognised = async () => {
-    rows = (await client.request('read', { session: id })).lines;
+    rows = (await rig.client.request('read', { session: id })).lines;
     return findPermissionPrompt('gemini', rows) !== undefined;
   };
   await waitFor(recognised, 10_000, 'the confirmation to be recognised').catch((err: Error) => {
@@ -133,14 +118,14 @@ test('approve a shell command: the confirmation is recognised and "1" runs it', 
   assert.equal(findPermissionPrompt('gemini', rows)?.question, SHELL_QUESTION, rows.join('\n'));
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
   // It has no hook and rings no bell here: the daemon sees the prompt on its quiet screen.
-  await markedAtPrompt(client, session.id, SHELL_QUESTION);
-  const approved = await runCli(daemon.env, ['approve', session.id]);
+  await markedAtPrompt(rig.client, session.id, SHELL_QUESTION);
+  const approved = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${SHELL_QUESTION}\n`);
   await waitFor(() => fs.existsSync(target), 60_000, 'the approved command to create its file');
   await waitFor(() => api.toolCalls.answered === 1, 60_000, "the command's result to reach the API");
-  saveScreen('shell-after-approve', await rowsWith(client, session.id, 'Done\\.'));
-  const again = await runCli(daemon.env, ['approve', session.id]);
+  saveScreen('shell-after-approve', await rowsWith(rig.client, session.id, 'Done\\.'));
+  const again = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(again.code, 1);
   assert.ok(isOneErrorLine(again.stderr), again.stderr);
   assert.match(again.stderr, /shows no permission prompt of Gemini CLI 0\.61\.0: nothing was sent/);
@@ -149,12 +134,15 @@ test('approve a shell command: the confirmation is recognised and "1" runs it', 
 test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" and it does not run', async () => {
   const { session, api, target } = await geminiAtPrompt({ name: 'deny-shell', call: shellTouch, cols: 80, rows: 24 });
   saveScreen('shell-narrow-prompt', await promptRows(session.id));
-  await client.request('send', { session: session.id, data: '\x1b[B' });
-  saveScreen('shell-narrow-second-highlighted', await rowsWith(client, session.id, '│ ● 2\\. Allow for this session'));
-  const denied = await runCli(daemon.env, ['deny', session.id, '--json']);
+  await rig.client.request('send', { session: session.id, data: '\x1b[B' });
+  saveScreen(
+    'shell-narrow-second-highlighted',
+    await rowsWith(rig.client, session.id, '│ ● 2\\. Allow for this session'),
+  );
+  const denied = await runCli(rig.daemon.env, ['deny', session.id, '--json']);
   assert.equal(denied.code, 0, denied.stderr);
   assert.deepEqual(JSON.parse(denied.stdout), { question: SHELL_QUESTION, sent: '3' });
-  saveScreen('shell-narrow-after-deny', await rowsWith(client, session.id, 'Request cancelled\\.'));
+  saveScreen('shell-narrow-after-deny', await rowsWith(rig.client, session.id, 'Request cancelled\\.'));
   assert.equal(fs.existsSync(target), false, 'the denied command did not run');
   assert.equal(api.toolCalls.answered, 0);
 });
@@ -162,16 +150,16 @@ test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" an
 test('deny a file write: "4" picks "No" and the file is not written', async () => {
   const refused = await geminiAtPrompt({ name: 'deny-write', call: writeFile, cols: 100, rows: 30 });
   saveScreen('write-prompt', await promptRows(refused.session.id));
-  const denied = await runCli(daemon.env, ['deny', refused.session.id, '--json']);
+  const denied = await runCli(rig.daemon.env, ['deny', refused.session.id, '--json']);
   assert.deepEqual(JSON.parse(denied.stdout), { question: EDIT_QUESTION, sent: '4' });
-  saveScreen('write-after-deny', await rowsWith(client, refused.session.id, 'Request cancelled\\.'));
+  saveScreen('write-after-deny', await rowsWith(rig.client, refused.session.id, 'Request cancelled\\.'));
   assert.equal(fs.existsSync(refused.target), false, 'the denied write was not made');
 });
 
 test('approve a file write at 80 columns: "1" writes it', async () => {
   const applied = await geminiAtPrompt({ name: 'approve-write', call: writeFile, cols: 80, rows: 24 });
   saveScreen('write-narrow-prompt', await promptRows(applied.session.id));
-  const approved = await runCli(daemon.env, ['approve', applied.session.id]);
+  const approved = await runCli(rig.daemon.env, ['approve', applied.session.id]);
   assert.equal(approved.stdout, `approved: ${EDIT_QUESTION}\n`);
   const written = () => fs.existsSync(applied.target) && fs.readFileSync(applied.target, 'utf8') === 'made\n';
   await waitFor(written, 60_000, 'the approved write to make its file');
@@ -180,12 +168,12 @@ test('approve a file write at 80 columns: "1" writes it', async () => {
 test('answer at the composer: no-prompt, and nothing is typed', async () => {
   const text = (target: string): GeminiFunctionCall => ({ name: 'no_such_tool', args: { target } });
   const { session } = await geminiAtPrompt({ name: 'composer', call: text, cols: 100, rows: 30, until: 'Done\\.' });
-  await rowsWith(client, session.id, 'Type your message');
+  await rowsWith(rig.client, session.id, 'Type your message');
   for (const choice of ['approve', 'deny'] as const)
-    await assert.rejects(client.request('answer', { session: session.id, choice }), /shows no permission prompt/);
+    await assert.rejects(rig.client.request('answer', { session: session.id, choice }), /shows no permission prompt/);
   // The composer shows what is typed: only the marker sent after the refusals.
-  await client.request('send', { session: session.id, data: 'marker' });
-  const rows = await rowsWith(client, session.id, '> +marker');
+  await rig.client.request('send', { session: session.id, data: 'marker' });
+  const rows = await rowsWith(rig.client, session.id, '> +marker');
   assert.ok(
     rows.some((r) => /^ > +marker *$/.test(r)),
     rows.join('\n'),

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import { test } from 'node:test';
 import type { SessionInfo } from '../src/protocol/messages';
 import { isOneErrorLine, runCli } from './helpers/cli';
-import { startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import { tempDir, waitFor } from './helpers/daemon';
+import { realAgentFile } from './helpers/realAgent';
 import { FakeAnthropicApi, startFakeAnthropicApi } from './helpers/fakeAnthropicApi';
 
 const CLAUDE = path.resolve(__dirname, '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin', 'claude');
@@ -18,21 +18,7 @@ const CLAUDE = path.resolve(__dirname, '..', '..', '.vscode-test', 'agents', 'no
 const API_KEY = 'sk-ant-api03-holdfast-test-key-0123456789abcdefghijklmnopqrstuvwxyz';
 const PROMPT = 'Do you want to proceed\\?';
 
-let daemon: TestDaemon;
-let client: HoldfastClient;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-before(async () => {
-  assert.ok(fs.existsSync(CLAUDE), `${CLAUDE} is missing: run scripts/setup-agents.sh`);
-  daemon = await startTestDaemon();
-  client = await daemon.connect();
-});
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  await daemon?.stop();
-  if (daemon) fs.rmSync(daemon.dir, { recursive: true, force: true });
-});
+const rig = realAgentFile(CLAUDE);
 
 /**
  * A HOME where Claude Code has done its first run (onboarding, the key approved, the folder trusted) and
@@ -52,7 +38,7 @@ function claudeHome(): { home: string; work: string } {
   fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(config));
   const settings = { permissions: { defaultMode: 'default' } };
   fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify(settings));
-  cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+  rig.cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
   return { home, work };
 }
 
@@ -71,9 +57,9 @@ async function claudeAtPrompt(name: string): Promise<ClaudeRun> {
     name: 'Bash',
     input: { command: `touch ${target}`, description: 'Create the file' },
   });
-  cleanups.push(() => api.close());
+  rig.cleanups.push(() => api.close());
   const conversation = randomUUID();
-  const { session } = await client.request('create', {
+  const { session } = await rig.client.request('create', {
     name,
     argv: [CLAUDE, '--session-id', conversation, 'Create the file please'],
     cwd: work,
@@ -88,9 +74,9 @@ async function claudeAtPrompt(name: string): Promise<ClaudeRun> {
     },
     metadata: { agent: { profile: 'claude', sessionId: conversation } },
   });
-  cleanups.push(() => client.request('kill', { session: session.id, remove: true }).then(() => undefined));
+  rig.cleanups.push(() => rig.client.request('kill', { session: session.id, remove: true }).then(() => undefined));
   const condition = { kind: 'text' as const, pattern: PROMPT };
-  const shown = await client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
+  const shown = await rig.client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
   assert.ok(shown.met, `no permission prompt; the stand-in saw ${api.paths.join(', ')}`);
   return { session, api, target };
 }
@@ -98,44 +84,44 @@ async function claudeAtPrompt(name: string): Promise<ClaudeRun> {
 /** The session's screen once `pattern` is on it. */
 async function screenWith(id: string, pattern: string): Promise<string> {
   const condition = { kind: 'text' as const, pattern };
-  const { met } = await client.request('wait', { session: id, condition, timeoutMs: 60_000 });
+  const { met } = await rig.client.request('wait', { session: id, condition, timeoutMs: 60_000 });
   assert.ok(met, `no /${pattern}/ on the screen`);
-  return (await client.request('read', { session: id })).lines.join('\n');
+  return (await rig.client.request('read', { session: id })).lines.join('\n');
 }
 
 test('approve: the prompt is recognised, marked in its attention, and "1" runs the tool', async () => {
   const { session, api, target } = await claudeAtPrompt('approve-me');
   // Its Notification hook says it waits; the daemon's look at the screen marks the prompt.
   await waitFor(
-    async () => (await client.request('show', { session: session.id })).session.attention.permissionPrompt === true,
+    async () => (await rig.client.request('show', { session: session.id })).session.attention.permissionPrompt === true,
     60_000,
     'the attention to mark the permission prompt',
   );
-  const waiting = (await client.request('show', { session: session.id })).session.attention;
+  const waiting = (await rig.client.request('show', { session: session.id })).session.attention;
   assert.equal(waiting.state, 'waiting');
   // Whichever said it first: the hook, or the daemon's own look at the quiet screen (promptWatch.ts).
   assert.ok(['hook', 'screen'].includes(waiting.source), waiting.source);
   // The reason is the question and what it asks about, not the list of choices below it.
   assert.ok(waiting.reason?.endsWith(`touch ${target} · Do you want to proceed?`), waiting.reason);
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
-  const approved = await runCli(daemon.env, ['approve', session.id]);
+  const approved = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, 'approved: Do you want to proceed?\n');
   await waitFor(() => fs.existsSync(target), 60_000, 'the approved tool to create its file');
   await waitFor(() => api.toolCalls.answered === 1, 60_000, "the tool's result to reach the API");
   assert.match(await screenWith(session.id, 'Ran 1 shell command'), /Ran 1 shell command/);
   // No prompt on its screen now: a second approve is refused.
-  const again = await runCli(daemon.env, ['approve', session.id]);
+  const again = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(again.code, 1);
   assert.ok(isOneErrorLine(again.stderr), again.stderr);
   assert.match(again.stderr, /shows no permission prompt of Claude Code 2\.1\.328: nothing was sent/);
-  const shown = await client.request('show', { session: session.id });
+  const shown = await rig.client.request('show', { session: session.id });
   assert.equal(shown.session.attention.permissionPrompt, undefined, 'the mark went with the prompt');
 });
 
 test('deny: "No" is chosen by its number and the tool does not run', async () => {
   const { session, api, target } = await claudeAtPrompt('deny-me');
-  const denied = await runCli(daemon.env, ['deny', session.id, '--json']);
+  const denied = await runCli(rig.daemon.env, ['deny', session.id, '--json']);
   assert.equal(denied.code, 0, denied.stderr);
   assert.deepEqual(JSON.parse(denied.stdout), { question: 'Do you want to proceed?', sent: '4' });
   const screen = await screenWith(session.id, 'Did not run 1 call');
@@ -145,22 +131,22 @@ test('deny: "No" is chosen by its number and the tool does not run', async () =>
 });
 
 test('answer where no prompt is: no-prompt, and nothing is typed', async () => {
-  const { session } = await client.request('create', { name: 'no-agent', argv: ['cat'], cols: 80, rows: 10 });
-  cleanups.push(() => client.request('kill', { session: session.id, remove: true }).then(() => undefined));
-  await assert.rejects(client.request('answer', { session: session.id, choice: 'approve' }), (err: Error) => {
+  const { session } = await rig.client.request('create', { name: 'no-agent', argv: ['cat'], cols: 80, rows: 10 });
+  rig.cleanups.push(() => rig.client.request('kill', { session: session.id, remove: true }).then(() => undefined));
+  await assert.rejects(rig.client.request('answer', { session: session.id, choice: 'approve' }), (err: Error) => {
     assert.equal((err as Error & { code?: string }).code, 'no-prompt');
     const known = 'Claude Code 2.1.328, Codex CLI 0.169.0, Gemini CLI 0.61.0';
     assert.ok(err.message.includes(`runs no agent whose permission prompt Holdfast knows (${known})`), err.message);
     return true;
   });
-  const denied = await runCli(daemon.env, ['deny', session.id]);
+  const denied = await runCli(rig.daemon.env, ['deny', session.id]);
   assert.equal(denied.code, 1);
   assert.ok(isOneErrorLine(denied.stderr), denied.stderr);
   // `cat` echoes what it is sent: the first thing on its screen is the marker sent after the refusals.
-  await client.request('send', { session: session.id, data: 'marker\r' });
+  await rig.client.request('send', { session: session.id, data: 'marker\r' });
   const screen = await screenWith(session.id, '^marker$');
   assert.equal(screen.split('\n')[0], 'marker');
-  const bad = await runCli(daemon.env, ['approve']);
+  const bad = await runCli(rig.daemon.env, ['approve']);
   assert.equal(bad.code, 2);
   assert.ok(isOneErrorLine(bad.stderr), bad.stderr);
 });

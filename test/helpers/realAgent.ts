@@ -4,10 +4,48 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { after, before } from 'node:test';
 import type { HoldfastClient } from '../../src/protocol/client';
+import { startTestDaemon, TestDaemon } from './daemon';
 
 /** The installed CLIs' commands (claude, codex, gemini). */
 export const AGENTS_BIN = path.resolve(__dirname, '..', '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin');
+
+/** What a real-agent test file's tests share: one daemon and client, and what to undo after them. */
+export interface RealAgentFile {
+  readonly daemon: TestDaemon;
+  readonly client: HoldfastClient;
+  /** Run after the file's tests, last pushed first, before the daemon stops. */
+  readonly cleanups: (() => Promise<void> | void)[];
+}
+
+/** Starts a daemon before the file's tests (once `binary` is known to be installed) and stops it after. */
+export function realAgentFile(binary: string): RealAgentFile {
+  let daemon: TestDaemon | undefined;
+  let client: HoldfastClient | undefined;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  before(async () => {
+    assert.ok(fs.existsSync(binary), `${binary} is missing: run scripts/setup-agents.sh`);
+    daemon = await startTestDaemon();
+    client = await daemon.connect();
+  });
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    await daemon?.stop();
+    if (daemon) fs.rmSync(daemon.dir, { recursive: true, force: true });
+  });
+  return {
+    get daemon() {
+      assert.ok(daemon, 'the daemon starts before the tests');
+      return daemon;
+    },
+    get client() {
+      assert.ok(client, 'the daemon starts before the tests');
+      return client;
+    },
+    cleanups,
+  };
+}
 
 /** The session's screen rows once `pattern` (RE2) is on it. */
 export async function rowsWith(client: HoldfastClient, id: string, pattern: string): Promise<string[]> {
