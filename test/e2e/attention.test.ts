@@ -261,10 +261,15 @@ test(
       assert.equal((agent.metadata?.agent as { profile?: string }).profile, 'claude');
       const front = await e2e.newTerminal();
       await wb.waitForHoldfastTabs([{ name: agent.name }, { name: front.name, active: true }], { settleMs: 0 });
+      // In the background now, it reaches its prompt (the stand-in's cue): the daemon sees it on the screen.
+      await e2e.iso.waitForScreen(agent.id, /Working…/);
+      const cue = e2e.iso.cli(['send', agent.id, '--text', 'p']);
+      assert.equal(cue.code, 0, cue.stderr);
       await e2e.iso.waitForScreen(agent.id, /^ Do you want to proceed\? *\n ❯ 1\. Yes *$/m);
       await e2e.iso.waitForScreen(agent.id, /^ Esc to cancel · Tab to amend *$/m);
 
-      // Its hook says it waits: the notification says what it asks and offers Approve and Deny, not Reply….
+      // Its screen and its hook say it waits: one notification, saying what it asks, with Approve and Deny, not
+      // Reply….
       hookReport(e2e, agent, 'waiting');
       const toast = await wb.toast(`"${agent.name}" is waiting for you`);
       assert.match(

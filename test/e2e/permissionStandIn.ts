@@ -1,9 +1,10 @@
-// A Claude Code stand-in stopped at its permission prompt, for the e2e (run as `node permissionStandIn.js`,
+// A Claude Code stand-in that stops at its permission prompt, for the e2e (run as `node permissionStandIn.js`,
 // with the hook options Holdfast puts after the program's name, which it ignores). On the alternate screen, as
-// Claude Code 2.1 does, it draws the Bash prompt captured from the real CLI 2.1.328
-// (test/fixtures/claude-2.1.328): the 100-column capture, or the 50-column one in a narrower terminal, where
-// the wide one would wrap. Then it reads keys: "1" prints "approved", the number of "No" prints "denied",
-// as the real one runs or refuses the tool; any other key is ignored; ctrl+c quits.
+// Claude Code 2.1 does, it shows that it works until it reads "p" (the e2e's cue, sent while its tab is in the
+// background, as a real agent reaches its prompt while you look elsewhere), then draws the Bash prompt captured
+// from the real CLI 2.1.328 (test/fixtures/claude-2.1.328): the 100-column capture, or the 50-column one in a
+// narrower terminal, where the wide one would wrap. Then "1" prints "approved", the number of "No" prints
+// "denied", as the real one runs or refuses the tool; any other key is ignored; ctrl+c quits.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runOnAlternateScreen } from './fullScreenStandIn';
@@ -33,13 +34,15 @@ function denyKey(rows: readonly string[]): string {
   return no;
 }
 
-let answered: string | undefined;
+/** Where it is: working, at its prompt, or what the prompt was answered. */
+let shown: 'working' | 'prompt' | 'approved' | 'denied' = 'working';
 
 runOnAlternateScreen(
-  () => (answered === undefined ? capture(process.stdout.columns || 80) : [answered]),
+  () => (shown === 'working' ? ['✻ Working…'] : shown === 'prompt' ? capture(process.stdout.columns || 80) : [shown]),
   (key) => {
-    if (answered !== undefined) return;
-    if (key === '1') answered = 'approved';
-    else if (key === denyKey(capture(process.stdout.columns || 80))) answered = 'denied';
+    if (shown === 'working' && key === 'p') shown = 'prompt';
+    if (shown !== 'prompt') return;
+    if (key === '1') shown = 'approved';
+    else if (key === denyKey(capture(process.stdout.columns || 80))) shown = 'denied';
   },
 );
