@@ -3,7 +3,7 @@
 // after its result, and any request without tools (titles, summaries), answers with a short text.
 // Streaming (SSE) and plain JSON both; count_tokens answers a count; anything else is a 404.
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, startFakeApiServer } from './fakeApiServer';
 
 export interface FakeAnthropicApi {
   /** For ANTHROPIC_BASE_URL. */
@@ -52,11 +52,6 @@ function sse(res: http.ServerResponse, model: string, block: Block, stopReason: 
   res.end();
 }
 
-function json(res: http.ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
 /** A call of one of Claude Code's tools, e.g. `{ name: 'Bash', input: { command: 'touch x' } }`. */
 export interface ToolCall {
   name: string;
@@ -65,55 +60,42 @@ export interface ToolCall {
 
 /** Starts the stand-in on 127.0.0.1; every turn that offers tools gets `tool`. */
 export async function startFakeAnthropicApi(tool: ToolCall): Promise<FakeAnthropicApi> {
-  const paths: string[] = [];
   const toolCalls = { asked: 0, answered: 0 };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      paths.push(`${req.method} ${path}`);
-      if (req.method !== 'POST' || !path.startsWith('/v1/messages'))
-        return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not here' } });
-      if (path.endsWith('/count_tokens')) return json(res, 200, { input_tokens: 12 });
-      let request: MessageRequest;
-      try {
-        request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessageRequest;
-      } catch {
-        return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad JSON' } });
-      }
-      const model = request.model ?? 'claude-fake';
-      let block: Block = { type: 'text', text: 'Done.' };
-      let stop = 'end_turn';
-      if (afterToolResult(request)) toolCalls.answered++;
-      else if ((request.tools?.length ?? 0) > 0) {
-        toolCalls.asked++;
-        block = { type: 'tool_use', id: `toolu_fake${toolCalls.asked}`, ...tool };
-        stop = 'tool_use';
-      }
-      if (request.stream) return sse(res, model, block, stop);
-      const usage = { input_tokens: 12, output_tokens: 20 };
-      json(res, 200, {
-        id: 'msg_fake',
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [block],
-        stop_reason: stop,
-        usage,
-      });
+  const server = await startFakeApiServer((req, path, body, res) => {
+    if (req.method !== 'POST' || !path.startsWith('/v1/messages'))
+      return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'not here' } });
+    if (path.endsWith('/count_tokens')) return json(res, 200, { input_tokens: 12 });
+    let request: MessageRequest;
+    try {
+      request = JSON.parse(body) as MessageRequest;
+    } catch {
+      return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad JSON' } });
+    }
+    const model = request.model ?? 'claude-fake';
+    let block: Block = { type: 'text', text: 'Done.' };
+    let stop = 'end_turn';
+    if (afterToolResult(request)) toolCalls.answered++;
+    else if ((request.tools?.length ?? 0) > 0) {
+      toolCalls.asked++;
+      block = { type: 'tool_use', id: `toolu_fake${toolCalls.asked}`, ...tool };
+      stop = 'tool_use';
+    }
+    if (request.stream) return sse(res, model, block, stop);
+    const usage = { input_tokens: 12, output_tokens: 20 };
+    json(res, 200, {
+      id: 'msg_fake',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [block],
+      stop_reason: stop,
+      usage,
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    paths,
+    url: `http://127.0.0.1:${server.port}`,
+    paths: server.paths,
     toolCalls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

@@ -3,8 +3,7 @@
 // functions answers with one call of the given function; the turn after its response, and any request
 // without functions (routing, summaries), answers with a short text. generateContent and its streaming
 // form (SSE), countTokens; anything else is a 404.
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, startFakeApiServer } from './fakeApiServer';
 
 export interface FakeGeminiApi {
   /** For GOOGLE_GEMINI_BASE_URL. */
@@ -32,58 +31,40 @@ type Part = { text: string } | { functionCall: GeminiFunctionCall };
 /** models/NAME:METHOD, the methods answered. */
 const MODEL_PATH = /^\/v1beta\/models\/[\w.-]+:(generateContent|streamGenerateContent|countTokens)$/;
 
-function json(res: http.ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
 /** Starts the stand-in on 127.0.0.1; every turn that declares functions gets `call`. */
 export async function startFakeGeminiApi(call: GeminiFunctionCall): Promise<FakeGeminiApi> {
-  const paths: string[] = [];
   const toolCalls = { asked: 0, answered: 0 };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      paths.push(`${req.method} ${path}`);
-      const method = MODEL_PATH.exec(path)?.[1];
-      if (req.method !== 'POST' || !method) return json(res, 404, { error: { code: 404, message: 'not here' } });
-      if (method === 'countTokens') return json(res, 200, { totalTokens: 12 });
-      let request: GenerateRequest;
-      try {
-        request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as GenerateRequest;
-      } catch {
-        return json(res, 400, { error: { code: 400, message: 'bad JSON' } });
-      }
-      let part: Part = { text: 'Done.' };
-      const lastParts = request.contents?.at(-1)?.parts ?? [];
-      const declared = request.tools?.some((t) => (t.functionDeclarations?.length ?? 0) > 0) ?? false;
-      if (lastParts.some((p) => 'functionResponse' in p)) toolCalls.answered++;
-      else if (declared) {
-        toolCalls.asked++;
-        part = { functionCall: call };
-      }
-      const body = {
-        candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 20, totalTokenCount: 32 },
-        modelVersion: 'gemini-fake',
-      };
-      if (method === 'generateContent') return json(res, 200, body);
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.end(`data: ${JSON.stringify(body)}\r\n\r\n`);
-    });
+  const server = await startFakeApiServer((req, path, body, res) => {
+    const method = MODEL_PATH.exec(path)?.[1];
+    if (req.method !== 'POST' || !method) return json(res, 404, { error: { code: 404, message: 'not here' } });
+    if (method === 'countTokens') return json(res, 200, { totalTokens: 12 });
+    let request: GenerateRequest;
+    try {
+      request = JSON.parse(body) as GenerateRequest;
+    } catch {
+      return json(res, 400, { error: { code: 400, message: 'bad JSON' } });
+    }
+    let part: Part = { text: 'Done.' };
+    const lastParts = request.contents?.at(-1)?.parts ?? [];
+    const declared = request.tools?.some((t) => (t.functionDeclarations?.length ?? 0) > 0) ?? false;
+    if (lastParts.some((p) => 'functionResponse' in p)) toolCalls.answered++;
+    else if (declared) {
+      toolCalls.asked++;
+      part = { functionCall: call };
+    }
+    const answer = {
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 20, totalTokenCount: 32 },
+      modelVersion: 'gemini-fake',
+    };
+    if (method === 'generateContent') return json(res, 200, answer);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(`data: ${JSON.stringify(answer)}\r\n\r\n`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    paths,
+    url: `http://127.0.0.1:${server.port}`,
+    paths: server.paths,
     toolCalls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

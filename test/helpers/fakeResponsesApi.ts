@@ -3,7 +3,7 @@
 // one call of the given function; the turn after its output, and any request without tools (titles),
 // answers with a short text. Streaming (SSE) only, as Codex asks; anything else is a 404.
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeApiServer } from './fakeApiServer';
 
 export interface FakeResponsesApi {
   /** For the provider's base_url (ends in /v1). */
@@ -54,49 +54,36 @@ function notFound(res: http.ServerResponse, status = 404, message = 'not here'):
 
 /** Starts the stand-in on 127.0.0.1; every turn that offers tools gets `call`. */
 export async function startFakeResponsesApi(call: FunctionCall): Promise<FakeResponsesApi> {
-  const paths: string[] = [];
   const toolCalls = { asked: 0, answered: 0 };
   let responses = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0];
-      paths.push(`${req.method} ${path}`);
-      if (req.method !== 'POST' || path !== '/v1/responses') return notFound(res);
-      let request: ResponsesRequest;
-      try {
-        request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponsesRequest;
-      } catch {
-        return notFound(res, 400, 'bad JSON');
-      }
-      const id = `resp_fake${++responses}`;
-      let item: OutputItem = {
-        type: 'message',
-        role: 'assistant',
-        id: `msg_fake${responses}`,
-        content: [{ type: 'output_text', text: 'Done.' }],
-      };
-      if (request.input?.at(-1)?.type === 'function_call_output') toolCalls.answered++;
-      else if ((request.tools?.length ?? 0) > 0) {
-        toolCalls.asked++;
-        const callId = `call_fake${toolCalls.asked}`;
-        const args = JSON.stringify(call.arguments);
-        item = { type: 'function_call', id: `fc_fake${responses}`, call_id: callId, name: call.name, arguments: args };
-      }
-      sse(res, id, item);
-    });
+  const server = await startFakeApiServer((req, path, body, res) => {
+    if (req.method !== 'POST' || path !== '/v1/responses') return notFound(res);
+    let request: ResponsesRequest;
+    try {
+      request = JSON.parse(body) as ResponsesRequest;
+    } catch {
+      return notFound(res, 400, 'bad JSON');
+    }
+    const id = `resp_fake${++responses}`;
+    let item: OutputItem = {
+      type: 'message',
+      role: 'assistant',
+      id: `msg_fake${responses}`,
+      content: [{ type: 'output_text', text: 'Done.' }],
+    };
+    if (request.input?.at(-1)?.type === 'function_call_output') toolCalls.answered++;
+    else if ((request.tools?.length ?? 0) > 0) {
+      toolCalls.asked++;
+      const callId = `call_fake${toolCalls.asked}`;
+      const args = JSON.stringify(call.arguments);
+      item = { type: 'function_call', id: `fc_fake${responses}`, call_id: callId, name: call.name, arguments: args };
+    }
+    sse(res, id, item);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
-    paths,
+    url: `http://127.0.0.1:${server.port}/v1`,
+    paths: server.paths,
     toolCalls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }
