@@ -61,3 +61,56 @@ test('MutableDisposable in a store: the store holds one entry however often the 
   store.dispose();
   assert.equal(values[4].disposals, 1);
 });
+
+/** A disposable whose dispose throws `message` (after counting). */
+function failing(message: string): IDisposable & { disposals: number } {
+  const item = {
+    disposals: 0,
+    dispose() {
+      item.disposals++;
+      throw new Error(message);
+    },
+  };
+  return item;
+}
+
+test('DisposableStore: a throwing disposer does not stop the others, and its error is rethrown as it is', () => {
+  const store = new DisposableStore();
+  const before = store.add(counted());
+  const broken = store.add(failing('broken'));
+  const after = store.add(counted());
+  assert.throws(() => store.dispose(), { message: 'broken' });
+  assert.deepEqual([before.disposals, broken.disposals, after.disposals], [1, 1, 1]);
+  store.dispose(); // once only: nothing disposed or thrown again
+  assert.deepEqual([before.disposals, broken.disposals, after.disposals], [1, 1, 1]);
+});
+
+test('DisposableStore: several throwing disposers are rethrown together as an AggregateError', () => {
+  const store = new DisposableStore();
+  const first = store.add(failing('first'));
+  const kept = store.add(counted());
+  const second = store.add(failing('second'));
+  let thrown: unknown;
+  try {
+    store.dispose();
+  } catch (err) {
+    thrown = err;
+  }
+  assert.ok(thrown instanceof AggregateError, `not an AggregateError: ${String(thrown)}`);
+  assert.deepEqual(
+    thrown.errors.map((e: Error) => e.message),
+    ['first', 'second'],
+  );
+  assert.deepEqual([first.disposals, kept.disposals, second.disposals], [1, 1, 1]);
+});
+
+test('DisposableStore: a throwing store inside a store still lets the outer one dispose the rest', () => {
+  const outer = new DisposableStore();
+  const inner = outer.add(new DisposableStore());
+  const innerKept = inner.add(counted());
+  inner.add(failing('inner'));
+  const outerKept = outer.add(counted());
+  assert.throws(() => outer.dispose(), { message: 'inner' });
+  assert.equal(inner.isDisposed, true);
+  assert.deepEqual([innerKept.disposals, outerKept.disposals], [1, 1]);
+});

@@ -2,7 +2,7 @@
 // what may queue up for it. A client that falls behind stops receiving output and is resynced
 // with a fresh snapshot once its socket drains: the program is never slowed down by it.
 import type * as net from 'node:net';
-import { DisposableStore, IDisposable, toDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeErrorText, IDisposable, toDisposable } from '../protocol/disposable';
 import {
   encodeJson,
   FrameDecoder,
@@ -334,8 +334,13 @@ export class ClientConnection implements IDisposable {
   dispose(): void {
     if (this.disposables.isDisposed) return;
     this.closed = true;
-    for (const channel of [...this.channels.keys()]) this.removeChannel(channel);
-    this.disposables.dispose();
+    try {
+      for (const channel of [...this.channels.keys()]) this.removeChannel(channel);
+      this.disposables.dispose();
+    } catch (err) {
+      // logged, not thrown: it runs on the socket's close, and the daemon must still drop the connection
+      this.log(`connection ${this.id}: disposing it failed: ${disposeErrorText(err)}`);
+    }
     if (!this.ending && !this.socket.destroyed && this.socket.writableLength === 0) this.socket.destroy();
     this.onClosed(this);
   }

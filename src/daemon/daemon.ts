@@ -1,7 +1,7 @@
 // The daemon process: endpoint, connections, sessions, lifetime and stop; requests are dispatched
 // to the method table (daemonMethods.ts, recovery.ts).
 import type * as net from 'node:net';
-import { DisposableStore, toDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeErrorText, toDisposable } from '../protocol/disposable';
 import {
   ALL_CAPABILITIES,
   DaemonEvent,
@@ -138,7 +138,7 @@ export class Daemon implements RequestHandler, MethodHost {
       daemon.predecessor?.predecessor,
     );
     if (claim.kind === 'taken') {
-      daemon.disposables.dispose();
+      daemon.disposeOwned();
       return { kind: 'taken' };
     }
     daemon.endpoint = daemon.disposables.add(claim.endpoint);
@@ -150,6 +150,15 @@ export class Daemon implements RequestHandler, MethodHost {
       log.write(`took over ${daemon.registry.size} sessions from daemon ${daemon.predecessor.predecessor}`);
     daemon.armUnusedTimer();
     return { kind: 'serving', daemon };
+  }
+
+  /** Disposes what it owns; a failing disposer is logged and the stop carries on (its callbacks still run). */
+  private disposeOwned(): void {
+    try {
+      this.disposables.dispose();
+    } catch (err) {
+      this.log.write(`disposing the daemon's resources failed: ${disposeErrorText(err)}`);
+    }
   }
 
   /** The sessions a previous daemon handed over, in this turn; its credentials held a while for its clients. */
@@ -193,7 +202,7 @@ export class Daemon implements RequestHandler, MethodHost {
     for (const deadline = Date.now() + DaemonTiming.SocketTakenMs; this.endpoint.ownsPath && Date.now() < deadline;)
       await new Promise((resolve) => setTimeout(resolve, 20));
     await Promise.all([...this.connections].map((connection) => connection.close()));
-    this.disposables.dispose();
+    this.disposeOwned();
     this.log.write(`retired: daemon ${successor} serves the sessions now`);
     for (const callback of this.stoppedCallbacks) callback();
   }
@@ -313,7 +322,7 @@ export class Daemon implements RequestHandler, MethodHost {
           ),
       );
       await Promise.all([...this.connections].map((connection) => connection.close()));
-      this.disposables.dispose();
+      this.disposeOwned();
       this.log.write('stopped');
       for (const callback of this.stoppedCallbacks) callback();
     })();

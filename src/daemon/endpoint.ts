@@ -9,7 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { DisposableStore, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeAll, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
 import { ensureSocketDir, readTokenFile, UntrustedEndpointError } from '../protocol/endpointTrust';
 import { tokenPathFor } from '../protocol/paths';
 
@@ -227,7 +227,6 @@ export class Endpoint implements IDisposable {
   }
 
   dispose(): void {
-    this.disposables.dispose();
-    this.onLostEmitter.dispose();
+    disposeAll([this.disposables, this.onLostEmitter]);
   }
 }

@@ -1,5 +1,5 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
-import { DisposableStore, Emitter, IDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeAll, Emitter, IDisposable } from '../protocol/disposable';
 import type { AttentionState, DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
@@ -343,7 +343,6 @@ export class Session implements IDisposable {
   }
 
   dispose(): void {
-    this.disposables.dispose();
-    this.onEventEmitter.dispose();
+    disposeAll([this.disposables, this.onEventEmitter]);
   }
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Emitter, IDisposable } from '../protocol/disposable';
+import { disposeAll, disposeErrorText, Emitter, IDisposable } from '../protocol/disposable';
 import { MAX_SCROLLBACK_LINES, screenSizeProblem } from '../protocol/limits';
 import { builtinAgent, withAgentHooks } from '../protocol/agents';
 import { SCOPE_TOKEN_ENV } from '../protocol/endpointTrust';
@@ -241,7 +241,12 @@ export class SessionRegistry implements IDisposable {
   private untrack(session: Session): void {
     this.forwarding.get(session)?.dispose();
     this.forwarding.delete(session);
-    session.dispose();
+    try {
+      session.dispose();
+    } catch (err) {
+      // logged, not thrown: the list has already dropped it, and the other sessions are still to dispose
+      this.log(`session ${session.id}: disposing it failed: ${disposeErrorText(err)}`);
+    }
   }
 
   /**
@@ -300,8 +305,6 @@ export class SessionRegistry implements IDisposable {
   dispose(): void {
     for (const session of [...this.sessions.values()]) this.untrack(session);
     this.sessions.clear();
-    this.emulators.dispose();
-    this.onEventEmitter.dispose();
-    this.onEmptyEmitter.dispose();
+    disposeAll([this.emulators, this.onEventEmitter, this.onEmptyEmitter]);
   }
 }

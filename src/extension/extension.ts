@@ -82,8 +82,9 @@ export function activate(context: vscode.ExtensionContext): void {
 
 /** Only detaches: closing our connection ends our channels; every session keeps running. */
 export function deactivate(): void {
-  running?.dispose();
+  const store = running;
   running = undefined;
+  store?.dispose();
 }
 
 function readConfig(context: vscode.ExtensionContext): WindowConfig {

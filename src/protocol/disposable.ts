@@ -39,19 +39,37 @@ export class DisposableStore implements IDisposable {
     return this.items.size;
   }
 
+  /** Disposes every item even when some throw, then rethrows (see disposeAll). */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     const items = [...this.items];
     this.items.clear();
-    for (const item of items) {
-      try {
-        item.dispose();
-      } catch {
-        // one failing disposer must not keep the others alive
-      }
+    disposeAll(items);
+  }
+}
+
+/**
+ * Disposes every item even when some throw (one failing disposer must not keep the others alive),
+ * then rethrows: one error as it is, several as an AggregateError.
+ */
+export function disposeAll(items: Iterable<IDisposable>): void {
+  const errors: unknown[] = [];
+  for (const item of items) {
+    try {
+      item.dispose();
+    } catch (err) {
+      errors.push(err);
     }
   }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} disposers failed`);
+}
+
+/** A disposer's error for a log line: its stack, or each one's of an AggregateError. */
+export function disposeErrorText(err: unknown): string {
+  const each = err instanceof AggregateError ? (err.errors as unknown[]) : [err];
+  return each.map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join('\n');
 }
 
 /**
