@@ -112,6 +112,7 @@ test('a flood into a tab: its writes and what it holds stay bounded, and it ends
       becameOwner: () => undefined,
       sessionRemoved: () => undefined,
       reportError: () => undefined,
+      warn: () => undefined,
     },
     { kind: 'existing', session },
   );

@@ -1,6 +1,7 @@
 // A Holdfast tab (SessionTab, plain Node) against a real daemon whose connection is cut at each
 // moment of the tab's life: while opening, attaching, live, reconnecting and replacing. Each time the
-// tab ends live, showing the same session (same id, same process), and takes keys again.
+// tab ends live, showing the same session (same id, same process), and takes keys again. A resize the
+// daemon refuses leaves the tab live, with a line in the window's log.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
@@ -164,6 +165,21 @@ test('the connection cut while replacing: before the new run exists, and while t
     r.proxy.release();
     await replaced; // it resolves: the tab attaches again with the next connection
     await endsLiveOnSameSession(r, tab, written, session, 'replacing');
+  } finally {
+    await teardown(r, tab);
+  }
+});
+
+test('a resize the daemon refuses is a line in the log, and the tab stays live', async () => {
+  const r = await rig();
+  const { tab, written } = tabFor(r, r.session);
+  try {
+    tab.open(SIZE);
+    await isLive(tab);
+    tab.setDimensions({ columns: 5000, rows: 24 }); // wider than a session may be
+    await waitFor(() => r.warnings.length > 0, STEP_MS, 'a warning about the resize');
+    assert.match(r.warnings[0], new RegExp(`^resizing ${r.session.id} to 5000x24: cols must be`));
+    await endsLiveOnSameSession(r, tab, written, r.session, 'resized');
   } finally {
     await teardown(r, tab);
   }

@@ -113,8 +113,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       if (this.out.isOpen) this.start();
       return;
     }
-    if (changed && this.input.isOwner && this.state.kind === 'live')
-      this.attachment!.resize(this.size.cols, this.size.rows).catch(() => undefined);
+    if (changed && this.input.isOwner && this.state.kind === 'live') this.resize(this.attachment!, this.size);
   }
 
   handleInput(data: string): void {
@@ -305,12 +304,21 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         // The size may have changed while attaching.
         const { cols, rows } = attachment.session;
         if (this.size && this.state.kind === 'live' && (this.size.cols !== cols || this.size.rows !== rows))
-          attachment.resize(this.size.cols, this.size.rows).catch(() => undefined);
+          this.resize(attachment, this.size);
       }
       if (notice) this.out.printAfterSnapshot(notice);
     } finally {
       if (attempt === this.attempt) this.out.attachSettled();
     }
+  }
+
+  /** Sends the tab's size; a refusal (e.g. a size the daemon does not allow) is a line in the log. */
+  private resize(attachment: Attachment, size: Size): void {
+    attachment
+      .resize(size.cols, size.rows)
+      .catch((err) =>
+        this.host.warn(`resizing ${this.info?.id} to ${size.cols}x${size.rows}: ${(err as Error).message}`),
+      );
   }
 
   /** Closed, or another attach (on a new connection) took this one's place. */

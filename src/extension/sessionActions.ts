@@ -57,8 +57,14 @@ export class SessionActions {
     await this.applyCloseAction(id, tab.session?.name ?? id, tab.exited);
   }
 
-  /** A tab's new session exists: kill it if the user closed the tab meanwhile. */
+  /** A tab's new session exists: record it as active if its tab is; kill it if the user closed the tab meanwhile. */
   sessionCreated(tab: SessionTab, session: SessionInfo): void {
+    // The tab became active before its session existed, so the layout tracker could not record it.
+    const terminal = this.ctx.registry.terminalOf(tab);
+    if (terminal && terminal === vscode.window.activeTerminal && !this.ctx.isFrozen())
+      void this.updateLayout(session.id, { activeAt: Date.now() }).catch((err) =>
+        this.ctx.warn(`recording the layout of ${session.id}: ${(err as Error).message}`),
+      );
     if (this.killWhenCreated.has(tab))
       void this.killSession(session.id).catch((err) => this.ctx.warn(`killing ${session.id}: ${err}`));
   }

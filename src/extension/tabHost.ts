@@ -25,4 +25,6 @@ export interface TabHost {
   sessionRemoved(tab: SessionTab): void;
   /** Something the user must see beyond the tab (e.g. the daemon could not start). */
   reportError(message: string, error: unknown): void;
+  /** A line for the extension's log: a failure nobody needs to see at once (e.g. a resize the daemon refused). */
+  warn(line: string): void;
 }

@@ -36,10 +36,10 @@ export interface TabsOptions {
   sessionRemoved?(session: SessionInfo): void;
 }
 
-/** What a new session runs instead of the shell (an agent), and what it records about it. */
 /** A split's group (the first session's id), settled by splitGroups.ts once VS Code has placed the tab. */
 export type SplitRequest = { splitOf?: string };
 
+/** What a new session runs instead of the shell (an agent), and what it records about it. */
 export interface Launch {
   argv: string[];
   metadata: Record<string, unknown>;
@@ -299,10 +299,6 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   sessionKnown(tab: SessionTab, session: SessionInfo): void {
     this.registry.bind(session.id, tab);
-    // The tab became active before its session existed, so the layout tracker could not record it.
-    const terminal = this.registry.terminalOf(tab);
-    if (terminal && terminal === vscode.window.activeTerminal && !this.frozen)
-      void this.updateLayout(session.id, { activeAt: Date.now() }).catch(() => undefined);
     this.actions.sessionCreated(tab, session);
   }
 
@@ -323,6 +319,10 @@ export class TabManager implements TabHost, vscode.Disposable {
     this.registry.unbind(id, tab);
     const hookId = readLayout(tab.session?.metadata).cliHook;
     if (hookId) removeHook(hookPath(this.connection.socket, hookId));
+  }
+
+  warn(line: string): void {
+    this.options.log.warn(line);
   }
 
   reportError(message: string, error: unknown): void {

@@ -11,6 +11,8 @@ export interface TabWindow {
   host: TabHost;
   /** What the tabs reported as errors, as `message: error`. */
   errors: string[];
+  /** The lines the tabs logged as warnings. */
+  warnings: string[];
 }
 
 /** A window connected (once adopted) to `socket`, which is `daemon`'s or a proxy in front of it. */
@@ -23,14 +25,16 @@ export function tabWindow(daemon: TestDaemon, socket = daemon.socket): TabWindow
     wrapper: async () => undefined,
   });
   const errors: string[] = [];
+  const warnings: string[] = [];
   const host: TabHost = {
     connection,
     sessionKnown: () => undefined,
     becameOwner: () => undefined,
     sessionRemoved: () => undefined,
     reportError: (message, error) => errors.push(`${message}: ${String(error)}`),
+    warn: (line) => warnings.push(line),
   };
-  return { connection, host, errors };
+  return { connection, host, errors, warnings };
 }
 
 /** A tab showing `session`, with everything it wrote kept. */
