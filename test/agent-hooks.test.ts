@@ -3,14 +3,13 @@
 // JSON, run with sh and the event's JSON on stdin; Codex's -c notify=[...] array, run with its
 // payload appended), and the session's attention follows, pushed as events.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/protocol/agents';
+import { cliOk, runCli } from './helpers/cli';
 import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
@@ -57,8 +56,7 @@ let daemon: TestDaemon;
 
 /** `holdfast ARGS` against the test's daemon; its stdout (fails the test on a non-zero exit). */
 async function cli(args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [CLI_SCRIPT, ...args], { env: daemon.env });
-  return stdout;
+  return cliOk(daemon.env, args);
 }
 let client: HoldfastClient;
 let bin: string;
@@ -234,11 +232,8 @@ test("a hook reports only for its own session: another session's or no credentia
   const bare = { ...daemon.env };
   delete bare.HOLDFAST_NOTIFY_TOKEN;
   for (const env of [inOther, bare]) {
-    const result = await promisify(execFile)(process.execPath, [CLI_SCRIPT, ...forged], { env }).then(
-      () => assert.fail('a forged report was accepted'),
-      (err: { code: number; stderr: string }) => err,
-    );
-    assert.equal(result.code, 1);
+    const result = await runCli(env, forged);
+    assert.equal(result.code, 1, 'a forged report is refused');
     assert.match(
       result.stderr,
       /^holdfast: not recorded: a report for session \w+ needs its own HOLDFAST_NOTIFY_TOKEN/,
@@ -256,8 +251,6 @@ test("a hook reports only for its own session: another session's or no credentia
   });
   // Its own credential is accepted.
   const own = { ...daemon.env, HOLDFAST_NOTIFY_TOKEN: sessionVariable(victim.pid!, 'HOLDFAST_NOTIFY_TOKEN') };
-  await promisify(execFile)(process.execPath, [CLI_SCRIPT, 'notify', '--session', victim.id, '--state', 'waiting'], {
-    env: own,
-  });
+  await cliOk(own, ['notify', '--session', victim.id, '--state', 'waiting']);
   await untilState(victim.id, 'waiting', 'hook');
 });

@@ -2,14 +2,14 @@
 // only when enabled, atomic writes under SIGKILL, retention, corrupt files, restore after a crash,
 // relaunch in place, resume of agents (and not of sessions that had already exited).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/protocol/launch';
 import { CheckpointFile } from '../src/protocol/recovery';
-import { CLI_SCRIPT, DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
+import { CliRun, runCli } from './helpers/cli';
+import { DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
 
 interface Running {
   pid: number;
@@ -25,7 +25,7 @@ interface Home {
   start(): Promise<Running>;
   stop(d: Running): Promise<void>;
   crash(d: Running): Promise<void>;
-  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  cli(args: string[]): Promise<CliRun>;
 }
 
 function home(config?: object): Home {
@@ -58,18 +58,7 @@ function home(config?: object): Home {
       process.kill(d.pid, 'SIGKILL');
       await waitFor(() => !isAlive(d.pid), 5000, 'the daemon to die');
     },
-    cli(args) {
-      return new Promise((resolve) => {
-        execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as NodeJS.ErrnoException).code === 'number'
-              ? Number((err as NodeJS.ErrnoException).code)
-              : -1
-            : 0;
-          resolve({ code, stdout, stderr });
-        });
-      });
-    },
+    cli: (args) => runCli(env, args),
   };
 }
 

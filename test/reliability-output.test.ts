@@ -4,13 +4,13 @@
 // session; a crafted checkpoint's resume command is never run; titles stay out of checkpoints
 // unless screen text is on. Real daemons, real PTYs, the real CLI.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { startDaemon } from '../src/protocol/launch';
-import { CLI_SCRIPT, DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
+import { CliRun, runCli } from './helpers/cli';
+import { DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 /** What a terminal would act on: C0 controls but newline, DEL, C1, bidi overrides and isolates. */
@@ -28,7 +28,7 @@ interface Home {
   env: NodeJS.ProcessEnv;
   recovery: string;
   marker: string;
-  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  cli(args: string[]): Promise<CliRun>;
   start(): Promise<number>;
   stop(pid: number): Promise<void>;
 }
@@ -48,17 +48,7 @@ function home(): Home {
     env,
     recovery: path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery'),
     marker: path.join(dir, 'pwned'),
-    cli: (args) =>
-      new Promise((resolve) => {
-        execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as NodeJS.ErrnoException).code === 'number'
-              ? Number((err as NodeJS.ErrnoException).code)
-              : -1
-            : 0;
-          resolve({ code, stdout, stderr });
-        });
-      }),
+    cli: (args) => runCli(env, args),
     async start() {
       const ready = await startDaemon({
         socket: env.HOLDFAST_SOCKET!,

@@ -4,13 +4,13 @@
 // stand-ins; and a real daemon's `search` (and `holdfast grep`) over a full-screen session whose
 // words exist only in the transcript.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/protocol/transcripts';
-import { CLI_SCRIPT, startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { cliOk } from './helpers/cli';
+import { startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
 import { zstdFrame } from './helpers/zstdFrame';
 
 const COMPRESSED_ROLLOUT =
@@ -338,11 +338,7 @@ describe("search over a full-screen agent's transcript", () => {
   });
 
   test('holdfast grep prints the mark', async () => {
-    const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [CLI_SCRIPT, 'grep', 'ONLY-IN'], { env: daemon.env }, (err, out) =>
-        err ? reject(err) : resolve(out),
-      ),
-    );
+    const stdout = await cliOk(daemon.env, ['grep', 'ONLY-IN']);
     assert.equal(stdout, 'agent[transcript]:1: user: find ONLY-IN-TRANSCRIPT-42 in the logs\n');
   });
 });

@@ -13,14 +13,29 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface CliOptions {
+  /** Killed after this long (default 30 s); the run then has a code of -1. */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
 /** Runs `node dist/cli.js ...args` with `env`; never throws on a non-zero exit. */
-export function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliRun> {
+export function runCli(env: NodeJS.ProcessEnv, args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? Number((err as NodeJS.ErrnoException).code ?? -1) : 0;
+    const { timeoutMs = 30_000, cwd } = options;
+    execFile(process.execPath, [CLI_SCRIPT, ...args], { env, timeout: timeoutMs, cwd }, (err, stdout, stderr) => {
+      // A number is the exit code; a string (ETIMEDOUT, a signal's kill) means it did not exit on its own.
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Like runCli, but fails the test unless the exit code is 0; returns stdout. */
+export async function cliOk(env: NodeJS.ProcessEnv, args: string[], options?: CliOptions): Promise<string> {
+  const result = await runCli(env, args, options);
+  if (result.code !== 0) throw new Error(`holdfast ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
+  return result.stdout;
 }
 
 export interface CliSandbox {
@@ -28,7 +43,7 @@ export interface CliSandbox {
   socket: string;
   env: NodeJS.ProcessEnv;
   /** Runs `node dist/cli.js ...args`; never throws on a non-zero exit. */
-  run(args: string[], options?: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<CliRun>;
+  run(args: string[], options?: CliOptions & { env?: NodeJS.ProcessEnv }): Promise<CliRun>;
   /** Like run, but fails the test unless the exit code is 0; returns stdout. */
   ok(args: string[]): Promise<string>;
   /** Stops whatever daemon serves the sandbox's socket and waits for it to be gone. */
@@ -46,33 +61,14 @@ export function cliSandbox(): CliSandbox {
     XDG_RUNTIME_DIR: path.join(dir, 'run'),
   };
   delete env.HOLDFAST_SESSION;
-  const run = (args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {}) =>
-    new Promise<CliRun>((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI_SCRIPT, ...args],
-        { env: options.env ?? env, timeout: options.timeoutMs ?? 30_000, cwd: options.cwd ?? dir },
-        (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as NodeJS.ErrnoException).code === 'number'
-              ? Number((err as NodeJS.ErrnoException).code)
-              : -1
-            : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
+  const run = (args: string[], { env: own, timeoutMs, cwd }: CliOptions & { env?: NodeJS.ProcessEnv } = {}) =>
+    runCli(own ?? env, args, { timeoutMs, cwd: cwd ?? dir });
   return {
     dir,
     socket,
     env,
     run,
-    async ok(args) {
-      const result = await run(args);
-      if (result.code !== 0)
-        throw new Error(`holdfast ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
-      return result.stdout;
-    },
+    ok: (args) => cliOk(env, args, { cwd: dir }),
     async cleanup() {
       const version = await run(['version', '--json']);
       const pid = version.code === 0 ? (JSON.parse(version.stdout).daemon?.pid as number | undefined) : undefined;
