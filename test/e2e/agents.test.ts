@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   daemonPids,
   HoldfastE2E,
@@ -20,6 +20,7 @@ import {
   SessionView,
   TerminalTab,
   waitFor,
+  scenarioHooks,
 } from './harness';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -42,9 +43,10 @@ fs.writeFileSync(CLAUDE, STAND_IN, { mode: 0o755 });
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({
+scenarioHooks(
+  {
     name: 'agents',
+    cleanup: () => fs.rmSync(binDir, { recursive: true, force: true }),
     // Screens are saved only when the user allows it; the setting is applied to the daemon.
     // The stand-in replaces the built-in Claude Code profile's binary (the server's login shell
     // resets PATH, so a PATH entry would not reach the extension host).
@@ -59,13 +61,9 @@ before(async () => {
         },
       ],
     },
-  });
-});
-
-after(async () => {
-  await e2e?.dispose();
-  fs.rmSync(binDir, { recursive: true, force: true });
-});
+  },
+  (started) => (e2e = started),
+);
 
 function holdfastTabNames(tabs: TerminalTab[]): string[] {
   return tabs.filter((tab) => tab.holdfast).map((tab) => tab.name);

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { HoldfastClient } from '../../src/protocol/client';
 import { shellQuote } from '../../src/protocol/shellQuote';
-import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, waitFor, Workbench } from './harness';
+import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, waitFor, Workbench, scenarioHooks } from './harness';
 
 /** New Agent's Claude Code: an executable that runs the prompt stand-in (compiled beside this file) with node. */
 const binDir = makeTempDir('attention-bin');
@@ -22,18 +22,15 @@ fs.writeFileSync(CLAUDE, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shel
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({
+scenarioHooks(
+  {
     name: 'attention',
+    cleanup: () => fs.rmSync(binDir, { recursive: true, force: true }),
     // The stand-in replaces the built-in Claude Code profile's binary (as in agents.test.ts).
     settings: { 'holdfast.agents': [{ id: 'claude', name: 'Claude Code', argv: [CLAUDE, '--session-id', '{id}'] }] },
-  });
-});
-
-after(async () => {
-  await e2e?.dispose();
-  fs.rmSync(binDir, { recursive: true, force: true });
-});
+  },
+  (started) => (e2e = started),
+);
 
 /** The number on the Holdfast activity-bar icon ('' without a badge). */
 async function badge(wb: Workbench): Promise<string> {

@@ -1,18 +1,12 @@
 // E2E: the extension host is killed with SIGKILL; VS Code restarts it and
 // the Holdfast tab is back, attached to the same process, once.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
+import { test } from 'node:test';
+import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'crash' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+scenarioHooks({ name: 'crash' }, (started) => (e2e = started));
 
 test(
   'extension host killed with SIGKILL: same PID, screen, typing, no duplicate tab',

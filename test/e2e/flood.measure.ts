@@ -4,9 +4,9 @@
 // that a tab forwarding everything at socket speed exceeds, and the tab ends on the session's screen.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { CDPSession } from 'playwright-core';
-import { HoldfastE2E, trace, waitFor } from './harness';
+import { HoldfastE2E, scenarioHooks, trace, waitFor } from './harness';
 
 const FLOOD_BYTES = 200_000_000;
 const MB = 1024 * 1024;
@@ -21,13 +21,7 @@ const RENDERER_CEILING_MB = 200;
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'flood' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+scenarioHooks({ name: 'flood' }, (started) => (e2e = started));
 
 const mb = (bytes: number): string => (bytes / MB).toFixed(0);
 

@@ -2,7 +2,9 @@
 // shell and tab conventions the scenarios share.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { after, before } from 'node:test';
 import { withArtifacts } from './artifacts';
+import { BusyLoad } from './busyLoad';
 import { CodeServer } from './codeServer';
 import { Isolation, SessionView } from './isolation';
 import type { TerminalTab } from './terminals';
@@ -38,6 +40,32 @@ export interface HoldfastE2EOptions {
   isolatedHome?: boolean;
   /** More environment for code-server, and so the extension host and the daemon it starts (test hooks). */
   env?: Record<string, string>;
+}
+
+export interface ScenarioOptions extends HoldfastE2EOptions {
+  /** Every core busy from before the world starts until after it is gone (BusyLoad). */
+  busyLoad?: boolean;
+  /** Runs after the world is disposed (e.g. removes the file's stand-in binaries). */
+  cleanup?(): void;
+}
+
+/**
+ * A scenario file's (or describe block's) before and after: starts its HoldfastE2E, hands it to
+ * `started` (which may set up more with it), and disposes it after the last test.
+ */
+export function scenarioHooks(opts: ScenarioOptions, started: (e2e: HoldfastE2E) => unknown): void {
+  let e2e: HoldfastE2E | undefined;
+  let load: BusyLoad | undefined;
+  before(async () => {
+    if (opts.busyLoad) load = BusyLoad.start();
+    e2e = await HoldfastE2E.start(opts);
+    await started(e2e);
+  });
+  after(async () => {
+    await e2e?.dispose();
+    load?.dispose();
+    opts.cleanup?.();
+  });
 }
 
 /**

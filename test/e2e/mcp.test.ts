@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HoldfastE2E, trace, waitFor } from './harness';
+import { HoldfastE2E, trace, waitFor, scenarioHooks } from './harness';
 import type { Workbench } from './workbench';
 
 /** Starts the Holdfast server from MCP: List Servers and returns how many tools VS Code discovered. */
@@ -123,13 +123,8 @@ function insideAndOutside(e2e: HoldfastE2E, folder: string): void {
 describe('in a trusted workspace', () => {
   let e2e: HoldfastE2E;
   let server: ServerProcess;
-  before(async () => {
-    // MCP lives with VS Code's AI features, which the other scenarios turn off.
-    e2e = await HoldfastE2E.start({ name: 'mcp', settings: { 'chat.disableAIFeatures': false } });
-  });
-  after(async () => {
-    await e2e?.dispose();
-  });
+  // MCP lives with VS Code's AI features, which the other scenarios turn off.
+  scenarioHooks({ name: 'mcp', settings: { 'chat.disableAIFeatures': false } }, (started) => (e2e = started));
 
   test('MCP: List Servers shows Holdfast; started, it reports all its tools', { timeout: 240_000 }, async (t) => {
     await e2e.run(t.name, async () => {

@@ -2,23 +2,23 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import { HoldfastE2E, isAlive, PROMPT_RE, NO_OTHER_TABS, otherTabs, SessionView, trace, waitFor } from './harness';
-import { BusyLoad } from './busyLoad';
+import { test } from 'node:test';
+import {
+  HoldfastE2E,
+  isAlive,
+  PROMPT_RE,
+  NO_OTHER_TABS,
+  otherTabs,
+  SessionView,
+  trace,
+  waitFor,
+  scenarioHooks,
+} from './harness';
 
 let e2e: HoldfastE2E;
+
 // Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
-let load: BusyLoad | undefined;
-
-before(async () => {
-  load = BusyLoad.start();
-  e2e = await HoldfastE2E.start({ name: 'reload' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-  load?.dispose();
-});
+scenarioHooks({ name: 'reload', busyLoad: true }, (started) => (e2e = started));
 
 test(
   'a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works',

@@ -1,26 +1,19 @@
 // E2E: a full editor quit, and closing the window, never end a
 // Holdfast session; after a restart the tab comes back attached to the same process.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
-import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
-import { BusyLoad } from './busyLoad';
+import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
+
 // Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
-let load: BusyLoad | undefined;
-
-before(async () => {
-  load = BusyLoad.start();
-  // A short reconnection grace: when its page is gone, the server ends the window's extension
-  // host after 5 s, as closing a desktop window does (the default keeps it 3 hours).
-  e2e = await HoldfastE2E.start({ name: 'restart', serverArgs: ['--reconnection-grace-time', '5'] });
-});
-
-after(async () => {
-  await e2e?.dispose();
-  load?.dispose();
-});
+// A short reconnection grace: when its page is gone, the server ends the window's extension
+// host after 5 s, as closing a desktop window does (the default keeps it 3 hours).
+scenarioHooks(
+  { name: 'restart', busyLoad: true, serverArgs: ['--reconnection-grace-time', '5'] },
+  (started) => (e2e = started),
+);
 
 test(
   'a full editor quit (code-server process tree stopped, browser closed) and a start again: same PID, screen, typing',

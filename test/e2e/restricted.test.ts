@@ -3,24 +3,22 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { HoldfastE2E, waitFor } from './harness';
+import { describe, test } from 'node:test';
+import { HoldfastE2E, waitFor, scenarioHooks } from './harness';
 
 describe('in Restricted Mode', () => {
   let e2e: HoldfastE2E;
-  before(async () => {
-    e2e = await HoldfastE2E.start({
+  scenarioHooks(
+    {
       name: 'restricted',
       settings: {
         'security.workspace.trust.enabled': true,
         // No dialog: a folder not trusted before opens in Restricted Mode.
         'security.workspace.trust.startupPrompt': 'never',
       },
-    });
-  });
-  after(async () => {
-    await e2e?.dispose();
-  });
+    },
+    (started) => (e2e = started),
+  );
 
   test("a workspace's settings do not choose the shell a Holdfast terminal runs", { timeout: 240_000 }, async (t) => {
     await e2e.run(t.name, async () => {

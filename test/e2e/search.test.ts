@@ -4,18 +4,12 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import { HoldfastE2E, SessionView, waitFor } from './harness';
+import { test } from 'node:test';
+import { HoldfastE2E, SessionView, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'search' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+scenarioHooks({ name: 'search' }, (started) => (e2e = started));
 
 function newSession(name: string, script: string): SessionView {
   const made = e2e.iso.cli([

@@ -5,18 +5,12 @@
 // preview); a hidden sidebar or a collapsed section streams nothing and resyncs when shown; Enter
 // on a card and a click on a wall tile focus their session; the wall comes back after a reload.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, SessionView, waitFor } from './harness';
+import { test } from 'node:test';
+import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, SessionView, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'sidebar' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+scenarioHooks({ name: 'sidebar' }, (started) => (e2e = started));
 
 function sizes(): Map<string, string> {
   return new Map(e2e.iso.sessions().map((s) => [s.id, `${s.cols}x${s.rows}`]));

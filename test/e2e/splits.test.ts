@@ -2,19 +2,22 @@
 // member moved to the editor area (same process, out of the group).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { after, before, test } from 'node:test';
-import { HoldfastE2E, NO_OTHER_TABS, openSidebar, otherTabs, PROMPT_RE, SessionsWebview, waitFor } from './harness';
+import { test } from 'node:test';
+import {
+  HoldfastE2E,
+  NO_OTHER_TABS,
+  openSidebar,
+  otherTabs,
+  PROMPT_RE,
+  SessionsWebview,
+  waitFor,
+  scenarioHooks,
+} from './harness';
 import type { TerminalTab } from './harness';
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'splits' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+scenarioHooks({ name: 'splits' }, (started) => (e2e = started));
 
 interface PanelTab {
   name: string;

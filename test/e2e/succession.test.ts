@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { shellQuote } from '../../src/protocol/shellQuote';
 import {
   daemonPids,
@@ -21,6 +21,7 @@ import {
   sleep,
   trace,
   waitFor,
+  scenarioHooks,
 } from './harness';
 import type { SessionView } from './harness';
 
@@ -35,9 +36,9 @@ const NOT_LIVE_RE = /archived|process exited|exited with|session's process is go
 let e2e: HoldfastE2E;
 let standIn: string;
 
-before(async () => {
-  // Every daemon of this file (successors inherit its environment) has the crash hook armed.
-  e2e = await HoldfastE2E.start({ name: 'succession', env: { HOLDFAST_TEST_CRASH_NAME: CRASH_NAME } });
+// Every daemon of this file (successors inherit its environment) has the crash hook armed.
+scenarioHooks({ name: 'succession', env: { HOLDFAST_TEST_CRASH_NAME: CRASH_NAME } }, (started) => {
+  e2e = started;
   // A full-screen program like Claude Code: alternate screen, raw keys; each entered line gets an answer.
   standIn = e2e.file('succession-stand-in.js');
   const module = JSON.stringify(path.join(__dirname, 'fullScreenStandIn.js'));
@@ -45,10 +46,6 @@ before(async () => {
     standIn,
     `require(${module}).runFullScreen(${JSON.stringify(TITLE)}, (prompt) => ['answer to ' + prompt]);\n`,
   );
-});
-
-after(async () => {
-  await e2e?.dispose();
 });
 
 /** Two tabs of one workspace, and what they showed before the handoff. */

@@ -1,18 +1,12 @@
 // E2E: the trash icon kills a session; Detach keeps it running without a
 // tab (also across a reload); Attach to Session… brings it back; Kill Session ends it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { daemonPids, HoldfastE2E, isAlive, waitFor } from './harness';
+import { test } from 'node:test';
+import { daemonPids, HoldfastE2E, isAlive, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'tabs' });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+scenarioHooks({ name: 'tabs' }, (started) => (e2e = started));
 
 test(
   'trash icon kills; Detach keeps the session; Attach brings it back; Kill Session ends it',

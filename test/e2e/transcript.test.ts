@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { SearchMatch } from '../../src/protocol/messages';
 import { shellQuote } from '../../src/protocol/shellQuote';
 import { zstdFrame } from '../helpers/zstdFrame';
-import { HoldfastE2E, makeTempDir, SessionView, waitFor, Workbench } from './harness';
+import { HoldfastE2E, makeTempDir, SessionView, waitFor, Workbench, scenarioHooks } from './harness';
 
 /** In the transcripts only: the stand-ins never draw them. */
 const CLAUDE_WORD = `quokka${randomBytes(4).toString('hex')}`;
@@ -39,9 +39,10 @@ writeStandIn(CODEX, CODEX_MODULE, CODEX_WORD);
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({
+scenarioHooks(
+  {
     name: 'transcript',
+    cleanup: () => fs.rmSync(binDir, { recursive: true, force: true }),
     // The transcripts go to ~/.claude and ~/.codex: this test's own HOME, for the extension, the daemon and the CLI.
     isolatedHome: true,
     // The stand-ins replace the built-in profiles' binaries (as in agents.test.ts).
@@ -56,13 +57,9 @@ before(async () => {
         { id: 'codex', name: 'Codex CLI', argv: [CODEX] },
       ],
     },
-  });
-});
-
-after(async () => {
-  await e2e?.dispose();
-  fs.rmSync(binDir, { recursive: true, force: true });
-});
+  },
+  (started) => (e2e = started),
+);
 
 function agentOf(session: SessionView): { profile?: string; sessionId?: string } {
   return (session.metadata?.agent ?? {}) as { profile?: string; sessionId?: string };

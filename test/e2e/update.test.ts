@@ -4,8 +4,18 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import { daemonPids, HoldfastE2E, isAlive, readProc, REPO_ROOT, NO_OTHER_TABS, otherTabs, waitFor } from './harness';
+import { test } from 'node:test';
+import {
+  daemonPids,
+  HoldfastE2E,
+  isAlive,
+  readProc,
+  REPO_ROOT,
+  NO_OTHER_TABS,
+  otherTabs,
+  waitFor,
+  scenarioHooks,
+} from './harness';
 
 let e2e: HoldfastE2E;
 let copy: string;
@@ -24,13 +34,9 @@ function makeUpdatedCopy(dir: string, version: string): string {
   return dir;
 }
 
-before(async () => {
-  e2e = await HoldfastE2E.start({ name: 'update' });
+scenarioHooks({ name: 'update' }, (started) => {
+  e2e = started;
   copy = path.join(e2e.iso.dir, 'holdfast-update');
-});
-
-after(async () => {
-  await e2e?.dispose();
 });
 
 test(

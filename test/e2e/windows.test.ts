@@ -4,20 +4,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
-import { HoldfastE2E, waitFor } from './harness';
+import { HoldfastE2E, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  // A user's own recovery setting: the mirror applies it to the daemon (the workspace's never).
-  e2e = await HoldfastE2E.start({ name: 'windows', settings: { 'holdfast.recovery.keep': 5 } });
-});
-
-after(async () => {
-  await e2e?.dispose();
-});
+// A user's own recovery setting: the mirror applies it to the daemon (the workspace's never).
+scenarioHooks({ name: 'windows', settings: { 'holdfast.recovery.keep': 5 } }, (started) => (e2e = started));
 
 test('a second window watches without resizing; typing there takes input over', { timeout: 300_000 }, async (t) => {
   await e2e.run(t.name, async () => {

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
-import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, SessionView, waitFor } from './harness';
+import { test } from 'node:test';
+import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, SessionView, waitFor, scenarioHooks } from './harness';
 
 /** Says which folder it runs in (its name: a full path would wrap), then echoes lines like an agent. */
 const STAND_IN = `#!/usr/bin/env bash
@@ -21,17 +21,14 @@ fs.writeFileSync(CLAUDE, STAND_IN, { mode: 0o755 });
 
 let e2e: HoldfastE2E;
 
-before(async () => {
-  e2e = await HoldfastE2E.start({
+scenarioHooks(
+  {
     name: 'worktree',
+    cleanup: () => fs.rmSync(binDir, { recursive: true, force: true }),
     settings: { 'holdfast.agents': [{ id: 'claude', name: 'Claude Code', argv: [CLAUDE], resumeArgv: [] }] },
-  });
-});
-
-after(async () => {
-  await e2e?.dispose();
-  fs.rmSync(binDir, { recursive: true, force: true });
-});
+  },
+  (started) => (e2e = started),
+);
 
 function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
