@@ -254,11 +254,13 @@ test(
       });
       const watcher = await daemon.connect('watcher');
       const output: Buffer[] = [];
+      let outputTail = ''; // the last bytes the watcher got: its END line is the barrier before the count
       let snapshots = 0;
-      await watcher.attach(
-        { session: session.id, role: 'watcher' },
-        { onSnapshot: () => snapshots++, onOutput: (bytes) => output.push(bytes) },
-      );
+      const onOutput = (bytes: Buffer) => {
+        output.push(bytes);
+        outputTail = (outputTail + bytes.toString('utf8')).slice(-64);
+      };
+      await watcher.attach({ session: session.id, role: 'watcher' }, { onSnapshot: () => snapshots++, onOutput });
       await waitFor(() => snapshots === 1, 10_000, 'the watcher snapshot');
       await client.request('send', { session: session.id, data: 'go\r' });
 
@@ -333,7 +335,8 @@ test(
         condition: { kind: 'text', pattern: '^END \\d+$' },
         timeoutMs: 30_000,
       });
-      await sleep(200);
+      // The daemon's screen has it; the watcher's connection brings it in its own time.
+      await waitFor(() => /END \d+\r?\n/.test(outputTail), 30_000, 'the END line at the watcher');
       const lines = Buffer.concat(output)
         .toString('utf8')
         .replace(/\r/g, '')
