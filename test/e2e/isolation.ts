@@ -85,6 +85,15 @@ export class Isolation {
     return JSON.parse(r.stdout) as T;
   }
 
+  /** A session made by `holdfast new` at 100x30, running `sh -c script`; throws with its stderr on failure. */
+  newShellSession(name: string, script: string): SessionView {
+    const args = ['new', '--name', name, '--cols', '100', '--rows', '30', '--json', '--', '/bin/sh', '-c', script];
+    const made = this.cli(args);
+    if (made.code !== 0) throw new Error(`holdfast new exited ${made.code}: ${made.stderr.trim()}`);
+    const created = JSON.parse(made.stdout) as { session?: SessionView } & SessionView;
+    return created.session ?? created;
+  }
+
   /** All sessions (`holdfast list --json`); [] when no daemon listens. */
   sessions(): SessionView[] {
     const r = this.cli(['list', '--json']);

@@ -5,31 +5,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastE2E, SessionView, waitFor, scenarioHooks } from './harness';
+import { HoldfastE2E, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
 scenarioHooks({ name: 'search' }, (started) => (e2e = started));
-
-function newSession(name: string, script: string): SessionView {
-  const made = e2e.iso.cli([
-    'new',
-    '--name',
-    name,
-    '--cols',
-    '100',
-    '--rows',
-    '30',
-    '--json',
-    '--',
-    '/bin/sh',
-    '-c',
-    script,
-  ]);
-  assert.equal(made.code, 0, made.stderr);
-  const created = JSON.parse(made.stdout) as { session?: SessionView } & SessionView;
-  return created.session ?? created;
-}
 
 test(
   'search sessions: the quick pick finds a line 5,000 lines up; choosing it opens the history there',
@@ -37,12 +17,12 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      const server = newSession(
+      const server = e2e.iso.newShellSession(
         'api-server',
         "echo 'GET /health 200'; echo 'request req-7f3a: upstream Search-Marker timeout after 30s'; " +
           "seq -f 'GET /items/%g 200' 1 5000; exec sleep 1000",
       );
-      const worker = newSession(
+      const worker = e2e.iso.newShellSession(
         'queue-worker',
         "echo 'job 41 done'; echo 'job 42: retrying req-7f3a (search-marker timeout)'; " +
           "echo 'job 43 done'; exec sleep 1000",

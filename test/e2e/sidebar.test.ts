@@ -6,7 +6,7 @@
 // on a card and a click on a wall tile focus their session; the wall comes back after a reload.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, SessionView, waitFor, scenarioHooks } from './harness';
+import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 
@@ -50,23 +50,7 @@ test(
       const script =
         'echo worker-ready; read go; for i in 1 2 3 4 5 6; do echo "working $i"; sleep 0.3; done; ' +
         'echo quiet-now; read line; echo "bye $line"; exit 3';
-      const made = e2e.iso.cli([
-        'new',
-        '--name',
-        'worker',
-        '--cols',
-        '100',
-        '--rows',
-        '30',
-        '--json',
-        '--',
-        '/bin/sh',
-        '-c',
-        script,
-      ]);
-      assert.equal(made.code, 0, made.stderr);
-      const created = JSON.parse(made.stdout) as { session?: SessionView } & SessionView;
-      const worker = created.session ?? created;
+      const worker = e2e.iso.newShellSession('worker', script);
       await e2e.iso.waitForScreen(worker.id, /^worker-ready$/m);
       const before = sizes();
       assert.equal(before.get(worker.id), '100x30');
