@@ -51,11 +51,13 @@ export function readCheckpointText(file: string): string {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new Error('not a regular file');
     if (st.size > CheckpointLimit.FileBytes) throw new Error(overSize(st.size));
-    const buffer = Buffer.alloc(CheckpointLimit.FileBytes + 1);
+    // Sized by the file (one byte more shows a file that grew meanwhile), not by the bound: a fresh 16 MiB
+    // zero-filled each time cost more than the read.
+    const buffer = Buffer.allocUnsafe(Math.min(st.size, CheckpointLimit.FileBytes) + 1);
     let length = 0;
     for (let n = 1; n > 0 && length < buffer.length; length += n)
       n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > CheckpointLimit.FileBytes) throw new Error(overSize(length));
+    if (length > st.size) throw new Error('it grew while it was read (the daemon renames a whole file into place)');
     return buffer.toString('utf8', 0, length);
   } finally {
     fs.closeSync(fd);
@@ -81,7 +83,16 @@ export function summarize(c: CheckpointFile, file: string, bytes: number, curren
   };
 }
 
-export function listCheckpointFiles(dir: string): { id: string; path: string; mtimeMs: number; size: number }[] {
+/** A checkpoint file as listed: its id, and what tells one version of the file from another. */
+export interface ListedCheckpointFile {
+  id: string;
+  path: string;
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+export function listCheckpointFiles(dir: string): ListedCheckpointFile[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -90,21 +101,21 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const out: { id: string; path: string; mtimeMs: number; size: number }[] = [];
+  const out: ListedCheckpointFile[] = [];
   for (const name of names) {
     const match = FILE_PATTERN.exec(name);
     if (!match) continue;
     const file = path.join(dir, name);
     // lstat: a symlink planted in the directory is not a checkpoint.
     const st = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size });
+    if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
   }
   return out;
 }
 
 /** One listed checkpoint file, read and checked; throws a one-line reason when it is not one. */
 export function readCheckpoint(
-  f: ReturnType<typeof listCheckpointFiles>[number],
+  f: ListedCheckpointFile,
   currentId: string,
 ): { summary: CheckpointSummary; data: CheckpointFile } {
   if (f.size > CheckpointLimit.FileBytes) throw new Error(overSize(f.size));
