@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { readPayload } from '../src/cli/commands/notify';
 import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/attention';
-import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/protocol/agents';
-import { shellQuote } from '../src/protocol/shellQuote';
+import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/agents/agents';
+import { shellQuote } from '../src/text/shellQuote';
 import type { SessionAttention } from '../src/protocol/messages';
 
 function tracker(): { attention: Attention; changes: SessionAttention[] } {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
+import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures');
 

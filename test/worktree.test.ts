@@ -15,7 +15,7 @@ import {
   worktreeLoss,
   worktreeOf,
   worktreePath,
-} from '../src/protocol/worktree';
+} from '../src/agents/worktree';
 import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
 import { tempDir } from './helpers/daemon';
 import { record } from './helpers/reliability';

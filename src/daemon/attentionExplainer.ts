@@ -4,7 +4,7 @@
 // Gemini the end of the agent's last message from its transcript. Reading a transcript costs up to a
 // few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget. Each
 // screen read also says whether a permission prompt `answer` knows is on it (promptAnswer.ts).
-import { DisposableStore, IDisposable } from '../protocol/disposable';
+import { DisposableStore, IDisposable } from '../base/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { promptReason, screenReason } from './attentionReason';

@@ -7,7 +7,7 @@ import {
   type PermissionPrompt,
   type PromptChoice,
   VERIFIED_PROMPTS,
-} from '../protocol/permissionPrompt';
+} from '../agents/permissionPrompt';
 import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 import type { Session } from './session';

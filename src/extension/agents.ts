@@ -4,8 +4,9 @@
 //
 // The built-in profiles and the resume rule are in protocol/agents.ts, shared with the daemon and the CLI;
 // how a new run starts, in protocol/agentLaunch.ts, shared with the CLI.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import * as path from 'node:path';
-import { type AgentProfile, BUILTIN_AGENTS, findProfile } from '../protocol/agents';
+import { type AgentProfile, BUILTIN_AGENTS, findProfile } from '../agents/agents';
 import { AGENT_ID_PLACEHOLDER } from '../protocol/recovery';
 
 export type { AgentProfile };

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { agentLaunch } from '../protocol/agentLaunch';
+import { agentLaunch } from '../agents/agentLaunch';
 import { SessionInfo } from '../protocol/messages';
 import {
   checkBranchName,
@@ -16,7 +16,7 @@ import {
   suggestBranch,
   worktreeLoss,
   worktreeOf,
-} from '../protocol/worktree';
+} from '../agents/worktree';
 import { pickAgentProfile } from './agentCommands';
 import { CommandContext } from './commandContext';
 import { settings } from './settings';
