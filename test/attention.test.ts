@@ -1,5 +1,5 @@
 // Whether a session needs you (src/daemon/attention.ts), the hook options each agent gets
-// (src/protocol/agents.ts) and what `holdfast notify` reads from a hook's payload.
+// (src/agents/agents.ts) and what `holdfast notify` reads from a hook's payload.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The owned-resource helpers of src/protocol/disposable.ts: a held resource is disposed exactly
+// The owned-resource helpers of src/base/disposable.ts: a held resource is disposed exactly
 // once, when it is replaced or when its owner is.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The permission prompt recogniser (src/protocol/permissionPrompt.ts) on screens captured from the real
+// The permission prompt recogniser (src/agents/permissionPrompt.ts) on screens captured from the real
 // Claude Code 2.1.328 in a Holdfast session (test/fixtures/claude-2.1.328; test/agents-real-prompt.test.ts
 // makes them), and on near-misses that must not be taken for a prompt.
 import assert from 'node:assert/strict';

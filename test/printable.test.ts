@@ -1,4 +1,4 @@
-// Units of protocol/printable.ts (what reaches a terminal from programs and clients) and of the
+// Units of text/printable.ts (what reaches a terminal from programs and clients) and of the
 // OSC 7 reading (which directories a program may report).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

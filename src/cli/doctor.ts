@@ -38,7 +38,7 @@ function mode(st: fs.Stats): string {
   return (st.mode & 0o777).toString(8).padStart(3, '0');
 }
 
-/** A check of src/protocol/endpointTrust.ts, the rules the clients and the daemon apply themselves. */
+/** A check of src/host/endpointTrust.ts, the rules the clients and the daemon apply themselves. */
 function fromTrust(check: TrustCheck): Check {
   return check.state === 'ok'
     ? { name: check.name, ok: true, detail: check.detail }

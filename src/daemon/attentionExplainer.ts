@@ -12,7 +12,7 @@ import { promptOn } from './promptAnswer';
 import type { Session } from './session';
 import type { TextWorkers } from './textWorkers';
 
-/** The profiles whose transcripts Holdfast reads (src/protocol/transcripts.ts). */
+/** The profiles whose transcripts Holdfast reads (src/agents/transcripts.ts). */
 const TRANSCRIPT_PROFILES: ReadonlySet<unknown> = new Set(['claude', 'codex', 'gemini']);
 
 export class AttentionExplainer implements IDisposable {

@@ -98,7 +98,7 @@ export const PARAMS = {
   notify: z.object({
     session: sessionRef,
     state: attentionState,
-    conversationId: z.string().optional(), // checked by conversationIdProblem (protocol/agents.ts)
+    conversationId: z.string().optional(), // checked by conversationIdProblem (agents/agents.ts)
     credential: z.string().max(256).optional(), // the session's HOLDFAST_NOTIFY_TOKEN, checked by the handler
   }),
   subscribe: none,

@@ -195,7 +195,7 @@ async function checkpointCheck(client: HoldfastClient): Promise<Check> {
   }
 }
 
-/** The endpoint rules of src/protocol/endpointTrust.ts, the ones the connection itself applies. */
+/** The endpoint rules of src/host/endpointTrust.ts, the ones the connection itself applies. */
 function endpointChecks(socket: string): Check[] {
   return checkEndpoint(socket).map((c) => ({
     level: c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'info' : 'fail',

@@ -1,4 +1,4 @@
-// What the sidebar says about each session: its status (protocol/sessionStatus.ts) kept current by
+// What the sidebar says about each session: its status (agents/sessionStatus.ts) kept current by
 // the daemon's 'attention' events (pushed, never polled), and the card model the webviews render.
 // Pure: no vscode import, unit-tested.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).

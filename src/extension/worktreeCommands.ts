@@ -1,6 +1,6 @@
 // New Agent in Worktree…: an agent on its own branch in its own folder (`git worktree add`), and
 // the offer to remove that worktree when its session is removed. The git rules are in
-// protocol/worktree.ts, shared with `holdfast new --worktree`.
+// agents/worktree.ts, shared with `holdfast new --worktree`.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
