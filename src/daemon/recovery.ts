@@ -3,14 +3,14 @@
 // ids, the saved screen, no process); relaunch and resume start a new run in an archive's place.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { IDisposable } from '../protocol/disposable';
+import { IDisposable } from '../base/disposable';
 import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
-import { resumeArgv } from '../protocol/agents';
+import { resumeArgv } from '../agents/agents';
 import { CheckpointLimit, clampScreenSize, TextLimit } from '../protocol/limits';
-import { hasControl } from '../protocol/printable';
+import { hasControl } from '../text/printable';
 import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
-import { recoveryDir } from '../protocol/checkpointFiles';
+import { recoveryDir } from '../host/checkpointFiles';
 import { Checkpointer } from './checkpoint';
 import { ConfigStore, configPath } from './config';
 import { Session } from './session';

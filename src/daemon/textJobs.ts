@@ -1,12 +1,13 @@
 // What search and text waits hand to a worker thread (searchWorker.ts), and the work itself: a
 // pattern over copies of sessions' text (decoded there) and over their agents' transcript files; and
 // the checkpoint files, read, parsed and checked there (a hostile one may be 16 MiB of deep JSON).
-import { inspectSaved, listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../protocol/checkpointFiles';
+import { inspectSaved } from '../agents/agents';
+import { readTranscript, TranscriptAgent } from '../agents/transcripts';
+import { listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
 import { CheckpointLimit } from '../protocol/limits';
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
 import type { CheckpointFile, CheckpointSummary, InspectedSession, SkippedCheckpoint } from '../protocol/recovery';
-import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../protocol/textPattern';
-import { readTranscript, TranscriptAgent } from '../protocol/transcripts';
+import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../text/textPattern';
 import { transcriptReason } from './attentionReason';
 import { isAlternateMarker, logicalLines, SessionTextCopy } from './sessionText';
 

@@ -1,21 +1,13 @@
 // Reading checkpoint files ($XDG_STATE_HOME/holdfast/recovery/checkpoint-RUN.json): where they are,
-// what makes one valid, and how `recovery list | inspect` shows them. The daemon writes them
-// (src/daemon/checkpoint.ts); the CLI reads them without a daemon.
+// what makes one valid, and how `recovery list` shows them (a saved session, with its resume command:
+// inspectSaved in src/agents/agents.ts). The daemon writes them (src/daemon/checkpoint.ts); the CLI
+// reads them without a daemon.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { builtinAgent, resumeArgv, resumeOffered } from './agents';
 import { checkpointFileSchema } from './checkpointSchema';
-import { CheckpointLimit } from './limits';
+import { CheckpointLimit } from '../protocol/limits';
 import { stateDir } from './paths';
-import {
-  agentOf,
-  archivedFrom,
-  CheckpointFile,
-  CheckpointSummary,
-  InspectedSession,
-  SavedSession,
-  SkippedCheckpoint,
-} from './recovery';
+import { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
 
 const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
 
@@ -141,26 +133,4 @@ export function readCheckpoints(
   }
   checkpoints.sort((a, b) => b.summary.writtenAt - a.summary.writtenAt);
   return { checkpoints, skipped };
-}
-
-/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered, and the exact command. */
-export function inspectSaved(saved: SavedSession): InspectedSession {
-  const { screen, ...rest } = saved;
-  // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
-  const running = saved.running || archivedFrom(saved.metadata)?.running === true;
-  const inspected: InspectedSession = {
-    ...rest,
-    screenBytes: screen ? Buffer.byteLength(screen) : 0,
-    resumable: running && resumeOffered(saved.metadata),
-  };
-  if (!agentOf(saved.metadata)) return inspected;
-  const command = resumeArgv(saved.metadata);
-  if (!running) inspected.resumeNote = 'it had exited before the checkpoint was written (relaunch starts a new run)';
-  else if (typeof command !== 'string') inspected.resumeCommand = command;
-  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile))
-    inspected.resumeNote =
-      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or " +
-      'holdfast resume ID -- CMD ARGS...)';
-  else inspected.resumeNote = command;
-  return inspected;
 }
