@@ -2,6 +2,7 @@
 // information, so a promise nobody awaits or handles is an error.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerConfigs } from './scripts/layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'out/', '.out-*/', 'node_modules/', '.vscode-test/', 'test-artifacts/', 'media/'] },
@@ -44,24 +45,7 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 80 }],
     },
   },
-  {
-    // The daemon, the protocol and the CLI run without VS Code: nothing of theirs comes from src/extension.
-    // What the extension and the CLI both need lives in src/protocol.
-    files: ['src/daemon/**/*.ts', 'src/protocol/**/*.ts', 'src/cli/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '(^|/)extension(/|$)',
-              message: 'src/extension is the VS Code side; move what is shared into src/protocol.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...layerConfigs,
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },

@@ -565,7 +565,8 @@ async function revision(): Promise<string> {
   const root = path.resolve(__dirname, '..');
   try {
     const head = (await run('git', ['-C', root, 'rev-parse', '--short', 'HEAD'])).stdout.trim();
-    const dirty = (await run('git', ['-C', root, 'status', '--porcelain', '--', 'src/daemon', 'src/protocol'])).stdout
+    const sources = ['src/daemon', 'src/protocol', 'src/base', 'src/text', 'src/host', 'src/agents'];
+    const dirty = (await run('git', ['-C', root, 'status', '--porcelain', '--', ...sources])).stdout
       .split('\n')
       .filter(Boolean)
       .map((line) => path.basename(line.slice(3)));

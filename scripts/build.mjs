@@ -12,7 +12,7 @@ const entries = {
   // The daemon's worker threads that own the sessions' emulators (src/daemon/emulatorWorkers.ts starts them).
   emulatorWorker: 'src/daemon/emulatorWorker.ts',
   cli: 'src/cli/main.ts',
-  mcp: 'src/cli/mcpServer.ts',
+  mcp: 'src/mcp/mcpServer.ts',
   extension: 'src/extension/extension.ts',
   bench: 'bench/bench.ts',
 };

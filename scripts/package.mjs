@@ -23,10 +23,10 @@ const TRIPLETS = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' };
 
 class PackageError extends Error {}
 
-/** src/protocol/nodePtyBinary.ts, the one reader of binary headers, bundled for this script. */
+/** src/host/nodePtyBinary.ts, the one reader of binary headers, bundled for this script. */
 async function loadBinaryRules() {
   const built = await esbuild.build({
-    entryPoints: [path.join(root, 'src', 'protocol', 'nodePtyBinary.ts')],
+    entryPoints: [path.join(root, 'src', 'host', 'nodePtyBinary.ts')],
     bundle: true,
     platform: 'node',
     format: 'esm',

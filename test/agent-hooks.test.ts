@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
-import { resumeArgv } from '../src/protocol/agents';
+import { resumeArgv } from '../src/agents/agents';
 import { cliOk, runCli } from './helpers/cli';
 import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';

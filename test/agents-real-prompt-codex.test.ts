@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { SessionInfo } from '../src/protocol/messages';
-import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
+import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
 import { FakeResponsesApi, FunctionCall, startFakeResponsesApi } from './helpers/fakeResponsesApi';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/protocol/agents';
+import { BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/agents/agents';
 
 const BIN = path.resolve(__dirname, '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin');
 const NOTIFY = ['/usr/bin/env', 'ELECTRON_RUN_AS_NODE=1', process.execPath, '/opt/holdfast/dist/cli.js', 'notify'];

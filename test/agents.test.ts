@@ -13,9 +13,9 @@ import {
   resumeTemplate,
 } from '../src/extension/agents';
 import { archiveAction } from '../src/extension/archives';
-import { agentLaunch, findExecutable } from '../src/protocol/agentLaunch';
+import { agentLaunch, findExecutable } from '../src/agents/agentLaunch';
 import type { SessionInfo } from '../src/protocol/messages';
-import { resumeArgv } from '../src/protocol/agents';
+import { resumeArgv } from '../src/agents/agents';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const claude = BUILTIN_AGENTS.find((p) => p.id === 'claude')!;

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { type AttentionCard, needingAttention, stepThrough } from '../src/extension/attentionOrder';
 import { NotificationAction, NotificationBatch, notificationText } from '../src/extension/notificationBatch';
 import { becameDone, SessionStateTracker, toCard } from '../src/extension/sessionState';
-import type { Phase } from '../src/protocol/sessionStatus';
+import type { Phase } from '../src/agents/sessionStatus';
 import { ROOT } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 

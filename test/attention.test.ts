@@ -1,12 +1,12 @@
 // Whether a session needs you (src/daemon/attention.ts), the hook options each agent gets
-// (src/protocol/agents.ts) and what `holdfast notify` reads from a hook's payload.
+// (src/agents/agents.ts) and what `holdfast notify` reads from a hook's payload.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { readPayload } from '../src/cli/commands/notify';
 import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/attention';
-import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/protocol/agents';
-import { shellQuote } from '../src/protocol/shellQuote';
+import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/agents/agents';
+import { shellQuote } from '../src/text/shellQuote';
 import type { SessionAttention } from '../src/protocol/messages';
 
 function tracker(): { attention: Attention; changes: SessionAttention[] } {

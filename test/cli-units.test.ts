@@ -8,8 +8,8 @@ import { parseSignal } from '../src/cli/commands/sessions';
 import { CliError, ExitCode } from '../src/cli/errors';
 import { keyBytes } from '../src/cli/keys';
 import { formatAge, formatPhase, formatState, table } from '../src/cli/output';
-import { commandLine, shellQuote } from '../src/protocol/shellQuote';
-import { printable } from '../src/protocol/printable';
+import { commandLine, shellQuote } from '../src/text/shellQuote';
+import { printable } from '../src/text/printable';
 import { hoistGlobals, runCli } from '../src/cli/run';
 import {
   AltScreenTracker,

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
-import { tokenPathFor } from '../src/protocol/paths';
-import { startDaemon } from '../src/protocol/launch';
+import { tokenPathFor } from '../src/host/paths';
+import { startDaemon } from '../src/host/launch';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
 
 test('exit code and signal are recorded, the last screen stays until removal', async () => {

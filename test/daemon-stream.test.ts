@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { encodeJson, FrameDecoder, FrameKind, splitRaw } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
-import { tokenPathFor } from '../src/protocol/paths';
+import { tokenPathFor } from '../src/host/paths';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 import { absenceWindow } from './helpers/absence';

@@ -1,8 +1,8 @@
-// The owned-resource helpers of src/protocol/disposable.ts: a held resource is disposed exactly
+// The owned-resource helpers of src/base/disposable.ts: a held resource is disposed exactly
 // once, when it is replaced or when its owner is.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DisposableStore, IDisposable, MutableDisposable } from '../src/protocol/disposable';
+import { DisposableStore, IDisposable, MutableDisposable } from '../src/base/disposable';
 
 /** A disposable that counts how often it was disposed. */
 function counted(): IDisposable & { disposals: number } {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/protocol/launch';
+import { startDaemon } from '../src/host/launch';
 import { isAlive, isolatedEnv, ROOT, tempDir, waitFor } from './helpers/daemon';
 import { record } from './helpers/reliability';
 

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { IDisposable } from '../src/protocol/disposable';
-import { startDaemon } from '../src/protocol/launch';
+import { IDisposable } from '../src/base/disposable';
+import { startDaemon } from '../src/host/launch';
 import { DaemonConnection, DaemonState } from '../src/extension/daemonConnection';
 import { Log } from '../src/extension/log';
 import { SessionList } from '../src/extension/sessionList';

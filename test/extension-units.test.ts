@@ -16,7 +16,7 @@ import {
   writeCodeShim,
   writeHoldfastLauncher,
 } from '../src/extension/codeCli';
-import { shellQuote } from '../src/protocol/shellQuote';
+import { shellQuote } from '../src/text/shellQuote';
 import { readLayout, withLayout } from '../src/protocol/tabLayout';
 import { ensureDaemonInstall, installName, pruneDaemonInstalls } from '../src/extension/daemonInstall';
 import { formatChecks, runChecks } from '../src/extension/doctor';

@@ -9,8 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/protocol/launch';
-import { defaultSocketPath } from '../src/protocol/paths';
+import { startDaemon } from '../src/host/launch';
+import { defaultSocketPath } from '../src/host/paths';
 import { CLI_SCRIPT, DAEMON_SCRIPT, isAlive, ROOT, tempDir, waitFor } from './helpers/daemon';
 
 const uid = process.getuid!();

@@ -10,7 +10,7 @@ import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ensureDaemonInstall } from '../src/extension/daemonInstall';
 import { runChecks } from '../src/extension/doctor';
-import { binaryTarget, currentTarget, headerTarget, missingPtyBinary } from '../src/protocol/nodePtyBinary';
+import { binaryTarget, currentTarget, headerTarget, missingPtyBinary } from '../src/host/nodePtyBinary';
 import { cliSandbox, CLI_SCRIPT } from './helpers/cli';
 import { ROOT } from './helpers/daemon';
 

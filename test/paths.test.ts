@@ -5,14 +5,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { checkSocketDir, ensureSocketDir, isStrictSocketDir } from '../src/protocol/endpointTrust';
-import {
-  defaultLogPath,
-  defaultSocketPath,
-  resolveSocketPath,
-  stateDir,
-  systemRuntimeDir,
-} from '../src/protocol/paths';
+import { checkSocketDir, ensureSocketDir, isStrictSocketDir } from '../src/host/endpointTrust';
+import { defaultLogPath, defaultSocketPath, resolveSocketPath, stateDir, systemRuntimeDir } from '../src/host/paths';
 import { tempDir } from './helpers/daemon';
 
 const uid = process.getuid!();

@@ -1,4 +1,4 @@
-// The permission prompt recogniser (src/protocol/permissionPrompt.ts, src/protocol/prompts) on screens
+// The permission prompt recogniser (src/agents/permissionPrompt.ts, src/agents/prompts) on screens
 // captured from the real Codex CLI 0.169.0 and Gemini CLI 0.61.0 in Holdfast sessions
 // (test/fixtures/codex-0.169.0, gemini-0.61.0; agents-real-prompt-codex/-gemini.test.ts make them with
 // HOLDFAST_FIXTURES=DIR), and on near-misses that must not be taken for a prompt.
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
+import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures');
 

@@ -1,11 +1,11 @@
-// The permission prompt recogniser (src/protocol/permissionPrompt.ts) on screens captured from the real
+// The permission prompt recogniser (src/agents/permissionPrompt.ts) on screens captured from the real
 // Claude Code 2.1.328 in a Holdfast session (test/fixtures/claude-2.1.328; test/agents-real-prompt.test.ts
 // makes them), and on near-misses that must not be taken for a prompt.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { findPermissionPrompt } from '../src/protocol/permissionPrompt';
+import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'claude-2.1.328');
 

@@ -1,9 +1,9 @@
-// Units of protocol/printable.ts (what reaches a terminal from programs and clients) and of the
+// Units of text/printable.ts (what reaches a terminal from programs and clients) and of the
 // OSC 7 reading (which directories a program may report).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cwdFromOsc7, MAX_OSC7_LENGTH } from '../src/daemon/programReports';
-import { hasControl, printable, printableLines, safeJson } from '../src/protocol/printable';
+import { hasControl, printable, printableLines, safeJson } from '../src/text/printable';
 
 test('printable: C0, DEL, C1 and bidi controls become visible escapes; other text is kept', () => {
   assert.equal(printable('a\x1b]52;c;eA==\x07b'), 'a\\u{1b}]52;c;eA==\\u{7}b');

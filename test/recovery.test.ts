@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/protocol/launch';
+import { startDaemon } from '../src/host/launch';
 import { CheckpointFile } from '../src/protocol/recovery';
 import { CliRun, runCli } from './helpers/cli';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';

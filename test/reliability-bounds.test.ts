@@ -150,6 +150,44 @@ const INPUTS: Input[] = [
     },
   },
   {
+    name: 'six 15 MB checkpoints (under the 16 MiB cap, each a 15 MB screen): listed twice, inspected, restored',
+    async run({ client, recovery }) {
+      const screen = 'x'.repeat(15 * 1024 * 1024);
+      const ids = Array.from({ length: 6 }, (_, i) => `big${i}`);
+      for (const id of ids)
+        fs.writeFileSync(path.join(recovery, `checkpoint-${id}.json`), checkpointText(id, [savedSession({ screen })]));
+      // Each gets its answer, or `limit` when the loaded machine reads the files slower than the budget.
+      const answers: string[] = [];
+      const answer = async <T>(request: Promise<T>, told: (answer: T) => string) => {
+        const error = await failure(request.then((a) => answers.push(told(a))));
+        if (error) assert.equal(error.code, 'limit', error.message);
+        if (error) answers.push(`limit: ${error.message}`);
+      };
+      for (let round = 0; round < 2; round++)
+        await answer(client.request('recovery.list', {}), (listed) => {
+          assert.deepEqual(
+            listed.checkpoints
+              .map((c) => c.id)
+              .filter((id) => ids.includes(id))
+              .sort(),
+            ids,
+          );
+          return `${listed.checkpoints.length} listed`;
+        });
+      await answer(client.request('recovery.inspect', { id: 'big0' }), (inspected) => {
+        assert.equal(inspected.sessions[0].screenBytes, screen.length);
+        return `${inspected.sessions[0].screenBytes} screen bytes inspected`;
+      });
+      // Over the bound of a saved screen: the session comes back archived, without the screen.
+      await answer(client.request('recovery.restore', { id: 'big1' }), ({ sessions }) => {
+        for (const s of sessions) void client.request('remove', { session: s.id });
+        return `${sessions.length} restored`;
+      });
+      for (const id of ids) fs.rmSync(path.join(recovery, `checkpoint-${id}.json`), { force: true });
+      return answers.join(', ');
+    },
+  },
+  {
     name: 'a checkpoint with a 20 MB saved screen, restored',
     async run({ client, recovery }) {
       const screen = ('x'.repeat(199) + '\r\n').repeat(100_000);

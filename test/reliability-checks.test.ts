@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { FrameKind, encodeFrame } from '../src/protocol/frame';
-import { conversationIdProblem } from '../src/protocol/agents';
+import { conversationIdProblem } from '../src/agents/agents';
 import type { DaemonEvent } from '../src/protocol/messages';
 import { cwdFromOsc7 } from '../src/daemon/programReports';
 import { SessionActivity } from '../src/daemon/sessionActivity';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/protocol/launch';
+import { startDaemon } from '../src/host/launch';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
 import { daemonLog, daemonToken, RawConnection, record } from './helpers/reliability';
 

@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import { encodeJson, encodeRaw, FrameKind, MAX_FRAME_PAYLOAD } from '../src/protocol/frame';
 import { InputLimit } from '../src/protocol/limits';
-import { startDaemon } from '../src/protocol/launch';
-import { tokenPathFor } from '../src/protocol/paths';
+import { startDaemon } from '../src/host/launch';
+import { tokenPathFor } from '../src/host/paths';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
 import { daemonLog, helloFrame, RawConnection, record, RssSampler, sleep } from './helpers/reliability';
 

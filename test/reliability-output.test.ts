@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { startDaemon } from '../src/protocol/launch';
+import { startDaemon } from '../src/host/launch';
 import { CliRun, runCli } from './helpers/cli';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
 import { record } from './helpers/reliability';

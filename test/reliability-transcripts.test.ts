@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
-import { readTranscript } from '../src/protocol/transcripts';
+import { readTranscript } from '../src/agents/transcripts';
 import { startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';
 import { zstdFrame, zstdRunFrame } from './helpers/zstdFrame';

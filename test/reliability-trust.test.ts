@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
-import { checkEndpoint, UntrustedEndpointError } from '../src/protocol/endpointTrust';
+import { checkEndpoint, UntrustedEndpointError } from '../src/host/endpointTrust';
 import { cliSandbox } from './helpers/cli';
 import { record } from './helpers/reliability';
 

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/protocol/launch';
+import { startDaemon } from '../src/host/launch';
 import { SearchResult } from '../src/protocol/messages';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
 import { runCli } from './helpers/cli';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/protocol/transcripts';
+import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/agents/transcripts';
 import { cliOk } from './helpers/cli';
 import { startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
 import { zstdFrame } from './helpers/zstdFrame';

@@ -1,4 +1,4 @@
-// Worktrees per agent (src/protocol/worktree.ts) with real git in temp repositories, and
+// Worktrees per agent (src/agents/worktree.ts) with real git in temp repositories, and
 // `holdfast new --worktree` against a real on-demand daemon.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import {
   worktreeLoss,
   worktreeOf,
   worktreePath,
-} from '../src/protocol/worktree';
+} from '../src/agents/worktree';
 import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
 import { tempDir } from './helpers/daemon';
 import { record } from './helpers/reliability';

@@ -1,7 +1,7 @@
 // Talking to the daemon: connect, never starting one (only `new` does, through connectOrStart).
 // Session arguments go to the daemon as typed: it resolves an exact id, else a unique name.
 import { ConnectOptions, HoldfastClient } from '../protocol/client';
-import { SCOPE_TOKEN_ENV } from '../protocol/endpointTrust';
+import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
 import { VERSION } from '../protocol/version';
 import { Context } from './command';
 

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { readCheckpoints, recoveryDir } from '../protocol/checkpointFiles';
+import { readCheckpoints, recoveryDir } from '../host/checkpointFiles';
 import { HoldfastClient, NoDaemonError } from '../protocol/client';
 import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
 import {
@@ -10,9 +10,9 @@ import {
   checkSocketDir as trustCheckSocketDir,
   readTokenFile,
   TrustCheck,
-} from '../protocol/endpointTrust';
-import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../protocol/nodePtyBinary';
-import { defaultLogPath } from '../protocol/paths';
+} from '../host/endpointTrust';
+import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
+import { defaultLogPath } from '../host/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
 import { Command } from './command';
@@ -38,7 +38,7 @@ function mode(st: fs.Stats): string {
   return (st.mode & 0o777).toString(8).padStart(3, '0');
 }
 
-/** A check of src/protocol/endpointTrust.ts, the rules the clients and the daemon apply themselves. */
+/** A check of src/host/endpointTrust.ts, the rules the clients and the daemon apply themselves. */
 function fromTrust(check: TrustCheck): Check {
   return check.state === 'ok'
     ? { name: check.name, ok: true, detail: check.detail }

@@ -1,8 +1,8 @@
 // Human output (tables, key: value details) and the JSON / error documents.
 import * as os from 'node:os';
 import { SessionInfo } from '../protocol/messages';
-import { printable, printableLines, safeJson } from '../protocol/printable';
-import { commandLine } from '../protocol/shellQuote';
+import { printable, printableLines, safeJson } from '../text/printable';
+import { commandLine } from '../text/shellQuote';
 import { CliError, oneLine } from './errors';
 import { CommandResult, Io } from './command';
 

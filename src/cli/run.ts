@@ -1,12 +1,12 @@
 // Dispatch: find the command, parse its arguments, run it, print its result or its error,
 // and turn the outcome into an exit code.
-import { resolveSocketPath } from '../protocol/paths';
+import { resolveSocketPath } from '../host/paths';
 import { parseCommandArgs } from './args';
 import { Command, Context, Io } from './command';
 import { findCommand } from './commands/index';
 import { CliError, ExitCode, toCliError, usageError } from './errors';
 import { commandHelp, overviewHelp } from './help';
-import { safeJson } from '../protocol/printable';
+import { safeJson } from '../text/printable';
 import { writeError, writeResult } from './output';
 
 export const processIo: Io = {

@@ -5,7 +5,7 @@
 // running (processGroup.ts: a zombie counts as gone). The exit code went with the parent: reported
 // as unknown (code and signal null).
 import * as tty from 'node:tty';
-import { Emitter } from '../protocol/disposable';
+import { Emitter } from '../base/disposable';
 import { InputLimit } from '../protocol/limits';
 import { FdWriter } from './fdWriter';
 import { resizeFd, restartReading, stopReadingNow } from './nodePtyInternals';

@@ -5,7 +5,7 @@
 // SU (CSI S) or DL (CSI M) on the top row. Rows leaving a region that starts lower are a pane of
 // the program's own, not its output scrolling by; a program that only redraws adds nothing.
 import type { Terminal } from '@xterm/headless';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import { encodeRows, plainRow } from './historyEncoding';
 import { HistoryStore, plainText } from './historyStore';
 import { ALTERNATE_MARKER, AlternateCopy, alternateText } from './sessionText';

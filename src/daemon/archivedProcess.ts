@@ -1,6 +1,6 @@
 // The "program" of an archived session (restored from a checkpoint): there is none. It hands the
 // session the saved screen as if it were output, then reports the exit; writes and signals go nowhere.
-import { Emitter } from '../protocol/disposable';
+import { Emitter } from '../base/disposable';
 import type { ExitInfo } from './ptyProcess';
 import type { ProgramProcess } from './session';
 

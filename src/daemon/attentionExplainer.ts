@@ -4,7 +4,7 @@
 // Gemini the end of the agent's last message from its transcript. Reading a transcript costs up to a
 // few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget. Each
 // screen read also says whether a permission prompt `answer` knows is on it (promptAnswer.ts).
-import { DisposableStore, IDisposable } from '../protocol/disposable';
+import { DisposableStore, IDisposable } from '../base/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { promptReason, screenReason } from './attentionReason';
@@ -12,7 +12,7 @@ import { promptOn } from './promptAnswer';
 import type { Session } from './session';
 import type { TextWorkers } from './textWorkers';
 
-/** The profiles whose transcripts Holdfast reads (src/protocol/transcripts.ts). */
+/** The profiles whose transcripts Holdfast reads (src/agents/transcripts.ts). */
 const TRANSCRIPT_PROFILES: ReadonlySet<unknown> = new Set(['claude', 'codex', 'gemini']);
 
 export class AttentionExplainer implements IDisposable {

@@ -1,7 +1,7 @@
 // Why a session waits or is done, in one short printable line: the end of its agent's last message
 // (from the agent's transcript, read in a worker: textJobs.ts) or the last lines of text on its screen.
 // The end, because an agent ends its turn on its question. Pure, unit-tested.
-import { printable } from '../protocol/printable';
+import { printable } from '../text/printable';
 
 /** A reason is at most this long: enough for a question, small in every 'attention' event. */
 export const MAX_REASON_CHARS = 200;

@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DaemonEvent } from '../protocol/messages';
-import { checkpointFile, listCheckpointFiles, summarize } from '../protocol/checkpointFiles';
-import { ensurePrivateDir } from '../protocol/paths';
+import { checkpointFile, listCheckpointFiles, summarize } from '../host/checkpointFiles';
+import { ensurePrivateDir } from '../host/paths';
 import { CheckpointLimit } from '../protocol/limits';
 import {
   CHECKPOINT_VERSION,

@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { IDisposable, toDisposable } from '../protocol/disposable';
+import { IDisposable, toDisposable } from '../base/disposable';
 import { ErrorCode } from '../protocol/messages';
-import { ensurePrivateDir } from '../protocol/paths';
+import { ensurePrivateDir } from '../host/paths';
 import { DaemonConfig, RecoveryConfig, SearchConfig } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 

@@ -2,7 +2,7 @@
 // what may queue up for it. A client that falls behind stops receiving output and is resynced
 // with a fresh snapshot once its socket drains: the program is never slowed down by it.
 import type * as net from 'node:net';
-import { DisposableStore, disposeErrorText, IDisposable, toDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeErrorText, IDisposable, toDisposable } from '../base/disposable';
 import {
   encodeJson,
   FrameDecoder,

@@ -1,7 +1,7 @@
 // The daemon process: endpoint, connections, sessions, lifetime and stop; requests are dispatched
 // to the method table (daemonMethods.ts, recovery.ts).
 import type * as net from 'node:net';
-import { DisposableStore, disposeErrorText, toDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeErrorText, toDisposable } from '../base/disposable';
 import {
   ALL_CAPABILITIES,
   DaemonEvent,
@@ -12,7 +12,7 @@ import {
   PROTOCOL_VERSION,
   StartMode,
 } from '../protocol/messages';
-import { defaultLogPath } from '../protocol/paths';
+import { defaultLogPath } from '../host/paths';
 import { VERSION } from '../protocol/version';
 import { ClientConnection, RequestHandler } from './connection';
 import { checkRequest, ConnectionRights, Credentials } from './connectionRights';

@@ -2,7 +2,7 @@
 // Params are already checked against their schema (requestSchemas.ts); the daemon's lifetime
 // (endpoint, clients, stop) is daemon.ts's, and recovery's methods are recovery.ts's.
 import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } from '../protocol/messages';
-import { conversationIdProblem } from '../protocol/agents';
+import { conversationIdProblem } from '../agents/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
 import type { ClientConnection } from './connection';
 import type { ConnectionRights, Credentials } from './connectionRights';

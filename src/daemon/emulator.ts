@@ -2,7 +2,7 @@
 // tracks how far parsing has got, and answers terminal queries when no input owner is attached.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import { Emitter, IDisposable } from '../protocol/disposable';
+import { Emitter, IDisposable } from '../base/disposable';
 import { TextLimit } from '../protocol/limits';
 import { VERSION } from '../protocol/version';
 import { AlternateScroll } from './alternateScroll';

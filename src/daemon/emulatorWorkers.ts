@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import type { FromWorker, ToSession, ToWorker, ToWorkerBatch } from './emulatorProtocol';
 import { IdleCollector } from './idleCollector';
 import { WorkerWatchdog } from './workerWatchdog';

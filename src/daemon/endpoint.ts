@@ -9,9 +9,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { DisposableStore, disposeAll, Emitter, IDisposable, toDisposable } from '../protocol/disposable';
-import { ensureSocketDir, readTokenFile, UntrustedEndpointError } from '../protocol/endpointTrust';
-import { tokenPathFor } from '../protocol/paths';
+import { DisposableStore, disposeAll, Emitter, IDisposable, toDisposable } from '../base/disposable';
+import { ensureSocketDir, readTokenFile, UntrustedEndpointError } from '../host/endpointTrust';
+import { tokenPathFor } from '../host/paths';
 
 export type Probe = { state: 'connected' } | { state: 'free'; reason: string } | { state: 'unknown'; reason: string };
 

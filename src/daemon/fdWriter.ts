@@ -2,7 +2,7 @@
 // exported): a queue written as the kernel takes it, EAGAIN retried on the next turn, so a program
 // that does not read its input never blocks the daemon.
 import * as fs from 'node:fs';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 
 interface WriteTask {
   buffer: Buffer;

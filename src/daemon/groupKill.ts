@@ -1,7 +1,7 @@
 // Ending a program's process group: the signal asked for, SIGKILL after the grace period, done
 // once the leader is reaped (node-pty's exit) and nothing alive of its group is left (PtyProcess
 // asks processGroup.ts, which works without /proc too).
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import type { ProgramPty } from './programPty';
 
 export enum KillTiming {

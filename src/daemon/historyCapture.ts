@@ -6,7 +6,7 @@
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import type { IBufferLine } from '@xterm/headless';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import { encodeRows, plainRow } from './historyEncoding';
 import { HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
 import { core, CoreBuffer, PackedCell } from './xtermInternals';

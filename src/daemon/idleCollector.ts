@@ -2,7 +2,7 @@
 // V8's memory reducer off (launch.ts: an idle daemon must not wake for it), so nothing else collects
 // once output stops: the rows a compaction frees and the buffers of a burst stay in the heap, and
 // each emulator worker and the main thread keep their high-water mark for good. Needs `gc` exposed.
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 
 export enum IdleCollection {
   /** Bytes moved or parsed since the last collection that make one worth its ~10 ms. */

@@ -3,8 +3,8 @@
 // traces): text from outside can neither forge a line nor put raw escapes in front of whoever reads it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDir } from '../protocol/paths';
-import { printable } from '../protocol/printable';
+import { ensurePrivateDir } from '../host/paths';
+import { printable } from '../text/printable';
 
 export const MAX_LOG_BYTES = 1024 * 1024;
 

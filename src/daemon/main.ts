@@ -5,9 +5,9 @@
 // The process around the daemon: its signals, and a crash it can act on (the sessions are handed off).
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolveSocketPath } from '../protocol/paths';
-import { printableLines } from '../protocol/printable';
-import { DisposableStore, toDisposable } from '../protocol/disposable';
+import { resolveSocketPath } from '../host/paths';
+import { printableLines } from '../text/printable';
+import { DisposableStore, toDisposable } from '../base/disposable';
 import { Daemon, DaemonOptions } from './daemon';
 import { checkEmulatorWorkerBundle } from './emulatorWorkers';
 import { receiveHandoff } from './handoffReceive';

@@ -4,7 +4,7 @@
 // of a flood, writes of one 4 KB PTY read each were half of the daemon's main thread.
 import type * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 
 export enum OutputCorkTuning {
   /**

@@ -1,6 +1,6 @@
 // What a session uses of its program's PTY, whoever holds it: the daemon that spawned it (PtyProcess) or a
 // successor that adopted its master fd (AdoptedPty). And what both give at a succession's cut.
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 
 export interface ExitInfo {
   code: number | null;

@@ -2,7 +2,7 @@
 // that keep its untrusted bytes in their place: its directory (OSC 7) and its shell's prompt marks
 // (OSC 133). Notifications (OSC 9, OSC 777) are read where the emulator registers them.
 import * as os from 'node:os';
-import { hasUnprintable } from '../protocol/printable';
+import { hasUnprintable } from '../text/printable';
 import type { PromptMark } from './attention';
 
 /** Longest OSC 7 payload taken: PATH_MAX is 4096 on Linux, and percent-encoding only makes it longer. */

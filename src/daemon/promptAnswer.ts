@@ -1,13 +1,13 @@
 // `answer`: approves or denies the permission prompt on a session's screen. The screen is read from the
 // emulator's worker and checked against the prompt its agent's profile is known to draw
-// (protocol/permissionPrompt.ts); only then are that prompt's keys written, else `no-prompt`.
+// (agents/permissionPrompt.ts); only then are that prompt's keys written, else `no-prompt`.
 import { ErrorCode, type AnswerResult } from '../protocol/messages';
 import {
   findPermissionPrompt,
   type PermissionPrompt,
   type PromptChoice,
   VERIFIED_PROMPTS,
-} from '../protocol/permissionPrompt';
+} from '../agents/permissionPrompt';
 import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 import type { Session } from './session';

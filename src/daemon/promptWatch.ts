@@ -1,10 +1,10 @@
 // Watches a session's screen, in its emulator's worker, for the permission prompt of the agent it runs
-// (protocol/permissionPrompt.ts), for the agents whose hooks do not say they wait at one. Once output
+// (agents/permissionPrompt.ts), for the agents whose hooks do not say they wait at one. Once output
 // has been quiet for a moment the screen is checked: a prompt on it is told (again after each change,
 // so a session that was typed into at its prompt is waiting again), and so is its end. Sessions whose
 // agent has no known prompt have no watch: their screens are never checked.
-import type { IDisposable } from '../protocol/disposable';
-import { findPermissionPrompt } from '../protocol/permissionPrompt';
+import type { IDisposable } from '../base/disposable';
+import { findPermissionPrompt } from '../agents/permissionPrompt';
 import type { ScreenPrompt } from './attention';
 import { promptReason } from './attentionReason';
 import type { Emulator } from './emulator';

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
-import { Emitter, IDisposable } from '../protocol/disposable';
+import { Emitter, IDisposable } from '../base/disposable';
 import { InputLimit } from '../protocol/limits';
 import {
   inputSettled,

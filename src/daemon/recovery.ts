@@ -3,20 +3,20 @@
 // ids, the saved screen, no process); relaunch and resume start a new run in an archive's place.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { IDisposable } from '../protocol/disposable';
+import { IDisposable } from '../base/disposable';
 import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
-import { resumeArgv } from '../protocol/agents';
+import { resumeArgv } from '../agents/agents';
 import { CheckpointLimit, clampScreenSize, TextLimit } from '../protocol/limits';
-import { hasControl } from '../protocol/printable';
-import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods, SavedSession } from '../protocol/recovery';
+import { hasControl } from '../text/printable';
+import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
-import { inspectSaved, recoveryDir } from '../protocol/checkpointFiles';
+import { recoveryDir } from '../host/checkpointFiles';
 import { Checkpointer } from './checkpoint';
 import { ConfigStore, configPath } from './config';
 import { Session } from './session';
 import { DaemonError } from './daemonError';
 import { SessionRegistry } from './sessionRegistry';
-import type { CheckpointsRead } from './textJobs';
+import type { CheckpointFound, CheckpointsRead } from './textJobs';
 import type { TextWorkers } from './textWorkers';
 
 export class Recovery implements IDisposable {
@@ -67,13 +67,18 @@ export class Recovery implements IDisposable {
       return { checkpoints, skipped };
     },
     'recovery.inspect': async (p) => {
-      const { summary, data } = await this.find(p.id);
-      return { checkpoint: summary, sessions: data.sessions.map(inspectSaved) };
+      const { summary, inspected } = await this.find(p.id);
+      return { checkpoint: summary, sessions: inspected };
     },
     'recovery.restore': async (p) => {
       if (this.restored.has(p.id))
         throw new DaemonError(ErrorCode.BadRequest, `checkpoint ${p.id} was already restored by this daemon`);
-      const { summary, data } = await this.find(p.id);
+      const { summary, data, droppedScreens } = await this.find(p.id);
+      for (const { id, chars } of droppedScreens)
+        this.log(
+          `recovery: checkpoint ${data.id}: the screen of ${id} is ${chars} characters, over the ` +
+            `${CheckpointLimit.ScreenChars} a checkpoint may hold: restored without it`,
+        );
       const sessions = await this.restore(data);
       await this.supersede(summary.file, data.id);
       return { sessions };
@@ -134,15 +139,34 @@ export class Recovery implements IDisposable {
     },
   };
 
-  /** The checkpoint files, read and checked in a text worker: `limit` when that runs out of the budget. */
-  private read(id?: string): Promise<CheckpointsRead> {
-    const job = { kind: 'checkpoints' as const, dir: this.dir, currentId: this.checkpoints.id, id };
+  /**
+   * The checkpoint files, read and checked in a text worker: `limit` when that runs out of the budget.
+   * The worker stops reading new files at half the budget and keeps what it read, so the next list
+   * goes on where this one stopped instead of starting over.
+   */
+  private async read(id?: string): Promise<CheckpointsRead> {
+    const budgetMs = this.config.config.search.budgetMs;
+    const job = {
+      kind: 'checkpoints' as const,
+      dir: this.dir,
+      currentId: this.checkpoints.id,
+      id,
+      readForMs: budgetMs / 2,
+    };
     const tooCostly = (budgetMs: number) =>
       `reading them ran out of the time budget (${budgetMs} ms, search.budgetMs); move big files out of ${this.dir}`;
-    return this.workers.run(job, 'checkpoints', undefined, tooCostly);
+    const read = await this.workers.run(job, 'checkpoints', undefined, tooCostly);
+    if (read.unread > 0)
+      throw new DaemonError(
+        ErrorCode.Limit,
+        `checkpoints: ${read.unread} of ${read.unread + read.checkpoints.length + read.skipped.length} files left ` +
+          `unread within the time budget (${budgetMs} ms, search.budgetMs); ask again to read on, or move big ` +
+          `files out of ${this.dir}`,
+      );
+    return read;
   }
 
-  private async find(id: unknown): Promise<NonNullable<CheckpointsRead['found']>> {
+  private async find(id: unknown): Promise<CheckpointFound> {
     if (typeof id !== 'string' || !id) throw new DaemonError(ErrorCode.BadRequest, 'a checkpoint id is required');
     const { found, skipped } = await this.read(id);
     if (found) return found;
@@ -187,7 +211,7 @@ export class Recovery implements IDisposable {
             scrollback: this.registry.limits.defaultScrollback,
             name: clampName(saved.name),
             metadata: { ...saved.metadata, archivedFrom: from },
-            process: new ArchivedProcess(this.savedScreen(saved, checkpoint.id), exit),
+            process: new ArchivedProcess(saved.screen, exit),
             emulators: this.registry.emulators,
             onEmulatorError: (err) => this.log(`session ${id}: emulator: ${err.message}`),
           }),
@@ -198,16 +222,6 @@ export class Recovery implements IDisposable {
     this.log(`recovery: restored checkpoint ${checkpoint.id}: ${sessions.map((s) => s.id).join(' ') || 'no sessions'}`);
     for (const s of sessions) this.announce({ type: 'session', session: s.info() });
     return sessions.map((s) => s.info());
-  }
-
-  /** The saved screen, unless it is over the bound (the writer keeps screens under it: the file was edited). */
-  private savedScreen(saved: SavedSession, checkpoint: string): string | undefined {
-    if (saved.screen === undefined || saved.screen.length <= CheckpointLimit.ScreenChars) return saved.screen;
-    this.log(
-      `recovery: checkpoint ${checkpoint}: the screen of ${saved.id} is ${saved.screen.length} characters, over ` +
-        `the ${CheckpointLimit.ScreenChars} a checkpoint may hold: restored without it`,
-    );
-    return undefined;
   }
 
   /**

@@ -2,10 +2,10 @@
 // unknown key name in config.set, a NUL, a control character in a name or an oversized field is a
 // `bad-request` naming the field. The schemas are checked against messages.ts's types at compile time.
 import { z } from 'zod';
-import { metadataSchema } from '../protocol/checkpointSchema';
+import { metadataSchema } from '../host/checkpointSchema';
 import { InputLimit, TextLimit } from '../protocol/limits';
 import { ErrorCode, Method, Params } from '../protocol/messages';
-import { hasControl } from '../protocol/printable';
+import { hasControl } from '../text/printable';
 import { DaemonError } from './daemonError';
 
 const NUL = /\u0000/;
@@ -98,7 +98,7 @@ export const PARAMS = {
   notify: z.object({
     session: sessionRef,
     state: attentionState,
-    conversationId: z.string().optional(), // checked by conversationIdProblem (protocol/agents.ts)
+    conversationId: z.string().optional(), // checked by conversationIdProblem (agents/agents.ts)
     credential: z.string().max(256).optional(), // the session's HOLDFAST_NOTIFY_TOKEN, checked by the handler
   }),
   subscribe: none,

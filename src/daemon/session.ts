@@ -1,5 +1,5 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
-import { DisposableStore, disposeAll, Emitter, IDisposable } from '../protocol/disposable';
+import { DisposableStore, disposeAll, Emitter, IDisposable } from '../base/disposable';
 import type { AttentionState, DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';

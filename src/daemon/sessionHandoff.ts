@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { MAX_SCROLLBACK_LINES, SizeLimit, TextLimit } from '../protocol/limits';
 import type { SessionAttention } from '../protocol/messages';
-import { metadataSchema } from '../protocol/checkpointSchema';
+import { metadataSchema } from '../host/checkpointSchema';
 import { AdoptedPty } from './adoptedPty';
 import { ArchivedProcess } from './archivedProcess';
 import type { RebuildScreen } from './emulatorRebuild';

@@ -2,7 +2,7 @@
 // screen, or an attention state (waiting for the user, done). Each waiter ends once: met (true),
 // timed out, given up at exit or disposed (false), or failed (a text check's `limit` or bad pattern).
 // Text is matched off the main thread (textWorkers.ts), one check per waiter at a time.
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import type { AttentionState } from '../protocol/messages';
 import type { SessionTextCopy } from './sessionText';
 

@@ -1,7 +1,7 @@
 // The clients of one session waiting for a snapshot. The emulator's worker takes it at an exact cut
 // point (sessionEmulator.ts, emulatorHost.ts); when it arrives the chunks written but not parsed at
 // that point follow it, so the client's stream goes on right after the snapshot.
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import type { ClientRoles, Subscriber } from './clientRoles';
 import type { SnapshotView } from './emulatorProtocol';
 import { SNAPSHOT_PREFIX } from './snapshot';

@@ -1,11 +1,13 @@
 // What search and text waits hand to a worker thread (searchWorker.ts), and the work itself: a
 // pattern over copies of sessions' text (decoded there) and over their agents' transcript files; and
 // the checkpoint files, read, parsed and checked there (a hostile one may be 16 MiB of deep JSON).
-import { listCheckpointFiles, readCheckpoint } from '../protocol/checkpointFiles';
+import { inspectSaved } from '../agents/agents';
+import { readTranscript, TranscriptAgent } from '../agents/transcripts';
+import { listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
+import { CheckpointLimit } from '../protocol/limits';
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
-import type { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
-import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../protocol/textPattern';
-import { readTranscript, TranscriptAgent } from '../protocol/transcripts';
+import type { CheckpointFile, CheckpointSummary, InspectedSession, SkippedCheckpoint } from '../protocol/recovery';
+import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../text/textPattern';
 import { transcriptReason } from './attentionReason';
 import { isAlternateMarker, logicalLines, SessionTextCopy } from './sessionText';
 
@@ -26,13 +28,27 @@ export type TextJob =
   | { kind: 'test'; pattern: string; flags: string; text: SessionTextCopy }
   /** Why an agent waits: the end of its last message, from its transcript (attentionReason.ts). */
   | { kind: 'reason'; agent: TranscriptAgent; cwd: string }
-  /** The checkpoints in `dir` (summaries), and the whole of the one named `id` when asked for. */
-  | { kind: 'checkpoints'; dir: string; currentId: string; id?: string };
+  /** The checkpoints in `dir` (summaries), and the one named `id` when asked for (CheckpointFound). */
+  | { kind: 'checkpoints'; dir: string; currentId: string; id?: string; readForMs: number };
+
+/**
+ * A checkpoint asked for by id: its sessions as inspect shows them, and its data for a restore with
+ * each screen over the bound already dropped (a 15 MB screen copied to the main thread held it 50 ms).
+ */
+export interface CheckpointFound {
+  summary: CheckpointSummary;
+  inspected: InspectedSession[];
+  data: CheckpointFile;
+  /** The sessions whose screens were dropped, with their length in characters. */
+  droppedScreens: { id: string; chars: number }[];
+}
 
 export interface CheckpointsRead {
   checkpoints: CheckpointSummary[];
   skipped: SkippedCheckpoint[];
-  found?: { summary: CheckpointSummary; data: CheckpointFile };
+  found?: CheckpointFound;
+  /** Files left unread once the job had read for `readForMs`: the next list goes on from there. */
+  unread: number;
 }
 
 export type JobResult<J extends TextJob> = J extends { kind: 'search' }
@@ -124,24 +140,62 @@ async function search(job: Extract<TextJob, { kind: 'search' }>): Promise<Search
 }
 
 /**
+ * What a list read of each file: by path, with the version read (size, mtime, inode), so that a list
+ * reads only files that are new or changed since (six 15 MB files took a loaded machine over 2 s).
+ */
+const listed = new Map<string, { version: string; summary: CheckpointSummary } | { version: string; error: string }>();
+
+function fileVersion(f: ListedCheckpointFile): string {
+  return `${f.size}:${f.mtimeMs}:${f.ino}`;
+}
+
+/**
  * Only the summaries cross back to the main thread, and the one checkpoint asked for (then only its
  * file is read). Each file's text is let go before the next is read: a worker ended with a big heap
  * costs the main thread its teardown.
  */
 function checkpoints(job: Extract<TextJob, { kind: 'checkpoints' }>): CheckpointsRead {
-  const read: CheckpointsRead = { checkpoints: [], skipped: [] };
-  for (const f of listCheckpointFiles(job.dir)) {
+  const read: CheckpointsRead = { checkpoints: [], skipped: [], unread: 0 };
+  const readUntil = Date.now() + job.readForMs;
+  const files = listCheckpointFiles(job.dir);
+  if (job.id === undefined)
+    for (const file of listed.keys()) if (!files.some((f) => f.path === file)) listed.delete(file);
+  for (const f of files) {
     if (job.id !== undefined && f.id !== job.id) continue;
+    const version = fileVersion(f);
+    const known = job.id === undefined ? listed.get(f.path) : undefined;
+    if (known?.version === version) {
+      if ('error' in known) read.skipped.push({ file: f.path, error: known.error });
+      else read.checkpoints.push({ ...known.summary, current: known.summary.id === job.currentId });
+      continue;
+    }
+    if (Date.now() > readUntil) {
+      read.unread++;
+      continue;
+    }
     try {
       const checkpoint = readCheckpoint(f, job.currentId);
       read.checkpoints.push(checkpoint.summary);
-      if (job.id !== undefined) read.found = checkpoint;
+      listed.set(f.path, { version, summary: checkpoint.summary });
+      if (job.id !== undefined) read.found = found(checkpoint);
     } catch (err) {
       read.skipped.push({ file: f.path, error: (err as Error).message });
+      listed.set(f.path, { version, error: (err as Error).message });
     }
   }
   read.checkpoints.sort((a, b) => b.writtenAt - a.writtenAt);
   return read;
+}
+
+function found({ summary, data }: { summary: CheckpointSummary; data: CheckpointFile }): CheckpointFound {
+  const inspected = data.sessions.map(inspectSaved);
+  const droppedScreens: CheckpointFound['droppedScreens'] = [];
+  for (const saved of data.sessions) {
+    if (saved.screen === undefined || saved.screen.length <= CheckpointLimit.ScreenChars) continue;
+    droppedScreens.push({ id: saved.id, chars: saved.screen.length });
+    delete saved.screen;
+  }
+  return { summary, inspected, data, droppedScreens };
 }
 
 /** Runs a job; every failure is an answer (a bad or too costly pattern, or a bug: internal). */

@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
 import { WatchdogTiming } from './workerWatchdog';

@@ -1,7 +1,7 @@
 // Notices a worker thread that has stopped answering: silent for SilentMs while work it owes an
 // answer for is outstanding; its owner ends the worker and replaces it. It looks every CheckMs while
 // work is outstanding and stops at the first look that finds none, so an idle daemon never wakes for it.
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 
 export enum WatchdogTiming {
   /** A worker with work outstanding that sends nothing this long is stuck (a parse takes ~0.1 s a MB). */

@@ -7,7 +7,7 @@
 // version corrupt screens.
 import { Terminal } from '@xterm/headless';
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
-import type { IDisposable } from '../protocol/disposable';
+import type { IDisposable } from '../base/disposable';
 
 /** The version these internals were read from; package.json pins it exactly. */
 export const XTERM_VERSION = '6.0.0';

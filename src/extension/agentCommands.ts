@@ -1,6 +1,6 @@
 // The commands on agents: start one from a profile, resume or relaunch archived sessions.
 import * as vscode from 'vscode';
-import { agentLaunch, findExecutable } from '../protocol/agentLaunch';
+import { agentLaunch, findExecutable } from '../agents/agentLaunch';
 import { SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
 import { readLayout } from '../protocol/tabLayout';

@@ -2,10 +2,11 @@
 // what to say when an agent is not installed, and the resume command a client gives the daemon.
 // Pure (no vscode import), unit-tested.
 //
-// The built-in profiles and the resume rule are in protocol/agents.ts, shared with the daemon and the CLI;
-// how a new run starts, in protocol/agentLaunch.ts, shared with the CLI.
+// The built-in profiles and the resume rule are in agents/agents.ts, shared with the daemon and the CLI;
+// how a new run starts, in agents/agentLaunch.ts, shared with the CLI.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import * as path from 'node:path';
-import { type AgentProfile, BUILTIN_AGENTS, findProfile } from '../protocol/agents';
+import { type AgentProfile, BUILTIN_AGENTS, findProfile } from '../agents/agents';
 import { AGENT_ID_PLACEHOLDER } from '../protocol/recovery';
 
 export type { AgentProfile };

@@ -3,8 +3,8 @@
 // then Enter, typed into the session the user chose, through the daemon's `send`), and Approve / Deny
 // (the daemon's `answer`: it sends the prompt's keys only once it has checked the prompt on the screen).
 import * as vscode from 'vscode';
-import type { PromptChoice } from '../protocol/permissionPrompt';
-import { hasControl, printable } from '../protocol/printable';
+import type { PromptChoice } from '../agents/permissionPrompt';
+import { hasControl, printable } from '../text/printable';
 import { type AttentionCard, needingAttention, stepThrough } from './attentionOrder';
 import type { SessionFeed } from './previewHost';
 import type { TabManager } from './tabs';

@@ -9,8 +9,8 @@
 // Only this workspace's sessions (the sidebar's first group), so one window notifies, not every
 // window. The setting holdfast.notifications.waiting turns the waiting ones off.
 import * as vscode from 'vscode';
-import { DisposableStore } from '../protocol/disposable';
-import { Phase } from '../protocol/sessionStatus';
+import { DisposableStore } from '../base/disposable';
+import { Phase } from '../agents/sessionStatus';
 import { needingAttention } from './attentionOrder';
 import { Log } from './log';
 import { NotificationAction, NotificationBatch, notificationText } from './notificationBatch';

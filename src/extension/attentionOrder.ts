@@ -1,5 +1,6 @@
 // Which sessions need you, in the order Go to Next / Previous Agent Needing Attention walks them:
 // those waiting for you first, then those done, each oldest first. Pure: no vscode import, unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { Card } from './sessionState';
 
 /** The fields ordering and notifying need of a card. */

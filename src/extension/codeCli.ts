@@ -3,11 +3,12 @@
 // process got at birth dies with its window. So each session gets a stable path (a symlink in the
 // daemon's private socket directory) that the extension re-points at the current window's hook
 // whenever it takes input for the session. Pure Node (no vscode import), unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDir } from '../protocol/paths';
-import { shellQuote } from '../protocol/shellQuote';
+import { ensurePrivateDir } from '../host/paths';
+import { shellQuote } from '../text/shellQuote';
 
 export function newHookId(): string {
   return randomBytes(6).toString('hex');

@@ -3,8 +3,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
-import { printable } from '../protocol/printable';
-import { commandLine } from '../protocol/shellQuote';
+import { printable } from '../text/printable';
+import { commandLine } from '../text/shellQuote';
 import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
 import { SessionTab } from './pseudoterminal';

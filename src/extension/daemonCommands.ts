@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { Capability } from '../protocol/messages';
-import { defaultLogPath } from '../protocol/paths';
+import { defaultLogPath } from '../host/paths';
 import { CommandContext } from './commandContext';
 import { formatChecks, runChecks } from './doctor';
 

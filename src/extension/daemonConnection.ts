@@ -1,9 +1,10 @@
 // One connection to the daemon per window: adopt the running daemon, or start one on demand from
 // the versioned copy; notice when it goes away and reconnect if it is still there.
 // Pure Node (no vscode import): the extension wires its events to the UI.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import { HoldfastClient, NoDaemonError, openSocket } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../protocol/disposable';
-import { connectOrStart } from '../protocol/launch';
+import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../base/disposable';
+import { connectOrStart } from '../host/launch';
 import { VERSION } from '../protocol/version';
 
 /** How long a handoff waits for this connection to reach the new daemon. */

@@ -1,10 +1,11 @@
 // The daemon runs from its own copy of its files in global storage, one folder per build, so
 // that updating or uninstalling the extension never pulls files out from under a running daemon.
 // Pure Node (no vscode import), unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { missingPtyBinary, ptyBinaryDirFor } from '../protocol/nodePtyBinary';
+import { missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
 import { Log } from './log';
 
 export interface DaemonInstall {

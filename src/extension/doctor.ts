@@ -1,12 +1,13 @@
 // "Holdfast: Show Daemon Status": checks that explain what works and what does not, each with a
 // fix when there is one. Pure Node (no vscode import), unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HoldfastClient } from '../protocol/client';
 import { Capability, DaemonStatus } from '../protocol/messages';
-import { checkEndpoint } from '../protocol/endpointTrust';
-import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../protocol/nodePtyBinary';
-import { defaultLogPath } from '../protocol/paths';
+import { checkEndpoint } from '../host/endpointTrust';
+import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
+import { defaultLogPath } from '../host/paths';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail' | 'info';
 
@@ -194,7 +195,7 @@ async function checkpointCheck(client: HoldfastClient): Promise<Check> {
   }
 }
 
-/** The endpoint rules of src/protocol/endpointTrust.ts, the ones the connection itself applies. */
+/** The endpoint rules of src/host/endpointTrust.ts, the ones the connection itself applies. */
 function endpointChecks(socket: string): Check[] {
   return checkEndpoint(socket).map((c) => ({
     level: c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'info' : 'fail',

@@ -3,8 +3,8 @@
 // activate() is the composition root: read the config, build the services, register them, and
 // let one store dispose them all.
 import * as vscode from 'vscode';
-import { DisposableStore } from '../protocol/disposable';
-import { resolveSocketPath } from '../protocol/paths';
+import { DisposableStore } from '../base/disposable';
+import { resolveSocketPath } from '../host/paths';
 import { registerAttentionCommands } from './attentionCommands';
 import { AttentionNotifier } from './attentionNotifier';
 import { ActiveTerminalContextKey } from './commandContext';

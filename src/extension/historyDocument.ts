@@ -3,9 +3,9 @@
 // selection and copy work on it. Session search opens its matches here too. An agent's conversation
 // from its own transcript file follows (full-screen agents leave no history): transcripts.ts.
 import * as vscode from 'vscode';
-import { printable, printableLines } from '../protocol/printable';
+import { printable, printableLines } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
-import { readTranscript } from '../protocol/transcripts';
+import { readTranscript } from '../agents/transcripts';
 import { CommandContext, sessionArg } from './commandContext';
 
 export const HISTORY_SCHEME = 'holdfast-history';

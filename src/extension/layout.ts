@@ -1,6 +1,7 @@
 // Which tabs a window rebuilds from where each session's tab lives (protocol/tabLayout.ts, kept in
 // the session's own metadata so that any window, after a reload, a restart or an extension host
 // crash, can rebuild the same tabs), and the names and order of new ones. Pure: no vscode import, unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { SessionInfo } from '../protocol/messages';
 import { readLayout, type TabLocation } from '../protocol/tabLayout';
 import { groupSplits } from './splitLayout';

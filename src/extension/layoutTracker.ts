@@ -2,7 +2,7 @@
 // editor area, so the next window restores the same. Writes are debounced and stop as soon as the
 // window starts going away: tabs closing at shutdown must not be recorded as a new layout.
 import * as vscode from 'vscode';
-import { DisposableStore, IDisposable, timeout } from '../protocol/disposable';
+import { DisposableStore, IDisposable, timeout } from '../base/disposable';
 import { readLayout, TabLocation } from '../protocol/tabLayout';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';

@@ -1,5 +1,6 @@
 // The command line of the `holdfast mcp` server the extension offers to VS Code's agent mode. Pure Node
 // (no vscode import), unit-tested: what an agent in this window may reach is decided here.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 
 /**
  * The workspace's sessions (`--sessions workspace`), read-only while the workspace is not trusted. A

@@ -3,7 +3,7 @@
 // @types/vscode is 1.95, so the API is declared here and looked up at run time; older VS Code gets nothing.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore } from '../base/disposable';
 import { mcpServerArgs } from './mcpArgs';
 
 /** The id in package.json's contributes.mcpServerDefinitionProviders. */

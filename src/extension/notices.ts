@@ -1,9 +1,10 @@
 // The one-line notices a Holdfast tab prints into its terminal. Pure, unit-tested.
-import { resumeArgv } from '../protocol/agents';
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
+import { resumeArgv } from '../agents/agents';
 import type { ExitStatus, SessionInfo } from '../protocol/messages';
-import { printable } from '../protocol/printable';
+import { printable } from '../text/printable';
 import { archivedFrom } from '../protocol/recovery';
-import { commandLine } from '../protocol/shellQuote';
+import { commandLine } from '../text/shellQuote';
 
 /**
  * A dim line of its own, starting on a fresh line, so it never mixes into the program's text.

@@ -1,7 +1,8 @@
 // Coalescing attention notifications: sessions that start to need you within a short window of the
 // first make one notification ("3 agents need you: a, b, c"), not a stack of them; and the text of
 // each. Pure: no vscode import, unit-tested (notificationPacer.ts keeps each session's quiet period).
-import { printable } from '../protocol/printable';
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
+import { printable } from '../text/printable';
 import type { AttentionCard } from './attentionOrder';
 
 /** Sessions starting to need you this soon after the first are told in the same notification. */

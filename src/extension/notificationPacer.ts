@@ -1,6 +1,7 @@
 // How often one session may notify: at most once per quiet period, however often its state flips
 // (a program looping on BEL or OSC 133 could otherwise raise a notification a few times a second).
 // Plain Node, unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 
 /** A session notified this recently is not notified again. */
 export const NOTIFICATION_QUIET_MS = 30_000;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { Attachment, HoldfastClient } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../base/disposable';
 import { DaemonEvent } from '../protocol/messages';
 import { DaemonConnection } from './daemonConnection';
 import { SessionList } from './sessionList';

@@ -6,7 +6,7 @@
 /* eslint-disable max-lines -- every effect of the tab's state machine (tabState.ts) lives here, beside the move */
 import type * as vscode from 'vscode';
 import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, timeout } from '../protocol/disposable';
+import { DisposableStore, Emitter, IDisposable, timeout } from '../base/disposable';
 import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
 import { archiveAction } from './archives';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';

@@ -6,7 +6,7 @@
 // or recovery off.
 import * as vscode from 'vscode';
 import { HoldfastClient } from '../protocol/client';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore } from '../base/disposable';
 import { Capability } from '../protocol/messages';
 import { DaemonConnection } from './daemonConnection';
 

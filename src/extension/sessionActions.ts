@@ -5,8 +5,8 @@
 import * as vscode from 'vscode';
 import { RequestError } from '../protocol/client';
 import { ErrorCode, SessionInfo } from '../protocol/messages';
-import { printable } from '../protocol/printable';
-import { commandLine } from '../protocol/shellQuote';
+import { printable } from '../text/printable';
+import { commandLine } from '../text/shellQuote';
 import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
 import { hookPath } from './codeCli';
 import { DaemonConnection } from './daemonConnection';

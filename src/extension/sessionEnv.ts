@@ -1,5 +1,6 @@
 // The environment a new Holdfast session starts with: the editor's, minus what belongs to this
 // editor process only, plus the stable `code` hook and our folders on PATH. Pure, unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 
 /** Variables of the extension host process that must not leak into a long-lived session. */
 const PROCESS_ONLY = new RegExp(

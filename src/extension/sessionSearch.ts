@@ -2,7 +2,7 @@
 // session's history, updated as you type; choosing one opens that session's history at the line.
 import * as vscode from 'vscode';
 import { Capability, SearchMatch } from '../protocol/messages';
-import { printable } from '../protocol/printable';
+import { printable } from '../text/printable';
 import { CommandContext } from './commandContext';
 import { HistoryLine, RegisterCommand } from './historyDocument';
 

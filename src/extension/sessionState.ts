@@ -1,12 +1,13 @@
-// What the sidebar says about each session: its status (protocol/sessionStatus.ts) kept current by
+// What the sidebar says about each session: its status (agents/sessionStatus.ts) kept current by
 // the daemon's 'attention' events (pushed, never polled), and the card model the webviews render.
 // Pure: no vscode import, unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { DaemonEvent, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
-import { attentionOf, type Phase, type SessionStatus, statusOf } from '../protocol/sessionStatus';
+import { attentionOf, type Phase, type SessionStatus, statusOf } from '../agents/sessionStatus';
 import { readLayout } from '../protocol/tabLayout';
-import { worktreeOf } from '../protocol/worktree';
-import { printable } from '../protocol/printable';
+import { worktreeOf } from '../agents/worktree';
+import { printable } from '../text/printable';
 import { archiveAction } from './archives';
 import { startAgainCommand } from './notices';
 

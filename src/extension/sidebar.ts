@@ -2,7 +2,7 @@
 // preview (see previewHost.ts and webview/main.ts), and a badge counting the sessions waiting for
 // you. Also registers the wall of screens.
 import * as vscode from 'vscode';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore } from '../base/disposable';
 import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
 import { waitingCount } from './sessionState';
 import { registerWall } from './wall';

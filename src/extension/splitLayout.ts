@@ -1,6 +1,7 @@
 // Split groups in the layout metadata: every member of a group records `splitOf`, the session id of
 // the group's first tab; the first records none. VS Code's API does not say which terminals share a
 // group, so this record (written when Holdfast makes a split) is the truth. Pure: no vscode import.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
 import type { TabLayout } from '../protocol/tabLayout';

@@ -1,7 +1,7 @@
 // The status bar item: the daemon's state, how many sessions run and how many wait for you; a click
 // goes to the next session needing you while some wait (holdfast.nextAttention), else lists the sessions.
 import * as vscode from 'vscode';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore } from '../base/disposable';
 import { DaemonConnection } from './daemonConnection';
 import type { SessionFeed } from './previewHost';
 import { SessionList } from './sessionList';

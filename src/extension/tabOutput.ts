@@ -3,6 +3,7 @@
 // describe (a snapshot starts with a reset) and are shown again after a history snapshot. A tab that
 // falls too far behind drops what it holds and asks for a fresh snapshot, like any slow client.
 // Pure Node (no vscode import): the tab passes the function that writes to VS Code.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { SnapshotReason } from '../protocol/client';
 import { noticeLine } from './notices';
 

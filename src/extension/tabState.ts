@@ -2,6 +2,7 @@
 // state, or undefined when the move is not legal from here (the tab then ignores the event: e.g. a
 // closed tab hears nothing more, an exit is announced once). Every state but closed has a way back
 // to live while its session lives (test/tab-state.test.ts walks them all). Pure, unit-tested.
+// Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { ExitStatus } from '../protocol/messages';
 
 /** Why a tab whose session existed has nothing to attach to any more. */

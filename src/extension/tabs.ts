@@ -6,7 +6,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { HoldfastClient } from '../protocol/client';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore } from '../base/disposable';
 import { CreateParams, SessionInfo } from '../protocol/messages';
 import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
 import { hookPath, newHookId, pointHook, removeHook } from './codeCli';

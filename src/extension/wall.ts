@@ -2,7 +2,7 @@
 // (watchers, the sidebar's webview code in its "wall" layout); a click focuses that session.
 // The wall comes back after a window reload (a panel serializer), like the terminals do.
 import * as vscode from 'vscode';
-import { DisposableStore } from '../protocol/disposable';
+import { DisposableStore } from '../base/disposable';
 import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
 
 export const WALL_VIEW_TYPE = 'holdfast.wall';

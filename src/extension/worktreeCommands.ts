@@ -1,11 +1,11 @@
 // New Agent in Worktree…: an agent on its own branch in its own folder (`git worktree add`), and
 // the offer to remove that worktree when its session is removed. The git rules are in
-// protocol/worktree.ts, shared with `holdfast new --worktree`.
+// agents/worktree.ts, shared with `holdfast new --worktree`.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { agentLaunch } from '../protocol/agentLaunch';
+import { agentLaunch } from '../agents/agentLaunch';
 import { SessionInfo } from '../protocol/messages';
 import {
   checkBranchName,
@@ -16,7 +16,7 @@ import {
   suggestBranch,
   worktreeLoss,
   worktreeOf,
-} from '../protocol/worktree';
+} from '../agents/worktree';
 import { pickAgentProfile } from './agentCommands';
 import { CommandContext } from './commandContext';
 import { settings } from './settings';

@@ -1,6 +1,6 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
 import * as net from 'node:net';
-import { Emitter, IDisposable } from './disposable';
+import { Emitter, IDisposable } from '../base/disposable';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
 import {
   AttachParams,
@@ -16,7 +16,7 @@ import {
   Role,
   SessionInfo,
 } from './messages';
-import { trustedToken } from './endpointTrust';
+import { trustedToken } from '../host/endpointTrust';
 
 /** No daemon listens on the socket: the path is missing or the connection was refused. */
 export class NoDaemonError extends Error {

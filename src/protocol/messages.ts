@@ -170,7 +170,7 @@ export interface SearchParams {
 /**
  * `line`: the index in the session's history + screen, as `read` with all the scrollback numbers it;
  * with `source: 'transcript'`, in the lines of its agent's conversation read from the agent's own
- * transcript file (src/protocol/transcripts.ts), which a full-screen agent's scrollback lacks.
+ * transcript file (src/agents/transcripts.ts), which a full-screen agent's scrollback lacks.
  */
 export interface SearchMatch {
   session: string;

@@ -1,7 +1,7 @@
 // Checkpoints, archived sessions and the daemon's config: the shapes shared by daemon and clients,
 // and the one reading of a session's `archivedFrom` and `agent` metadata.
 import type { z } from 'zod';
-import type { checkpointFileSchema, savedSessionSchema } from './checkpointSchema';
+import type { checkpointFileSchema, savedSessionSchema } from '../host/checkpointSchema';
 import type { ExitStatus, SessionInfo } from './messages';
 
 export const CHECKPOINT_VERSION = 1;
@@ -36,7 +36,7 @@ export interface SkippedCheckpoint {
 /** A saved session as `recovery inspect` shows it: no screen text, whether it can be resumed. */
 export interface InspectedSession extends Omit<SavedSession, 'screen'> {
   screenBytes: number;
-  /** Was running, and is an agent whose resume command can be built (see protocol/agents.ts). */
+  /** Was running, and is an agent whose resume command can be built (see agents/agents.ts). */
   resumable: boolean;
   /** The exact command `resume` runs (built-in profile, recorded id), in `cwd`. */
   resumeCommand?: string[];
@@ -64,7 +64,7 @@ export interface AgentMetadata {
   sessionId?: string;
   /**
    * argv with "{id}" where the agent session id goes, e.g. ["claude", "--resume", "{id}"]: recorded
-   * for information only. Resume never runs it (a checkpoint file can be edited): see protocol/agents.ts.
+   * for information only. Resume never runs it (a checkpoint file can be edited): see agents/agents.ts.
    */
   resumeArgv?: string[];
 }

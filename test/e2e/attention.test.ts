@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../../src/protocol/client';
-import { shellQuote } from '../../src/protocol/shellQuote';
+import { shellQuote } from '../../src/text/shellQuote';
 import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, waitFor, Workbench, scenarioHooks } from './harness';
 
 /** New Agent's Claude Code: an executable that runs the prompt stand-in (compiled beside this file) with node. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { shellQuote } from '../../src/protocol/shellQuote';
+import { shellQuote } from '../../src/text/shellQuote';
 import {
   daemonPids,
   HoldfastE2E,

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { SearchMatch } from '../../src/protocol/messages';
-import { shellQuote } from '../../src/protocol/shellQuote';
+import { shellQuote } from '../../src/text/shellQuote';
 import { zstdFrame } from '../helpers/zstdFrame';
 import { HoldfastE2E, makeTempDir, SessionView, waitFor, Workbench, scenarioHooks } from './harness';
 

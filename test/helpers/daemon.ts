@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HoldfastClient } from '../../src/protocol/client';
-import { startDaemon } from '../../src/protocol/launch';
+import { startDaemon } from '../../src/host/launch';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const DAEMON_SCRIPT = path.join(ROOT, 'dist', 'daemon.js');

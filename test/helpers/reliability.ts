@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { encodeJson, Frame, FrameDecoder, FrameKind } from '../../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
-import { tokenPathFor } from '../../src/protocol/paths';
+import { tokenPathFor } from '../../src/host/paths';
 
 /** Longer soak variants run with HOLDFAST_SOAK=1; CI runs the short ones. */
 export const SOAK = process.env.HOLDFAST_SOAK === '1';

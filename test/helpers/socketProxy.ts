@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { tokenPathFor } from '../../src/protocol/paths';
+import { tokenPathFor } from '../../src/host/paths';
 
 interface Pair {
   client: net.Socket;

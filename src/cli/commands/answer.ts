@@ -1,7 +1,7 @@
 // Approving or denying an agent's permission prompt from a shell: the daemon checks the prompt on the
 // session's screen against what its agent is known to draw, and only then sends that prompt's keys.
-import { type PromptChoice, VERIFIED_PROMPTS } from '../../protocol/permissionPrompt';
-import { printable } from '../../protocol/printable';
+import { type PromptChoice, VERIFIED_PROMPTS } from '../../agents/permissionPrompt';
+import { printable } from '../../text/printable';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';

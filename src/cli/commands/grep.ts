@@ -1,8 +1,8 @@
 // `holdfast grep`: the daemon's `search` over every session's history and screen, printed like grep.
 import { SearchLimit } from '../../protocol/limits';
 import { SearchMatch, SearchParams } from '../../protocol/messages';
-import { printable } from '../../protocol/printable';
-import { compilePattern } from '../../protocol/textPattern';
+import { printable } from '../../text/printable';
+import { compilePattern } from '../../text/textPattern';
 import { boolOpt, expectPositionals, intOpt, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';

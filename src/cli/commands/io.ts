@@ -1,12 +1,12 @@
 // Reading and driving a session from scripts: read, send, reply, wait.
 import { AttentionState, WaitCondition } from '../../protocol/messages';
-import { compilePattern } from '../../protocol/textPattern';
+import { compilePattern } from '../../text/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
-import { hasControl, printable } from '../../protocol/printable';
+import { hasControl, printable } from '../../text/printable';
 import { formatState } from '../output';
 
 export const readCommand: Command = {

@@ -1,6 +1,6 @@
 // `holdfast notify`: what an agent's hook runs inside its session to say it is running, waiting
 // for you, or done, and which conversation it is in. The hooks are set per run by the agent
-// profiles (src/protocol/agents.ts): Claude Code passes its hook event as JSON on stdin, Codex
+// profiles (src/agents/agents.ts): Claude Code passes its hook event as JSON on stdin, Codex
 // appends its notify payload as the last argument.
 import { AttentionState } from '../../protocol/messages';
 import { expectPositionals, stringOpt } from '../args';

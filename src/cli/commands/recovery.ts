@@ -1,16 +1,17 @@
 // Recovery: checkpoints (recovery list|inspect|restore|forget|checkpoint), the daemon's config
 // (config get|set|reload), and a new run in an archived session's place (relaunch, resume).
-import { inspectSaved, readCheckpoints, recoveryDir } from '../../protocol/checkpointFiles';
+import { inspectSaved } from '../../agents/agents';
+import { readCheckpoints, recoveryDir } from '../../host/checkpointFiles';
 import { HoldfastClient, NoDaemonError } from '../../protocol/client';
-import { connectOrStart } from '../../protocol/launch';
+import { connectOrStart } from '../../host/launch';
 import type { SessionInfo } from '../../protocol/messages';
 import type { CheckpointSummary, InspectedSession } from '../../protocol/recovery';
 import { expectPositionals } from '../args';
 import { Command, CommandResult, Context } from '../command';
 import { connectOptions, withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
-import { printable } from '../../protocol/printable';
-import { commandLine } from '../../protocol/shellQuote';
+import { printable } from '../../text/printable';
+import { commandLine } from '../../text/shellQuote';
 import { formatAge, formatState, formatTime, table, tildify } from '../output';
 import { daemonScriptPath } from './sessions';
 

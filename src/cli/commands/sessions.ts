@@ -2,9 +2,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { connectOrStart } from '../../protocol/launch';
+import { connectOrStart } from '../../host/launch';
 import { CreateParams } from '../../protocol/messages';
-import { createWorktree, removeWorktree, WorktreeError, WorktreeInfo } from '../../protocol/worktree';
+import { createWorktree, removeWorktree, WorktreeError, WorktreeInfo } from '../../agents/worktree';
 import { expectPositionals, intOpt, listOpt, parseEnvPairs, stringOpt, boolOpt } from '../args';
 import { Command } from '../command';
 import { connectOptions, withClient } from '../connect';

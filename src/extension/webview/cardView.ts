@@ -2,7 +2,7 @@
 // buttons and the host element of its preview. Keys on a focused card: Enter/Space focus, F2 rename, Delete
 // kill or remove, arrows move between cards.
 import type { Card, CardAction } from '../sessionState';
-import type { Phase } from '../../protocol/sessionStatus';
+import type { Phase } from '../../agents/sessionStatus';
 import { el } from './dom';
 import { formatElapsed } from './elapsed';
 import { run } from './host';

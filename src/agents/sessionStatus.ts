@@ -1,8 +1,8 @@
 // A session's status as both clients show it (the VS Code sidebar, `holdfast mcp`): the daemon's
 // attention (running, waiting for you, done, idle: decided once in src/daemon/attention.ts), unless
 // it ended: exited (code / signal) or archived (restored from a checkpoint).
-import type { AttentionState, ExitStatus, SessionAttention, SessionInfo } from './messages';
-import { archivedFrom } from './recovery';
+import type { AttentionState, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
+import { archivedFrom } from '../protocol/recovery';
 
 export type Phase = AttentionState | 'exited' | 'archived';
 

@@ -2,15 +2,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { agentLaunch, findExecutable } from '../protocol/agentLaunch';
-import { BUILTIN_AGENTS, builtinAgent } from '../protocol/agents';
+import { agentLaunch, findExecutable } from '../agents/agentLaunch';
+import { BUILTIN_AGENTS, builtinAgent } from '../agents/agents';
 import { SizeLimit, TextLimit } from '../protocol/limits';
-import { connectOrStart } from '../protocol/launch';
+import { connectOrStart } from '../host/launch';
 import { CreateParams } from '../protocol/messages';
-import { sendPayload } from './commands/io';
-import { daemonScriptPath, parseSignal } from './commands/sessions';
-import { connectOptions } from './connect';
-import { KEY_NAMES_HELP } from './keys';
+import { sendPayload } from '../cli/commands/io';
+import { daemonScriptPath, parseSignal } from '../cli/commands/sessions';
+import { connectOptions } from '../cli/connect';
+import { KEY_NAMES_HELP } from '../cli/keys';
 import {
   defineTool,
   resolveSession,

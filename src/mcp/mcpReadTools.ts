@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { HoldfastClient } from '../protocol/client';
 import { MAX_SCROLLBACK_LINES, SearchLimit } from '../protocol/limits';
-import { printable } from '../protocol/printable';
+import { printable } from '../text/printable';
 import {
   defineTool,
   numberedLines,

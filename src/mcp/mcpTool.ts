@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import { HoldfastClient, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
-import { printable } from '../protocol/printable';
+import { printable } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
-import { statusOf } from '../protocol/sessionStatus';
-import { compilePattern, PatternError, TextPattern } from '../protocol/textPattern';
-import { connectOptions } from './connect';
+import { statusOf } from '../agents/sessionStatus';
+import { compilePattern, PatternError, TextPattern } from '../text/textPattern';
+import { connectOptions } from '../cli/connect';
 import { Rights } from './mcpRights';
 
 export interface ToolContext {

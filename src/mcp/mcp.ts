@@ -1,8 +1,8 @@
 // `holdfast mcp`: an MCP server on stdin/stdout through which an AI agent lists, reads, waits for,
 // types into, starts and kills Holdfast sessions, within the rights given on its command line.
-import { expectPositionals, boolOpt, stringOpt } from './args';
-import { Command } from './command';
-import { usageError } from './errors';
+import { expectPositionals, boolOpt, stringOpt } from '../cli/args';
+import { Command } from '../cli/command';
+import { usageError } from '../cli/errors';
 import { Rights, WORKSPACE_KEYWORD } from './mcpRights';
 
 /** "a, b,,c" → ["a", "b", "c"]; an empty list is a mistake, not "every session". */

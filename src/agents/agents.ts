@@ -3,8 +3,8 @@
 // is never read from the checkpoint file: it is the built-in profile's (found by the recorded
 // profile name) or the one a client gives for its own profile; only the conversation id is read,
 // and it must look like one.
-import { AGENT_ID_PLACEHOLDER, agentOf } from './recovery';
-import { shellQuote } from './shellQuote';
+import { AGENT_ID_PLACEHOLDER, agentOf, archivedFrom, InspectedSession, SavedSession } from '../protocol/recovery';
+import { shellQuote } from '../text/shellQuote';
 
 export interface AgentProfile {
   /** Stable key recorded in the session (metadata.agent.profile). */
@@ -169,4 +169,26 @@ export function resumeOffered(metadata: Record<string, unknown>): boolean {
   const agent = agentOf(metadata);
   if (typeof agent?.profile !== 'string' || builtinAgent(agent.profile)) return false;
   return agent.sessionId === undefined || conversationIdProblem(agent.sessionId) === undefined;
+}
+
+/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered, and the exact command. */
+export function inspectSaved(saved: SavedSession): InspectedSession {
+  const { screen, ...rest } = saved;
+  // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
+  const running = saved.running || archivedFrom(saved.metadata)?.running === true;
+  const inspected: InspectedSession = {
+    ...rest,
+    screenBytes: screen ? Buffer.byteLength(screen) : 0,
+    resumable: running && resumeOffered(saved.metadata),
+  };
+  if (!agentOf(saved.metadata)) return inspected;
+  const command = resumeArgv(saved.metadata);
+  if (!running) inspected.resumeNote = 'it had exited before the checkpoint was written (relaunch starts a new run)';
+  else if (typeof command !== 'string') inspected.resumeCommand = command;
+  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile))
+    inspected.resumeNote =
+      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or " +
+      'holdfast resume ID -- CMD ARGS...)';
+  else inspected.resumeNote = command;
+  return inspected;
 }

@@ -1,21 +1,13 @@
 // Reading checkpoint files ($XDG_STATE_HOME/holdfast/recovery/checkpoint-RUN.json): where they are,
-// what makes one valid, and how `recovery list | inspect` shows them. The daemon writes them
-// (src/daemon/checkpoint.ts); the CLI reads them without a daemon.
+// what makes one valid, and how `recovery list` shows them (a saved session, with its resume command:
+// inspectSaved in src/agents/agents.ts). The daemon writes them (src/daemon/checkpoint.ts); the CLI
+// reads them without a daemon.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { builtinAgent, resumeArgv, resumeOffered } from './agents';
 import { checkpointFileSchema } from './checkpointSchema';
-import { CheckpointLimit } from './limits';
+import { CheckpointLimit } from '../protocol/limits';
 import { stateDir } from './paths';
-import {
-  agentOf,
-  archivedFrom,
-  CheckpointFile,
-  CheckpointSummary,
-  InspectedSession,
-  SavedSession,
-  SkippedCheckpoint,
-} from './recovery';
+import { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
 
 const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
 
@@ -51,11 +43,13 @@ export function readCheckpointText(file: string): string {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new Error('not a regular file');
     if (st.size > CheckpointLimit.FileBytes) throw new Error(overSize(st.size));
-    const buffer = Buffer.alloc(CheckpointLimit.FileBytes + 1);
+    // Sized by the file (one byte more shows a file that grew meanwhile), not by the bound: a fresh 16 MiB
+    // zero-filled each time cost more than the read.
+    const buffer = Buffer.allocUnsafe(Math.min(st.size, CheckpointLimit.FileBytes) + 1);
     let length = 0;
     for (let n = 1; n > 0 && length < buffer.length; length += n)
       n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > CheckpointLimit.FileBytes) throw new Error(overSize(length));
+    if (length > st.size) throw new Error('it grew while it was read (the daemon renames a whole file into place)');
     return buffer.toString('utf8', 0, length);
   } finally {
     fs.closeSync(fd);
@@ -81,7 +75,16 @@ export function summarize(c: CheckpointFile, file: string, bytes: number, curren
   };
 }
 
-export function listCheckpointFiles(dir: string): { id: string; path: string; mtimeMs: number; size: number }[] {
+/** A checkpoint file as listed: its id, and what tells one version of the file from another. */
+export interface ListedCheckpointFile {
+  id: string;
+  path: string;
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+export function listCheckpointFiles(dir: string): ListedCheckpointFile[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -90,21 +93,21 @@ export function listCheckpointFiles(dir: string): { id: string; path: string; mt
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const out: { id: string; path: string; mtimeMs: number; size: number }[] = [];
+  const out: ListedCheckpointFile[] = [];
   for (const name of names) {
     const match = FILE_PATTERN.exec(name);
     if (!match) continue;
     const file = path.join(dir, name);
     // lstat: a symlink planted in the directory is not a checkpoint.
     const st = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size });
+    if (st?.isFile()) out.push({ id: match[1], path: file, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
   }
   return out;
 }
 
 /** One listed checkpoint file, read and checked; throws a one-line reason when it is not one. */
 export function readCheckpoint(
-  f: ReturnType<typeof listCheckpointFiles>[number],
+  f: ListedCheckpointFile,
   currentId: string,
 ): { summary: CheckpointSummary; data: CheckpointFile } {
   if (f.size > CheckpointLimit.FileBytes) throw new Error(overSize(f.size));
@@ -130,26 +133,4 @@ export function readCheckpoints(
   }
   checkpoints.sort((a, b) => b.summary.writtenAt - a.summary.writtenAt);
   return { checkpoints, skipped };
-}
-
-/** A saved session as `recovery inspect` shows it: no screen text; whether resume is offered, and the exact command. */
-export function inspectSaved(saved: SavedSession): InspectedSession {
-  const { screen, ...rest } = saved;
-  // An archive restored from an earlier checkpoint and never relaunched keeps its original's state.
-  const running = saved.running || archivedFrom(saved.metadata)?.running === true;
-  const inspected: InspectedSession = {
-    ...rest,
-    screenBytes: screen ? Buffer.byteLength(screen) : 0,
-    resumable: running && resumeOffered(saved.metadata),
-  };
-  if (!agentOf(saved.metadata)) return inspected;
-  const command = resumeArgv(saved.metadata);
-  if (!running) inspected.resumeNote = 'it had exited before the checkpoint was written (relaunch starts a new run)';
-  else if (typeof command !== 'string') inspected.resumeCommand = command;
-  else if (inspected.resumable && !builtinAgent(agentOf(saved.metadata)?.profile))
-    inspected.resumeNote =
-      "a custom agent profile: the command comes from the client (VS Code's holdfast.agents, or " +
-      'holdfast resume ID -- CMD ARGS...)';
-  else inspected.resumeNote = command;
-  return inspected;
 }

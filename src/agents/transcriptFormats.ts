@@ -1,7 +1,7 @@
 // How each agent's transcript file turns into readable lines (`user: ...`, `assistant: ...`, one
 // short line per tool call). Where the files are, and why these shapes: transcripts.ts.
 // Every line is made printable here: the text is the agent's and the program's, so untrusted.
-import { printable } from './printable';
+import { printable } from '../text/printable';
 
 export enum TranscriptText {
   /** A longer line is cut: a pasted file or a long answer stays searchable by its start. */

@@ -1,0 +1,90 @@
+// Who may import whom in src/, as ESLint configs (eslint.config.mjs spreads them; test/lint-layers.test.ts
+// lints wrong-way imports with them alone). The map in words: docs/architecture.md.
+//
+// Shared folders, lowest first; each imports only the ones before it (protocol and host are one tier:
+// the client applies the host's endpoint rules, and launching a daemon uses the client):
+//   base <- text <- protocol, host <- agents
+// Sides: daemon, cli, mcp and extension import the shared folders, never each other; the exceptions
+// are the `holdfast mcp` command the CLI lists (src/mcp/mcp.ts) and the CLI's client pieces the MCP
+// server speaks with (connection, errors, key names, `send` and `kill` arguments).
+// Only src/extension imports vscode, and not its files headed `// Pure Node:` nor its webview.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const SHARED = ['base', 'text', 'protocol', 'host', 'agents'];
+const SIDES = ['daemon', 'cli', 'mcp', 'extension'];
+
+/** What each folder of src/ may import besides itself. */
+export const LAYERS = {
+  base: [],
+  text: ['base'],
+  protocol: ['base', 'text', 'host'],
+  host: ['base', 'text', 'protocol'],
+  agents: ['base', 'text', 'protocol', 'host'],
+  daemon: SHARED,
+  cli: SHARED,
+  mcp: SHARED,
+  extension: SHARED,
+};
+
+/** The one module of each side the other may import: folder -> { other folder: module pattern }. */
+const ALLOWED_ACROSS = {
+  cli: { mcp: 'mcp' },
+  mcp: { cli: 'args|command|connect|errors|keys|commands/io|commands/sessions' },
+};
+
+const WHY = {
+  base: 'src/base is the bottom layer: it imports no other folder of src',
+  text: 'src/text imports only src/base',
+  protocol: 'src/protocol (the wire) imports only src/base, src/text and src/host',
+  host: 'src/host imports only src/base, src/text and src/protocol',
+  agents: 'src/agents imports only the shared folders below it (base, text, protocol, host)',
+};
+
+/** A relative specifier that leaves the file's folder for src/FOLDER (`../x/y`, `../../x/y`). */
+function into(folders) {
+  return `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+}
+
+function restrictionsFor(folder) {
+  const patterns = [];
+  const forbidden = [...SHARED, ...SIDES].filter((f) => f !== folder && !LAYERS[folder].includes(f));
+  const across = ALLOWED_ACROSS[folder] ?? {};
+  const plain = forbidden.filter((f) => !(f in across));
+  const message = WHY[folder] ?? `src/${folder} imports the shared folders (${SHARED.join(', ')}), no other side`;
+  if (plain.length > 0) patterns.push({ regex: into(plain), message: `${message}; move what is shared down.` });
+  for (const [other, allowed] of Object.entries(across)) {
+    patterns.push({
+      regex: `^(\\.\\./)+${other}/(?!(${allowed})$)`,
+      message: `${message}; of src/${other} only ${allowed.split('|').join(', ')}.`,
+    });
+  }
+  const paths = folder === 'extension' ? [] : [{ name: 'vscode', message: 'only src/extension imports vscode.' }];
+  return { paths, patterns };
+}
+
+/** src/extension's files headed `// Pure Node:` (loaded by unit tests without VS Code). */
+export function pureNodeFiles(root) {
+  const dir = path.join(root, 'src', 'extension');
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.ts'))
+    .filter((name) => /^\/\/ Pure Node:/m.test(fs.readFileSync(path.join(dir, name), 'utf8').slice(0, 2000)))
+    .map((name) => `src/extension/${name}`);
+}
+
+function configs(root) {
+  const folders = Object.keys(LAYERS).map((folder) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', restrictionsFor(folder)] },
+  }));
+  const ext = restrictionsFor('extension');
+  const noVscode = { name: 'vscode', message: 'a Pure Node file (or the webview) runs without VS Code.' };
+  const pureNode = {
+    files: [...pureNodeFiles(root), 'src/extension/webview/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noVscode], patterns: ext.patterns }] },
+  };
+  return [...folders, pureNode];
+}
+
+export const layerConfigs = configs(path.dirname(path.dirname(new URL(import.meta.url).pathname)));

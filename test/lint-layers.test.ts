@@ -1,0 +1,65 @@
+// The layering of src/ (scripts/layers.mjs, spread into eslint.config.mjs) fails the lint on a
+// wrong-way import: each snippet below is linted at a path inside the folder it would live in.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from './helpers/daemon';
+
+interface Case {
+  file: string;
+  code: string;
+}
+
+/** The messages the layer rules give each case, in order. */
+function lint(cases: Case[]): Promise<string[][]> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [path.join(ROOT, 'test', 'helpers', 'lintLayers.mjs')],
+      { cwd: ROOT },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
+    );
+    child.stdin!.end(JSON.stringify(cases));
+  });
+}
+
+const importOf = (specifier: string): string => `import { x } from '${specifier}';\nexport const y = x;\n`;
+
+const WRONG_WAY: Case[] = [
+  { file: 'src/daemon/wrongWay.ts', code: importOf('../extension/x') },
+  { file: 'src/daemon/wrongWay.ts', code: importOf('../cli/x') },
+  { file: 'src/protocol/wrongWay.ts', code: importOf('../daemon/x') },
+  { file: 'src/protocol/wrongWay.ts', code: importOf('../agents/agents') },
+  { file: 'src/base/wrongWay.ts', code: importOf('../text/printable') },
+  { file: 'src/agents/prompts/wrongWay.ts', code: importOf('../../mcp/mcpTool') },
+  { file: 'src/extension/wrongWay.ts', code: importOf('../mcp/mcpRights') },
+  { file: 'src/cli/commands/wrongWay.ts', code: importOf('../../mcp/mcpTool') },
+  { file: 'src/mcp/wrongWay.ts', code: importOf('../cli/output') },
+  { file: 'src/host/wrongWay.ts', code: importOf('vscode') },
+  { file: 'src/extension/tabState.ts', code: importOf('vscode') },
+  { file: 'src/extension/webview/wrongWay.ts', code: importOf('vscode') },
+];
+
+const RIGHT_WAY: Case[] = [
+  { file: 'src/daemon/rightWay.ts', code: importOf('../protocol/messages') },
+  { file: 'src/agents/prompts/rightWay.ts', code: importOf('../../text/printable') },
+  { file: 'src/protocol/rightWay.ts', code: importOf('../host/endpointTrust') },
+  { file: 'src/cli/commands/rightWay.ts', code: importOf('./daemon') },
+  { file: 'src/cli/commands/rightWay.ts', code: importOf('../../mcp/mcp') },
+  { file: 'src/mcp/rightWay.ts', code: importOf('../cli/connect') },
+  { file: 'src/extension/tabs.ts', code: importOf('vscode') },
+];
+
+test('a wrong-way import between the folders of src/ is a lint error', async () => {
+  const reports = await lint(WRONG_WAY);
+  WRONG_WAY.forEach((c, i) => {
+    assert.equal(reports[i].length, 1, `${c.file}: ${c.code.split('\n')[0]} gave ${JSON.stringify(reports[i])}`);
+    assert.match(reports[i][0], /^no-restricted-imports: /);
+  });
+});
+
+test('the imports the layering allows pass', async () => {
+  const reports = await lint(RIGHT_WAY);
+  RIGHT_WAY.forEach((c, i) => assert.deepEqual(reports[i], [], `${c.file}: ${c.code.split('\n')[0]}`));
+});
