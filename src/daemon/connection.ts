@@ -13,15 +13,8 @@ import {
   rawHeader,
   splitRaw,
 } from '../protocol/frame';
-import {
-  ClientHello,
-  DaemonEvent,
-  DaemonHello,
-  ErrorCode,
-  PROTOCOL_VERSION,
-  RequestMessage,
-  Role,
-} from '../protocol/messages';
+import { clientHelloSchema, DaemonHello } from '../protocol/hello';
+import { DaemonEvent, ErrorCode, PROTOCOL_VERSION, RequestMessage, Role } from '../protocol/messages';
 import { InputLimit } from '../protocol/limits';
 import type { Subscriber } from './clientRoles';
 import { ConnectionRights } from './connectionRights';
@@ -164,9 +157,11 @@ export class ClientConnection implements IDisposable {
 
   private onHello(kind: number, payload: Buffer): void {
     if (kind !== FrameKind.Hello) throw new DaemonError(ErrorCode.Protocol, 'the first frame must be a hello');
-    const hello = parseJson(payload) as Partial<ClientHello> | null;
-    if (!hello || typeof hello !== 'object' || typeof hello.protocol !== 'number')
-      throw new DaemonError(ErrorCode.Protocol, 'malformed hello');
+    const parsed = clientHelloSchema.safeParse(parseJson(payload));
+    if (!parsed.success)
+      throw new DaemonError(ErrorCode.Protocol, `malformed hello: ${parsed.error.issues[0].message}`);
+    const hello = parsed.data;
+    // The version after the token: a client with a wrong token is answered `auth`, whatever it speaks.
     const rights = this.authenticate(hello.token);
     if (!rights) throw new DaemonError(ErrorCode.Auth, 'wrong or missing token');
     if (hello.protocol < 1)
@@ -175,7 +170,7 @@ export class ClientConnection implements IDisposable {
         `protocol ${hello.protocol} is not supported (this daemon speaks ${PROTOCOL_VERSION})`,
       );
     this.rights = rights;
-    this.clientName = String(hello.client ?? '');
+    this.clientName = hello.client;
     this.ready = true;
     this.send(encodeJson(FrameKind.Hello, this.hello()));
   }

@@ -5,7 +5,6 @@ import { DisposableStore, disposeErrorText, toDisposable } from '../base/disposa
 import {
   ALL_CAPABILITIES,
   DaemonEvent,
-  DaemonHello,
   DaemonStatus,
   ErrorCode,
   Method,
@@ -13,6 +12,7 @@ import {
   StartMode,
 } from '../protocol/messages';
 import { defaultLogPath } from '../host/paths';
+import type { DaemonHello } from '../protocol/hello';
 import { VERSION } from '../protocol/version';
 import { ClientConnection, RequestHandler } from './connection';
 import { checkRequest, ConnectionRights, Credentials } from './connectionRights';

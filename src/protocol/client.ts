@@ -2,11 +2,11 @@
 import * as net from 'node:net';
 import { Emitter, IDisposable } from '../base/disposable';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
+import type { ClientHello, DaemonHello } from './hello';
+import { readDaemonHello } from './helloAnswer';
 import {
   AttachParams,
-  ClientHello,
   DaemonEvent,
-  DaemonHello,
   ErrorBody,
   Method,
   Params,
@@ -156,14 +156,15 @@ export class HoldfastClient implements IDisposable {
           const frames = decoder.push(chunk);
           if (frames.length === 0) return;
           const [first, ...others] = frames;
-          const body = parseJson(first.payload) as DaemonHello & ErrorBody;
+          const body = parseJson(first.payload) as ErrorBody; // or the daemon's hello, read below
           if (first.kind === FrameKind.Error) return fail(new RequestError(body.code, body.message));
           if (first.kind !== FrameKind.Hello) return fail(new Error('the daemon did not start with a hello frame'));
+          const daemonHello = readDaemonHello(body); // throws for a malformed one: failed below
           clearTimeout(timer);
           socket.off('data', onData);
           socket.off('close', onClose);
           // Frames that came in the same chunk as the hello are replayed into the client.
-          resolve({ daemonHello: body, rest: others });
+          resolve({ daemonHello, rest: others });
         } catch (err) {
           fail(err as Error);
         }

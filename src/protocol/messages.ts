@@ -21,24 +21,9 @@ export enum Capability {
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
 
-export interface ClientHello {
-  protocol: number;
-  client: string; // "cli", "extension", "test", ...
-  version: string;
-  token: string;
-  capabilities: string[];
-}
+// The hellos, the first frame each way: hello.ts.
 
 export type StartMode = 'on-demand' | 'persistent';
-
-export interface DaemonHello {
-  protocol: number;
-  version: string;
-  pid: number;
-  startedAt: number;
-  startMode: StartMode;
-  capabilities: string[];
-}
 
 export type Role = 'owner' | 'watcher';
 export type SessionState = 'running' | 'exited';
