@@ -4,9 +4,8 @@
 // Shared folders, lowest first; each imports only the ones before it (protocol and host are one tier:
 // the client applies the host's endpoint rules, and launching a daemon uses the client):
 //   base <- text <- protocol, host <- agents
-// Sides: daemon, cli, mcp and extension import the shared folders, never each other; the exceptions
-// are the `holdfast mcp` command the CLI lists (src/mcp/mcp.ts) and the CLI's client pieces the MCP
-// server speaks with (connection, errors, key names, `send` and `kill` arguments).
+// Sides: daemon, cli, mcp and extension import the shared folders, never each other; the exception
+// is the `holdfast mcp` command (src/mcp/mcp.ts): the CLI lists it, and it is a CLI command.
 // Only src/extension imports vscode, and not its files headed `// Pure Node:` nor its webview.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -30,7 +29,7 @@ export const LAYERS = {
 /** The one module of each side the other may import: folder -> { other folder: module pattern }. */
 const ALLOWED_ACROSS = {
   cli: { mcp: 'mcp' },
-  mcp: { cli: 'args|command|connect|errors|keys|commands/io|commands/sessions' },
+  mcp: { cli: 'args|command|errors' },
 };
 
 const WHY = {

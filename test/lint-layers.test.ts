@@ -36,6 +36,9 @@ const WRONG_WAY: Case[] = [
   { file: 'src/extension/wrongWay.ts', code: importOf('../mcp/mcpRights') },
   { file: 'src/cli/commands/wrongWay.ts', code: importOf('../../mcp/mcpTool') },
   { file: 'src/mcp/wrongWay.ts', code: importOf('../cli/output') },
+  { file: 'src/mcp/wrongWay.ts', code: importOf('../cli/connect') },
+  { file: 'src/mcp/wrongWay.ts', code: importOf('../cli/commands/io') },
+  { file: 'src/cli/wrongWay.ts', code: importOf('../daemon/main') },
   { file: 'src/host/wrongWay.ts', code: importOf('vscode') },
   { file: 'src/extension/tabState.ts', code: importOf('vscode') },
   { file: 'src/extension/webview/wrongWay.ts', code: importOf('vscode') },
@@ -47,7 +50,10 @@ const RIGHT_WAY: Case[] = [
   { file: 'src/protocol/rightWay.ts', code: importOf('../host/endpointTrust') },
   { file: 'src/cli/commands/rightWay.ts', code: importOf('./daemon') },
   { file: 'src/cli/commands/rightWay.ts', code: importOf('../../mcp/mcp') },
-  { file: 'src/mcp/rightWay.ts', code: importOf('../cli/connect') },
+  { file: 'src/mcp/rightWay.ts', code: importOf('../cli/args') },
+  { file: 'src/mcp/rightWay.ts', code: importOf('../host/clientOptions') },
+  { file: 'src/mcp/rightWay.ts', code: importOf('../text/keys') },
+  { file: 'src/host/rightWay.ts', code: importOf('../base/inputError') },
   { file: 'src/extension/tabs.ts', code: importOf('vscode') },
 ];
 

@@ -4,9 +4,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { NoDaemonError } from '../protocol/client';
-import { printable, printableLines } from '../text/printable';
+import { oneLine, printable, printableLines } from '../text/printable';
 import { VERSION } from '../protocol/version';
-import { oneLine, toCliError } from '../cli/errors';
 import { ACT_TOOLS } from './mcpActTools';
 import { READ_TOOLS } from './mcpReadTools';
 import { ToolContext, ToolDef } from './mcpTool';
@@ -26,7 +25,9 @@ export function toolError(err: unknown): CallToolResult {
       ? `no Holdfast daemon is listening on ${err.socketPath} (start_session starts one there; ` +
         'if your daemon is elsewhere, start this server as `holdfast mcp --socket PATH`, ' +
         'PATH being what `echo $HOLDFAST_SOCKET` prints in a Holdfast terminal)'
-      : toCliError(err).message;
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return { isError: true, content: [{ type: 'text', text: printable(oneLine(message)) }] };
 }
 
