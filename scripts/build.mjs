@@ -29,19 +29,14 @@ const common = {
   define: { HOLDFAST_VERSION: JSON.stringify(process.env.npm_package_version ?? '0.0.0') },
 };
 
-/** In the CLI bundle, `import('./mcpServer')` stays a load of dist/mcp.js beside it. */
-const mcpServerApart = {
-  name: 'mcp-server-apart',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/mcpServer$/ }, () => ({ path: './mcp.js', external: true }));
-  },
-};
-
-/** Fails the build when the CLI bundle took in a module of src/daemon (an import that should start dist/daemon.js). */
-function checkCliHasNoDaemon(result) {
-  const daemonModules = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('src/daemon/'));
-  if (daemonModules.length > 0)
-    throw new Error(`dist/cli.js must not contain the daemon, but bundles ${daemonModules.join(', ')}`);
+/**
+ * Fails the build when the CLI bundle took in a module of src/daemon or src/mcp: the CLI starts dist/daemon.js
+ * and loads dist/mcp.js (src/host/bundles.ts), it holds neither.
+ */
+function checkCliHoldsNoOtherSide(result) {
+  const modules = Object.keys(result.metafile.inputs).filter((input) => /^src\/(daemon|mcp)\//.test(input));
+  if (modules.length > 0)
+    throw new Error(`dist/cli.js must not contain the daemon or the MCP server, but bundles ${modules.join(', ')}`);
 }
 
 const builds = Object.entries(entries)
@@ -49,14 +44,8 @@ const builds = Object.entries(entries)
   .map(([name, file]) =>
     name === 'cli'
       ? esbuild
-          .build({
-            ...common,
-            entryPoints: [file],
-            outfile: `dist/${name}.js`,
-            metafile: true,
-            plugins: [mcpServerApart],
-          })
-          .then(checkCliHasNoDaemon)
+          .build({ ...common, entryPoints: [file], outfile: `dist/${name}.js`, metafile: true })
+          .then(checkCliHoldsNoOtherSide)
       : esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js` }),
   );
 builds.push(

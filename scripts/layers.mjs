@@ -4,9 +4,8 @@
 // Shared folders, lowest first; each imports only the ones before it (protocol and host are one tier:
 // the client applies the host's endpoint rules, and launching a daemon uses the client):
 //   base <- text <- protocol, host <- agents
-// Sides: daemon, cli, mcp and extension import the shared folders, never each other; the exceptions
-// are the `holdfast mcp` command the CLI lists (src/mcp/mcp.ts) and the CLI's client pieces the MCP
-// server speaks with (connection, errors, key names, `send` and `kill` arguments).
+// Sides: daemon, cli, mcp and extension import the shared folders, never each other. A side starts or
+// loads another by its bundle (src/host/bundles.ts): `holdfast mcp` is a CLI command that loads dist/mcp.js.
 // Only src/extension imports vscode, and not its files headed `// Pure Node:` nor its webview.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,12 +26,6 @@ export const LAYERS = {
   extension: SHARED,
 };
 
-/** The one module of each side the other may import: folder -> { other folder: module pattern }. */
-const ALLOWED_ACROSS = {
-  cli: { mcp: 'mcp' },
-  mcp: { cli: 'args|command|connect|errors|keys|commands/io|commands/sessions' },
-};
-
 const WHY = {
   base: 'src/base is the bottom layer: it imports no other folder of src',
   text: 'src/text imports only src/base',
@@ -47,18 +40,10 @@ function into(folders) {
 }
 
 function restrictionsFor(folder) {
-  const patterns = [];
   const forbidden = [...SHARED, ...SIDES].filter((f) => f !== folder && !LAYERS[folder].includes(f));
-  const across = ALLOWED_ACROSS[folder] ?? {};
-  const plain = forbidden.filter((f) => !(f in across));
   const message = WHY[folder] ?? `src/${folder} imports the shared folders (${SHARED.join(', ')}), no other side`;
-  if (plain.length > 0) patterns.push({ regex: into(plain), message: `${message}; move what is shared down.` });
-  for (const [other, allowed] of Object.entries(across)) {
-    patterns.push({
-      regex: `^(\\.\\./)+${other}/(?!(${allowed})$)`,
-      message: `${message}; of src/${other} only ${allowed.split('|').join(', ')}.`,
-    });
-  }
+  // Never empty: every folder forbids at least the sides other than itself.
+  const patterns = [{ regex: into(forbidden), message: `${message}; move what is shared down.` }];
   const paths = folder === 'extension' ? [] : [{ name: 'vscode', message: 'only src/extension imports vscode.' }];
   return { paths, patterns };
 }

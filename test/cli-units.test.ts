@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseCommandArgs, parseEnvPairs, intOpt, listOpt } from '../src/cli/args';
 import { Io } from '../src/cli/command';
-import { parseWaitCondition, sendPayload } from '../src/cli/commands/io';
-import { parseSignal } from '../src/cli/commands/sessions';
-import { CliError, ExitCode } from '../src/cli/errors';
-import { keyBytes } from '../src/cli/keys';
+import { parseWaitCondition } from '../src/cli/commands/io';
+import { parseSignal } from '../src/host/signals';
+import { CliError, ExitCode, toCliError } from '../src/cli/errors';
+import { keyBytes, sendPayload } from '../src/text/keys';
 import { formatAge, formatPhase, formatState, table } from '../src/cli/output';
 import { commandLine, shellQuote } from '../src/text/shellQuote';
 import { printable } from '../src/text/printable';
@@ -20,12 +20,13 @@ import {
   withoutFullReset,
 } from '../src/cli/terminal';
 
+/** What the CLI makes of what `fn` throws (a shared parser throws an InputError): a usage error. */
 function usage(fn: () => unknown): CliError {
   try {
     fn();
-  } catch (err) {
-    assert.ok(err instanceof CliError, `expected a CliError, got ${err}`);
-    assert.equal(err.exitCode, ExitCode.Usage);
+  } catch (thrown) {
+    const err = toCliError(thrown);
+    assert.equal(err.exitCode, ExitCode.Usage, `expected a usage error, got ${thrown}`);
     return err;
   }
   assert.fail('expected a usage error');

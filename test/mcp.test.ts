@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { parseSessionList } from '../src/mcp/mcp';
+import { parseSessionList } from '../src/cli/commands/mcp';
 import { isUnder, Rights } from '../src/mcp/mcpRights';
 import { HoldfastClient } from '../src/protocol/client';
 import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';

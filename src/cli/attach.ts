@@ -7,7 +7,7 @@ import { boolOpt, expectPositionals, stringOpt } from './args';
 import { Command, CommandResult } from './command';
 import { connect } from './connect';
 import { ExitCode, usageError } from './errors';
-import { keyBytes, UnknownKeyError } from './keys';
+import { keyBytes, UnknownKeyError } from '../text/keys';
 import { formatState } from './output';
 import {
   AltScreenTracker,

@@ -1,14 +1,8 @@
 // Talking to the daemon: connect, never starting one (only `new` does, through connectOrStart).
 // Session arguments go to the daemon as typed: it resolves an exact id, else a unique name.
-import { ConnectOptions, HoldfastClient } from '../protocol/client';
-import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
-import { VERSION } from '../protocol/version';
+import { HoldfastClient } from '../protocol/client';
+import { connectOptions } from '../host/clientOptions';
 import { Context } from './command';
-
-/** A scoped credential in the environment (a session started by a scoped client) is used over the token file. */
-export function connectOptions(socket: string, env: NodeJS.ProcessEnv): ConnectOptions {
-  return { socket, client: 'cli', version: VERSION, credential: env[SCOPE_TOKEN_ENV] || undefined };
-}
 
 /** Connects to a running daemon; NoDaemonError (exit 6) when none listens. */
 export function connect(ctx: Context): Promise<HoldfastClient> {

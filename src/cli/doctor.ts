@@ -16,7 +16,7 @@ import { defaultLogPath } from '../host/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
 import { Command } from './command';
-import { connectOptions } from './connect';
+import { connectOptions } from '../host/clientOptions';
 import { ExitCode } from './errors';
 
 export interface Check {

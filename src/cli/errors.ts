@@ -1,4 +1,5 @@
 // Exit codes (stable, documented in docs/cli.md) and the one error type commands throw.
+import { InputError } from '../base/inputError';
 import { NoDaemonError, RequestError } from '../protocol/client';
 import { ErrorCode } from '../protocol/messages';
 
@@ -33,6 +34,7 @@ export function noDaemonMessage(socketPath: string): string {
 /** Maps anything thrown by a command onto an exit code and one line of text. */
 export function toCliError(err: unknown): CliError {
   if (err instanceof CliError) return err;
+  if (err instanceof InputError) return usageError(err.message);
   if (err instanceof NoDaemonError)
     return new CliError(ExitCode.NoDaemon, 'no-daemon', noDaemonMessage(err.socketPath));
   if (err instanceof RequestError) {
@@ -48,9 +50,4 @@ export function toCliError(err: unknown): CliError {
   }
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(ExitCode.Failed, 'failed', message);
-}
-
-/** Errors are printed on one line, whatever the underlying message looked like. */
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' | ').trim();
 }

@@ -1,9 +1,9 @@
 // Human output (tables, key: value details) and the JSON / error documents.
 import * as os from 'node:os';
 import { SessionInfo } from '../protocol/messages';
-import { printable, printableLines, safeJson } from '../text/printable';
+import { oneLine, printable, printableLines, safeJson } from '../text/printable';
 import { commandLine } from '../text/shellQuote';
-import { CliError, oneLine } from './errors';
+import { CliError } from './errors';
 import { CommandResult, Io } from './command';
 
 export function formatState(s: Pick<SessionInfo, 'state' | 'exit'>): string {

@@ -5,12 +5,12 @@ import { z } from 'zod';
 import { agentLaunch, findExecutable } from '../agents/agentLaunch';
 import { BUILTIN_AGENTS, builtinAgent } from '../agents/agents';
 import { SizeLimit, TextLimit } from '../protocol/limits';
+import { daemonScriptPath } from '../host/bundles';
 import { connectOrStart } from '../host/launch';
 import { CreateParams } from '../protocol/messages';
-import { sendPayload } from '../cli/commands/io';
-import { daemonScriptPath, parseSignal } from '../cli/commands/sessions';
-import { connectOptions } from '../cli/connect';
-import { KEY_NAMES_HELP } from '../cli/keys';
+import { parseSignal } from '../host/signals';
+import { connectOptions } from '../host/clientOptions';
+import { KEY_NAMES_HELP, sendPayload } from '../text/keys';
 import {
   defineTool,
   resolveSession,

@@ -5,11 +5,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WORKSPACE_KEYWORD } from '../host/bundles';
 import { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
-
-/** The --sessions keyword for "sessions of the directory the server runs in". */
-export const WORKSPACE_KEYWORD = 'workspace';
 
 export class RefusedError extends Error {}
 

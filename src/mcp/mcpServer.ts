@@ -3,12 +3,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerBundle } from '../host/bundles';
 import { NoDaemonError } from '../protocol/client';
-import { printable, printableLines } from '../text/printable';
+import { oneLine, printable, printableLines } from '../text/printable';
 import { VERSION } from '../protocol/version';
-import { oneLine, toCliError } from '../cli/errors';
 import { ACT_TOOLS } from './mcpActTools';
 import { READ_TOOLS } from './mcpReadTools';
+import { Rights } from './mcpRights';
 import { ToolContext, ToolDef } from './mcpTool';
 import { waitTool } from './mcpWait';
 
@@ -26,7 +27,9 @@ export function toolError(err: unknown): CallToolResult {
       ? `no Holdfast daemon is listening on ${err.socketPath} (start_session starts one there; ` +
         'if your daemon is elsewhere, start this server as `holdfast mcp --socket PATH`, ' +
         'PATH being what `echo $HOLDFAST_SOCKET` prints in a Holdfast terminal)'
-      : toCliError(err).message;
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return { isError: true, content: [{ type: 'text', text: printable(oneLine(message)) }] };
 }
 
@@ -100,3 +103,9 @@ export async function serveStdio(ctx: ToolContext): Promise<void> {
   await server.connect(transport);
   await closed;
 }
+
+/** The entry of dist/mcp.js that `holdfast mcp` calls (src/host/bundles.ts): its command line's rights, then serve. */
+export const serve: McpServerBundle['serve'] = (options) => {
+  const { socket, env, cwd } = options;
+  return serveStdio({ socket, env, cwd, rights: new Rights(options) });
+};

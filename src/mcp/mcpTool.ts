@@ -7,7 +7,7 @@ import { printable } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../agents/sessionStatus';
 import { compilePattern, PatternError, TextPattern } from '../text/textPattern';
-import { connectOptions } from '../cli/connect';
+import { connectOptions } from '../host/clientOptions';
 import { Rights } from './mcpRights';
 
 export interface ToolContext {

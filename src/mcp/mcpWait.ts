@@ -3,7 +3,7 @@
 // session's attention (src/daemon/attention.ts: an agent's hooks, a bell or OSC 9 / 777, prompt marks).
 import { z } from 'zod';
 import { SessionInfo, WaitCondition } from '../protocol/messages';
-import { DEFAULT_IDLE_MS } from '../cli/commands/io';
+import { DEFAULT_IDLE_MS } from '../protocol/limits';
 import {
   defineTool,
   patternOf,

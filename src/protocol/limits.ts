@@ -1,5 +1,5 @@
-// The bounds a client's request and a checkpoint file must keep: one home, used by the daemon (which
-// enforces them), the CLI and the extension (which can say so before asking).
+// The bounds a client's request and a checkpoint file must keep, and the defaults clients ask with: one
+// home, used by the daemon (which enforces them), the CLI, MCP and the extension (which can say so before asking).
 
 export enum SizeLimit {
   MaxCols = 1000,
@@ -30,6 +30,9 @@ export enum SearchLimit {
   /** Context lines on each side at most. */
   MaxContext = 50,
 }
+
+/** The quiet spell of an `idle` wait that names none: the same after which the daemon reports a session idle. */
+export const DEFAULT_IDLE_MS = 2000;
 
 export enum TextLimit {
   /** Session names, characters. */

@@ -47,3 +47,8 @@ const UNPRINTABLE_ONE = new RegExp(UNPRINTABLE.source);
 export function hasControl(text: string): boolean {
   return /[\x00-\x1f\x7f-\x9f]/.test(text);
 }
+
+/** Errors are printed on one line, whatever the underlying message looked like. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' | ').trim();
+}

@@ -4,10 +4,11 @@ import { Capability, PROTOCOL_VERSION } from '../../protocol/messages';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
-import { connectOptions, withClient } from '../connect';
+import { connectOptions } from '../../host/clientOptions';
+import { withClient } from '../connect';
 import { CliError, ExitCode } from '../errors';
 import { runForegroundDaemon } from '../foregroundDaemon';
-import { daemonScriptPath } from './sessions';
+import { daemonScriptPath } from '../../host/bundles';
 
 /** How long `stop` waits for the daemon to close its end (its sessions get 2 s, then SIGKILL). */
 const STOP_WAIT_MS = 10000;

@@ -3,7 +3,7 @@ import { attachCommand } from '../attach';
 import { Command } from '../command';
 import { approveCommand, denyCommand } from './answer';
 import { doctorCommand } from '../doctor';
-import { mcpCommand } from '../../mcp/mcp';
+import { mcpCommand } from './mcp';
 import { serveCommand, stopCommand, upgradeCommand, versionCommand } from './daemon';
 import { grepCommand } from './grep';
 import { readCommand, replyCommand, sendCommand, waitCommand } from './io';

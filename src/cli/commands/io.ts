@@ -1,11 +1,12 @@
 // Reading and driving a session from scripts: read, send, reply, wait.
+import { DEFAULT_IDLE_MS } from '../../protocol/limits';
 import { AttentionState, WaitCondition } from '../../protocol/messages';
 import { compilePattern } from '../../text/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
-import { KEY_NAMES_HELP, keyBytes, UnknownKeyError } from '../keys';
+import { KEY_NAMES_HELP, sendPayload } from '../../text/keys';
 import { hasControl, printable } from '../../text/printable';
 import { formatState } from '../output';
 
@@ -26,21 +27,6 @@ export const readCommand: Command = {
     return { data: result, text: result.lines.map((l) => printable(l) + '\n').join('') };
   },
 };
-
-/** The bytes `send` writes: the text, then each key in order, then Enter. */
-export function sendPayload(text: string | undefined, keys: string[], enter: boolean): string {
-  let data = text ?? '';
-  for (const key of keys) {
-    try {
-      data += keyBytes(key);
-    } catch (err) {
-      if (err instanceof UnknownKeyError) throw usageError(err.message);
-      throw err;
-    }
-  }
-  if (enter) data += '\r';
-  return data;
-}
 
 export const sendCommand: Command = {
   name: 'send',
@@ -84,9 +70,6 @@ export const replyCommand: Command = {
     return { data: { sent: Buffer.byteLength(text, 'utf8') + 1 } };
   },
 };
-
-/** The same quiet spell after which the daemon reports a session idle. */
-export const DEFAULT_IDLE_MS = 2000;
 
 /** Attention states a wait can name: the session needs you, finished its turn, or works. */
 const ATTENTION_WAITS: readonly AttentionState[] = ['waiting', 'done', 'running'];

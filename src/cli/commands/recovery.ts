@@ -8,12 +8,13 @@ import type { SessionInfo } from '../../protocol/messages';
 import type { CheckpointSummary, InspectedSession } from '../../protocol/recovery';
 import { expectPositionals } from '../args';
 import { Command, CommandResult, Context } from '../command';
-import { connectOptions, withClient } from '../connect';
+import { connectOptions } from '../../host/clientOptions';
+import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { printable } from '../../text/printable';
 import { commandLine } from '../../text/shellQuote';
 import { formatAge, formatState, formatTime, table, tildify } from '../output';
-import { daemonScriptPath } from './sessions';
+import { daemonScriptPath } from '../../host/bundles';
 
 function verb(ctx: Context, verbs: string[]): string {
   const name = ctx.args.positionals[0];

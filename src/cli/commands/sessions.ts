@@ -1,22 +1,19 @@
 // Session lifecycle: new, list, show, resize, kill, rm.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { daemonScriptPath } from '../../host/bundles';
 import { connectOrStart } from '../../host/launch';
+import { parseSignal } from '../../host/signals';
 import { CreateParams } from '../../protocol/messages';
 import { createWorktree, removeWorktree, WorktreeError, WorktreeInfo } from '../../agents/worktree';
 import { expectPositionals, intOpt, listOpt, parseEnvPairs, stringOpt, boolOpt } from '../args';
 import { Command } from '../command';
-import { connectOptions, withClient } from '../connect';
+import { connectOptions } from '../../host/clientOptions';
+import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { formatState, sessionDetails, sessionTable } from '../output';
 
 const MAX_DIMENSION = 10000;
-
-/** The bundled daemon sits next to the bundled CLI (dist/daemon.js beside dist/cli.js). */
-export function daemonScriptPath(): string {
-  return path.join(__dirname, 'daemon.js');
-}
 
 export const newCommand: Command = {
   name: 'new',
@@ -155,20 +152,6 @@ export const resizeCommand: Command = {
     return { data: session };
   },
 };
-
-/** HUP, sighup, SIGHUP and 1 all mean SIGHUP. */
-export function parseSignal(raw: string): string {
-  const signals = os.constants.signals as Record<string, number>;
-  if (/^\d+$/.test(raw)) {
-    const name = Object.keys(signals).find((k) => signals[k] === Number(raw));
-    if (name) return name;
-  } else {
-    const upper = raw.toUpperCase();
-    const name = upper.startsWith('SIG') ? upper : `SIG${upper}`;
-    if (name in signals) return name;
-  }
-  throw usageError(`unknown signal "${raw}"`);
-}
 
 export const killCommand: Command = {
   name: 'kill',

@@ -1,9 +1,10 @@
 // `holdfast mcp`: an MCP server on stdin/stdout through which an AI agent lists, reads, waits for,
 // types into, starts and kills Holdfast sessions, within the rights given on its command line.
-import { expectPositionals, boolOpt, stringOpt } from '../cli/args';
-import { Command } from '../cli/command';
-import { usageError } from '../cli/errors';
-import { Rights, WORKSPACE_KEYWORD } from './mcpRights';
+// The server is src/mcp (dist/mcp.js): this side parses the command line and loads it.
+import { loadMcpServer, WORKSPACE_KEYWORD } from '../../host/bundles';
+import { expectPositionals, boolOpt, stringOpt } from '../args';
+import { Command } from '../command';
+import { usageError } from '../errors';
 
 /** "a, b,,c" → ["a", "b", "c"]; an empty list is a mistake, not "every session". */
 export function parseSessionList(raw: string): string[] {
@@ -41,16 +42,14 @@ export const mcpCommand: Command = {
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
     const list = stringOpt(ctx.args, 'sessions');
-    const cwd = process.cwd();
-    const rights = new Rights({
+    await loadMcpServer().serve({
+      socket: ctx.socket,
+      env: ctx.env,
+      cwd: process.cwd(),
       readOnly: boolOpt(ctx.args, 'read-only'),
       sessions: list === undefined ? undefined : parseSessionList(list),
-      cwd,
       self: ctx.env.HOLDFAST_SESSION,
     });
-    // Loaded only here (dist/mcp.js, see scripts/build.mjs): the SDK is most of it and no other command needs it.
-    const { serveStdio } = await import('./mcpServer');
-    await serveStdio({ socket: ctx.socket, env: ctx.env, cwd, rights });
     // stdout belonged to the protocol: nothing more is printed.
     return { data: undefined };
   },

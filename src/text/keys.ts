@@ -1,4 +1,6 @@
-// Key names → the bytes a terminal sends for them (xterm conventions, normal cursor mode).
+// Key names → the bytes a terminal sends for them (xterm conventions, normal cursor mode), and what a
+// `send` (the CLI's, the MCP tool's) types: text, keys, Enter.
+import { InputError } from '../base/inputError';
 
 const ESC = '\x1b';
 
@@ -57,7 +59,7 @@ const CTRL_PUNCTUATION: Record<string, number> = {
   '?': 0x7f,
 };
 
-export class UnknownKeyError extends Error {}
+export class UnknownKeyError extends InputError {}
 
 /** Accepts ctrl-x, ctrl+x, c-x and ^x for control keys, alt-x / meta-x for ESC-prefixed keys. */
 export function keyBytes(name: string): string {
@@ -78,3 +80,11 @@ export function keyBytes(name: string): string {
 export const KEY_NAMES_HELP =
   'enter, tab, shift-tab, esc, space, backspace, delete, insert, up, down, left, right, home, end, pageup, pagedown, ' +
   'f1..f12, ctrl-a..ctrl-z, ctrl-@, ctrl-[, ctrl-\\, ctrl-], ctrl-^, ctrl-_, alt-<key>, or one literal character';
+
+/** The bytes `send` writes: the text, then each key in order, then Enter. */
+export function sendPayload(text: string | undefined, keys: string[], enter: boolean): string {
+  let data = text ?? '';
+  for (const key of keys) data += keyBytes(key);
+  if (enter) data += '\r';
+  return data;
+}
