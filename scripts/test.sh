@@ -94,8 +94,9 @@ unit_files=$(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$')
 if ! $fast; then
   mkdir -p out/test/portable
   for name in "${PORTABLE_FILES[@]}"; do
-    printf "process.env.HOLDFAST_PORTABLE_PROCESS = '1';\nrequire('../%s.test.js');\n" "$name" >"out/test/portable/$name.test.js"
-    unit_files+=" out/test/portable/$name.test.js"
+    wrapper="out/test/portable/$name.test.js"
+    printf "process.env.HOLDFAST_PORTABLE_PROCESS = '1';\nrequire('../%s.test.js');\n" "$name" >"$wrapper"
+    unit_files+=" $wrapper"
   done
 fi
 # A file's time limit: several keep both cores busy on purpose (the hostile-input and latency checks), and a file

@@ -213,6 +213,12 @@ test(
         'bad-request',
         /metadata/,
       );
+      // The bound is bytes: 30,000 euro signs are 30,000 characters but 90,000 bytes of JSON.
+      await refusedWith(
+        client.request('create', { argv: ['cat'], metadata: { note: '\u20ac'.repeat(30_000) } }),
+        'bad-request',
+        /metadata must be at most 65536 bytes of JSON/,
+      );
       await refusedWith(
         client.request('create', { argv: ['env'], env: { 'NODE_OPTIONS=--require=/tmp/x.js': '', A: 'b' } }),
         'bad-request',

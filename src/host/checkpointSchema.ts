@@ -27,7 +27,7 @@ export const metadataSchema = z
   .record(z.string(), z.unknown())
   .refine((m) => depthOf(m) <= MAX_METADATA_DEPTH, `metadata must nest at most ${MAX_METADATA_DEPTH} levels`)
   .refine(
-    (m) => JSON.stringify(m).length <= TextLimit.Metadata,
+    (m) => Buffer.byteLength(JSON.stringify(m)) <= TextLimit.Metadata,
     `metadata must be at most ${TextLimit.Metadata} bytes of JSON`,
   );
 
