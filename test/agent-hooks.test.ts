@@ -9,8 +9,9 @@ import { after, before, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/agents/agents';
+import { attentionWhere } from './helpers/attention';
 import { cliOk, runCli } from './helpers/cli';
-import { CLI_SCRIPT, startTestDaemon, TestDaemon } from './helpers/daemon';
+import { CLI_SCRIPT, startTestDaemon, TestDaemon, waitForText } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 const CLAUDE = String.raw`#!/usr/bin/env node
@@ -90,32 +91,13 @@ async function start(argv: string[], agent: Record<string, unknown>): Promise<Se
  * event falls between.
  */
 async function untilState(id: string, state: string, source: string): Promise<SessionAttention> {
-  let sub: { dispose(): void } | undefined;
-  let timer: NodeJS.Timeout | undefined;
   const matches = (a: SessionAttention) => a.state === state && a.source === source;
-  try {
-    return await new Promise<SessionAttention>((resolve, reject) => {
-      sub = client.onEvent((event) => {
-        if (event.type === 'attention' && event.id === id && matches(event.attention)) resolve(event.attention);
-      });
-      timer = setTimeout(() => reject(new Error(`no ${state} from ${source}: ${JSON.stringify(attention)}`)), 20_000);
-      client.request('show', { session: id }).then(({ session }) => {
-        if (matches(session.attention)) resolve(session.attention);
-      }, reject);
-    });
-  } finally {
-    sub?.dispose();
-    clearTimeout(timer);
-  }
+  return attentionWhere(client, id, matches, () => `no ${state} from ${source}: ${JSON.stringify(attention)}`);
 }
 
 async function send(id: string, line: string, echo: string): Promise<void> {
   await client.request('send', { session: id, data: `${line}\r` });
-  const { met } = await client.request('wait', {
-    session: id,
-    condition: { kind: 'text', pattern: echo },
-    timeoutMs: 20_000,
-  });
+  const { met } = await waitForText(client, id, echo, 20_000);
   assert.ok(met, `no "${echo}"`);
 }
 
@@ -123,11 +105,7 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
   assert.ok(fs.existsSync(CLI_SCRIPT), 'the hook runs dist/cli.js notify');
   const id = '0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01';
   const session = await start(['claude', '--session-id', id], { profile: 'claude', sessionId: id });
-  const { met } = await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: 'hooks: Notification,Stop,UserPromptSubmit' },
-    timeoutMs: 20_000,
-  });
+  const { met } = await waitForText(client, session.id, 'hooks: Notification,Stop,UserPromptSubmit', 20_000);
   const { lines } = await client.request('read', { session: session.id });
   assert.ok(met, `the stand-in got --settings with three hooks:\n${lines.join('\n')}`);
   assert.ok(
@@ -153,11 +131,7 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
 test('Codex CLI: its notify program reports each finished turn and the thread id that resume continues', async () => {
   const session = await start(['codex'], { profile: 'codex' });
   assert.deepEqual(resumeArgv(session.metadata), ['codex', 'resume', '--last'], 'no thread known yet');
-  const { met } = await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: 'codex argv: \\[\\]' },
-    timeoutMs: 20_000,
-  });
+  const { met } = await waitForText(client, session.id, 'codex argv: \\[\\]', 20_000);
   assert.ok(met);
   await send(session.id, 'go', 'turn complete');
   await untilState(session.id, 'done', 'hook');

@@ -13,7 +13,8 @@ import type { DaemonEvent, SessionAttention } from '../src/protocol/messages';
 import { claudeLines } from '../src/agents/transcriptFormats';
 import { claudeProjectSlug } from '../src/agents/transcripts';
 import { isOneErrorLine, runCli } from './helpers/cli';
-import { startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { attentionWhere } from './helpers/attention';
+import { startTestDaemon, tempDir, TestDaemon, waitForText } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 
 test('the screen: its last lines of text, frames and blank rows left out, printable, at most 200 characters', () => {
@@ -79,30 +80,6 @@ test('MCP list_sessions carries the reason of a session that waits', () => {
   assert.match(summaryLine(summary), /waiting .* reason="Proceed\? \\u\{1b\}"$/);
 });
 
-/** Resolves with the session's attention once `matches` holds (from its events, or as it is now). */
-async function attentionWhere(
-  client: HoldfastClient,
-  id: string,
-  matches: (a: SessionAttention) => boolean,
-): Promise<SessionAttention> {
-  let sub: { dispose(): void } | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await new Promise<SessionAttention>((resolve, reject) => {
-      sub = client.onEvent((event) => {
-        if (event.type === 'attention' && event.id === id && matches(event.attention)) resolve(event.attention);
-      });
-      timer = setTimeout(() => reject(new Error(`no such attention for ${id}`)), 20_000);
-      client.request('show', { session: id }).then(({ session }) => {
-        if (matches(session.attention)) resolve(session.attention);
-      }, reject);
-    });
-  } finally {
-    sub?.dispose();
-    clearTimeout(timer);
-  }
-}
-
 describe('a daemon tells why a session waits', () => {
   let home: string;
   let cwd: string;
@@ -113,14 +90,7 @@ describe('a daemon tells why a session waits', () => {
     home = fs.realpathSync(tempDir('hf-home-'));
     cwd = path.join(home, 'project');
     fs.mkdirSync(cwd);
-    // The daemon reads the user's home: this one's (isolatedEnv copies process.env).
-    const saved = process.env.HOME;
-    process.env.HOME = home;
-    try {
-      daemon = await startTestDaemon();
-    } finally {
-      process.env.HOME = saved;
-    }
+    daemon = await startTestDaemon([], '--persistent', { HOME: home }); // it reads this home's agent folders
     client = await daemon.connect();
     await client.request('subscribe', {});
   });
@@ -148,11 +118,7 @@ describe('a daemon tells why a session waits', () => {
 
     const reply = await runCli(daemon.env, ['reply', 'deploy', 'yes,', 'ship it']);
     assert.equal(reply.code, 0, reply.stderr);
-    const { met } = await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^answer:yes, ship it$' },
-      timeoutMs: 20_000,
-    });
+    const { met } = await waitForText(client, session.id, '^answer:yes, ship it$', 20_000);
     assert.ok(met, 'the program read the reply as one line');
     await attentionWhere(client, session.id, (a) => a.state !== 'waiting');
   });

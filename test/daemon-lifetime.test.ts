@@ -9,7 +9,7 @@ import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/host/paths';
 import { startDaemon } from '../src/host/launch';
-import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
+import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 
 test('exit code and signal are recorded, the last screen stays until removal', async () => {
   const daemon = await startTestDaemon();
@@ -30,11 +30,7 @@ test('exit code and signal are recorded, the last screen stays until removal', a
     const { session: stubborn } = await client.request('create', {
       argv: ['sh', '-c', "trap '' HUP; echo ready; while :; do sleep 0.05; done"],
     });
-    await client.request('wait', {
-      session: stubborn.id,
-      condition: { kind: 'text', pattern: 'ready' },
-      timeoutMs: 5000,
-    });
+    await waitForText(client, stubborn.id, 'ready', 5000);
     const start = Date.now();
     const { session: stubbornInfo } = await client.request('kill', { session: stubborn.id, graceMs: 300 });
     assert.ok(Date.now() - start >= 300);
@@ -82,11 +78,7 @@ test('stop leaves no process of any session, grandchildren and SIGHUP-ignorers i
       `sleep 1000 & echo $! >> ${file}; (trap '' HUP; exec sleep 1001) & echo $! >> ${file}; ` +
       `echo $$ >> ${file}; echo started; wait`;
     const { session } = await client.request('create', { argv: ['sh', '-c', script] });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: 'started' },
-      timeoutMs: 5000,
-    });
+    await waitForText(client, session.id, 'started', 5000);
   }
   const pids = pidFiles.flatMap((f) => fs.readFileSync(f, 'utf8').trim().split('\n').map(Number));
   assert.equal(pids.length, 9);
@@ -258,11 +250,7 @@ test('garbage, oversized and out-of-order frames close that connection only', as
     }
     // The daemon and the well-behaved client carry on.
     await client.request('send', { session: session.id, data: 'still here\r' });
-    const { met } = await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^echo:still here$' },
-      timeoutMs: 5000,
-    });
+    const { met } = await waitForText(client, session.id, '^echo:still here$', 5000);
     assert.ok(met);
     // An unknown method is answered, not fatal.
     await assert.rejects(client.request('frobnicate' as 'list', {}), /unsupported method/);

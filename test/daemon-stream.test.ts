@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { encodeJson, FrameDecoder, FrameKind, splitRaw } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/host/paths';
-import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { startTestDaemon, TestDaemon, waitFor, waitForText } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 import { absenceWindow } from './helpers/absence';
 import type { HoldfastClient } from '../src/protocol/client';
@@ -164,11 +164,7 @@ test(
     await attachAnswered;
     await client.request('send', { session: session.id, data: '\r' });
     const started = Date.now();
-    const { met } = await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^FLOOD-DONE$' },
-      timeoutMs: 60_000,
-    });
+    const { met } = await waitForText(client, session.id, '^FLOOD-DONE$', 60_000);
     assert.ok(met, 'the program was held up by a watcher that does not read');
     const floodMs = Date.now() - started;
     // Now read everything: there must be a resync event followed by a fresh snapshot holding the end.
@@ -193,11 +189,7 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
     'sleep 30',
   ].join('; ');
   const { session } = await client.request('create', { argv: ['sh', '-c', script], cols: 80, rows: 10 });
-  await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: 'partial' },
-    timeoutMs: 5000,
-  });
+  await waitForText(client, session.id, 'partial', 5000);
   const replay = new ReplayTerminal(80, 10);
   let snapshotAt = 0;
   await client.attach(
@@ -227,7 +219,7 @@ test('a snapshot waits for a synchronized update (DEC 2026) to end, at most one 
     cols: 80,
     rows: 10,
   });
-  await client.request('wait', { session: stuck.id, condition: { kind: 'text', pattern: 'stuck' }, timeoutMs: 5000 });
+  await waitForText(client, stuck.id, 'stuck', 5000);
   const start = Date.now();
   let stuckSnapshotAt = 0;
   await client.attach(
@@ -281,11 +273,7 @@ test(
       },
     );
     await waitFor(() => reasons.includes('history'), 10_000, 'the history snapshot');
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^3400$' },
-      timeoutMs: 10_000,
-    });
+    await waitForText(client, session.id, '^3400$', 10_000);
     await waitFor(
       async () => (await replay.lines()).some((l) => l.trim() === '3400'),
       10_000,
@@ -308,11 +296,7 @@ test('a historyLater attach gets the screen only, and the scrollback when it ask
     rows: 24,
     scrollback: 10_000,
   });
-  await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: '^500$' },
-    timeoutMs: 10_000,
-  });
+  await waitForText(client, session.id, '^500$', 10_000);
   const watcher = await daemon.connect('history-later');
   const reasons: string[] = [];
   const replay = new ReplayTerminal(80, 24, 2000);

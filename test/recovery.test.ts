@@ -6,10 +6,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/host/launch';
 import { CheckpointFile } from '../src/protocol/recovery';
+import { checkpointJson } from './helpers/checkpoint';
 import { CliRun, runCli } from './helpers/cli';
-import { DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
+import {
+  isAlive,
+  isolatedEnv,
+  startPersistentDaemon,
+  stopDaemonPid,
+  tempDir,
+  waitFor,
+  waitForText,
+} from './helpers/daemon';
 
 interface Running {
   pid: number;
@@ -42,16 +50,13 @@ function home(config?: object): Home {
     socket,
     recovery: path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery'),
     async start() {
-      const ready = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: ['--persistent'] });
-      if (!('ready' in ready)) throw new Error(`daemon did not start: ${JSON.stringify(ready)}`);
+      const pid = await startPersistentDaemon(env);
       const client = await HoldfastClient.connect({ socket, client: 'test', version: 'test' });
-      return { pid: ready.pid, client };
+      return { pid, client };
     },
     async stop(d) {
       d.client.close();
-      if (!isAlive(d.pid)) return;
-      process.kill(d.pid, 'SIGTERM');
-      await waitFor(() => !isAlive(d.pid), 10_000, 'the daemon to stop');
+      await stopDaemonPid(d.pid);
     },
     async crash(d) {
       d.client.close();
@@ -110,28 +115,7 @@ function runIdOf(dir: string): string {
 }
 
 function validCheckpoint(id: string, sessions: Partial<CheckpointFile['sessions'][number]>[] = []): string {
-  const full = sessions.map((s, i) => ({
-    id: `0000000${i}`,
-    name: `s${i}`,
-    cwd: '/',
-    cols: 80,
-    rows: 24,
-    title: '',
-    createdAt: 1,
-    running: true,
-    exit: null,
-    metadata: {},
-    ...s,
-  }));
-  return JSON.stringify({
-    version: 1,
-    id,
-    writtenAt: Date.now(),
-    daemonPid: 1,
-    daemonStartedAt: 1,
-    socket: '/nowhere',
-    sessions: full,
-  });
+  return checkpointJson(id, sessions, (i) => ({ name: `s${i}`, cwd: '/', title: '' }));
 }
 
 test('checkpoint content and permissions; screen text and argv only when enabled; config get/set', async () => {
@@ -325,11 +309,7 @@ test('retention: count, age and size; a corrupt checkpoint is reported and skipp
       argv: ['sh', '-c', 'seq 1 3000 | sed "s/$/ padding-padding-padding/"; echo the-last-line; exec sleep 1000'],
       cwd: h.dir,
     });
-    await d.client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: 'the-last-line' },
-      timeoutMs: 5000,
-    });
+    await waitForText(d.client, session.id, 'the-last-line', 5000);
     const { checkpoint } = await d.client.request('recovery.checkpoint', {});
     assert.ok(checkpoint.bytes <= 8000, `${checkpoint.bytes} bytes`);
     const saved = readCheckpoint(checkpoint.file).sessions.find((s) => s.id === session.id)!;
@@ -369,16 +349,8 @@ test('crash with live sessions: list offers it, restore archives, relaunch in pl
     metadata: { tab: 2, ...agentMeta('conv-7') },
   });
   await a.client.request('wait', { session: finished.id, condition: { kind: 'exit' }, timeoutMs: 5000 });
-  await a.client.request('wait', {
-    session: bot.id,
-    condition: { kind: 'text', pattern: 'agent argv: --new' },
-    timeoutMs: 5000,
-  });
-  await a.client.request('wait', {
-    session: shell.id,
-    condition: { kind: 'text', pattern: 'hello from' },
-    timeoutMs: 5000,
-  });
+  await waitForText(a.client, bot.id, 'agent argv: --new', 5000);
+  await waitForText(a.client, shell.id, 'hello from', 5000);
   await checkpointWhere(
     h.recovery,
     (c) => c.sessions.length === 3 && c.sessions.every((s) => /hello|agent argv|all done/.test(s.screen ?? '')),
@@ -461,22 +433,14 @@ test('crash with live sessions: list offers it, restore archives, relaunch in pl
     assert.equal(newBot.state, 'running');
     assert.equal(newBot.metadata.archivedFrom, undefined);
     assert.equal(newBot.metadata.tab, 1);
-    await client.request('wait', {
-      session: newBot.id,
-      condition: { kind: 'text', pattern: 'agent argv: --resume conv-42' },
-      timeoutMs: 5000,
-    });
+    await waitForText(client, newBot.id, 'agent argv: --resume conv-42', 5000);
 
     const relaunched = await client.request('relaunch', {
       session: archShell.id,
       argv: ['sh', '-c', 'echo a new run; exec sleep 1000'],
     });
     assert.equal(relaunched.replaced, archShell.id);
-    await client.request('wait', {
-      session: relaunched.session.id,
-      condition: { kind: 'text', pattern: 'a new run' },
-      timeoutMs: 5000,
-    });
+    await waitForText(client, relaunched.session.id, 'a new run', 5000);
     assert.equal(relaunched.session.cwd, h.dir);
     const order = (await client.request('list', {})).sessions.map((s) => [s.name, s.id]);
     assert.deepEqual(
@@ -537,7 +501,7 @@ test('CLI: recovery, config, relaunch; errors are one line with the usual exit c
     const relaunch = await h.cli(['relaunch', 'job', '--', 'sh', '-c', 'echo two; exec sleep 100']);
     assert.equal(relaunch.code, 0, relaunch.stderr);
     assert.match(relaunch.stdout, /new run/);
-    await d.client.request('wait', { session: 'job', condition: { kind: 'text', pattern: 'two' }, timeoutMs: 5000 });
+    await waitForText(d.client, 'job', 'two', 5000);
     assert.equal((await h.cli(['relaunch', 'nosuch'])).code, 4);
 
     assert.equal((await h.cli(['recovery', 'forget', id])).code, 0);
@@ -594,11 +558,7 @@ test(
       cwd: h.dir,
       metadata: latestAgent,
     });
-    await a.client.request('wait', {
-      session: bot.id,
-      condition: { kind: 'text', pattern: 'agent argv' },
-      timeoutMs: 5000,
-    });
+    await waitForText(a.client, bot.id, 'agent argv', 5000);
     await checkpointWhere(
       h.recovery,
       (c) => c.daemonPid === a.pid && c.sessions.length === 1,
@@ -637,11 +597,7 @@ test(
         resumeArgv: [agent, 'resume', '--last'],
       });
       assert.deepEqual(resumed.argv, [agent, 'resume', '--last']);
-      await c.client.request('wait', {
-        session: resumed.session.id,
-        condition: { kind: 'text', pattern: 'agent argv: resume --last mark=from-the-editor' },
-        timeoutMs: 5000,
-      });
+      await waitForText(c.client, resumed.session.id, 'agent argv: resume --last mark=from-the-editor', 5000);
       await assert.rejects(
         c.client.request('relaunch', {
           session: resumed.session.id,

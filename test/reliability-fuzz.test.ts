@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { encodeFrame, encodeJson, encodeRaw, FrameKind, MAX_FRAME_PAYLOAD } from '../src/protocol/frame';
 import { InputLimit } from '../src/protocol/limits';
-import { isAlive, startTestDaemon, waitFor } from './helpers/daemon';
+import { isAlive, startTestDaemon, waitFor, waitForText } from './helpers/daemon';
 import { helloFrame, RawConnection, record, RssSampler, sleep, SOAK } from './helpers/reliability';
 import { rng } from './helpers/vtFuzz';
 
@@ -247,11 +247,7 @@ test(
         argv: ['bash', '-c', program],
         scrollback: 100,
       });
-      await client.request('wait', {
-        session: session.id,
-        condition: { kind: 'text', pattern: '^READY$' },
-        timeoutMs: 10_000,
-      });
+      await waitForText(client, session.id, '^READY$', 10_000);
       const watcher = await daemon.connect('watcher');
       const output: Buffer[] = [];
       let outputTail = ''; // the last bytes the watcher got: its END line is the barrier before the count
@@ -330,11 +326,7 @@ test(
       const peak = rss.stop();
       assert.ok(isAlive(daemon.pid), 'the daemon died');
       fs.writeFileSync(stopFile, '');
-      await client.request('wait', {
-        session: session.id,
-        condition: { kind: 'text', pattern: '^END \\d+$' },
-        timeoutMs: 30_000,
-      });
+      await waitForText(client, session.id, '^END \\d+$', 30_000);
       // The daemon's screen has it; the watcher's connection brings it in its own time.
       await waitFor(() => /END \d+\r?\n/.test(outputTail), 30_000, 'the END line at the watcher');
       const lines = Buffer.concat(output)

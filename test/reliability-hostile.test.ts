@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
-import { startTestDaemon, TestDaemon } from './helpers/daemon';
+import { startTestDaemon, TestDaemon, waitForText } from './helpers/daemon';
 import { record, rssMiB } from './helpers/reliability';
 
 async function withDaemon(fn: (daemon: TestDaemon, client: HoldfastClient) => Promise<void>): Promise<void> {
@@ -36,18 +36,10 @@ test("regression: a backtracking pattern in wait froze the daemon (^(a+)+$ on 34
     const { session } = await client.request('create', {
       argv: ['sh', '-c', `printf '${'a'.repeat(34)}!\\n'; exec sleep 60`],
     });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^a+!$' },
-      timeoutMs: 10_000,
-    });
+    await waitForText(client, session.id, '^a+!$', 10_000);
     const other = await daemon.connect('other');
     const started = Date.now();
-    const evil = client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^(a+)+$' },
-      timeoutMs: 1500,
-    });
+    const evil = waitForText(client, session.id, '^(a+)+$', 1500);
     const listed = await other.request('list', {});
     const listMs = Date.now() - started;
     assert.equal(listed.sessions.length, 1);
@@ -59,11 +51,7 @@ test("regression: a backtracking pattern in wait froze the daemon (^(a+)+$ on 34
       value: `no match after its 1.5 s timeout; another client answered in ${listMs} ms (was: daemon frozen 129 s)`,
       bound: '< 1000 ms',
     });
-    await refusedWith(
-      client.request('wait', { session: session.id, condition: { kind: 'text', pattern: '(a)\\1' } }),
-      'bad-request',
-      /RE2 syntax.*no backreferences/,
-    );
+    await refusedWith(waitForText(client, session.id, '(a)\\1'), 'bad-request', /RE2 syntax.*no backreferences/);
     await refusedWith(
       client.request('wait', { session: session.id, condition: { kind: 'text', pattern: 'x'.repeat(5000) } }),
       'bad-request',
@@ -78,16 +66,8 @@ test('regression: wait matched the whole scrollback but the docs said the screen
       argv: ['sh', '-c', 'echo MARKER-IN-HISTORY; seq 1 100; exec sleep 60'],
       rows: 24,
     });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^100$' },
-      timeoutMs: 10_000,
-    });
-    const screenOnly = await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^MARKER-IN-HISTORY$' },
-      timeoutMs: 300,
-    });
+    await waitForText(client, session.id, '^100$', 10_000);
+    const screenOnly = await waitForText(client, session.id, '^MARKER-IN-HISTORY$', 300);
     assert.equal(screenOnly.met, false, 'the marker scrolled off the screen');
     const withHistory = await client.request('wait', {
       session: session.id,
@@ -163,11 +143,7 @@ test('regression: a 1 MB name and a name with a newline were accepted; a 400 KB 
       'bad-request',
       /at most 256/,
     );
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: '^titled$' },
-      timeoutMs: 60_000,
-    });
+    await waitForText(client, session.id, '^titled$', 60_000);
     const listed = await client.request('list', {});
     const bytes = JSON.stringify(listed).length;
     assert.equal(listed.sessions[0].title.length, 1024);

@@ -11,7 +11,7 @@ import { encodeJson, encodeRaw, FrameKind, MAX_FRAME_PAYLOAD } from '../src/prot
 import { InputLimit } from '../src/protocol/limits';
 import { startDaemon } from '../src/host/launch';
 import { tokenPathFor } from '../src/host/paths';
-import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
+import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 import { daemonLog, helloFrame, RawConnection, record, RssSampler, sleep } from './helpers/reliability';
 
 async function stopPid(pid: number): Promise<void> {
@@ -72,11 +72,7 @@ test('auth: a missing, empty or wrong token is refused before any session data',
   try {
     const client = await daemon.connect();
     const { session } = await client.request('create', { argv: ['sh', '-c', 'echo SECRET-SCREEN; sleep 100'] });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: 'SECRET-SCREEN' },
-      timeoutMs: 10_000,
-    });
+    await waitForText(client, session.id, 'SECRET-SCREEN', 10_000);
     const attach = encodeJson(FrameKind.Request, {
       id: 1,
       method: 'attach',
@@ -249,11 +245,7 @@ test(
         rows: 10,
         scrollback: 50,
       });
-      await client.request('wait', {
-        session: session.id,
-        condition: { kind: 'text', pattern: 'SEQ-DONE' },
-        timeoutMs: 20_000,
-      });
+      await waitForText(client, session.id, 'SEQ-DONE', 20_000);
       const { lines } = await client.request('read', { session: session.id, scrollback: 100_000 });
       assert.ok(lines.length <= 60, `${lines.length} lines kept for a scrollback of 50 and 10 rows`);
       // Channels: 1024 per connection.

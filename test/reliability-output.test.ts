@@ -8,9 +8,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { startDaemon } from '../src/host/launch';
+import { checkpointJson } from './helpers/checkpoint';
 import { CliRun, runCli } from './helpers/cli';
-import { DAEMON_SCRIPT, isAlive, isolatedEnv, tempDir, waitFor } from './helpers/daemon';
+import { isolatedEnv, startPersistentDaemon, stopDaemonPid, tempDir } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 /** What a terminal would act on: C0 controls but newline, DEL, C1, bidi overrides and isolates. */
@@ -49,48 +49,16 @@ function home(): Home {
     recovery: path.join(env.XDG_STATE_HOME!, 'holdfast', 'recovery'),
     marker: path.join(dir, 'pwned'),
     cli: (args) => runCli(env, args),
-    async start() {
-      const ready = await startDaemon({
-        socket: env.HOLDFAST_SOCKET!,
-        daemonScript: DAEMON_SCRIPT,
-        env,
-        args: ['--persistent'],
-      });
-      if (!('ready' in ready)) throw new Error(`daemon did not start: ${JSON.stringify(ready)}`);
-      return ready.pid;
-    },
-    async stop(pid) {
-      if (!isAlive(pid)) return;
-      process.kill(pid, 'SIGTERM');
-      await waitFor(() => !isAlive(pid), 10_000, 'the daemon to stop');
-    },
+    start: () => startPersistentDaemon(env),
+    stop: stopDaemonPid,
   };
 }
 
 /** A checkpoint as an attacker who can write the recovery directory would leave it. */
 function craftCheckpoint(h: Home, id: string, sessions: Record<string, unknown>[]): void {
   fs.mkdirSync(h.recovery, { recursive: true, mode: 0o700 });
-  const full = sessions.map((s, i) => ({
-    id: `0000000${i}`,
-    cwd: h.dir,
-    cols: 80,
-    rows: 24,
-    createdAt: 1,
-    running: true,
-    exit: null,
-    metadata: {},
-    ...s,
-  }));
-  const file = {
-    version: 1,
-    id,
-    writtenAt: Date.now(),
-    daemonPid: 1,
-    daemonStartedAt: 1,
-    socket: '/nowhere',
-    sessions: full,
-  };
-  fs.writeFileSync(path.join(h.recovery, `checkpoint-${id}.json`), JSON.stringify(file), { mode: 0o600 });
+  const file = checkpointJson(id, sessions, () => ({ cwd: h.dir }));
+  fs.writeFileSync(path.join(h.recovery, `checkpoint-${id}.json`), file, { mode: 0o600 });
 }
 
 function assertPrintable(out: string, what: string): void {

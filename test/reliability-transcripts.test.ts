@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import { readTranscript } from '../src/agents/transcripts';
-import { startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { startTestDaemon, tempDir, TestDaemon, waitForText } from './helpers/daemon';
 import { record } from './helpers/reliability';
 import { zstdFrame, zstdRunFrame } from './helpers/zstdFrame';
 
@@ -33,18 +33,12 @@ describe('a compressed transcript that decompresses to 8 GiB', () => {
   before(async () => {
     home = fs.realpathSync(tempDir('hf-home-'));
     fs.writeFileSync(rollout(rolloutDay(home)), zstdRunFrame(0x78, 8 * 1024 ** 3));
-    const saved = process.env.HOME;
-    process.env.HOME = home; // the daemon reads this home's agent folders (isolatedEnv copies process.env)
-    try {
-      daemon = await startTestDaemon();
-    } finally {
-      process.env.HOME = saved;
-    }
+    daemon = await startTestDaemon([], '--persistent', { HOME: home }); // it reads this home's agent folders
     client = await daemon.connect();
     const metadata = { agent: { profile: 'codex', sessionId: THREAD } };
     await client.request('create', { name: 'bomb', argv: ['sleep', '1000'], cwd: home, metadata });
     await client.request('create', { name: 'plain', argv: ['sh', '-c', 'echo FIND""ME; exec sleep 1000'], cwd: home });
-    await client.request('wait', { session: 'plain', condition: { kind: 'text', pattern: '^FINDME$' } });
+    await waitForText(client, 'plain', '^FINDME$');
   });
   after(async () => {
     await daemon.stop();

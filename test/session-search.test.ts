@@ -8,7 +8,16 @@ import { after, before, describe, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/host/launch';
 import { SearchResult } from '../src/protocol/messages';
-import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import {
+  DAEMON_SCRIPT,
+  isAlive,
+  isolatedEnv,
+  startTestDaemon,
+  tempDir,
+  TestDaemon,
+  waitFor,
+  waitForText,
+} from './helpers/daemon';
 import { runCli } from './helpers/cli';
 
 const cli = runCli;
@@ -27,7 +36,7 @@ describe('search over live sessions', () => {
       rows: 24,
     });
     deep = session.id;
-    await client.request('wait', { session: deep, condition: { kind: 'text', pattern: '^5000$' }, timeoutMs: 10_000 });
+    await waitForText(client, deep, '^5000$', 10_000);
     // Quiet: the emulator moves the scrollback into the history store, which search must read too.
     await client.request('wait', { session: deep, condition: { kind: 'idle', ms: 2100 }, timeoutMs: 10_000 });
   });
@@ -78,11 +87,7 @@ describe('search over live sessions', () => {
       name: 'aaa',
       argv: ['sh', '-c', 'yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaab | head -n 3000; echo done-aaa; exec sleep 1000'],
     });
-    await client.request('wait', {
-      session: session.id,
-      condition: { kind: 'text', pattern: 'done-aaa' },
-      timeoutMs: 20_000,
-    });
+    await waitForText(client, session.id, 'done-aaa', 20_000);
     const started = Date.now();
     const { matches } = await client.request('search', { pattern: '^(a+)+$' });
     assert.deepEqual(matches, []);
@@ -135,11 +140,7 @@ test("an archived session's saved screen is searched", async () => {
     name: 'old-run',
     argv: ['sh', '-c', 'echo ARCHIVED-needle; exec sleep 1000'],
   });
-  await first.client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: 'ARCHIVED-needle' },
-    timeoutMs: 5000,
-  });
+  await waitForText(first.client, session.id, 'ARCHIVED-needle', 5000);
   await first.client.request('recovery.checkpoint', {});
   first.client.close();
   process.kill(first.pid, 'SIGKILL');

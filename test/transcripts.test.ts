@@ -286,14 +286,7 @@ describe("search over a full-screen agent's transcript", () => {
     const cwd = path.join(home, 'project');
     fs.mkdirSync(cwd);
     writeClaude(home, cwd, 'ONLY-IN-TRANSCRIPT-42');
-    // The daemon reads the user's home: this one's (isolatedEnv copies process.env).
-    const saved = process.env.HOME;
-    process.env.HOME = home;
-    try {
-      daemon = await startTestDaemon();
-    } finally {
-      process.env.HOME = saved;
-    }
+    daemon = await startTestDaemon([], '--persistent', { HOME: home }); // it reads this home's agent folders
     client = await daemon.connect();
     // The stand-in agent: the daemon puts Claude Code's hook options after its name, which it ignores.
     const agent = path.join(home, 'claude');

@@ -1,7 +1,6 @@
 // Worktrees per agent (src/agents/worktree.ts) with real git in temp repositories, and
 // `holdfast new --worktree` against a real on-demand daemon.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,22 +17,14 @@ import {
 } from '../src/agents/worktree';
 import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
 import { tempDir } from './helpers/daemon';
+import { git, initRepoWithCommit } from './helpers/git';
 import { record } from './helpers/reliability';
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
-}
 
 /** A repository with one commit, in its own temp folder (so its .worktrees sibling is private too). */
 function newRepo(): string {
   const repo = path.join(tempDir('hf-wt-'), 'project');
   fs.mkdirSync(repo);
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.name', 'Holdfast Test');
-  git(repo, 'config', 'user.email', 'test@example.invalid');
-  fs.writeFileSync(path.join(repo, 'README'), 'hello\n');
-  git(repo, 'add', 'README');
-  git(repo, 'commit', '-q', '-m', 'first');
+  initRepoWithCommit(repo);
   return fs.realpathSync(repo);
 }
 

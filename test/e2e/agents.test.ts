@@ -21,6 +21,7 @@ import {
   TerminalTab,
   waitFor,
   scenarioHooks,
+  writeExecutable,
 } from './harness';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -38,8 +39,7 @@ done
 `;
 
 const binDir = makeTempDir('agents-bin');
-const CLAUDE = path.join(binDir, 'claude');
-fs.writeFileSync(CLAUDE, STAND_IN, { mode: 0o755 });
+const CLAUDE = writeExecutable(binDir, 'claude', STAND_IN);
 
 let e2e: HoldfastE2E;
 

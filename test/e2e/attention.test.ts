@@ -10,15 +10,25 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../../src/protocol/client';
 import { shellQuote } from '../../src/text/shellQuote';
-import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, waitFor, Workbench, scenarioHooks } from './harness';
+import {
+  HoldfastE2E,
+  makeTempDir,
+  openSidebar,
+  SessionsWebview,
+  waitFor,
+  Workbench,
+  scenarioHooks,
+  writeExecutable,
+} from './harness';
 
 /** New Agent's Claude Code: an executable that runs the prompt stand-in (compiled beside this file) with node. */
 const binDir = makeTempDir('attention-bin');
-const CLAUDE = path.join(binDir, 'claude');
 const STAND_IN = path.join(__dirname, 'permissionStandIn.js');
-fs.writeFileSync(CLAUDE, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(STAND_IN)} "$@"\n`, {
-  mode: 0o755,
-});
+const CLAUDE = writeExecutable(
+  binDir,
+  'claude',
+  `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(STAND_IN)} "$@"\n`,
+);
 
 let e2e: HoldfastE2E;
 

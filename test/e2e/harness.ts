@@ -14,7 +14,7 @@
 //
 // The scenarios import everything from here; each concern lives in its own module:
 //   environment.ts      where code-server, Node 24 and Chromium are; the base settings
-//   utilities.ts        trace, waitFor, sleep, free ports, temp dirs
+//   utilities.ts        trace, waitFor, sleep, free ports, temp dirs, executables
 //   processes.ts        /proc: process trees, liveness, environments
 //   isolation.ts        a test's private daemon socket and state; the CLI; daemon processes
 //   codeServer.ts       the VS Code server: start, stop, extension hosts, logs
@@ -33,7 +33,7 @@ export {
   NODE24,
   REPO_ROOT,
 } from './environment';
-export { freePort, makeTempDir, sleep, trace, waitFor } from './utilities';
+export { freePort, makeTempDir, sleep, trace, waitFor, writeExecutable } from './utilities';
 export type { WaitOptions } from './utilities';
 export { allProcs, isAlive, processTree, readEnviron, readProc } from './processes';
 export type { ProcInfo } from './processes';

@@ -79,6 +79,13 @@ export function makeTempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `holdfast-e2e-${prefix}-`));
 }
 
+/** Writes `text` to the executable file `name` in `dir` (mode 0755) and returns its path. */
+export function writeExecutable(dir: string, name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text, { mode: 0o755 });
+  return file;
+}
+
 /** `text` matched literally inside a RegExp. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

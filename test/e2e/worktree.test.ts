@@ -3,11 +3,20 @@
 // Kill Session offers to remove the worktree: with uncommitted work the dialog says so and Keep
 // keeps it; a clean one is removed with its branch.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastE2E, makeTempDir, openSidebar, SessionsWebview, SessionView, waitFor, scenarioHooks } from './harness';
+import { git, initRepoWithCommit } from '../helpers/git';
+import {
+  HoldfastE2E,
+  makeTempDir,
+  openSidebar,
+  SessionsWebview,
+  SessionView,
+  waitFor,
+  scenarioHooks,
+  writeExecutable,
+} from './harness';
 
 /** Says which folder it runs in (its name: a full path would wrap), then echoes lines like an agent. */
 const STAND_IN = `#!/usr/bin/env bash
@@ -16,8 +25,7 @@ while IFS= read -r line; do printf 'working on: %s\\n' "$line"; done
 `;
 
 const binDir = makeTempDir('worktree-bin');
-const CLAUDE = path.join(binDir, 'claude');
-fs.writeFileSync(CLAUDE, STAND_IN, { mode: 0o755 });
+const CLAUDE = writeExecutable(binDir, 'claude', STAND_IN);
 
 let e2e: HoldfastE2E;
 
@@ -29,10 +37,6 @@ scenarioHooks(
   },
   (started) => (e2e = started),
 );
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
-}
 
 function worktreeMeta(session: SessionView): { path?: string; branch?: string; repo?: string } {
   return (session.metadata?.worktree ?? {}) as { path?: string; branch?: string; repo?: string };
@@ -68,12 +72,7 @@ test(
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
       const repo = fs.realpathSync(e2e.workspace('project'));
-      git(repo, 'init', '-q', '-b', 'main');
-      git(repo, 'config', 'user.name', 'Holdfast Test');
-      git(repo, 'config', 'user.email', 'test@example.invalid');
-      fs.writeFileSync(path.join(repo, 'README'), 'hello\n');
-      git(repo, 'add', 'README');
-      git(repo, 'commit', '-q', '-m', 'first');
+      initRepoWithCommit(repo);
       await e2e.open(repo);
 
       // 1. The agent runs in the new worktree; the tab and the metadata name the branch.

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HoldfastClient } from '../../src/protocol/client';
+import type { SessionInfo } from '../../src/protocol/messages';
 import { startDaemon } from '../../src/host/launch';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -33,12 +34,14 @@ export function isolatedEnv(dir: string): NodeJS.ProcessEnv {
   };
 }
 
+/** A daemon on a private socket; `extraEnv` on top of its isolated env (e.g. HOME, for its agents' folders). */
 export async function startTestDaemon(
   args: string[] = [],
   mode: '--persistent' | '--on-demand' = '--persistent',
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<TestDaemon> {
   const dir = tempDir();
-  const env = isolatedEnv(dir);
+  const env = { ...isolatedEnv(dir), ...extraEnv };
   const socket = env.HOLDFAST_SOCKET!;
   const ready = await startDaemon({ socket, daemonScript: DAEMON_SCRIPT, env, args: [mode, ...args] });
   if (!('pid' in ready)) throw new Error('daemon did not start');
@@ -86,6 +89,35 @@ function successorsOn(socket: string): number[] {
     }
   }
   return pids;
+}
+
+/** Starts a persistent daemon on `env`'s socket and returns its pid; throws unless it started (not adopted). */
+export async function startPersistentDaemon(env: NodeJS.ProcessEnv): Promise<number> {
+  const ready = await startDaemon({
+    socket: env.HOLDFAST_SOCKET!,
+    daemonScript: DAEMON_SCRIPT,
+    env,
+    args: ['--persistent'],
+  });
+  if (!('ready' in ready)) throw new Error(`daemon did not start: ${JSON.stringify(ready)}`);
+  return ready.pid;
+}
+
+/** SIGTERMs the daemon `pid` (unless it is gone already) and waits until it has exited. */
+export async function stopDaemonPid(pid: number): Promise<void> {
+  if (!isAlive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  await waitFor(() => !isAlive(pid), 10_000, 'the daemon to stop');
+}
+
+/** The daemon's `wait` for `pattern` on the session's screen (its result: `met` is false on a timeout). */
+export function waitForText(
+  client: HoldfastClient,
+  session: string,
+  pattern: string,
+  timeoutMs?: number,
+): Promise<{ met: boolean; session: SessionInfo }> {
+  return client.request('wait', { session, condition: { kind: 'text', pattern }, timeoutMs });
 }
 
 export function isAlive(pid: number): boolean {
