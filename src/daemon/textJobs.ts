@@ -158,8 +158,10 @@ function checkpoints(job: Extract<TextJob, { kind: 'checkpoints' }>): Checkpoint
   const read: CheckpointsRead = { checkpoints: [], skipped: [], unread: 0 };
   const readUntil = Date.now() + job.readForMs;
   const files = listCheckpointFiles(job.dir);
-  if (job.id === undefined)
-    for (const file of listed.keys()) if (!files.some((f) => f.path === file)) listed.delete(file);
+  if (job.id === undefined) {
+    const present = new Set(files.map((f) => f.path));
+    for (const file of listed.keys()) if (!present.has(file)) listed.delete(file);
+  }
   for (const f of files) {
     if (job.id !== undefined && f.id !== job.id) continue;
     const version = fileVersion(f);
