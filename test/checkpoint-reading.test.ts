@@ -7,14 +7,12 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { CheckpointsRead, runJob, TextJob } from '../src/daemon/textJobs';
 import { CheckpointLimit } from '../src/protocol/limits';
+import { checkpointJson } from './helpers/checkpoint';
 import { tempDir } from './helpers/daemon';
 
-function writeCheckpoint(dir: string, id: string, writtenAt: number, screen?: string): string {
-  const session = { id: 's1', name: 'n', cwd: '/', cols: 80, rows: 24, createdAt: 0, running: true, exit: null };
-  const file = path.join(dir, `checkpoint-${id}.json`);
-  const checkpoint = { version: 1, id, writtenAt, daemonPid: 1, daemonStartedAt: 1, socket: '/nowhere' };
-  fs.writeFileSync(file, JSON.stringify({ ...checkpoint, sessions: [{ ...session, screen }] }), { mode: 0o600 });
-  return file;
+function writeCheckpoint(dir: string, id: string, writtenAt: number, screen?: string): void {
+  const json = checkpointJson(id, [{ id: 's1', name: 'n', cwd: '/', screen }], undefined, writtenAt);
+  fs.writeFileSync(path.join(dir, `checkpoint-${id}.json`), json, { mode: 0o600 });
 }
 
 async function read(dir: string, readForMs: number, id?: string): Promise<CheckpointsRead> {

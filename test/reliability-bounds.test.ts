@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import type { DaemonEvent } from '../src/protocol/messages';
 import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/sequenceBoundary';
+import { checkpointJson } from './helpers/checkpoint';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { record, rssMiB, RssSampler } from './helpers/reliability';
 
@@ -95,20 +96,7 @@ interface Scene {
 
 type Input = { name: string; run(scene: Scene): Promise<string> };
 
-/** A checkpoint file as the daemon writes them, with `sessions` and a given id. */
-function checkpointText(id: string, sessions: object[]): string {
-  return JSON.stringify({
-    version: 1,
-    id,
-    writtenAt: Date.now(),
-    daemonPid: 1,
-    daemonStartedAt: Date.now(),
-    socket: '/nowhere',
-    sessions,
-  });
-}
-
-function savedSession(extra: object): object {
+function savedSession(extra: object): Record<string, unknown> {
   return { id: 's1', name: 'saved', cwd: '/', cols: 80, rows: 24, createdAt: 0, running: false, exit: null, ...extra };
 }
 
@@ -155,7 +143,7 @@ const INPUTS: Input[] = [
       const screen = 'x'.repeat(15 * 1024 * 1024);
       const ids = Array.from({ length: 6 }, (_, i) => `big${i}`);
       for (const id of ids)
-        fs.writeFileSync(path.join(recovery, `checkpoint-${id}.json`), checkpointText(id, [savedSession({ screen })]));
+        fs.writeFileSync(path.join(recovery, `checkpoint-${id}.json`), checkpointJson(id, [savedSession({ screen })]));
       // Each gets its answer, or `limit` when the loaded machine reads the files slower than the budget.
       const answers: string[] = [];
       const answer = async <T>(request: Promise<T>, told: (answer: T) => string) => {
@@ -193,7 +181,7 @@ const INPUTS: Input[] = [
       const screen = ('x'.repeat(199) + '\r\n').repeat(100_000);
       fs.writeFileSync(
         path.join(recovery, 'checkpoint-bigscreen.json'),
-        checkpointText('bigscreen', [savedSession({ screen })]),
+        checkpointJson('bigscreen', [savedSession({ screen })]),
       );
       const error = await failure(client.request('recovery.restore', { id: 'bigscreen' }));
       fs.rmSync(path.join(recovery, 'checkpoint-bigscreen.json'), { force: true });
@@ -206,7 +194,7 @@ const INPUTS: Input[] = [
       const screen = ('x'.repeat(199) + '\r\n').repeat(10_000).slice(0, 512 * 1024);
       fs.writeFileSync(
         path.join(recovery, 'checkpoint-fullscreen.json'),
-        checkpointText('fullscreen', [savedSession({ screen })]),
+        checkpointJson('fullscreen', [savedSession({ screen })]),
       );
       const { sessions } = await client.request('recovery.restore', { id: 'fullscreen' });
       for (const s of sessions) await client.request('remove', { session: s.id });
@@ -276,7 +264,7 @@ const INPUTS: Input[] = [
     name: 'a checkpoint whose metadata nests 5,000 levels: list, inspect, restore',
     async run({ client, recovery }) {
       const deep = '{"a":'.repeat(5000) + '{}' + '}'.repeat(5000);
-      const text = checkpointText('deep', [savedSession({ metadata: 'DEEP' })]).replace('"DEEP"', deep);
+      const text = checkpointJson('deep', [savedSession({ metadata: 'DEEP' })]).replace('"DEEP"', deep);
       fs.writeFileSync(path.join(recovery, 'checkpoint-deep.json'), text);
       const listed = await client.request('recovery.list', {});
       const error = await failure(client.request('recovery.restore', { id: 'deep' }));

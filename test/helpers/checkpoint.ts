@@ -11,6 +11,7 @@ export function checkpointJson(
   id: string,
   sessions: Record<string, unknown>[],
   each: (index: number) => Partial<SavedSession> = () => ({}),
+  writtenAt = Date.now(),
 ): string {
   const full = sessions.map((s, i) => ({
     id: `0000000${i}`,
@@ -26,7 +27,7 @@ export function checkpointJson(
   return JSON.stringify({
     version: 1,
     id,
-    writtenAt: Date.now(),
+    writtenAt,
     daemonPid: 1,
     daemonStartedAt: 1,
     socket: '/nowhere',
