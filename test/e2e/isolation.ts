@@ -116,13 +116,26 @@ export class Isolation {
 
   /** Polls the session's screen until it matches. */
   async waitForScreen(id: string, pattern: RegExp | string, timeout = 20_000): Promise<string> {
-    return waitFor(
-      () => {
-        const text = this.screen(id).join('\n');
-        return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
-      },
-      { timeout, message: `session ${id} to show ${String(pattern)}` },
-    );
+    let last: string[] = [];
+    try {
+      return await waitFor(
+        () => {
+          const text = (last = this.screen(id)).join('\n');
+          return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
+        },
+        { timeout, message: `session ${id} to show ${String(pattern)}` },
+      );
+    } catch (err) {
+      // What the screen showed instead, and who was attached: a failure's first questions.
+      const rows = JSON.stringify(last.filter((row) => row.trim()).slice(-6));
+      let clients: string;
+      try {
+        clients = JSON.stringify(this.session(id).clients);
+      } catch (shown) {
+        clients = (shown as Error).message;
+      }
+      throw new Error(`${(err as Error).message}; its last rows: ${rows}; clients: ${clients}`, { cause: err });
+    }
   }
 
   /** Stops this test's daemon (if any), then kills anything still carrying this isolation's env. */

@@ -191,6 +191,7 @@ async function checkCarriesOn(scene: Scene, handOff: () => Promise<void>): Promi
   assert.doesNotMatch(await wb.terminalText(), /\[holdfast\]/, 'no Holdfast notice left in the shell tab');
 
   // Typing reaches the shell: Ctrl+C ends the job, then a command.
+  trace(`the shell's clients before typing: ${JSON.stringify(e2e.iso.session(shell.id).clients)}`);
   await wb.pressInTerminal('Control+C');
   await e2e.iso.waitForScreen(shell.id, PROMPT_RE);
   await wb.typeInTerminal('echo marker-$((6*7))\n');
