@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import type { Attachment, HoldfastClient } from '../src/protocol/client';
 import { NOTICE } from '../src/extension/notices';
-import { InputTab, TabInput } from '../src/extension/tabInput';
+import { HELD_KEYS_MAX_CHARS, InputTab, TabInput } from '../src/extension/tabInput';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 
 interface FakeTab extends InputTab {
@@ -113,4 +113,26 @@ test('TabInput: after a reload a watching tab takes input back when the old wind
     await daemon.stop();
     fs.rmSync(daemon.dir, { recursive: true, force: true });
   }
+});
+
+test('TabInput: keys held while the tab is away go once released, up to 64 KiB, past that one notice', () => {
+  const tab = inputTab();
+  const sent: string[] = [];
+  tab.attached = { write: (data: string) => sent.push(data) } as unknown as Attachment;
+  const input = new TabInput(tab);
+  input.hold('a'.repeat(HELD_KEYS_MAX_CHARS - 1));
+  input.hold('b'); // exactly at the bound: kept
+  input.hold('c');
+  input.hold('d');
+  assert.deepEqual(tab.printed, [NOTICE.heldKeysDropped], 'past the bound: said once, not sent');
+  input.attachedAs('owner');
+  input.release();
+  assert.deepEqual(
+    sent.map((data) => data.length),
+    [HELD_KEYS_MAX_CHARS - 1, 1],
+  );
+  input.hold('e');
+  assert.deepEqual(input.dropHeld(), ['e'], 'a tab that did not come back drops what it held');
+  input.release();
+  assert.equal(sent.length, 2);
 });

@@ -1,6 +1,7 @@
 // A Holdfast tab (SessionTab, plain Node) against a real daemon whose connection is cut at each
 // moment of the tab's life: while opening, attaching, live, reconnecting and replacing. Each time the
-// tab ends live, showing the same session (same id, same process), and takes keys again. A resize the
+// tab ends live, showing the same session (same id, same process), and takes keys again; keys typed
+// while it was away reach the program once it is back. A resize the
 // daemon refuses leaves the tab live, with a line in the window's log.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -139,6 +140,29 @@ test('the connection cut again while reconnecting: before the new one is up, and
     await cut(r);
     r.proxy.release();
     await endsLiveOnSameSession(r, tab, written, r.session, 'reconnecting');
+  } finally {
+    await teardown(r, tab);
+  }
+});
+
+test('keys typed while the tab reconnects and while it attaches again reach the shell once it is live', async () => {
+  const r = await rig();
+  const { tab, written } = tabFor(r, r.session);
+  try {
+    tab.open(SIZE);
+    await isLive(tab);
+    r.proxy.holdAnswerTo('"attach"'); // the reattach waits: the tab stays attaching
+    const reattachSent = r.proxy.sent('"attach"');
+    await cut(r);
+    assert.equal(tab.status, 'reconnecting');
+    tab.handleInput('echo away-$((40');
+    await reattachSent;
+    assert.equal(tab.status, 'attaching');
+    tab.handleInput('+2))\r');
+    r.proxy.release();
+    await isLive(tab);
+    await waitFor(() => written().includes('away-42'), STEP_MS, 'the held keys to reach the shell, in order');
+    assert.deepEqual(r.errors, []);
   } finally {
     await teardown(r, tab);
   }

@@ -118,6 +118,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   handleInput(data: string): void {
     if (this.state.kind === 'live') this.input.type(data);
+    else if (this.state.kind === 'attaching' || this.state.kind === 'reconnecting') this.input.hold(data);
     else if (this.state.kind === 'failed') this.retry(); // the failure notice says a key tries again
     // ended, gone or closed: nothing reads keys
   }
@@ -150,6 +151,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     const ended = life.processEnded(this.state);
     if (!this.move(life.sessionGone(this.state, restarted ? 'daemonRestarted' : 'daemonStopped'))) return;
     this.attachment = undefined;
+    this.input.dropHeld();
     if (!ended) this.out.print(restarted ? NOTICE.daemonRestarted : NOTICE.daemonGone);
   }
 
@@ -261,6 +263,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     }
     // Not attaching any more: the connection dropped meanwhile (reconnecting) or the tab closed.
     if (!this.move(life.attachFailed(this.state))) return true;
+    this.input.dropHeld(); // typed before the failure: the notice says to type again
     this.out.print(`${failureNotice(action, err)} (type a key to try again)`);
     return false;
   }
@@ -307,6 +310,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
           this.resize(attachment, this.size);
       }
       if (notice) this.out.printAfterSnapshot(notice);
+      if (this.state.kind === 'live') this.input.release();
+      else this.input.dropHeld();
     } finally {
       if (attempt === this.attempt) this.out.attachSettled();
     }

@@ -12,6 +12,9 @@ import { failureNotice, NOTICE } from './notices';
  */
 const RECLAIM_WINDOW_MS = 5000;
 
+/** Keys typed while a tab attaches or reconnects, kept at most: a paste's worth. */
+export const HELD_KEYS_MAX_CHARS = 64 * 1024;
+
 /** What input ownership needs from its tab. */
 export interface InputTab {
   attachment(): Attachment | undefined;
@@ -30,6 +33,8 @@ export class TabInput {
   private claiming: Promise<void> | undefined;
   private queued: string[] = [];
   private reclaimUntil = 0;
+  private held: string[] = [];
+  private heldChars = 0;
 
   constructor(private readonly tab: InputTab) {}
 
@@ -63,6 +68,33 @@ export class TabInput {
     }
     this.queued.push(data);
     void this.take();
+  }
+
+  /**
+   * Keys typed while the tab attaches or reconnects: kept until it is live (as VS Code keeps keys typed
+   * before a terminal's process starts), so a handoff or a dropped connection loses none.
+   */
+  hold(data: string): void {
+    if (this.heldChars + data.length > HELD_KEYS_MAX_CHARS) {
+      if (this.heldChars <= HELD_KEYS_MAX_CHARS) this.tab.print(NOTICE.heldKeysDropped);
+      this.heldChars = HELD_KEYS_MAX_CHARS + 1; // said once
+      return;
+    }
+    this.held.push(data);
+    this.heldChars += data.length;
+  }
+
+  /** The tab is live: the keys held meanwhile go as if typed now. */
+  release(): void {
+    for (const data of this.dropHeld()) this.type(data);
+  }
+
+  /** The tab did not come back live (ended, failed, gone): what was held is not sent. */
+  dropHeld(): string[] {
+    const held = this.held;
+    this.held = [];
+    this.heldChars = 0;
+    return held;
   }
 
   /** Takes input for this session (resolves once done; a failure is printed in the tab). */
