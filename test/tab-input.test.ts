@@ -115,7 +115,7 @@ test('TabInput: after a reload a watching tab takes input back when the old wind
   }
 });
 
-test('TabInput: keys held while the tab is away go once released, up to 64 KiB, past that one notice', () => {
+test('TabInput: keys held while the tab is away go once released, up to the bound, past it one notice', () => {
   const tab = inputTab();
   const sent: string[] = [];
   tab.attached = { write: (data: string) => sent.push(data) } as unknown as Attachment;

@@ -1,8 +1,8 @@
 // A Holdfast tab (SessionTab, plain Node) against a real daemon whose connection is cut at each
 // moment of the tab's life: while opening, attaching, live, reconnecting and replacing. Each time the
 // tab ends live, showing the same session (same id, same process), and takes keys again; keys typed
-// while it was away reach the program once it is back. A resize the
-// daemon refuses leaves the tab live, with a line in the window's log.
+// while it was away reach the program once it is back. A resize the daemon refuses leaves the tab
+// live, with a line in the window's log.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';

@@ -58,7 +58,7 @@ export const NOTICE = {
   watching: 'watching: another window has input for this session; type here to take it over',
   inputMoved: 'input moved to another window; type to take it back',
   reconnecting: 'lost the connection to the daemon; reconnecting…',
-  heldKeysDropped: 'more than 64 KiB typed while reconnecting: the rest was dropped',
+  heldKeysDropped: 'more than 65,536 characters typed while the tab was not connected: the rest was dropped',
   daemonGone:
     "the daemon stopped, so this session's process is gone. " +
     'Close this tab; a new Holdfast terminal starts a new daemon.',

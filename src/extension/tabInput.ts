@@ -12,7 +12,7 @@ import { failureNotice, NOTICE } from './notices';
  */
 const RECLAIM_WINDOW_MS = 5000;
 
-/** Keys typed while a tab attaches or reconnects, kept at most: a paste's worth. */
+/** Keys typed while a tab attaches or reconnects, kept at most (UTF-16 units): a paste's worth. */
 export const HELD_KEYS_MAX_CHARS = 64 * 1024;
 
 /** What input ownership needs from its tab. */
