@@ -88,8 +88,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   /** Moves to the state a transition gives; false (and no move) when the transition refuses. */
   private move(next: life.TabState | undefined): boolean {
-    if (next) this.state = next;
-    return next !== undefined;
+    if (!next) return false;
+    this.state = next;
+    // Keys held while away go once live (attach); a tab that ends up anything else sends none of them.
+    if (next.kind !== 'attaching' && next.kind !== 'reconnecting' && next.kind !== 'live') this.input.dropHeld();
+    return true;
   }
 
   // ---- Pseudoterminal ----
@@ -151,7 +154,6 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     const ended = life.processEnded(this.state);
     if (!this.move(life.sessionGone(this.state, restarted ? 'daemonRestarted' : 'daemonStopped'))) return;
     this.attachment = undefined;
-    this.input.dropHeld();
     if (!ended) this.out.print(restarted ? NOTICE.daemonRestarted : NOTICE.daemonGone);
   }
 
@@ -263,7 +265,6 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     }
     // Not attaching any more: the connection dropped meanwhile (reconnecting) or the tab closed.
     if (!this.move(life.attachFailed(this.state))) return true;
-    this.input.dropHeld(); // typed before the failure: the notice says to type again
     this.out.print(`${failureNotice(action, err)} (type a key to try again)`);
     return false;
   }
@@ -311,7 +312,6 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       }
       if (notice) this.out.printAfterSnapshot(notice);
       if (this.state.kind === 'live') this.input.release();
-      else this.input.dropHeld();
     } finally {
       if (attempt === this.attempt) this.out.attachSettled();
     }
