@@ -96,8 +96,9 @@ interface Scene {
 
 type Input = { name: string; run(scene: Scene): Promise<string> };
 
+/** A saved session that was not running, on top of checkpointJson's fields. */
 function savedSession(extra: object): Record<string, unknown> {
-  return { id: 's1', name: 'saved', cwd: '/', cols: 80, rows: 24, createdAt: 0, running: false, exit: null, ...extra };
+  return { id: 's1', name: 'saved', cwd: '/', running: false, ...extra };
 }
 
 /** A program printing `head` + `count` bytes of `fill` + `tail`, then a marker line; waits for the marker. */
