@@ -92,28 +92,117 @@ test('regression: a cursor saved on a stored row stays above the screen when a r
 });
 
 // ...and a quiet session keeps one screen of them in xterm.
-test('a flood in large chunks keeps exactly the newest lines: xterm recycles only captured rows', async () => {
+/** xterm's rows in the normal buffer (the screen, the rows it keeps above, and any not captured yet). */
+function xtermRows(emulator: Emulator): number {
+  return (emulator.terminal as unknown as { _core: { buffers: { normal: { lines: { length: number } } } } })._core
+    .buffers.normal.lines.length;
+}
+
+/** The eager bound: the screen, the kept rows (a screen's height), the slack and one slice. */
+const eagerRows = (rows: number) => rows + rows + HistoryTuning.KeptRowSlack + HistoryTuning.SliceBytes + 1;
+
+/** `count` numbered lines, some coloured and some wide, joined without a last line break. */
+function numberedLines(count: number): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    i % 3 === 0 ? `\x1b[3${i % 8}mline ${i}\x1b[0m` : i % 7 === 0 ? `ｗｉｄｅ ${i}` : `line ${i}`,
+  );
+}
+
+/** Writes `data` 64 KiB at a time (as a PTY read can deliver), all before any is parsed: a flood's backlog. */
+function flood(emulator: Emulator, data: Buffer): void {
+  for (let at = 0; at < data.length; at += 65_536) emulator.write(data.subarray(at, at + 65_536));
+}
+
+test('a flood keeps exactly the newest lines, and encodes only the ones left when it ends', async () => {
   const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 3000 });
   try {
-    const lines = Array.from({ length: 20_000 }, (_, i) =>
-      i % 3 === 0 ? `\x1b[3${i % 8}mline ${i}\x1b[0m` : i % 7 === 0 ? `ｗｉｄｅ ${i}` : `line ${i}`,
-    );
-    const data = Buffer.from(lines.join('\r\n'), 'utf8');
-    // 64 KiB at a time, as a PTY read can deliver: far more rows than one slice adds.
-    for (let at = 0; at < data.length; at += 65_536) emulator.write(data.subarray(at, at + 65_536));
+    const lines = numberedLines(20_000);
+    flood(emulator, Buffer.from(lines.join('\r\n'), 'utf8'));
     await parsed(emulator, '');
     assert.equal(emulator.historyLostRows, 0);
-    const core = (emulator.terminal as unknown as { _core: { buffers: { normal: { lines: { length: number } } } } })
-      ._core;
-    assert.ok(
-      core.buffers.normal.lines.length <= 5 + 5 + HistoryTuning.KeptRowSlack + HistoryTuning.SliceBytes + 1,
-      `xterm holds ${core.buffers.normal.lines.length} rows`,
-    );
+    // The parser was behind: capture waited, and xterm held the scrollback itself.
+    assert.equal(xtermRows(emulator), 5 + 3000, 'xterm holds the scrollback while capture is deferred');
+    assert.ok(emulator.historyLength < 1000, `the store took ${emulator.historyLength} lines before the flood ended`);
     const expected = lines.slice(-3005).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
     assert.deepEqual(emulator.lines(100_000), expected);
     emulator.compactHistory();
-    assert.equal(core.buffers.normal.lines.length, 10, 'the screen and one screen of scrollback');
+    assert.equal(xtermRows(emulator), 10, 'the screen and one screen of scrollback');
     assert.deepEqual(emulator.lines(100_000), expected);
+    // The next output is captured as it goes: the deferral's room went with it.
+    await parsed(emulator, `\r\n${numberedLines(2000).join('\r\n')}`);
+    assert.ok(xtermRows(emulator) <= eagerRows(5), `xterm holds ${xtermRows(emulator)} rows`);
+    assert.equal(emulator.historyLostRows, 0);
+  } finally {
+    emulator.dispose();
+  }
+});
+
+test('deferring is bounded per thread: past the budget a flooding session captures as it goes', async () => {
+  // Each holds 200 x 10,010 cells while deferring: one fits in the budget, a second does not.
+  const make = () => new Emulator({ cols: 200, rows: 10, scrollback: 10_000 });
+  const cells = 200 * 10_010;
+  assert.ok(cells <= HistoryTuning.DeferredCellsPerThread && 2 * cells > HistoryTuning.DeferredCellsPerThread);
+  const emulators = [make(), make()];
+  const data = Buffer.from(numberedLines(30_000).join('\r\n'), 'utf8');
+  try {
+    for (const e of emulators) flood(e, data);
+    await Promise.all(emulators.map((e) => parsed(e, '')));
+    assert.deepEqual(
+      emulators.map((e) => xtermRows(e) > eagerRows(10)),
+      [true, false],
+      'the first deferred, the second captured as it went',
+    );
+    const expected = emulators[0].lines(100_000);
+    assert.equal(expected.length, 10_010);
+    for (const e of emulators) {
+      assert.equal(e.historyLostRows, 0);
+      assert.deepEqual(e.lines(100_000), expected, 'both keep the same lines');
+    }
+    // Disposing a deferring session gives its cells back: a new flood defers again.
+    emulators.shift()!.dispose();
+    const next = make();
+    emulators.push(next);
+    flood(next, data);
+    await parsed(next, '');
+    assert.ok(xtermRows(next) > eagerRows(10), 'the budget came back');
+  } finally {
+    for (const e of emulators) e.dispose();
+  }
+});
+
+test('output that fills the scrollback no more than once is captured as it goes', async () => {
+  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 3000 });
+  try {
+    flood(emulator, Buffer.from(numberedLines(2900).join('\r\n'), 'utf8'));
+    await parsed(emulator, '');
+    assert.ok(xtermRows(emulator) <= eagerRows(5), `xterm holds ${xtermRows(emulator)} rows`);
+    assert.equal(emulator.historyLength, 2900 - 5 - 5, 'all but the screen and the kept rows in the store');
+  } finally {
+    emulator.dispose();
+  }
+});
+
+test('a resize in the middle of a flood ends its deferral without losing or repeating a line', async () => {
+  const emulator = new Emulator({ cols: 30, rows: 8, scrollback: 3000 });
+  try {
+    const count = 40_000;
+    flood(emulator, Buffer.from(numberedLines(count).join('\r\n'), 'utf8'));
+    // Between two of xterm's parse batches, as a client's resize reaches a flooding session.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(emulator.backlog > 0, 'the flood is still being parsed');
+    emulator.resize(25, 6);
+    await parsed(emulator, '');
+    assert.equal(emulator.historyLostRows, 0);
+    emulator.compactHistory();
+    const numbers = emulator.lines(100_000).map((line) => Number(/(\d+)$/.exec(line)?.[1] ?? NaN));
+    assert.ok(numbers.length >= 3000, `${numbers.length} lines kept`);
+    const first = numbers[0];
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: numbers.length }, (_, i) => first + i),
+      'consecutive lines',
+    );
+    assert.equal(numbers.at(-1), count - 1);
   } finally {
     emulator.dispose();
   }

@@ -178,9 +178,11 @@ export class Emulator implements IDisposable {
     }
     // In slices, each captured once parsed: xterm's scrollback holds what one slice can add.
     for (let at = 0; at === 0 || at < length; at += HistoryTuning.SliceBytes) {
-      const last = at + HistoryTuning.SliceBytes >= length;
-      this.terminal.write(last && at === 0 ? chunk : chunk.subarray(at, at + HistoryTuning.SliceBytes), () => {
-        history.capture();
+      const end = Math.min(at + HistoryTuning.SliceBytes, length);
+      const last = end === length;
+      this.terminal.write(last && at === 0 ? chunk : chunk.subarray(at, end), () => {
+        // What is left to parse after this slice: a flood defers capture.
+        history.capture(this.writtenBytes - this.parsedBytes - end);
         if (last) done();
       });
     }

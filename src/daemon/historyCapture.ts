@@ -3,6 +3,11 @@
 // (historyEncoding.ts) after every parsed slice. The encoded rows stay in xterm's buffer until
 // xterm recycles them for new rows (a flood allocates nothing per line) or the session goes quiet
 // (compact), when they are removed the way xterm trims its own scrollback.
+// A flood (a whole scrollback captured since the session was last quiet, and the parser still behind
+// by DeferAfterBacklogBytes) defers the encoding: xterm keeps the whole scrollback as rows and drops
+// what scrolls past it itself, so only the lines still there when the session goes quiet are encoded
+// (most of a flood never is). The rows this holds are bounded per thread (DeferredCellsPerThread);
+// past that a session captures as it goes.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import type { IBufferLine } from '@xterm/headless';
@@ -12,6 +17,9 @@ import { HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
 import { core, CoreBuffer, PackedCell } from './xtermInternals';
 
 type Cell = PackedCell;
+
+/** Cells of xterm rows this thread's deferring sessions may still take (each worker has its own). */
+let deferrableCells: number = HistoryTuning.DeferredCellsPerThread;
 
 function buffers(terminal: Terminal): { normal: CoreBuffer; alt: CoreBuffer } {
   return core(terminal).buffers;
@@ -44,6 +52,10 @@ export class HistoryCapture implements IDisposable {
   private capturedRows = 0;
   /** Rows xterm dropped before they were captured: always 0 unless a slice outgrew its bound. */
   lostRows = 0;
+  /** Cells taken from the thread's budget while capture is deferred (a flood); 0 when capturing as it goes. */
+  private deferredCells = 0;
+  /** Lines captured since the session was last quiet: a flood has filled the scrollback once before it defers. */
+  private capturedSinceQuiet = 0;
   private tracked: CoreBuffer['lines'] | undefined;
   private trimListener: IDisposable | undefined;
   private readonly disposables: IDisposable[];
@@ -88,6 +100,7 @@ export class HistoryCapture implements IDisposable {
   }
 
   dispose(): void {
+    this.giveBackCells();
     this.trimListener?.dispose();
     for (const d of this.disposables) d.dispose();
   }
@@ -139,9 +152,36 @@ export class HistoryCapture implements IDisposable {
    */
   private limitRows(): void {
     const lines = normalBuffer(this.terminal).lines;
-    const limit = this.terminal.rows + Math.min(this.scrollback, this.keptRows() + HistoryTuning.SliceBytes);
+    const above = this.deferring ? this.scrollback : this.eagerRowsAbove();
+    const limit = this.terminal.rows + above;
     const maxLength = Math.max(lines.length, limit);
     if (lines.maxLength !== maxLength) lines.maxLength = maxLength;
+  }
+
+  /** Rows above the screen xterm holds while capturing as it goes. */
+  private eagerRowsAbove(): number {
+    return Math.min(this.scrollback, this.keptRows() + HistoryTuning.SliceBytes);
+  }
+
+  private get deferring(): boolean {
+    return this.deferredCells > 0;
+  }
+
+  /**
+   * Defers capture while the session floods, if the thread's budget has room for the whole
+   * scrollback as xterm rows (and it is more than xterm holds anyway).
+   */
+  private defer(): void {
+    const cells = (this.terminal.rows + this.scrollback) * this.terminal.cols;
+    if (this.scrollback <= this.eagerRowsAbove() || cells > deferrableCells) return;
+    deferrableCells -= cells;
+    this.deferredCells = cells;
+    this.limitRows();
+  }
+
+  private giveBackCells(): void {
+    deferrableCells += this.deferredCells;
+    this.deferredCells = 0;
   }
 
   /** Follows xterm's trims of its buffer (a new buffer after RIS or a resize is followed anew). */
@@ -152,7 +192,8 @@ export class HistoryCapture implements IDisposable {
     this.capturedRows = 0;
     this.limitRows();
     this.trimListener = buffer.lines.onTrim((count) => {
-      if (count > this.capturedRows) this.lostRows += count - this.capturedRows;
+      // While deferring, xterm drops what scrolled past the scrollback: lines not worth encoding.
+      if (count > this.capturedRows && !this.deferring) this.lostRows += count - this.capturedRows;
       this.capturedRows = Math.max(0, this.capturedRows - count);
     });
   }
@@ -175,10 +216,24 @@ export class HistoryCapture implements IDisposable {
     return starts;
   }
 
-  /** Encodes the logical lines above the kept ones into the store. Safe whenever no parse is running. */
-  capture(): void {
+  /**
+   * Encodes the logical lines above the kept ones into the store, unless capture is deferred: `backlog`
+   * is the bytes still to parse. Safe whenever no parse is running.
+   */
+  capture(backlog = 0): void {
     const buffer = normalBuffer(this.terminal);
     this.track(buffer);
+    if (
+      !this.deferring &&
+      backlog >= HistoryTuning.DeferAfterBacklogBytes &&
+      this.capturedSinceQuiet >= this.scrollback
+    )
+      this.defer();
+    if (this.deferring) {
+      // The store's lines give way to xterm's rows as they would to new lines.
+      this.store.setBudget(Math.max(0, this.scrollback - this.uncapturedAbove(buffer)));
+      return;
+    }
     const until = this.keptFrom(buffer);
     if (until > this.capturedRows) {
       this.store.setBudget(this.scrollback);
@@ -191,6 +246,7 @@ export class HistoryCapture implements IDisposable {
         const continuedBy = end === until ? normal.getLine(until) : undefined;
         const cut = continuedBy?.isWrapped ? continuedBy : undefined;
         const plain = end === start + 1 && !cut ? plainRow(buffer.lines.get(start), this.terminal.cols) : undefined;
+        this.capturedSinceQuiet++;
         if (plain !== undefined) this.store.push(plain);
         else {
           const rows: IBufferLine[] = [];
@@ -205,13 +261,21 @@ export class HistoryCapture implements IDisposable {
     this.store.setBudget(Math.max(0, this.scrollback - this.uncapturedAbove(buffer)));
   }
 
-  /** Captures, then removes the captured rows from xterm's buffer (the session is quiet); returns how many. */
+  /**
+   * Captures (ending a deferral), then removes the captured rows from xterm's buffer (the session is
+   * quiet); returns how many.
+   */
   compact(): number {
+    this.giveBackCells();
     this.capture();
+    this.capturedSinceQuiet = 0;
     this.store.compress();
     const buffer = normalBuffer(this.terminal);
     const until = this.capturedRows;
-    if (until === 0) return 0;
+    if (until === 0) {
+      this.limitRows();
+      return 0;
+    }
     // trimStart leaves the rows referenced in its ring until the slots are reused: let them go now.
     for (let y = 0; y < until; y++) buffer.lines.set(y, undefined);
     // As xterm does when its scrollback setting shrinks (Buffer.resize).
@@ -221,6 +285,8 @@ export class HistoryCapture implements IDisposable {
     buffer.ydisp = Math.max(buffer.ydisp - until, 0);
     if (buffer.savedY < until) this.savedRowsAbove += until - buffer.savedY;
     buffer.savedY = Math.max(buffer.savedY - until, 0);
+    // A deferral's room goes with it: the next flood must not fill it with new rows.
+    this.limitRows();
     return until;
   }
 

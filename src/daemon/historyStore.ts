@@ -15,6 +15,18 @@ export enum HistoryTuning {
   SliceBytes = 256,
   /** Rows beyond the kept lines' starts that they may span: a longer line is stored in pieces (CONTINUED). */
   KeptRowSlack = 64,
+  /**
+   * Bytes written and not parsed yet past which a session that has already filled its scrollback
+   * since it was last quiet is flooding: its capture is deferred (historyCapture.ts), so that the
+   * lines the flood pushes out of the scrollback are never encoded. Above what one PTY read brings.
+   */
+  DeferAfterBacklogBytes = 64 * 1024,
+  /**
+   * Cells of xterm rows that the sessions a thread defers may hold in all (12 bytes each): 30 MB,
+   * one flood up to 250 columns wide with 10,000 lines of scrollback. The allocator keeps what it
+   * held for the thread's next flood, so this is also what a thread keeps once one has passed.
+   */
+  DeferredCellsPerThread = 2_500_000,
 }
 
 /** A block is compressed only when that saves at least this share of its size. */
