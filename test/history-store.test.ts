@@ -182,6 +182,29 @@ test('output that fills the scrollback no more than once is captured as it goes'
   }
 });
 
+test('a snapshot taken while capture is deferred rebuilds the same lines', async () => {
+  const emulator = new Emulator({ cols: 20, rows: 5, scrollback: 3000 });
+  try {
+    let taken: { snapshot: string; lines: string[] } | undefined;
+    const listener = emulator.onParsed(() => {
+      // Mid-flood, once xterm holds more rows than capturing as it goes would leave it.
+      if (taken || emulator.backlog === 0 || xtermRows(emulator) <= eagerRows(5) + 1000) return;
+      taken = { snapshot: emulator.snapshot(), lines: emulator.lines(100_000) };
+    });
+    flood(emulator, Buffer.from(numberedLines(20_000).join('\r\n'), 'utf8'));
+    await parsed(emulator, '');
+    listener.dispose();
+    assert.ok(taken, 'a snapshot was taken while deferring');
+    assert.ok(taken.lines.length > 1000);
+    const replay = new Emulator({ cols: 20, rows: 5, scrollback: 10_000, historyMargin: null });
+    await parsed(replay, taken.snapshot);
+    assert.deepEqual(replay.lines(100_000), taken.lines);
+    replay.dispose();
+  } finally {
+    emulator.dispose();
+  }
+});
+
 test('a resize in the middle of a flood ends its deferral without losing or repeating a line', async () => {
   const emulator = new Emulator({ cols: 30, rows: 8, scrollback: 3000 });
   try {
