@@ -147,11 +147,9 @@ test('deferring is bounded per thread: past the budget a flooding session captur
   try {
     for (const e of emulators) flood(e, data);
     await Promise.all(emulators.map((e) => parsed(e, '')));
-    assert.deepEqual(
-      emulators.map((e) => xtermRows(e) > eagerRows(10)),
-      [true, false],
-      'the first deferred, the second captured as it went',
-    );
+    // Both parse at once, in turns: whichever fills its scrollback first takes the budget.
+    const deferred = emulators.filter((e) => xtermRows(e) > eagerRows(10));
+    assert.equal(deferred.length, 1, 'one deferred, the other captured as it went');
     const expected = emulators[0].lines(100_000);
     assert.equal(expected.length, 10_010);
     for (const e of emulators) {
@@ -159,7 +157,8 @@ test('deferring is bounded per thread: past the budget a flooding session captur
       assert.deepEqual(e.lines(100_000), expected, 'both keep the same lines');
     }
     // Disposing a deferring session gives its cells back: a new flood defers again.
-    emulators.shift()!.dispose();
+    emulators.splice(emulators.indexOf(deferred[0]), 1);
+    deferred[0].dispose();
     const next = make();
     emulators.push(next);
     flood(next, data);
