@@ -229,12 +229,8 @@ export class HistoryCapture implements IDisposable {
       this.capturedSinceQuiet >= this.scrollback
     )
       this.defer();
-    if (this.deferring) {
-      // The store's lines give way to xterm's rows as they would to new lines.
-      this.store.setBudget(Math.max(0, this.scrollback - this.uncapturedAbove(buffer)));
-      return;
-    }
-    const until = this.keptFrom(buffer);
+    // While deferring nothing is encoded; the store's lines still give way to xterm's rows (below).
+    const until = this.deferring ? 0 : this.keptFrom(buffer);
     if (until > this.capturedRows) {
       this.store.setBudget(this.scrollback);
       const normal = this.terminal.buffer.normal;
@@ -272,19 +268,17 @@ export class HistoryCapture implements IDisposable {
     this.store.compress();
     const buffer = normalBuffer(this.terminal);
     const until = this.capturedRows;
-    if (until === 0) {
-      this.limitRows();
-      return 0;
+    if (until > 0) {
+      // trimStart leaves the rows referenced in its ring until the slots are reused: let them go now.
+      for (let y = 0; y < until; y++) buffer.lines.set(y, undefined);
+      // As xterm does when its scrollback setting shrinks (Buffer.resize).
+      buffer.lines.trimStart(until);
+      this.capturedRows = 0;
+      buffer.ybase = Math.max(buffer.ybase - until, 0);
+      buffer.ydisp = Math.max(buffer.ydisp - until, 0);
+      if (buffer.savedY < until) this.savedRowsAbove += until - buffer.savedY;
+      buffer.savedY = Math.max(buffer.savedY - until, 0);
     }
-    // trimStart leaves the rows referenced in its ring until the slots are reused: let them go now.
-    for (let y = 0; y < until; y++) buffer.lines.set(y, undefined);
-    // As xterm does when its scrollback setting shrinks (Buffer.resize).
-    buffer.lines.trimStart(until);
-    this.capturedRows = 0;
-    buffer.ybase = Math.max(buffer.ybase - until, 0);
-    buffer.ydisp = Math.max(buffer.ydisp - until, 0);
-    if (buffer.savedY < until) this.savedRowsAbove += until - buffer.savedY;
-    buffer.savedY = Math.max(buffer.savedY - until, 0);
     // A deferral's room goes with it: the next flood must not fill it with new rows.
     this.limitRows();
     return until;
