@@ -269,11 +269,13 @@ describe('holdfast mcp', () => {
     });
     assert.equal(started.agent, 'claude');
     assert.deepEqual(started.command.slice(0, 2), ['claude', '--session-id']);
-    await ok(agents, 'wait', {
+    const printed = await ok<{ met: boolean; outcome: string }>(agents, 'wait', {
       session: started.id,
       for: 'text',
-      pattern: `^fake-claude --session-id ${started.command[2]}$`,
+      pattern: `^fake-claude .* --session-id ${started.command[2]}$`,
+      timeoutMs: 10_000,
     });
+    assert.deepEqual([printed.met, printed.outcome], [true, 'met'], 'the stand-in printed its arguments');
     const { metadata } = (await control.request('show', { session: started.id })).session;
     assert.equal((metadata.agent as { sessionId: string }).sessionId, started.command[2]);
     await ok(agents, 'kill_session', { session: started.id, remove: true });
