@@ -3,28 +3,36 @@
 // /proc/sys/kernel/ns_last_pid makes the next fork get the reaped PID (pid_max is 32768 here, so
 // reuse also happens on its own).
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { PtyProcess } from '../src/daemon/ptyProcess';
+import type { HoldfastClient } from '../src/protocol/client';
+import type { SessionInfo } from '../src/protocol/messages';
 import { isAlive, startTestDaemon, waitFor } from './helpers/daemon';
 import { record, sleep } from './helpers/reliability';
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
 
-/** An unrelated process group leader (setsid) whose pid is `target`, or undefined after `attempts` tries. */
-async function unrelatedGroupWithPid(
-  target: number,
-  attempts = 200,
-): Promise<{ child: ChildProcess; tries: number } | undefined> {
-  for (let tries = 1; tries <= attempts; tries++) {
-    fs.writeFileSync(NS_LAST_PID, String(target - 1));
-    const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
-    if (child.pid === target) return { child, tries };
-    child.kill('SIGKILL');
-    await sleep(5); // another process on the machine forked in between: try again
+/**
+ * An unrelated process group leader (setsid) whose pid is `target`, or undefined after `attempts` tries. bash
+ * writes ns_last_pid and forks at once (from Node the gap was milliseconds, for another fork to come between).
+ */
+function unrelatedGroupWithPid(target: number, attempts = 500): { pid: number; tries: number } | undefined {
+  const script =
+    `for try in $(seq 1 ${attempts}); do echo ${target - 1} > ${NS_LAST_PID}; ` +
+    `setsid sleep 1000 </dev/null >/dev/null 2>&1 & pid=$!; ` +
+    `if [ "$pid" = ${target} ]; then echo "$try"; exit 0; fi; kill -9 "$pid"; done; exit 1`;
+  const forced = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+  return forced.status === 0 ? { pid: target, tries: Number(forced.stdout.trim()) } : undefined;
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
-  return undefined;
 }
 
 function groupOf(pid: number): number {
@@ -32,19 +40,37 @@ function groupOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
 
-test('regression: kill, remove and stop after exit never signal the process group that reused its pid', async () => {
-  const daemon = await startTestDaemon();
-  let unrelated: ChildProcess | undefined;
-  try {
-    const client = await daemon.connect();
+/**
+ * A session whose program exited and was reaped, and an unrelated group leader that now has its pid. A round
+ * whose pid another process on the machine took first (pids wrap around at 32768 on a busy machine) starts over
+ * with a new session.
+ */
+async function exitedSessionWithReusedPid(
+  client: HoldfastClient,
+  unrelated: number[],
+  rounds = 5,
+): Promise<{ session: SessionInfo; tries: number }> {
+  for (let round = 1; round <= rounds; round++) {
     const { session } = await client.request('create', { argv: ['sh', '-c', 'exit 0'] });
     await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 10_000 });
     await waitFor(() => !fs.existsSync(`/proc/${session.pid}`), 5000, 'the session process to be reaped');
-    const forced = await unrelatedGroupWithPid(session.pid);
-    assert.ok(forced, `could not make a new process get pid ${session.pid}`);
-    unrelated = forced.child;
-    assert.equal(groupOf(session.pid), session.pid, 'the unrelated process leads process group = the reaped pid');
-    record({ item: '6', name: 'forks to get the reaped pid back', value: forced.tries });
+    const forced = unrelatedGroupWithPid(session.pid);
+    if (!forced) continue;
+    unrelated.push(forced.pid);
+    // Its own group once setsid has run in it (the fork that took the pid comes back before that).
+    await waitFor(() => groupOf(session.pid) === session.pid, 5000, 'the unrelated process to lead its own group');
+    return { session, tries: forced.tries };
+  }
+  assert.fail(`no new process could be made to get a reaped session's pid in ${rounds} rounds`);
+}
+
+test('regression: kill, remove and stop after exit never signal the process group that reused its pid', async () => {
+  const daemon = await startTestDaemon();
+  const unrelated: number[] = [];
+  try {
+    const client = await daemon.connect();
+    const { session, tries } = await exitedSessionWithReusedPid(client, unrelated);
+    record({ item: '6', name: 'forks to get the reaped pid back', value: tries });
 
     await client.request('kill', { session: session.id, signal: 'KILL', graceMs: 0 });
     await sleep(200);
@@ -54,17 +80,12 @@ test('regression: kill, remove and stop after exit never signal the process grou
     assert.ok(isAlive(session.pid), 'remove of an exited session signalled the process that reused its pid');
 
     // stop kills every remaining session: an exited one among them must not reach the reused pid.
-    const { session: second } = await client.request('create', { argv: ['sh', '-c', 'exit 0'] });
-    await client.request('wait', { session: second.id, condition: { kind: 'exit' }, timeoutMs: 10_000 });
-    await waitFor(() => !fs.existsSync(`/proc/${second.pid}`), 5000, 'the second session process to be reaped');
-    const again = await unrelatedGroupWithPid(second.pid);
-    assert.ok(again, `could not make a new process get pid ${second.pid}`);
+    const { session: second } = await exitedSessionWithReusedPid(client, unrelated);
     await client.request('stop', {});
     await waitFor(() => !isAlive(daemon.pid), 10_000, 'the daemon to stop');
     assert.ok(isAlive(second.pid), 'stop signalled the process that reused an exited session’s pid');
-    again.child.kill('SIGKILL');
   } finally {
-    unrelated?.kill('SIGKILL');
+    for (const pid of unrelated) killQuietly(pid);
     await daemon.stop();
   }
 });
