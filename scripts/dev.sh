@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs Holdfast in a real VS Code: builds the extension, installs code-server on first use
-# (into .vscode-test/, see scripts/setup-e2e.sh) and serves a workspace on 127.0.0.1 with
+# (linked from .vscode-test/, see scripts/setup-e2e.sh) and serves a workspace on 127.0.0.1 with
 # Holdfast installed. Open the printed URL in a browser; Ctrl-C stops the editor (Holdfast
 # sessions keep running in their daemon, as after any editor quit).
 #

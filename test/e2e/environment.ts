@@ -1,5 +1,5 @@
 // Where the e2e finds what it runs (code-server, Node 24, Chromium) and the settings every test VS Code
-// starts with. scripts/setup-e2e.sh installs code-server and Node 24 into .vscode-test/.
+// starts with. scripts/setup-e2e.sh installs code-server and Node 24 (linked from .vscode-test/).
 import * as path from 'node:path';
 
 /** The repository (this file compiles to out/test/e2e/environment.js). */

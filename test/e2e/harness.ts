@@ -1,7 +1,7 @@
 // End-to-end harness: a real VS Code (code-server 4.139.1 = VS Code 1.139.1) driven
 // through headless Debian Chromium with playwright-core, like a user would.
 // Why this setup (no VS Code download is possible here; code-server is the same workbench and
-// extension host): see the README. scripts/setup-e2e.sh installs it into .vscode-test/.
+// extension host): see the README. scripts/setup-e2e.sh installs it (linked from .vscode-test/).
 //
 //   const iso = new Isolation('reload');            // private XDG_RUNTIME_DIR, socket, state
 //   const server = new CodeServer({ env: iso.env }); // fresh user-data-dir + extensions-dir
