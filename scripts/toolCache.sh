@@ -14,6 +14,7 @@ fi
 # tool_cache_lock NAME: one install of NAME's tools at a time (two clones' test runs may start together), held
 # until the sourcing script exits.
 tool_cache_lock() {
+  command -v flock >/dev/null || return 0 # util-linux (Debian has it); without it two runs could collide
   exec 9>"$TOOL_CACHE/.lock-$1"
   flock 9
 }
