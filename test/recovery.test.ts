@@ -321,8 +321,10 @@ test('retention: count, age and size; a corrupt checkpoint is reported and skipp
   }
 });
 
-test('crash with live sessions: list offers it, restore archives, relaunch in place, resume agents only', async () => {
-  const h = home({ recovery: { screenText: true } });
+test('crash with live sessions: list offers it, restore archives, relaunch in place, resume agents only', async (t) => {
+  // Screens are saved every interval while they change: output that arrives after the write its session's creation
+  // or exit brought (a slow shell on a loaded machine) waits for the next one, 30 s by default.
+  const h = home({ recovery: { screenText: true, intervalSeconds: 0.2 } });
   const agent = path.join(h.dir, 'agent.sh');
   fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $*"\nexec sleep 1000\n', { mode: 0o755 });
   const agentMeta = (sessionId: string) => ({
@@ -330,6 +332,8 @@ test('crash with live sessions: list offers it, restore archives, relaunch in pl
   });
 
   const a = await h.start();
+  // A failure before the crash must not leave this daemon running: the file would wait for it until its time limit.
+  t.after(() => (isAlive(a.pid) ? h.stop(a) : undefined));
   const { session: shell } = await a.client.request('create', {
     name: 'shell',
     argv: ['sh', '-c', 'echo hello from the old shell; exec sleep 1000'],
@@ -542,7 +546,7 @@ test(
 test(
   'a crash after a restore: the newer checkpoint carries the archives, the older one cannot be restored again; ' +
     "resume without an id; relaunch takes the client's env",
-  async () => {
+  async (t) => {
     const h = home();
     const agent = path.join(h.dir, 'latest-agent.sh');
     fs.writeFileSync(agent, '#!/bin/sh\necho "agent argv: $* mark=$HOLDFAST_TEST_MARK"\nexec sleep 1000\n', {
@@ -552,6 +556,7 @@ test(
     const latestAgent = { agent: { profile: 'latest', resumeArgv: [agent, 'resume', '--last'] } };
 
     const a = await h.start();
+    t.after(() => (isAlive(a.pid) ? h.stop(a) : undefined));
     const { session: bot } = await a.client.request('create', {
       name: 'bot',
       argv: [agent],
@@ -568,6 +573,7 @@ test(
     const first = runIdOf(h.recovery);
 
     const b = await h.start();
+    t.after(() => (isAlive(b.pid) ? h.stop(b) : undefined));
     const restoredOnce = (await b.client.request('recovery.restore', { id: first })).sessions;
     assert.equal(restoredOnce.length, 1);
     await checkpointWhere(
