@@ -37,7 +37,7 @@ function assertConsecutive(lines: string[], what: string): number {
   return numbers[numbers.length - 1];
 }
 
-test('watchers attaching during a flood see every line exactly once', async () => {
+test('clients attaching during a flood see every line exactly once; watchers are redrawn, then whole', async () => {
   const client = await daemon.connect();
   const { session } = await client.request('create', {
     argv: ['seq', '1', '300000'],
@@ -45,28 +45,92 @@ test('watchers attaching during a flood see every line exactly once', async () =
     rows: 24,
     scrollback: 2000,
   });
-  const watchers: { replay: ReplayTerminal; client: HoldfastClient }[] = [];
+  // Each attaches as the input owner at a later point of the flood and streams every byte from its snapshot
+  // on; the next one takes over, and the one before is a watcher from then on, redrawn (WatcherRedraw).
+  const clients: { replay: ReplayTerminal; client: HoldfastClient }[] = [];
   const exited = async () => (await client.request('show', { session: session.id })).session.state === 'exited';
   for (let i = 0; i < 6; i++) {
     const replay = new ReplayTerminal(80, 24, 400_000);
-    const watcherClient = await daemon.connect(`watcher-${i}`);
-    watchers.push({ replay, client: watcherClient });
-    await watcherClient.attach({ session: session.id, role: 'watcher' }, replay);
-    // The next one attaches at a later point of the flood: once this one got live output (or the flood is over).
-    await waitFor(async () => replay.outputBytes > 0 || (await exited()), 60_000, `output at watcher ${i}`);
+    const ownerClient = await daemon.connect(`client-${i}`);
+    clients.push({ replay, client: ownerClient });
+    await ownerClient.attach({ session: session.id, role: 'owner' }, replay);
+    await waitFor(async () => replay.outputBytes > 0 || (await exited()), 60_000, `output at client ${i}`);
   }
   const { met } = await client.request('wait', { session: session.id, condition: { kind: 'exit' }, timeoutMs: 60_000 });
   assert.ok(met, 'seq did not finish');
-  // The exit is reported once every byte went out to the watchers: a reply on each watcher's connection
-  // comes after all of it.
-  for (const watcher of watchers) await watcher.client.request('list', {});
-  for (const [i, { replay }] of watchers.entries()) {
-    assert.equal(replay.snapshots, 1, `watcher ${i} got ${replay.snapshots} snapshots`);
-    const last = assertConsecutive(await replay.lines(), `watcher ${i}`);
-    assert.equal(last, 300000, `watcher ${i} ends at ${last}`);
+  // The exit is reported once every byte went out: a reply on each connection comes after all of it.
+  for (const { client: c } of clients) await c.request('list', {});
+  const owner = clients[clients.length - 1].replay;
+  assert.equal(owner.snapshots, 1, `the last owner got ${owner.snapshots} snapshots`);
+  assert.equal(assertConsecutive(await owner.lines(), 'the last owner'), 300000);
+  for (const [i, { replay }] of clients.slice(0, -1).entries()) {
+    // Redrawn once the flood is over: the whole scrollback, so it ends where the program did.
+    await waitFor(
+      async () => (await replay.lines()).some((l) => l.trim() === '300000'),
+      10_000,
+      `watcher ${i} redrawn with the end of the flood`,
+    );
+    assertConsecutive(await replay.lines(), `watcher ${i}`);
   }
   const { lines } = await client.request('read', { session: session.id, scrollback: 5000 });
   assert.equal(assertConsecutive(lines, 'daemon screen'), 300000);
+  await client.request('remove', { session: session.id });
+});
+
+test('watchers of a flood are redrawn: screens while it lasts, scrollback at its end, then the stream', async () => {
+  const client = await daemon.connect();
+  const lines = 1_500_000;
+  const { session } = await client.request('create', {
+    argv: [
+      'sh',
+      '-c',
+      `stty -echo; printf READY; read go; seq 1 ${lines}; echo FLOOD-DONE; read again; echo AFTER-$((6*7)); sleep 30`,
+    ],
+    cols: 80,
+    rows: 24,
+    scrollback: 1000,
+  });
+  const owner = new ReplayTerminal(80, 24, 100);
+  const watcher = new ReplayTerminal(80, 24, 1000);
+  const watcherClient = await daemon.connect('watcher');
+  await client.attach({ session: session.id, role: 'owner' }, owner);
+  await watcherClient.attach({ session: session.id, role: 'watcher' }, watcher);
+  for (const replay of [owner, watcher])
+    await waitFor(async () => (await replay.lines()).some((l) => l.startsWith('READY')), 10_000, 'the program ready');
+  const [ownerBefore, watcherBefore] = [owner.outputBytes, watcher.outputBytes];
+  await client.request('send', { session: session.id, data: '\r' });
+  const { met } = await waitForText(client, session.id, '^FLOOD-DONE$', 60_000);
+  assert.ok(met);
+  await client.request('list', {}); // after every byte of the flood on this connection
+
+  let floodBytes = 'FLOOD-DONE\r\n'.length;
+  for (let n = 1; n <= lines; n++) floodBytes += String(n).length + 2;
+  assert.equal(owner.outputBytes - ownerBefore, floodBytes, 'the owner gets every byte');
+  assert.equal(owner.snapshots, 1, 'the owner is never redrawn');
+
+  // The end's redraw is whole: the scrollback the daemon keeps, consecutive up to the last line.
+  const flooded = async () => (await watcher.lines()).filter((l) => /^\d+$/.test(l.trim()));
+  await waitFor(
+    async () => (await watcher.lines()).includes('FLOOD-DONE') && (await flooded()).length >= 1000,
+    10_000,
+    'the watcher redrawn with its scrollback and the end of the flood',
+  );
+  const resyncs = watcher.events.filter((e) => e.type === 'resync').length;
+  assert.ok(resyncs >= 2, `the watcher was redrawn during the flood and at its end (${resyncs} resyncs)`);
+  const watcherBytes = watcher.outputBytes - watcherBefore;
+  assert.ok(
+    watcherBytes < floodBytes / 10,
+    `the watcher was streamed ${watcherBytes} of the flood's ${floodBytes} bytes`,
+  );
+  assert.equal(assertConsecutive(await flooded(), 'the watcher after the flood'), lines);
+
+  // Quiet again: the watcher is streamed, not redrawn.
+  const snapshots = watcher.snapshots;
+  await client.request('send', { session: session.id, data: '\r' });
+  await waitFor(async () => (await watcher.lines()).includes('AFTER-42'), 10_000, 'the next output at the watcher');
+  assert.equal(watcher.snapshots, snapshots, 'streamed, not redrawn');
+  assert.ok(watcher.outputBytes > watcherBefore + watcherBytes);
+  await watcherClient.close();
   await client.request('remove', { session: session.id });
 });
 
@@ -78,7 +142,7 @@ test('the last output of a program that exits right after writing is never lost'
   const expectedBytes = fs.statSync(file).size + lines.length + 1; // onlcr: \n -> \r\n
   const client = await daemon.connect();
   for (let run = 0; run < 3; run++) {
-    // The program turns echo off, says so, and waits for a line: the watcher is live and counting
+    // The program turns echo off, says so, and waits for a line: the owner is live and counting
     // before the first byte of the file, and the line sent to start it is not echoed.
     const { session } = await client.request('create', {
       argv: ['sh', '-c', `stty -echo; printf READY; read go; cat ${file}`],
@@ -86,8 +150,9 @@ test('the last output of a program that exits right after writing is never lost'
       rows: 30,
       scrollback: 100,
     });
+    // The input owner: it gets every byte, also in a flood (watchers are redrawn).
     const replay = new ReplayTerminal(120, 30, 100);
-    await client.attach({ session: session.id, role: 'watcher' }, replay);
+    await client.attach({ session: session.id, role: 'owner' }, replay);
     await waitFor(
       async () => (await replay.lines()).some((l) => l.startsWith('READY')),
       10_000,
@@ -101,13 +166,13 @@ test('the last output of a program that exits right after writing is never lost'
       timeoutMs: 60_000,
     });
     assert.ok(met);
-    await waitFor(() => replay.outputBytes - before >= expectedBytes, 5000, 'all output at the watcher').catch(
+    await waitFor(() => replay.outputBytes - before >= expectedBytes, 5000, 'all output at the owner').catch(
       () => undefined,
     );
     assert.equal(
       replay.outputBytes - before,
       expectedBytes,
-      `run ${run}: watcher got ${replay.outputBytes - before} of ${expectedBytes} bytes`,
+      `run ${run}: the owner got ${replay.outputBytes - before} of ${expectedBytes} bytes`,
     );
     const screen = await client.request('read', { session: session.id });
     assert.ok(screen.lines.includes('THE-END'), `run ${run}: the emulator lacks the last line`);

@@ -8,6 +8,10 @@ export interface Subscriber {
   role: Role;
   /** 'pending' until its snapshot is sent; only 'live' subscribers get the output stream. */
   phase: 'pending' | 'live';
+  /** Its client has 8 MiB unread: it is sent a fresh snapshot once it reads (connection.ts), not before. */
+  readonly lagging: boolean;
+  /** Output was dropped for it: the snapshot it gets when it reads again replaces what it missed. */
+  stale: boolean;
   sendSnapshot(bytes: Buffer): void;
   sendOutput(bytes: Buffer): void;
   sendEvent(event: DaemonEvent): void;

@@ -55,6 +55,10 @@ export class Channel implements Subscriber {
     public role: Role,
   ) {}
 
+  get lagging(): boolean {
+    return this.connection.isBehind;
+  }
+
   sendSnapshot(bytes: Buffer): void {
     this.stale = false;
     this.connection.sendRaw(FrameKind.Snapshot, this.channel, bytes);

@@ -15,6 +15,7 @@ import { SequenceBoundary } from './sequenceBoundary';
 import { SessionEmulator } from './sessionEmulator';
 import { SessionWaits, WaitFor } from './sessionWaits';
 import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
+import { WatcherRedraw } from './watcherRedraw';
 import type { ResumedSession } from './sessionHandoff';
 
 /**
@@ -54,6 +55,7 @@ export class Session implements IDisposable {
   private readonly boundary = new SequenceBoundary();
   private readonly disposables = new DisposableStore();
   private readonly snapshots: SnapshotQueue;
+  private readonly redraw: WatcherRedraw;
   private readonly waits: SessionWaits;
   private readonly groupKill: GroupKill;
   private ptyPaused = false;
@@ -85,7 +87,7 @@ export class Session implements IDisposable {
       new SessionActivity(
         {
           id: this.id,
-          fire: (event) => this.fire(event),
+          fire: (event) => this.onEventEmitter.fire(event),
           // Only the 'attention' event: a 'session' event would have the checkpointer write at every burst.
           attentionChanged: () => this.waits.attentionChanged(),
           quiet: () => {
@@ -106,7 +108,10 @@ export class Session implements IDisposable {
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
-    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles));
+    const redraw = (subscriber: Subscriber, kind: SnapshotKind) => this.requestSnapshot(subscriber, kind);
+    this.redraw = this.disposables.add(new WatcherRedraw(this.roles, redraw, () => this.emulator.backlog));
+    const stream = (subscriber: Subscriber, chunk: Buffer) => this.redraw.send(subscriber, chunk);
+    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles, stream));
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
     this.hasExited = new Promise((resolve) => (this.markExited = resolve));
     this.groupKill = this.disposables.add(new GroupKill(this.pty, this.hasExited));
@@ -184,7 +189,8 @@ export class Session implements IDisposable {
 
   private deliver(piece: Buffer): void {
     this.emulator.write(piece);
-    for (const subscriber of this.roles.all) if (subscriber.phase === 'live') subscriber.sendOutput(piece);
+    this.redraw.output(piece.length);
+    for (const subscriber of this.roles.all) if (subscriber.phase === 'live') this.redraw.send(subscriber, piece);
     if (!this.ptyPaused && this.emulator.backlog > BACKLOG_PAUSE) {
       this.ptyPaused = true;
       this.pty.pause();
@@ -217,7 +223,7 @@ export class Session implements IDisposable {
     const info = this.pendingExit!;
     this.exitStatus = { code: info.code, signal: info.signal, at: this.exitAt ?? Date.now() };
     this.emulator.answerQueries = false;
-    this.fire({ type: 'exit', id: this.id, exit: this.exitStatus });
+    this.onEventEmitter.fire({ type: 'exit', id: this.id, exit: this.exitStatus });
     this.changed();
     this.waits.onExit();
     this.markExited();
@@ -335,11 +341,7 @@ export class Session implements IDisposable {
   }
 
   private changed(): void {
-    this.fire({ type: 'session', session: this.info() });
-  }
-
-  private fire(event: DaemonEvent): void {
-    this.onEventEmitter.fire(event);
+    this.onEventEmitter.fire({ type: 'session', session: this.info() });
   }
 
   dispose(): void {

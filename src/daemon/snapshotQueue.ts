@@ -48,6 +48,9 @@ export class SnapshotQueue implements IDisposable {
   constructor(
     private readonly emulator: SessionEmulator,
     private readonly roles: ClientRoles,
+    /** Output after a snapshot's cut goes the way of the rest of the stream (WatcherRedraw). */
+    private readonly stream: (subscriber: Subscriber, chunk: Buffer) => void = (subscriber, chunk) =>
+      subscriber.sendOutput(chunk),
   ) {}
 
   get pending(): boolean {
@@ -101,7 +104,7 @@ export class SnapshotQueue implements IDisposable {
         bytes = this.historySnapshot(bytes, result?.synchronizedUpdate ?? false);
       }
       subscriber.sendSnapshot(bytes);
-      for (const chunk of this.emulator.unparsed) subscriber.sendOutput(chunk);
+      for (const chunk of this.emulator.unparsed) this.stream(subscriber, chunk);
       subscriber.phase = 'live';
       // The screen is on its way; the history follows once the client had time to show it.
       if (kind === 'screen') this.followWithHistory(subscriber);

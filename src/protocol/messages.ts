@@ -266,6 +266,6 @@ export type DaemonEvent =
   | { type: 'attention'; id: string; attention: SessionAttention }
   | { type: 'exit'; id: string; exit: ExitStatus }
   | { type: 'role'; channel: number; role: Role; reason: string } // this channel's role changed
-  | { type: 'resync'; channel: number } // a fresh snapshot follows: the receiver fell behind
+  | { type: 'resync'; channel: number } // a fresh snapshot follows: the receiver fell behind, or watches a flood
   | { type: 'history'; channel: number } // after a screenFirst attach: the snapshot that follows has the scrollback too
   | { type: 'stopping' };
