@@ -15,8 +15,11 @@ export enum WatcherRedrawTuning {
   WindowMs = 100,
   /** While a session floods, its watchers' screens are redrawn this often. */
   RedrawMs = 250,
-  /** The flood is over when one RedrawMs brought less than this (1 MB/s) and all of it is parsed. */
-  EndBytes = 256 * 1024,
+  /**
+   * The flood is over when one RedrawMs brought less than this (256 KiB/s) and all of it is parsed. Far under
+   * FloodBytes: a flood on a loaded machine slows down for a while, and each end is a full snapshot per watcher.
+   */
+  EndBytes = 64 * 1024,
 }
 
 export class WatcherRedraw implements IDisposable {
