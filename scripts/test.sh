@@ -80,7 +80,8 @@ $fast || phase lint npm run lint
 phase agents wait_in_background "$setup_agents" "$RESULTS/setup-agents.log"
 # Files that keep both cores busy themselves and hold the daemon to a time or memory bound under that load: they
 # run one at a time after the others. Beside the other files' work, a second client's list waited 107-166 ms
-# against the 100 ms bound in 3 of 17 clean-clone runs, and the daemon's memory came back 111 MiB over against 100.
+# against the 100 ms bound in 3 of 17 clean-clone runs, and the daemon's memory stayed 111 MiB above its baseline
+# against the 100 allowed.
 ALONE_FILES=(emulator-watchdog reliability-bounds)
 alone_re="/($(IFS='|'; echo "${ALONE_FILES[*]}"))\.test\.js$"
 unit_files=$(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$' | grep -Ev "$alone_re")
