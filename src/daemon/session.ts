@@ -108,8 +108,8 @@ export class Session implements IDisposable {
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
-    const redraw = (subscriber: Subscriber, kind: SnapshotKind) => this.requestSnapshot(subscriber, kind);
-    this.redraw = this.disposables.add(new WatcherRedraw(this.roles, redraw, () => this.emulator.backlog));
+    const snapshotFor = (subscriber: Subscriber, kind: SnapshotKind) => this.requestSnapshot(subscriber, kind);
+    this.redraw = this.disposables.add(new WatcherRedraw(this.roles, snapshotFor, () => this.emulator.backlog));
     const stream = (subscriber: Subscriber, chunk: Buffer) => this.redraw.send(subscriber, chunk);
     this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles, stream));
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));

@@ -49,8 +49,7 @@ export class SnapshotQueue implements IDisposable {
     private readonly emulator: SessionEmulator,
     private readonly roles: ClientRoles,
     /** Output after a snapshot's cut goes the way of the rest of the stream (WatcherRedraw). */
-    private readonly stream: (subscriber: Subscriber, chunk: Buffer) => void = (subscriber, chunk) =>
-      subscriber.sendOutput(chunk),
+    private readonly stream: (subscriber: Subscriber, chunk: Buffer) => void,
   ) {}
 
   get pending(): boolean {
