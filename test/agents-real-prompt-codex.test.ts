@@ -97,6 +97,26 @@ async function codexAtPrompt(start: CodexStart): Promise<CodexRun> {
   return { session, api, target: path.join(work, 'made-by-the-tool') };
 }
 
+/**
+ * Presses Down at the prompt until its second choice is highlighted. Once in CI, under load, a Down sent
+ * as soon as the prompt was drawn left it on the first choice for 60 s: pressed again while the first
+ * is still highlighted, at most three times; anything else on the screen fails, shown whole.
+ */
+async function highlightSecondChoice(id: string): Promise<string[]> {
+  for (let press = 1; ; press++) {
+    await rig.client.request('send', { session: id, data: '\x1b[B' });
+    const condition = { kind: 'text' as const, pattern: '^› 2\\. Yes, and' };
+    const { met } = await rig.client.request('wait', { session: id, condition, timeoutMs: 10_000 });
+    const { lines } = await rig.client.request('read', { session: id });
+    if (met) return lines;
+    const stillFirst = lines.some((row) => row.startsWith('› 1. Yes, proceed'));
+    assert.ok(
+      press < 3 && stillFirst,
+      `Down pressed ${press} times, no second choice highlighted:\n${lines.join('\n')}`,
+    );
+  }
+}
+
 test('approve a command: the prompt is recognised and "1" runs it', async () => {
   const { session, api, target } = await codexAtPrompt({
     name: 'approve-run',
@@ -129,8 +149,7 @@ test('approve a command: the prompt is recognised and "1" runs it', async () => 
 test('deny a command at 80 columns, the highlight moved: "3" picks "No" and the command does not run', async () => {
   const { session, api, target } = await codexAtPrompt({ name: 'deny-run', call: escalatedTouch, cols: 80, rows: 24 });
   saveScreen('exec-narrow-prompt', await rowsWith(rig.client, session.id, FOOTER));
-  await rig.client.request('send', { session: session.id, data: '\x1b[B' });
-  const moved = await rowsWith(rig.client, session.id, '^› 2\\. Yes, and');
+  const moved = await highlightSecondChoice(session.id);
   saveScreen('exec-narrow-second-highlighted', moved);
   const denied = await runCli(rig.daemon.env, ['deny', session.id, '--json']);
   assert.equal(denied.code, 0, denied.stderr);

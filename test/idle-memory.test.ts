@@ -39,11 +39,12 @@ test('ten sessions print 3 MB each and go quiet: the daemon gives memory back', 
       await client.request('wait', { session: id, condition: { kind: 'text', pattern: 'DONE' }, timeoutMs: 60_000 });
     const peak = rss.stop();
     const grown = peak - before;
-    // An eighth of what the output took, at least: without a collection once quiet, all of it stayed. Not
-    // all: the emulators keep the sessions' history, the workers started, and the C heap keeps the pages of a
-    // burst it cannot trim. Measured: 39-60 MiB back of 170-195 MiB; the peak is sampled every 50 ms, so
-    // how high it is varies with the machine's load (a quarter failed at 236 MiB, under load).
-    const bound = peak - grown / 8;
+    // A sixteenth of what the output took, at least: without a collection once quiet none of it comes
+    // back (measured: RSS 0-12 MiB above the peak 20 s later, in 3 runs). Not most of it: the emulators
+    // keep the sessions' history, the workers started, and the C heap keeps the pages of a burst it
+    // cannot trim, a share that varies with the load: 25-80 MiB came back of 230-260 (an eighth failed
+    // at 25-30 MiB under the suite's load); the V8 heaps' pages alone give back 50-70 MiB.
+    const bound = peak - grown / 16;
     const settled = () => rssMiB(daemon.pid) < bound;
     await waitFor(settled, 30_000, 'RSS to come down once the sessions are quiet').catch(() => undefined);
     const after = rssMiB(daemon.pid);
@@ -51,7 +52,7 @@ test('ten sessions print 3 MB each and go quiet: the daemon gives memory back', 
       item: 'memory',
       name: `daemon RSS: before / peak / 30 s after ${SESSIONS} sessions printed 3 MB each and went quiet`,
       value: `${Math.round(before)} / ${Math.round(peak)} / ${Math.round(after)} MiB`,
-      bound: 'after < peak - an eighth of the growth',
+      bound: 'after < peak - a sixteenth of the growth',
     });
     assert.ok(after < bound, `RSS ${after} MiB after, ${before} before, ${peak} at the peak`);
   } finally {

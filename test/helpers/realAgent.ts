@@ -51,8 +51,9 @@ export function realAgentFile(binary: string): RealAgentFile {
 export async function rowsWith(client: HoldfastClient, id: string, pattern: string): Promise<string[]> {
   const condition = { kind: 'text' as const, pattern };
   const { met } = await client.request('wait', { session: id, condition, timeoutMs: 60_000 });
-  assert.ok(met, `no /${pattern}/ on the screen`);
-  return (await client.request('read', { session: id })).lines;
+  const { lines } = await client.request('read', { session: id });
+  assert.ok(met, `no /${pattern}/ on the screen:\n${lines.join('\n')}`);
+  return lines;
 }
 
 /** The session's screen, one string, once `pattern` (RE2) is on it. */
