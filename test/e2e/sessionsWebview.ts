@@ -8,6 +8,8 @@ export async function openSidebar(wb: Workbench): Promise<void> {
   const page = wb.page;
   const icon = page.locator('.part.activitybar .action-item a.action-label[aria-label^="Holdfast"]').first();
   await icon.click({ timeout: 15_000 });
+  // Off the icon at once: its tooltip, shown later, would lie over the cards (see clickAction).
+  await page.mouse.move(1, 1);
   await page.waitForSelector(
     [
       '.part.sidebar .pane-header[aria-label^="Sessions"]',
@@ -18,6 +20,9 @@ export async function openSidebar(wb: Workbench): Promise<void> {
   );
   trace('sidebar open');
 }
+
+/** Longer than the workbench's hover delay: a tooltip on its way has shown by then. */
+const TOOLTIP_DELAY_MS = 1_000;
 
 /** The sessions webview's page (inside VS Code's nested webview iframes), found by its mode. */
 export class SessionsWebview {
@@ -128,13 +133,27 @@ export class SessionsWebview {
   /** Clicks one of the card's action buttons, e.g. "relaunchSession". */
   async clickAction(id: string, action: string): Promise<void> {
     const frame = await this.frame();
-    // A workbench tooltip (the activity bar's badge, the status bar's count) can lie over the card
-    // while the pointer rests on its owner: move the pointer off it and let the tooltip go first.
-    await this.wb.page.mouse.move(1, 1);
-    await this.wb.page.locator('.context-view .hover-contents').waitFor({ state: 'hidden', timeout: 5_000 });
-    // The buttons show on hover or focus, as in VS Code's own lists.
-    await frame.locator(`.card[data-session-id="${id}"] .card-head`).hover();
-    await frame.locator(`.card[data-session-id="${id}"] .actions button.action-${action}`).click();
+    const page = this.wb.page;
+    const tooltip = page.locator('.context-view .hover-contents');
+    const head = frame.locator(`.card[data-session-id="${id}"] .card-head`);
+    const button = frame.locator(`.card[data-session-id="${id}"] .actions button.action-${action}`);
+    // A workbench tooltip (the activity bar's badge, the status bar's count) can lie over the card, and
+    // stays while the pointer is on it: once it stayed 30 s, the pointer moved onto it to reach the card.
+    // The pointer rests off everything past a hover's delay first, and the whole move is tried again.
+    for (let attempt = 1; ; attempt++) {
+      await page.mouse.move(1, 1);
+      await page.waitForTimeout(TOOLTIP_DELAY_MS);
+      try {
+        await tooltip.waitFor({ state: 'hidden', timeout: 5_000 });
+        // The buttons show on hover or focus, as in VS Code's own lists.
+        await head.hover({ timeout: 5_000 });
+        await button.click({ timeout: 5_000 });
+        return;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        trace(`clicking ${action} on ${id}: ${(err as Error).message.split('\n')[0]}; again`);
+      }
+    }
   }
 
   /** Focuses the session's card (its tab stop) and presses `key` (Playwright name). */
