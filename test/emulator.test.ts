@@ -58,6 +58,49 @@ test('output is cut only between complete sequences and characters', () => {
   assert.equal(cutter.flush(), null);
 });
 
+test('plain runs are skipped to their last characters: the cuts are those of a byte-by-byte scan (random streams)', () => {
+  const parts = [
+    ...['a'.repeat(40), 'plain text of a line ', 'é'.repeat(30), '漢字'.repeat(12), '😀'.repeat(10), '\r\n'],
+    ...['\x1b[31m', '\x1b]0;a title\x07', '\x1b]8;;http://x\x1b\\', '\x1bPq#0;1\x1b\\', '\x1b(B', '\x07\x18'],
+  ].map((part) => Buffer.from(part, 'utf8'));
+  // Bytes a program may print that are not whole UTF-8: a cut character, stray continuations, never-valid bytes.
+  parts.push(
+    Buffer.from([0xe6, 0xbc]),
+    Buffer.from([0x80, 0x80]),
+    Buffer.from([0xff, 0xc0, 0xf5]),
+    Buffer.from([0xf0]),
+  );
+  let seed = 7;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) >>> 8) % n;
+  for (let round = 0; round < 300; round++) {
+    const stream = Buffer.concat(Array.from({ length: 1 + random(40) }, () => parts[random(parts.length)]));
+    // Byte by byte no run is long enough to skip: each piece ends at the next boundary, so together they are all.
+    const boundaries = new Set<number>([0]);
+    const oneByOne = new SequenceBoundary();
+    let delivered = 0;
+    for (let i = 0; i < stream.length; i++) {
+      delivered += oneByOne.cut(stream.subarray(i, i + 1))?.length ?? 0;
+      boundaries.add(delivered);
+    }
+    const cutter = new SequenceBoundary();
+    delivered = 0;
+    for (let at = 0; at < stream.length;) {
+      const end = Math.min(stream.length, at + 1 + random(200));
+      const piece = cutter.cut(stream.subarray(at, end));
+      if (piece) assert.ok(piece.equals(stream.subarray(delivered, delivered + piece.length)), `round ${round}`);
+      delivered += piece?.length ?? 0;
+      let expected = end;
+      while (!boundaries.has(expected)) expected--;
+      assert.equal(
+        delivered,
+        expected,
+        `round ${round}: cut at ${delivered}, the last boundary before ${end} is ${expected}`,
+      );
+      at = end;
+    }
+  }
+});
+
 test('an incomplete tail is held, then released by flush when the program ends', () => {
   const cutter = new SequenceBoundary();
   assert.equal(cutter.cut(Buffer.from('abc\x1b[3'))?.toString(), 'abc');

@@ -17,6 +17,29 @@ const BEL = 0x07;
 const CAN = 0x18;
 const SUB = 0x1a;
 
+/**
+ * Text without ESC at least this long is not scanned byte by byte: memchr finds its end, and only its
+ * last characters are looked at (a flood of plain text costs the main thread almost nothing).
+ */
+const SKIP_MIN = 32;
+
+/**
+ * In `data[from, end)`, which holds no ESC, the last position before `end - 3` where a character
+ * starts and the one before it is complete: the scan resumes there in Ground, with it as the
+ * boundary, as if it had read every byte before. -1 when an odd byte makes that unsure (the caller
+ * reads byte by byte then).
+ */
+function resumePoint(data: Buffer, from: number, end: number): number {
+  let start = end - 4;
+  while (start > from && (data[start] & 0xc0) === 0x80) start--;
+  if (start <= from) return -1;
+  let lead = start - 1;
+  while (lead > from && (data[lead] & 0xc0) === 0x80 && start - lead < 4) lead--;
+  const b = data[lead];
+  const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xf4 ? (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2) : 0;
+  return length > 0 && lead + length === start ? start : -1;
+}
+
 /** A held-back tail larger than this is released anyway (a runaway or binary stream). */
 const MAX_HELD = 1024 * 1024;
 
@@ -128,10 +151,21 @@ export class SequenceBoundary {
     let boundary = 0;
     let state = this.state;
     let pending = this.utf8Pending;
+    let escFreeUntil = 0; // no ESC in data[i, escFreeUntil)
     for (let i = 0; i < data.length; i++) {
       const b = data[i];
       switch (state) {
         case State.Ground:
+          if (pending === 0 && i >= escFreeUntil) {
+            escFreeUntil = data.indexOf(ESC, i);
+            if (escFreeUntil < 0) escFreeUntil = data.length;
+            const resume = escFreeUntil - i >= SKIP_MIN ? resumePoint(data, i, escFreeUntil) : -1;
+            if (resume > i) {
+              boundary = resume;
+              i = resume - 1;
+              continue;
+            }
+          }
           if (pending > 0) {
             if ((b & 0xc0) === 0x80) {
               pending--;
