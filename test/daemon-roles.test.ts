@@ -26,8 +26,14 @@ test("a watcher's size never reaches the PTY, and its input is dropped", async (
   const replay = new ReplayTerminal(50, 10);
   const attachment = await watcher.attach({ session: session.id, role: 'watcher', cols: 50, rows: 10 }, replay);
   attachment.write('from-watcher\r');
+  attachment.write('again\r');
   // Frames on one connection are handled in order: once this reply is here, the input was handled.
   await watcher.request('list', {});
+  // Said in the daemon's log, once for the connection.
+  const log = fs.readFileSync(path.join(daemon.dir, 'state', 'holdfast', 'daemon.log'), 'utf8');
+  const said = log.split('\n').filter((line) => line.includes(' dropped: '));
+  assert.equal(said.length, 1, log);
+  assert.match(said[0], new RegExp(`input on channel \\d+ dropped: not the input owner of session ${session.id} \\(`));
   await client.request('send', { session: session.id, data: 'from-send\r' });
   await client.request('wait', {
     session: session.id,

@@ -58,7 +58,7 @@ test('output is cut only between complete sequences and characters', () => {
   assert.equal(cutter.flush(), null);
 });
 
-test('plain runs are skipped to their last characters: the cuts are those of a byte-by-byte scan (random streams)', () => {
+test('plain runs are skipped to their last characters: the cuts of a byte-by-byte scan (random streams)', () => {
   const parts = [
     ...['a'.repeat(40), 'plain text of a line ', 'é'.repeat(30), '漢字'.repeat(12), '😀'.repeat(10), '\r\n'],
     ...['\x1b[31m', '\x1b]0;a title\x07', '\x1b]8;;http://x\x1b\\', '\x1bPq#0;1\x1b\\', '\x1b(B', '\x07\x18'],

@@ -116,9 +116,10 @@ export class ClientConnection implements IDisposable {
     socket.on('close', () => this.dispose());
   }
 
-  /** Closed: work for its requests can stop (nobody reads the answer). */
   /** Failed: its error frame is on its way, then the socket closes (see fail). */
   private ending = false;
+  /** Input dropped is said in the log once: a client that goes on typing into a dead channel does not fill it. */
+  private inputDropSaid = false;
 
   get isClosed(): boolean {
     return this.closed;
@@ -197,7 +198,10 @@ export class ClientConnection implements IDisposable {
       case FrameKind.Input: {
         const { channel, bytes } = splitRaw(payload);
         const target = this.channels.get(channel);
-        if (target) target.session.input(target, bytes);
+        const dropped = target ? target.session.input(target, bytes) : 'the channel is not attached';
+        if (dropped && !this.inputDropSaid)
+          this.log(`connection ${this.id}: input on channel ${channel} dropped: ${dropped}`);
+        this.inputDropSaid ||= dropped !== undefined;
         return;
       }
       default:

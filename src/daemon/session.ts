@@ -262,15 +262,15 @@ export class Session implements IDisposable {
     this.changed();
   }
 
-  /** Input from the owner's channel; dropped from a watcher (watchers never write) or past the queue limit. */
-  input(subscriber: Subscriber, bytes: Buffer): void {
-    if (this.roles.owner !== subscriber) return;
-    this.pty.write(bytes);
-    this.activity.input();
+  /** Input from the owner's channel; why it was dropped: not the owner's (watchers never write), or over the limit. */
+  input(subscriber: Subscriber, bytes: Buffer): string | undefined {
+    return this.roles.owner === subscriber
+      ? this.send(bytes)
+      : `not the input owner of session ${this.id} (its role: ${subscriber.role})`;
   }
 
-  /** Input from a command (`holdfast send`), not from an attached terminal; why it was refused, if it was. */
-  send(data: string): string | undefined {
+  /** Input from a command (`holdfast send`), or the owner's; why it was refused, if it was. */
+  send(data: string | Buffer): string | undefined {
     const refused = this.pty.write(data);
     if (!refused) this.activity.input();
     return refused;
