@@ -193,7 +193,12 @@ async function checkCarriesOn(scene: Scene, handOff: () => Promise<void>): Promi
   // Typing reaches the shell: Ctrl+C ends the job, then a command.
   trace(`the shell's clients before typing: ${JSON.stringify(e2e.iso.session(shell.id).clients)}`);
   await wb.pressInTerminal('Control+C');
-  await e2e.iso.waitForScreen(shell.id, PROMPT_RE);
+  await e2e.iso.waitForScreen(shell.id, PROMPT_RE).catch((err: Error) => {
+    // Once in CI the key never reached the shell: what the daemon said of input and attaches, in the failure.
+    const log = fs.readFileSync(path.join(e2e.iso.stateHome, 'holdfast', 'daemon.log'), 'utf8');
+    const said = log.split('\n').filter((line) => /dropped|attach|connection/.test(line));
+    throw new Error(`${err.message}; the daemon's log:\n${said.slice(-20).join('\n')}`);
+  });
   await wb.typeInTerminal('echo marker-$((6*7))\n');
   await e2e.iso.waitForScreen(shell.id, /^marker-42$/m);
   await wb.waitForTerminalText(/^marker-42$/m);
