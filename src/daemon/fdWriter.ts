@@ -1,8 +1,24 @@
 // Writes to a PTY master fd the way node-pty's own write stream does (its CustomWriteStream is not
 // exported): a queue written as the kernel takes it, EAGAIN retried on the next turn, so a program
-// that does not read its input never blocks the daemon.
+// that does not read its input never blocks the daemon. With nothing queued, what the kernel takes at
+// once is written at once (writtenNow).
 import * as fs from 'node:fs';
 import type { IDisposable } from '../base/disposable';
+
+/**
+ * Writes what the kernel takes now to a non-blocking fd (a PTY master: node-pty opens it so), and
+ * returns how much: 0 when it takes nothing (EAGAIN). A keystroke then reaches the program without a
+ * round trip through libuv's thread pool, two thread wake-ups that wait for a core on a busy machine.
+ * Any other error is thrown (the caller's queue reports it).
+ */
+export function writtenNow(fd: number, data: Buffer): number {
+  try {
+    return fs.writeSync(fd, data);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
+    throw err;
+  }
+}
 
 interface WriteTask {
   buffer: Buffer;
@@ -34,8 +50,18 @@ export class FdWriter implements IDisposable {
 
   write(data: Buffer): void {
     if (this.closed || data.length === 0) return;
-    this.queue.push({ buffer: data, offset: 0 });
-    if (this.queue.length === 1 && !this.inFlight && this.retry === undefined) this.next();
+    const idle = this.queue.length === 0 && !this.inFlight && this.retry === undefined;
+    let offset = 0;
+    if (idle) {
+      try {
+        offset = writtenNow(this.fd, data);
+      } catch (err) {
+        return this.log(`writing to the program failed (its input is dropped): ${(err as Error).message}`);
+      }
+      if (offset === data.length) return;
+    }
+    this.queue.push({ buffer: data, offset });
+    if (idle) this.next();
   }
 
   /** Takes what is not written yet (call once settled): none of it will be written here. */

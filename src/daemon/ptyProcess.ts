@@ -16,6 +16,7 @@ import {
   stopReadingNow,
   takeQueuedInput,
 } from './nodePtyInternals';
+import { writtenNow } from './fdWriter';
 import { pidInUse, ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
@@ -149,8 +150,22 @@ export class PtyProcess implements HandablePty {
     const queued = queuedInputBytes(internalsOf(this.term));
     const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     if (queued + bytes > InputLimit.QueuedBytes) return inputLimitReason(queued, bytes);
-    this.term.write(data as string);
+    this.writeToTerm(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     return undefined;
+  }
+
+  /** Written at once when node-pty has nothing queued (fdWriter.ts: writtenNow); the rest through its queue. */
+  private writeToTerm(data: Buffer): void {
+    const internals = internalsOf(this.term);
+    let written = 0;
+    if (internals._writeStream._writeQueue.length === 0) {
+      try {
+        written = writtenNow(internals._fd, data);
+      } catch (err) {
+        return this.log(`writing to the program failed (its input is dropped): ${(err as Error).message}`);
+      }
+    }
+    if (written < data.length) this.term.write(data.subarray(written) as unknown as string);
   }
 
   resize(cols: number, rows: number): void {
