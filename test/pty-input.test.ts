@@ -45,7 +45,7 @@ async function readSlave(slave: number, bytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-test('FdWriter: a keystroke is on the terminal when write returns; a paste it cannot take waits, in order', async () => {
+test('FdWriter: a keystroke is on the terminal when write returns; a paste it cannot take waits in order', async () => {
   const { master, slave } = openPty(80, 24);
   const logged: string[] = [];
   const writer = new FdWriter(master, (line) => logged.push(line));
