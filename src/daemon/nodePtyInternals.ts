@@ -18,6 +18,8 @@ export interface PtyInternals {
     resume(): unknown;
     read(): Buffer | null;
     readableLength: number;
+    /** Destroyed: the master fd is closed (its number may be another file's now). */
+    destroyed: boolean;
     emit(event: 'data', chunk: Buffer): boolean;
   };
   _fd: number;

@@ -157,6 +157,7 @@ export class PtyProcess implements HandablePty {
   /** Written at once when node-pty has nothing queued (fdWriter.ts: writtenNow); the rest through its queue. */
   private writeToTerm(data: Buffer): void {
     const internals = internalsOf(this.term);
+    if (internals._socket.destroyed) return; // the terminal is closed: nothing reads input any more
     let written = 0;
     if (internals._writeStream._writeQueue.length === 0) {
       try {
