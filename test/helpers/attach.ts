@@ -19,7 +19,9 @@ export class AttachTerminal {
     cols = 100,
     rows = 30,
   ) {
-    const script = `node "$0" attach "$@"; echo "[rc=$?]"; stty -a; echo "[end]"`;
+    // It waits for a line after "[end]": a program that exits right after its last write can lose that
+    // output to node-pty (here, the test's reader), as an attach once did under load ("[end]" never came).
+    const script = `node "$0" attach "$@"; echo "[rc=$?]"; stty -a; echo "[end]"; read done`;
     this.term = pty.spawn('/bin/sh', ['-c', script, CLI_SCRIPT, ...args], {
       cols,
       rows,
@@ -39,6 +41,7 @@ export class AttachTerminal {
   async finished(): Promise<{ rc: number; after: string }> {
     try {
       await this.expect('[end]', 'attach to end');
+      this.term.write('\r');
     } catch (err) {
       const sessions = await this.box.run(['list', '--json']);
       let log = '';
