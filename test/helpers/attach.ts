@@ -41,7 +41,7 @@ export class AttachTerminal {
   async finished(): Promise<{ rc: number; after: string }> {
     try {
       await this.expect('[end]', 'attach to end');
-      this.term.write('\r');
+      this.term.write('\n');
     } catch (err) {
       const sessions = await this.box.run(['list', '--json']);
       let log = '';
