@@ -98,9 +98,10 @@ async function codexAtPrompt(start: CodexStart): Promise<CodexRun> {
 }
 
 /**
- * Presses Down at the prompt until its second choice is highlighted. Once in CI, under load, a Down sent
- * as soon as the prompt was drawn left it on the first choice for 60 s: pressed again while the first
- * is still highlighted, at most three times; anything else on the screen fails, shown whole.
+ * Presses Down at the prompt until its second choice is highlighted. Once in CI, under load, no second
+ * choice was highlighted 60 s after a Down sent as soon as the prompt was drawn (that failure did not
+ * show the screen): pressed again while the first choice is still highlighted, at most three times;
+ * anything else on the screen fails, shown whole.
  */
 async function highlightSecondChoice(id: string): Promise<string[]> {
   for (let press = 1; ; press++) {

@@ -194,7 +194,7 @@ async function checkCarriesOn(scene: Scene, handOff: () => Promise<void>): Promi
   trace(`the shell's clients before typing: ${JSON.stringify(e2e.iso.session(shell.id).clients)}`);
   await wb.pressInTerminal('Control+C');
   await e2e.iso.waitForScreen(shell.id, PROMPT_RE).catch((err: Error) => {
-    // Once in CI the key never reached the shell: what the daemon said of input and attaches, in the failure.
+    // Once in CI the key never reached the shell: the daemon's lines on dropped input and connections, in the failure.
     const log = fs.readFileSync(path.join(e2e.iso.stateHome, 'holdfast', 'daemon.log'), 'utf8');
     const said = log.split('\n').filter((line) => /dropped|attach|connection/.test(line));
     throw new Error(`${err.message}; the daemon's log:\n${said.slice(-20).join('\n')}`);
