@@ -1,22 +1,23 @@
 // Writes to a PTY master fd the way node-pty's own write stream does (its CustomWriteStream is not
 // exported): a queue written as the kernel takes it, EAGAIN retried on the next turn, so a program
 // that does not read its input never blocks the daemon. With nothing queued, what the kernel takes at
-// once is written at once (writtenNow).
+// once is written at once (writeNow).
 import * as fs from 'node:fs';
 import type { IDisposable } from '../base/disposable';
 
 /**
- * Writes what the kernel takes now to a non-blocking fd (a PTY master: node-pty opens it so), and
- * returns how much: 0 when it takes nothing (EAGAIN). A keystroke then reaches the program without a
- * round trip through libuv's thread pool, two thread wake-ups that wait for a core on a busy machine.
- * Any other error is thrown (the caller's queue reports it).
+ * Writes what the kernel takes now to a non-blocking fd (a PTY master: node-pty opens it so). A keystroke
+ * then reaches the program without a round trip through libuv's thread pool, two thread wake-ups that
+ * wait for a core on a busy machine. Returns how many bytes are done with: 0 when the kernel takes none
+ * (EAGAIN), all of them when the write fails for good (said in `log`: the terminal is gone).
  */
-export function writtenNow(fd: number, data: Buffer): number {
+export function writeNow(fd: number, data: Buffer, log: (line: string) => void): number {
   try {
     return fs.writeSync(fd, data);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
-    throw err;
+    log(`writing to the program failed (its input is dropped): ${(err as Error).message}`);
+    return data.length;
   }
 }
 
@@ -51,15 +52,8 @@ export class FdWriter implements IDisposable {
   write(data: Buffer): void {
     if (this.closed || data.length === 0) return;
     const idle = this.queue.length === 0 && !this.inFlight && this.retry === undefined;
-    let offset = 0;
-    if (idle) {
-      try {
-        offset = writtenNow(this.fd, data);
-      } catch (err) {
-        return this.log(`writing to the program failed (its input is dropped): ${(err as Error).message}`);
-      }
-      if (offset === data.length) return;
-    }
+    const offset = idle ? writeNow(this.fd, data, this.log) : 0;
+    if (offset === data.length) return;
     this.queue.push({ buffer: data, offset });
     if (idle) this.next();
   }

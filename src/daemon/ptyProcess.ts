@@ -16,7 +16,7 @@ import {
   stopReadingNow,
   takeQueuedInput,
 } from './nodePtyInternals';
-import { writtenNow } from './fdWriter';
+import { writeNow } from './fdWriter';
 import { pidInUse, ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
@@ -148,24 +148,17 @@ export class PtyProcess implements HandablePty {
     if (this.exitInfo) return undefined;
     if (this.held.phase !== 'reading') return this.held.input(data, queuedInputBytes(internalsOf(this.term)));
     const queued = queuedInputBytes(internalsOf(this.term));
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    if (queued + bytes > InputLimit.QueuedBytes) return inputLimitReason(queued, bytes);
-    this.writeToTerm(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    if (queued + bytes.length > InputLimit.QueuedBytes) return inputLimitReason(queued, bytes.length);
+    this.writeToTerm(bytes);
     return undefined;
   }
 
-  /** Written at once when node-pty has nothing queued (fdWriter.ts: writtenNow); the rest through its queue. */
+  /** Written at once when node-pty has nothing queued (fdWriter.ts: writeNow); the rest through its queue. */
   private writeToTerm(data: Buffer): void {
     const internals = internalsOf(this.term);
     if (internals._socket.destroyed) return; // the terminal is closed: nothing reads input any more
-    let written = 0;
-    if (internals._writeStream._writeQueue.length === 0) {
-      try {
-        written = writtenNow(internals._fd, data);
-      } catch (err) {
-        return this.log(`writing to the program failed (its input is dropped): ${(err as Error).message}`);
-      }
-    }
+    const written = internals._writeStream._writeQueue.length === 0 ? writeNow(internals._fd, data, this.log) : 0;
     if (written < data.length) this.term.write(data.subarray(written) as unknown as string);
   }
 
