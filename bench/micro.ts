@@ -12,7 +12,10 @@ export interface Timed {
 }
 
 export interface MicroResult {
+  /** Every byte parsed (plain text not skipped): the parser's own speed. */
   parse: { bytes: number; ms: number; cpuMs: number; mbPerS: number; cpuMbPerS: number };
+  /** The same flood written at once, plain text skipped where it may be (plainRun.ts). */
+  skipping: Timed & { skippedBytes: number };
   snapshot: { full: Timed; fullBytes: number; visible: Timed; visibleBytes: number };
   restore: Timed;
   memory: { liveKbPerSession: number; hibernatedKbPerSession: number; sessions: number };
@@ -76,15 +79,22 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
   const scroll = ptyBytes(scrollFile);
 
   const parseClock = new Clock();
+  const skipClock = new Clock();
   let plainBytesPerLine = NaN;
+  let skippedBytes = 0;
   for (let i = 0; i <= repeats; i++) {
-    const e = new Emulator({ cols: 120, rows: 40, scrollback: 10_000 });
-    parseClock.start();
-    await feed(e, flood);
-    parseClock.stop(i > 0);
-    e.compactHistory();
-    plainBytesPerLine = e.historyBytes / e.historyLength;
-    e.dispose();
+    for (const skips of [false, true]) {
+      const e = new Emulator({ cols: 120, rows: 40, scrollback: 10_000 });
+      e.skipsPlainText = skips;
+      const clock = skips ? skipClock : parseClock;
+      clock.start();
+      await feed(e, flood);
+      clock.stop(i > 0);
+      e.compactHistory();
+      if (skips) skippedBytes = e.plainBytesSkipped;
+      else plainBytesPerLine = e.historyBytes / e.historyLength;
+      e.dispose();
+    }
   }
   const parse = parseClock.result();
 
@@ -138,6 +148,7 @@ export async function micro(floodFile: string, scrollFile: string, repeats: numb
   for (const s of live) s.dispose();
 
   return {
+    skipping: { ...skipClock.result(), skippedBytes },
     parse: {
       bytes: flood.length,
       ...parse,

@@ -92,6 +92,8 @@ export interface FloodRun {
   ms: number;
   /** CPU time the daemon used during the run (user + system, all threads). */
   daemonCpuMs?: number;
+  /** The part of daemonCpuMs the daemon's main thread used (the rest: its workers, parsing). */
+  mainCpuMs?: number;
   bytes: number;
   resyncs: number;
   slowWatcherBytes?: number;
@@ -112,7 +114,7 @@ export async function floodHoldfast(ctx: Context, watchers = 0): Promise<FloodRu
   const others: Awaited<ReturnType<typeof rawWatcher>>[] = [];
   for (let i = 0; i < watchers; i++) others.push(await rawWatcher(ctx.daemon.socket, session.id, i !== 0));
   await sleep(100);
-  const cpu0 = procCpu(ctx.daemon.pid).cpuMs;
+  const cpu0 = procCpu(ctx.daemon.pid);
   const t0 = now();
   const seen = owner.expect(markerText(marker)).done;
   const parsed = ctx.client
@@ -120,9 +122,11 @@ export async function floodHoldfast(ctx: Context, watchers = 0): Promise<FloodRu
     .then(() => now());
   owner.attachment.write('\r');
   const [tSeen, tParsed] = await Promise.all([seen, parsed]);
+  const cpu1 = procCpu(ctx.daemon.pid);
   const result: FloodRun = {
     ms: Math.max(tSeen, tParsed) - t0,
-    daemonCpuMs: procCpu(ctx.daemon.pid).cpuMs - cpu0,
+    daemonCpuMs: cpu1.cpuMs - cpu0.cpuMs,
+    mainCpuMs: cpu1.mainCpuMs - cpu0.mainCpuMs,
     bytes: owner.received(),
     resyncs: owner.resyncs(),
   };

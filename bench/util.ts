@@ -187,6 +187,8 @@ export interface ProcCpu {
   voluntary: number;
   /** The same for the main thread alone (the event loop). */
   mainVoluntary: number;
+  /** user + system CPU time of the main thread alone, ms. */
+  mainCpuMs: number;
   involuntary: number;
   threads: number;
 }
@@ -200,19 +202,25 @@ export function procCpu(pid: number): ProcCpu {
   let involuntary = 0;
   let threads = 0;
   let mainVoluntary = 0;
+  let mainCpuMs = 0;
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
       const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
       const v = Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
       voluntary += v;
-      if (task === String(pid)) mainVoluntary = v;
+      if (task === String(pid)) {
+        mainVoluntary = v;
+        const main = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'latin1');
+        const mainFields = main.slice(main.lastIndexOf(')') + 2).split(' ');
+        mainCpuMs = ((Number(mainFields[11]) + Number(mainFields[12])) * 1000) / CLOCK_TICKS;
+      }
       involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
       threads++;
     } catch {
       // thread ended
     }
   }
-  return { cpuMs, voluntary, mainVoluntary, involuntary, threads };
+  return { cpuMs, voluntary, mainVoluntary, mainCpuMs, involuntary, threads };
 }
 
 export function machine(): { cpu: string; cores: number; memGb: number; kernel: string; node: string; load: string } {
