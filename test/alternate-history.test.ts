@@ -6,15 +6,11 @@ import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ALTERNATE_END, ALTERNATE_MARKER } from '../src/daemon/alternateScroll';
 import { Emulator } from '../src/daemon/emulator';
+import { parsed } from './helpers/emulatorParsed';
 import { HoldfastClient } from '../src/protocol/client';
 import { SearchResult } from '../src/protocol/messages';
 import { startTestDaemon, TestDaemon } from './helpers/daemon';
 import { runCli } from './helpers/cli';
-
-function parsed(emulator: Emulator, data: string): Promise<void> {
-  emulator.write(Buffer.from(data, 'utf8'));
-  return new Promise((resolve) => emulator.terminal.write('', resolve));
-}
 
 /** A full-screen program's frame: numbered lines scrolling through rows 1..rows-1, a status line below. */
 function scrollingFrames(rows: number, from: number, to: number): string {

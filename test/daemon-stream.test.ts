@@ -127,8 +127,10 @@ test('watchers of a flood are redrawn: screens while it lasts, scrollback at its
   const resyncs = watcher.events.filter((e) => e.type === 'resync').length;
   assert.ok(resyncs >= 1, `the watcher was redrawn (${resyncs} resyncs)`);
   const watcherBytes = watcher.outputBytes - watcherBefore;
+  // Streamed until the flood is seen (256 KiB within 100 ms), and again each time it stalls for a redraw period
+  // with all of it parsed (a loaded machine starves `seq`; parsing keeps up since plain text is skipped).
   assert.ok(
-    watcherBytes < floodBytes / 10,
+    watcherBytes < floodBytes / 5,
     `the watcher was streamed ${watcherBytes} of the flood's ${floodBytes} bytes`,
   );
   assert.equal(assertConsecutive(await flooded(), 'the watcher after the flood'), lines);

@@ -8,6 +8,7 @@ import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
 import { Session } from '../src/daemon/session';
 import { SessionEmulator, SnapshotResult } from '../src/daemon/sessionEmulator';
 import { isAlive, waitFor } from './helpers/daemon';
+import { allParsed } from './helpers/emulatorParsed';
 
 function parsedAll(emulator: SessionEmulator): Promise<void> {
   return new Promise((resolve) => {
@@ -56,7 +57,7 @@ test('a dead worker is replaced, its sessions rebuilt exactly: last screen, outp
       write(i, lines(91, 95));
       await parsedAll(emulator);
       const reference = references[i];
-      await new Promise<void>((resolve) => reference.terminal.write('', resolve));
+      await allParsed(reference);
       const got = await emulator.lines(1000);
       assert.deepEqual(got.lines, reference.lines(1000), `session ${i}: the rebuilt emulator's text`);
       assert.deepEqual(got.cursor, reference.cursor());
@@ -203,13 +204,42 @@ test('a flood goes to the worker in a few large batches, not one per read, and i
     }
     await parsedAll(emulator);
     for (const chunk of chunks) reference.write(chunk);
-    await new Promise<void>((resolve) => reference.terminal.write('', resolve));
+    await allParsed(reference);
     assert.deepEqual((await emulator.lines(1000)).lines, reference.lines(1000));
     assert.ok(posts < reads / 4, `${posts} batches for ${reads} reads`);
   } finally {
     Worker.prototype.postMessage = originalPost;
     emulator.dispose();
     reference.dispose();
+    workers.dispose();
+  }
+});
+
+test('a read during a skipped flood of plain text shows consecutive lines: it waits for an exact cut', async () => {
+  const workers = new EmulatorWorkers(() => undefined, 1);
+  // A long scrollback of long lines: parsing what follows a skip takes several turns of the worker.
+  const options = { cols: 100, rows: 30, scrollback: 20_000 };
+  const emulator = new SessionEmulator(workers, options);
+  try {
+    const reads: Promise<{ lines: string[] }>[] = [];
+    const pad = 'y'.repeat(80);
+    for (let block = 0; block < 60; block++) {
+      let text = '';
+      for (let i = block * 2000; i < (block + 1) * 2000; i++) text += `${i} ${pad}\r\n`;
+      for (let at = 0; at < text.length; at += 65536) emulator.write(Buffer.from(text.slice(at, at + 65536)));
+      reads.push(emulator.lines(40));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await parsedAll(emulator);
+    for (const [i, read] of (await Promise.all(reads)).entries()) {
+      const numbers = read.lines.filter((l) => l.trim() !== '').map((l) => Number(l.split(' ')[0]));
+      for (let n = 1; n < numbers.length; n++)
+        assert.equal(numbers[n], numbers[n - 1] + 1, `read ${i}: ${numbers[n]} after ${numbers[n - 1]}`);
+    }
+    const { lines: last } = await emulator.lines(0);
+    assert.equal(last[last.length - 2].split(' ')[0], '119999');
+  } finally {
+    emulator.dispose();
     workers.dispose();
   }
 });

@@ -4,11 +4,7 @@ import { test } from 'node:test';
 import { HistoryStore, HistoryTuning } from '../src/daemon/historyStore';
 import { plainText } from '../src/daemon/historyEncoding';
 import { Emulator } from '../src/daemon/emulator';
-
-function parsed(emulator: Emulator, data: string): Promise<void> {
-  emulator.write(Buffer.from(data, 'utf8'));
-  return new Promise((resolve) => emulator.terminal.write('', resolve));
-}
+import { parsed } from './helpers/emulatorParsed';
 
 test('the store keeps the newest lines within its budget, across compressed blocks', () => {
   const store = new HistoryStore(5000);

@@ -4,16 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Emulator } from '../src/daemon/emulator';
+import { parsed } from './helpers/emulatorParsed';
 import { decodeStoredLines, pieceText } from '../src/daemon/historyStore';
 import { logicalLines, SessionTextCopy } from '../src/daemon/sessionText';
 import { runJob } from '../src/daemon/textJobs';
 import { MAX_LINE_CHARS } from '../src/protocol/limits';
 import { SearchResult } from '../src/protocol/messages';
-
-function parsed(emulator: Emulator, data: string): Promise<void> {
-  emulator.write(Buffer.from(data, 'utf8'));
-  return new Promise((resolve) => emulator.terminal.write('', resolve));
-}
 
 /** Line `l`: 125 tokens `LlllMmmmm`, 1,125 characters, every 9-character window unique to it. */
 function longLine(l: number): string {

@@ -10,6 +10,8 @@ import type { PromptMark } from './attention';
 import { HistoryCapture } from './historyCapture';
 import { HistoryStore, HistoryTuning } from './historyStore';
 import { cwdFromOsc7, promptMarkOf } from './programReports';
+import { ParseQueue } from './parseQueue';
+import { linesToSkip } from './plainRun';
 import { linesToRead, SessionTextCopy } from './sessionText';
 import { renderSnapshot } from './snapshot';
 import { copyText } from './textCopy';
@@ -34,6 +36,9 @@ export interface EmulatorOptions {
  */
 const DEFAULT_HISTORY_MARGIN = 0;
 
+/** Most bytes parsed at once while capture is deferred or off (a restored screen may be megabytes). */
+const STEP_BYTES = 64 * 1024;
+
 /** Colours reported to OSC 10/11/12 queries when the daemon answers (a dark theme's defaults). */
 const QUERY_COLOURS: Record<number, string> = {
   10: 'rgb:d4d4/d4d4/d4d4',
@@ -46,16 +51,22 @@ export class Emulator implements IDisposable {
   private readonly history: HistoryCapture | undefined;
   private readonly alternate: AlternateScroll;
   private readonly disposables: IDisposable[] = [];
-  private writtenBytes = 0;
-  private parsedBytes = 0;
+  private readonly queue: ParseQueue;
+  /** Plain text skipped (plainRun.ts) until the session was last quiet: more since, and the flood is skipped. */
+  private skippedWhenQuiet = 0;
   private titleText = '';
   private scrollbackLines: number;
   /** When false, an attached input owner's terminal answers queries instead of us. */
   answerQueries = true;
 
-  private readonly onParsedEmitter = new Emitter<void>();
-  /** Fires synchronously right after a chunk is parsed: the screen is exactly at `parsed`. */
+  private readonly onParsedEmitter = new Emitter<number>();
+  /**
+   * Fires synchronously right after chunks are parsed (how many: more than one when plain text was
+   * skipped): the screen is exactly at `parsed`.
+   */
   readonly onParsed = this.onParsedEmitter.event;
+  /** Plain text that scrolls out of all the session keeps is skipped (plainRun.ts); off while a base screen parses. */
+  skipsPlainText = true;
   private readonly onReplyEmitter = new Emitter<string>();
   /** Bytes the terminal sends back to the program (query answers). */
   readonly onReply = this.onReplyEmitter.event;
@@ -84,7 +95,7 @@ export class Emulator implements IDisposable {
     });
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
-    this.containParseErrors();
+    const parse = this.containParseErrors();
     const margin = options.historyMargin === undefined ? DEFAULT_HISTORY_MARGIN : options.historyMargin;
     this.scrollbackLines = options.scrollback;
     if (margin !== null)
@@ -94,6 +105,7 @@ export class Emulator implements IDisposable {
         margin,
         options.scrollback,
       );
+    this.queue = this.parseQueue(parse);
     this.alternate = new AlternateScroll(this.terminal, options.scrollback);
     const parser = this.terminal.parser;
     this.disposables.push(
@@ -142,59 +154,67 @@ export class Emulator implements IDisposable {
     );
   }
 
+  /** The parse loop: slices captured one by one unless capture is deferred, plain text skipped where it may be. */
+  private parseQueue(parse: (data: Uint8Array, promiseResult: boolean) => unknown): ParseQueue {
+    const history = this.history;
+    return new ParseQueue({
+      // Captured after each slice unless capture is deferred: xterm's scrollback holds what one slice adds.
+      stepBytes: () => (history && !history.deferring ? HistoryTuning.SliceBytes : STEP_BYTES),
+      parse: (piece, left) => {
+        parse(piece, false);
+        // A flood (much left to parse) defers capture, unless its text is skipped: deferring holds the
+        // whole scrollback as xterm's rows (made anew for each flood), which skipped text never fills.
+        history?.capture(this.queue.skippedInAll > this.skippedWhenQuiet ? 0 : left);
+      },
+      chunksParsed: (count) => this.onParsedEmitter.fire(count),
+      linesToSkip: () => (this.skipsPlainText ? linesToSkip(this.terminal, this.scrollbackLines) : undefined),
+    });
+  }
+
   /**
    * An exception inside xterm.js's parser (the fidelity fuzz found one in erase-in-display) escapes
    * from its write loop, which then never calls the chunk's callback or parses another byte:
    * the session would be wedged. Catching it around the parse of one chunk keeps the loop going.
    */
-  private containParseErrors(): void {
+  private containParseErrors(): (data: Uint8Array, promiseResult: boolean) => unknown {
     const writeBuffer = core(this.terminal)._writeBuffer;
     const parse = writeBuffer._action;
-    writeBuffer._action = (data, promiseResult) => {
+    return (writeBuffer._action = (data, promiseResult) => {
       try {
         return parse(data, promiseResult);
       } catch (err) {
         this.onErrorEmitter.fire(err as Error);
         return undefined;
       }
-    };
+    });
   }
 
   private reply(data: string): void {
     if (this.answerQueries) this.onReplyEmitter.fire(data);
   }
 
+  /** Queues `chunk`: it is parsed in later turns of the thread's loop, onParsed fires once it is. */
   write(chunk: Uint8Array): void {
-    const length = chunk.length;
-    this.writtenBytes += length;
-    const history = this.history;
-    const done = () => {
-      this.parsedBytes += length;
-      this.onParsedEmitter.fire();
-    };
-    if (!history) {
-      this.terminal.write(chunk, done);
-      return;
-    }
-    // In slices, each captured once parsed: xterm's scrollback holds what one slice can add.
-    for (let at = 0; at === 0 || at < length; at += HistoryTuning.SliceBytes) {
-      const end = Math.min(at + HistoryTuning.SliceBytes, length);
-      const last = end === length;
-      this.terminal.write(last && at === 0 ? chunk : chunk.subarray(at, end), () => {
-        // What is left to parse after this slice: a flood defers capture.
-        history.capture(this.writtenBytes - this.parsedBytes - end);
-        if (last) done();
-      });
-    }
+    this.queue.write(chunk);
   }
 
   /** Bytes written but not parsed yet. */
   get backlog(): number {
-    return this.writtenBytes - this.parsedBytes;
+    return this.queue.backlog;
   }
 
   get parsed(): number {
-    return this.parsedBytes;
+    return this.queue.parsed;
+  }
+
+  /** False while the screen is not what it would be had skipped plain text been parsed (until the next cut). */
+  get exact(): boolean {
+    return this.queue.exact;
+  }
+
+  /** Bytes of plain text skipped, not parsed (plainRun.ts), since the emulator was made. */
+  get plainBytesSkipped(): number {
+    return this.queue.skippedInAll;
   }
 
   get title(): string {
@@ -253,6 +273,7 @@ export class Emulator implements IDisposable {
    * Returns the bytes of xterm's rows let go (12 a cell), garbage for the collector.
    */
   compactHistory(): number {
+    this.skippedWhenQuiet = this.queue.skippedInAll;
     this.alternate.compact();
     return (this.history?.compact() ?? 0) * this.terminal.cols * 12;
   }
@@ -309,6 +330,7 @@ export class Emulator implements IDisposable {
   }
 
   dispose(): void {
+    this.queue.dispose();
     for (const d of this.disposables) d.dispose();
     this.history?.dispose();
     this.onParsedEmitter.dispose();

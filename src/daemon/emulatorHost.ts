@@ -35,8 +35,11 @@ class HostedEmulator {
   private sizeAfterBase: { cols: number; rows: number } | undefined;
   /** Snapshots asked for and not taken yet (a client's, and the rebuild's own screen). */
   private snapshots: { request: number; read: SnapshotRead }[] = [];
-  /** Reads asked for while the base screen is parsed: answered once it is (before, the screen is blank). */
-  private afterBase: (() => void)[] = [];
+  /**
+   * Reads asked for while the base screen is parsed (the screen is blank), or after a skip of plain
+   * text before the screen is exact again (it mixes old rows and new): answered at the next cut.
+   */
+  private afterCut: (() => void)[] = [];
   /** Asked to compact while output waited to be parsed: done once it is. */
   private compactPending = false;
   /** Only for a session whose agent has a known permission prompt. */
@@ -55,7 +58,7 @@ class HostedEmulator {
     this.emulator = new Emulator(base ? { ...open.options, cols: base.cols, rows: base.rows } : open.options);
     const emulator = this.emulator;
     emulator.answerQueries = !base && open.answerQueries;
-    emulator.onParsed(() => this.chunkParsed());
+    emulator.onParsed((count) => this.chunksParsed(count));
     emulator.onReply((data) => this.note({ kind: 'reply', data }));
     emulator.onTitle((title) => this.note({ kind: 'title', title }));
     emulator.onBell(() => this.note({ kind: 'bell' }));
@@ -65,6 +68,8 @@ class HostedEmulator {
     this.watchPrompts(open.options.promptProfile);
     if (base) {
       this.baseChunks = 1;
+      // The base screen's chunk is reported alone: its size and answers change once it is parsed.
+      emulator.skipsPlainText = false;
       this.sizeAfterBase = { cols: open.options.cols, rows: open.options.rows };
       emulator.write(base.vt);
     }
@@ -78,21 +83,23 @@ class HostedEmulator {
     this.host.changed(this);
   }
 
-  private chunkParsed(): void {
+  private chunksParsed(count: number): void {
     if (this.baseChunks > 0) {
       if (--this.baseChunks > 0) return;
       this.emulator.answerQueries = this.answerQueries;
+      this.emulator.skipsPlainText = true;
       const size = this.sizeAfterBase!;
       this.sizeAfterBase = undefined;
       this.resize(size.cols, size.rows);
       this.promptWatch?.changed();
-      for (const answer of this.afterBase.splice(0)) answer();
+      for (const answer of this.afterCut.splice(0)) answer();
       // A snapshot asked for while the base was parsed waits for a cut: this is one (no chunk parsed yet).
       if (this.snapshots.length > 0) this.takeSnapshots(true);
       return;
     }
-    this.parsed++;
+    this.parsed += count;
     this.host.changed(this);
+    for (const answer of this.afterCut.splice(0)) answer();
     this.promptWatch?.changed();
     if (this.snapshots.length > 0) this.takeSnapshots(true);
     if (this.compactPending && this.emulator.backlog === 0) this.compact();
@@ -145,13 +152,14 @@ class HostedEmulator {
 
   /**
    * A snapshot at the next exact cut; anything else now, as far as parsing has got (waiting for a flood's
-   * backlog would hold a checkpoint or a `read` for seconds).
+   * backlog would hold a checkpoint or a `read` for seconds), or at the next cut when the screen is not
+   * exact (afterCut).
    */
   read(request: number, read: EmulatorRead): void {
     if (read.kind === 'snapshot') {
       this.snapshots.push({ request, read });
       this.takeSnapshots(false);
-    } else if (this.baseChunks > 0) this.afterBase.push(() => this.answerRead(request, read));
+    } else if (this.baseChunks > 0 || !this.emulator.exact) this.afterCut.push(() => this.answerRead(request, read));
     else this.answerRead(request, read);
   }
 

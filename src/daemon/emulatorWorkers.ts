@@ -28,12 +28,6 @@ export enum EmulatorWorkerTuning {
    * off (launch.ts), never gives it back: 8 MB parses a flood as fast and keeps ~50 MB less per thread.
    */
   YoungGenerationMb = 8,
-  /**
-   * Output posted and not parsed yet above which more output waits for the worker's next report (it
-   * reports after each stretch of parsing): a flood then goes in a few large batches, not one per
-   * 4 KB PTY read (a postMessage and a wake-up of the worker each). The worker never runs dry.
-   */
-  AheadBytes = 128 * 1024,
 }
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
@@ -71,7 +65,11 @@ export class EmulatorThread {
   private flushing: NodeJS.Immediate | undefined;
   /** Messages other than output are queued: they go at the end of this turn whatever the worker has left. */
   private urgent = false;
-  /** Output waits for the worker's next report (AheadBytes). */
+  /**
+   * Output waits while the worker still has output to parse, until it reports it has none: a flood
+   * then goes in a few large batches, not one per 4 KB PTY read (a postMessage and a wake-up of the
+   * worker each), and the larger a batch, the more of a flood of plain text it skips (plainRun.ts).
+   */
   private held = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
@@ -135,7 +133,7 @@ export class EmulatorThread {
   private flush(): void {
     this.flushing = undefined;
     if (this.messages.length === 0) return;
-    if (!this.urgent && this.worker && this.postedUnparsed() >= EmulatorWorkerTuning.AheadBytes) {
+    if (!this.urgent && this.worker && this.postedUnparsed() > 0) {
       this.held = true;
       return;
     }

@@ -163,7 +163,7 @@ export class HistoryCapture implements IDisposable {
     return Math.min(this.scrollback, this.keptRows() + HistoryTuning.SliceBytes);
   }
 
-  private get deferring(): boolean {
+  get deferring(): boolean {
     return this.deferredCells > 0;
   }
 

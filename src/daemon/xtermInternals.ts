@@ -2,9 +2,9 @@
 // API for them: the write loop's parse step (to contain a parser exception), the buffers' ring of
 // rows and their packed cell words (history capture, snapshots), the input handler's pen, the
 // cursor's visibility and style, the mouse encoding, the buffer service's scroll (alternate screen
-// history). They were read from the pinned version below; checkXtermInternals() runs before the
-// first emulator is made and stops with a message naming what moved, rather than letting another
-// version corrupt screens.
+// history), the parser's and UTF-8 decoder's state (skipping plain text). They were read from the
+// pinned version below; checkXtermInternals() runs before the first emulator is made and stops with
+// a message naming what moved, rather than letting another version corrupt screens.
 import { Terminal } from '@xterm/headless';
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../base/disposable';
@@ -71,7 +71,12 @@ export interface CoreTerminal {
   buffer: CoreBuffer;
   coreService: { isCursorHidden: boolean; decPrivateModes: { cursorStyle?: string; cursorBlink?: boolean } };
   coreMouseService: { activeEncoding: string };
-  _inputHandler: { _curAttrData: PackedCell };
+  _inputHandler: {
+    _curAttrData: PackedCell;
+    /** Its state machine's state (0: ground) and the UTF-8 decoder's pending bytes (none: first is 0). */
+    _parser: { currentState: number };
+    _utf8Decoder: { interim: Uint8Array };
+  };
 }
 
 export function core(terminal: Terminal): CoreTerminal {
@@ -105,6 +110,8 @@ export function checkXtermInternals(): void {
       typeof c?.coreService?.isCursorHidden !== 'boolean' && '_core.coreService.isCursorHidden',
       typeof c?.coreMouseService?.activeEncoding !== 'string' && '_core.coreMouseService.activeEncoding',
       typeof c?._inputHandler?._curAttrData?.fg !== 'number' && '_core._inputHandler._curAttrData',
+      c?._inputHandler?._parser?.currentState !== 0 && '_core._inputHandler._parser.currentState',
+      !(c?._inputHandler?._utf8Decoder?.interim instanceof Uint8Array) && '_core._inputHandler._utf8Decoder.interim',
       !(line && coreLine(line)?._data instanceof Uint32Array) && 'BufferLine._line._data',
       typeof (probe.buffer.normal.getNullCell() as PackedCell).fg !== 'number' && 'CellData.fg',
     ].filter((name): name is string => typeof name === 'string');

@@ -6,6 +6,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Emulator } from '../../src/daemon/emulator';
 import { EmulatorWorkers } from '../../src/daemon/emulatorWorkers';
 import { SessionEmulator } from '../../src/daemon/sessionEmulator';
+import { parsed } from './emulatorParsed';
 import { differences, randomStream, unreachableState } from './vtFuzz';
 
 export const RUNS = Number(process.env.HOLDFAST_FUZZ_RUNS ?? 300);
@@ -29,8 +30,7 @@ function referenceTerminal(cols: number, rows: number): Terminal {
 
 /** Through Emulator.write, so that history capture runs at each chunk's cut point as in a session. */
 async function emulatorWritten(emulator: Emulator, data: string): Promise<void> {
-  emulator.write(Buffer.from(data, 'utf8'));
-  await written(emulator.terminal, '');
+  await parsed(emulator, data);
 }
 
 /**
