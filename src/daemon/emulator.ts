@@ -173,8 +173,8 @@ export class Emulator implements IDisposable {
 
   /**
    * An exception inside xterm.js's parser (the fidelity fuzz found one in erase-in-display) escapes
-   * from its write loop, which then never calls the chunk's callback or parses another byte:
-   * the session would be wedged. Catching it around the parse of one chunk keeps the loop going.
+   * from the parse loop (ours, or xterm's write buffer for a direct write), which then parses no
+   * other byte: the session would be wedged. Catching it around the parse of one piece keeps it going.
    */
   private containParseErrors(): (data: Uint8Array, promiseResult: boolean) => unknown {
     const writeBuffer = core(this.terminal)._writeBuffer;
