@@ -10,17 +10,6 @@ import { SessionEmulator, SnapshotResult } from '../src/daemon/sessionEmulator';
 import { isAlive, waitFor } from './helpers/daemon';
 import { allParsed } from './helpers/emulatorParsed';
 
-function parsedAll(emulator: SessionEmulator): Promise<void> {
-  return new Promise((resolve) => {
-    if (emulator.backlog === 0) return resolve();
-    const listener = emulator.onParsed(() => {
-      if (emulator.backlog > 0) return;
-      listener.dispose();
-      resolve();
-    });
-  });
-}
-
 function snapshotTaken(emulator: SessionEmulator): Promise<void> {
   return new Promise((resolve) => emulator.snapshot({ views: ['full'], have: {}, syncDeadline: 0 }, () => resolve()));
 }
@@ -45,17 +34,17 @@ test('a dead worker is replaced, its sessions rebuilt exactly: last screen, outp
   try {
     for (const [i, emulator] of emulators.entries()) {
       write(i, lines(1, 60));
-      await parsedAll(emulator);
+      await allParsed(emulator);
       await snapshotTaken(emulator); // the last screen
       write(i, lines(61, 80)); // parsed after it
-      await parsedAll(emulator);
+      await allParsed(emulator);
       write(i, '\x1b]0;a title\x07' + lines(81, 90)); // maybe not parsed when the worker dies
     }
     await workers.replaceAll();
     await waitFor(() => rebuilt.length >= 2, 10_000, 'both sessions to be rebuilt');
     for (const [i, emulator] of emulators.entries()) {
       write(i, lines(91, 95));
-      await parsedAll(emulator);
+      await allParsed(emulator);
       const reference = references[i];
       await allParsed(reference);
       const got = await emulator.lines(1000);
@@ -202,7 +191,7 @@ test('a flood goes to the worker in a few large batches, not one per read, and i
       emulator.write(chunks[i]);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await parsedAll(emulator);
+    await allParsed(emulator);
     for (const chunk of chunks) reference.write(chunk);
     await allParsed(reference);
     assert.deepEqual((await emulator.lines(1000)).lines, reference.lines(1000));
@@ -230,7 +219,7 @@ test('a read during a skipped flood of plain text shows consecutive lines: it wa
       reads.push(emulator.lines(40));
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await parsedAll(emulator);
+    await allParsed(emulator);
     for (const [i, read] of (await Promise.all(reads)).entries()) {
       const numbers = read.lines.filter((l) => l.trim() !== '').map((l) => Number(l.split(' ')[0]));
       for (let n = 1; n < numbers.length; n++)

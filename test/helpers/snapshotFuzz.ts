@@ -6,7 +6,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Emulator } from '../../src/daemon/emulator';
 import { EmulatorWorkers } from '../../src/daemon/emulatorWorkers';
 import { SessionEmulator } from '../../src/daemon/sessionEmulator';
-import { parsed } from './emulatorParsed';
+import { allParsed, parsed } from './emulatorParsed';
 import { differences, randomStream, unreachableState } from './vtFuzz';
 
 export const RUNS = Number(process.env.HOLDFAST_FUZZ_RUNS ?? 300);
@@ -79,19 +79,10 @@ function inThread(cols: number, rows: number, historyMargin: number | null): Und
 /** Through a worker thread, as a session's emulator runs: each write one chunk, the snapshot at a cut. */
 function inWorker(workers: EmulatorWorkers, cols: number, rows: number): UnderTest {
   const emulator = new SessionEmulator(workers, { cols, rows, scrollback: 100_000 });
-  const parsed = () =>
-    new Promise<void>((resolve) => {
-      if (emulator.backlog === 0) return resolve();
-      const listener = emulator.onParsed(() => {
-        if (emulator.backlog > 0) return;
-        listener.dispose();
-        resolve();
-      });
-    });
   return {
     write: (data) => {
       if (data) emulator.write(Buffer.from(data, 'utf8'));
-      return parsed();
+      return allParsed(emulator);
     },
     resize: (c, r) => emulator.resize(c, r),
     compact: () => emulator.compactHistory(),
