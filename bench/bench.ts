@@ -16,6 +16,7 @@ import { daemonScript, startBenchDaemon } from './holdfast';
 import { formatProfile, profileSpan, ProfileSummary, summarizeProfile } from './profile';
 import {
   Context,
+  ECHO_WARM_UP,
   echoHoldfast,
   echoNodePty,
   echoTmux,
@@ -214,7 +215,7 @@ async function main(): Promise<number> {
     // A p99 of 1,000 round trips is its 10th slowest: one round's tail moves with the machine, so
     // several rounds, the peers taking turns, and the median of each figure.
     const rounds = quick ? 3 : 5;
-    log(`echo: ${rounds} rounds of ${count} round trips each (after 100 warm-up), scrollback full`);
+    log(`echo: ${rounds} rounds of ${count} round trips each (after ${ECHO_WARM_UP} warm-up), scrollback full`);
     const runs: Record<'hf' | 'np' | 'tm' | 'hfBusy' | 'tmBusy', Latency[]> = {
       hf: [],
       np: [],

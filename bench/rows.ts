@@ -189,6 +189,13 @@ function summarize(samples: number[]): Latency {
   return { median: median(samples), p99: percentile(samples, 99), samples: samples.length };
 }
 
+/**
+ * Round trips before the measured ones, for every peer alike. The daemon is a long-lived process whose
+ * hot paths V8 compiles after a few thousand calls: on a fresh daemon the first thousand keystrokes
+ * ran while its compiler threads took the cores (p99 about 3 ms, under 1 ms once compiled).
+ */
+export const ECHO_WARM_UP = 2000;
+
 const ECHO_PROGRAM = (marker: string) => `seq 1 12000; stty raw -echo; ${printMarker(marker)}; exec cat`;
 
 async function roundTrips(
@@ -205,7 +212,7 @@ async function roundTrips(
     }
   });
   const samples: number[] = [];
-  const warmUp = 100;
+  const warmUp = ECHO_WARM_UP;
   for (let i = 0; i < warmUp + count; i++) {
     // The bench's own collections are not the server's latency: one before the measured trips, and a
     // young generation (package.json's bench script) that 1,000 of them do not fill.
