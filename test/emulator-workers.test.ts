@@ -232,3 +232,41 @@ test('a read during a skipped flood of plain text shows consecutive lines: it wa
     workers.dispose();
   }
 });
+
+test('a few bytes alone (an echo) go to the worker a few ms later, in one batch; a read sends them now', async () => {
+  const originalPost = Worker.prototype.postMessage;
+  let posts = 0;
+  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+    posts++;
+    return originalPost.apply(this, args);
+  };
+  const workers = new EmulatorWorkers(() => undefined, 1);
+  const emulator = new SessionEmulator(workers, { cols: 40, rows: 10, scrollback: 100 });
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  try {
+    emulator.write(Buffer.from('$ '));
+    await allParsed(emulator);
+    const before = posts;
+    for (const key of 'abc') emulator.write(Buffer.from(key));
+    // The turn's callback was queued before any the timer's end can queue: true however slow the machine.
+    await turn();
+    assert.equal(posts, before, 'echoes of keys wait a few ms');
+    await allParsed(emulator);
+    assert.equal(posts, before + 1, 'three echoes in one batch');
+    emulator.write(Buffer.from('d'));
+    const read = emulator.lines(0);
+    await turn();
+    assert.equal(posts, before + 2, 'the read took the echo with it');
+    await read;
+    await allParsed(emulator);
+    assert.equal((await emulator.lines(0)).lines[0].trimEnd(), '$ abcd');
+    const posted = posts;
+    emulator.write(Buffer.from('e'.repeat(4096)));
+    await turn();
+    assert.equal(posts, posted + 1, 'more than a few bytes go at the end of the turn');
+  } finally {
+    Worker.prototype.postMessage = originalPost;
+    emulator.dispose();
+    workers.dispose();
+  }
+});

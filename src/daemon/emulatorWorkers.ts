@@ -1,7 +1,8 @@
 // The worker threads that own the sessions' emulators (emulatorWorker.ts): at most two (one per
 // core), each started when a session first needs it and ended when it has had none for a while; a
-// session goes to the one with the fewest. What goes to a thread is sent once per turn in one batch,
-// its chunks copied once into one buffer that is handed over (transferred), not copied again.
+// session goes to the one with the fewest. What goes to a thread is sent once per turn in one batch
+// (a few bytes alone, such as an echo, a few ms later), its chunks copied once into one buffer that
+// is handed over (transferred), not copied again.
 // A thread that throws, exits or stops answering (workerWatchdog.ts) is replaced, and each of its
 // sessions rebuilt on the new one; one that cannot start three times running is given up.
 import * as fs from 'node:fs';
@@ -28,6 +29,13 @@ export enum EmulatorWorkerTuning {
    * off (launch.ts), never gives it back: 8 MB parses a flood as fast and keeps ~50 MB less per thread.
    */
   YoungGenerationMb = 8,
+  /**
+   * Output this small with nothing else queued (a keystroke's echo) waits up to SmallOutputWaitMs
+   * before it is sent: its client gets the echo before a worker wakes to parse it, and typing wakes
+   * the worker once per few keystrokes. Any other message or more output sends it at once.
+   */
+  SmallOutputBytes = 2048,
+  SmallOutputWaitMs = 4,
 }
 
 /** Built by esbuild beside daemon.js (scripts/build.mjs), by tsc beside this file. */
@@ -63,6 +71,7 @@ export class EmulatorThread {
   private chunks: Uint8Array[] = [];
   private bytes = 0;
   private flushing: NodeJS.Immediate | undefined;
+  private smallOutputTimer: NodeJS.Timeout | undefined;
   /** Messages other than output are queued: they go at the end of this turn whatever the worker has left. */
   private urgent = false;
   /**
@@ -120,18 +129,27 @@ export class EmulatorThread {
     if (this.restartTimer || this.failure) return;
     this.messages.push(message);
     if (message.kind !== 'write') this.urgent = true;
-    this.flushing ??= setImmediate(() => this.flush());
+    if (!this.urgent && this.bytes < EmulatorWorkerTuning.SmallOutputBytes)
+      this.smallOutputTimer ??= setTimeout(() => this.flushSoon(), EmulatorWorkerTuning.SmallOutputWaitMs);
+    else this.flushSoon();
   }
 
   write(id: number, chunk: Uint8Array): void {
     if (this.restartTimer || this.failure) return;
-    this.send({ kind: 'write', id, offset: this.bytes, length: chunk.length });
+    const offset = this.bytes;
     this.chunks.push(chunk);
     this.bytes += chunk.length;
+    this.send({ kind: 'write', id, offset, length: chunk.length });
+  }
+
+  private flushSoon(): void {
+    this.flushing ??= setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.flushing = undefined;
+    clearTimeout(this.smallOutputTimer);
+    this.smallOutputTimer = undefined;
     if (this.messages.length === 0) return;
     if (!this.urgent && this.worker && this.postedUnparsed() > 0) {
       this.held = true;
@@ -185,7 +203,7 @@ export class EmulatorThread {
     else
       for (const events of message.sessions) this.links.get(events.id)?.receive({ kind: 'events', sessions: [events] });
     this.watchdog.heard();
-    if (this.held) this.flushing ??= setImmediate(() => this.flush());
+    if (this.held) this.flushSoon();
   }
 
   /** The worker is gone on its own: a new one takes its sessions, each rebuilt (what was queued is replayed). */
@@ -243,6 +261,8 @@ export class EmulatorThread {
     this.restartTimer = undefined;
     clearImmediate(this.flushing);
     this.flushing = undefined;
+    clearTimeout(this.smallOutputTimer);
+    this.smallOutputTimer = undefined;
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return;
