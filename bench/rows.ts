@@ -198,10 +198,14 @@ export const ECHO_WARM_UP = 2000;
 
 const ECHO_PROGRAM = (marker: string) => `seq 1 12000; stty raw -echo; ${printMarker(marker)}; exec cat`;
 
+/** Between two measured keystrokes at typing pace (50 keys a second), ms; 0: each right after the last echo. */
+export const TYPING_GAP_MS = 20;
+
 async function roundTrips(
   count: number,
   write: () => void,
   subscribe: (onChunk: (chunk: Buffer) => void) => void,
+  gapMs = 0,
 ): Promise<number[]> {
   let pending: ((t: number) => void) | undefined;
   subscribe((chunk) => {
@@ -225,6 +229,8 @@ async function roundTrips(
     write();
     const t = (await got) - t0;
     if (i >= warmUp) samples.push(t);
+    // Back to back, every thread on the path stays hot; at typing pace each key finds them asleep.
+    if (gapMs > 0 && i >= warmUp) await sleep(gapMs);
   }
   return samples;
 }
@@ -233,7 +239,7 @@ async function roundTrips(
 const BUSY_PROGRAM = (file: string) => `while :; do cat ${shellQuote(file)}; done`;
 
 /** `busy`: another session floods meanwhile (detached), so the server parses while it echoes. */
-export async function echoHoldfast(ctx: Context, count: number, busy = false): Promise<Latency> {
+export async function echoHoldfast(ctx: Context, count: number, busy = false, gapMs = 0): Promise<Latency> {
   let busyId: string | undefined;
   if (busy) {
     const { session } = await ctx.client.request('create', {
@@ -247,13 +253,13 @@ export async function echoHoldfast(ctx: Context, count: number, busy = false): P
     await sleep(500);
   }
   try {
-    return await echoHoldfastSession(ctx, count);
+    return await echoHoldfastSession(ctx, count, gapMs);
   } finally {
     if (busyId) await removeSession(ctx.client, busyId);
   }
 }
 
-async function echoHoldfastSession(ctx: Context, count: number): Promise<Latency> {
+async function echoHoldfastSession(ctx: Context, count: number, gapMs: number): Promise<Latency> {
   const id = nextId();
   const marker = `READY${id}`;
   const { session } = await ctx.client.request('create', {
@@ -280,6 +286,7 @@ async function echoHoldfastSession(ctx: Context, count: number): Promise<Latency
     count,
     () => attachment.write('x'),
     (f) => (onChunk = f),
+    gapMs,
   );
   await attachment.detach();
   await removeSession(ctx.client, session.id);
@@ -321,7 +328,7 @@ export async function echoNodePty(ctx: Context, count: number): Promise<Latency>
   return summarize(samples);
 }
 
-export async function echoTmux(ctx: Context, count: number, busy = false): Promise<Latency> {
+export async function echoTmux(ctx: Context, count: number, busy = false, gapMs = 0): Promise<Latency> {
   const tmux = ctx.tmux!;
   const busyName = busy ? `busy-${nextId()}` : undefined;
   if (busyName) {
@@ -329,13 +336,13 @@ export async function echoTmux(ctx: Context, count: number, busy = false): Promi
     await sleep(500);
   }
   try {
-    return await echoTmuxSession(ctx, count);
+    return await echoTmuxSession(ctx, count, gapMs);
   } finally {
     if (busyName) await tmux.killSession(busyName);
   }
 }
 
-async function echoTmuxSession(ctx: Context, count: number): Promise<Latency> {
+async function echoTmuxSession(ctx: Context, count: number, gapMs: number): Promise<Latency> {
   const tmux = ctx.tmux!;
   const id = nextId();
   const name = `echo-${id}`;
@@ -355,6 +362,7 @@ async function echoTmuxSession(ctx: Context, count: number): Promise<Latency> {
     count,
     () => client.write('x'),
     (f) => (onChunk = f),
+    gapMs,
   );
   await client.close();
   await tmux.killSession(name);
