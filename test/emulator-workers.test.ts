@@ -14,6 +14,22 @@ function snapshotTaken(emulator: SessionEmulator): Promise<void> {
   return new Promise((resolve) => emulator.snapshot({ views: ['full'], have: {}, syncDeadline: 0 }, () => resolve()));
 }
 
+/** Counts the batches posted to any worker thread until `restore`. */
+function countPosts(): { readonly count: number; restore(): void } {
+  const originalPost = Worker.prototype.postMessage;
+  let count = 0;
+  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+    count++;
+    return originalPost.apply(this, args);
+  };
+  return {
+    get count() {
+      return count;
+    },
+    restore: () => void (Worker.prototype.postMessage = originalPost),
+  };
+}
+
 function lines(from: number, to: number): string {
   let out = '';
   for (let i = from; i <= to; i++) out += `\x1b[3${i % 8}mline ${i}\x1b[0m ${'x'.repeat(i % 50)}\r\n`;
@@ -172,12 +188,7 @@ test('a snapshot asked for while a base screen (a previous daemon’s) is parsed
 });
 
 test('a flood goes to the worker in a few large batches, not one per read, and is parsed exactly', async () => {
-  const originalPost = Worker.prototype.postMessage;
-  let posts = 0;
-  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
-    posts++;
-    return originalPost.apply(this, args);
-  };
+  const posts = countPosts();
   const workers = new EmulatorWorkers(() => undefined, 1);
   const options = { cols: 80, rows: 24, scrollback: 1000 };
   const emulator = new SessionEmulator(workers, options);
@@ -195,9 +206,9 @@ test('a flood goes to the worker in a few large batches, not one per read, and i
     for (const chunk of chunks) reference.write(chunk);
     await allParsed(reference);
     assert.deepEqual((await emulator.lines(1000)).lines, reference.lines(1000));
-    assert.ok(posts < reads / 4, `${posts} batches for ${reads} reads`);
+    assert.ok(posts.count < reads / 4, `${posts.count} batches for ${reads} reads`);
   } finally {
-    Worker.prototype.postMessage = originalPost;
+    posts.restore();
     emulator.dispose();
     reference.dispose();
     workers.dispose();
@@ -234,38 +245,33 @@ test('a read during a skipped flood of plain text shows consecutive lines: it wa
 });
 
 test('a few bytes alone (an echo) go to the worker a few ms later, in one batch; a read sends them now', async () => {
-  const originalPost = Worker.prototype.postMessage;
-  let posts = 0;
-  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
-    posts++;
-    return originalPost.apply(this, args);
-  };
+  const posts = countPosts();
   const workers = new EmulatorWorkers(() => undefined, 1);
   const emulator = new SessionEmulator(workers, { cols: 40, rows: 10, scrollback: 100 });
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   try {
     emulator.write(Buffer.from('$ '));
     await allParsed(emulator);
-    const before = posts;
+    const before = posts.count;
     for (const key of 'abc') emulator.write(Buffer.from(key));
     // The turn's callback was queued before any the timer's end can queue: true however slow the machine.
     await turn();
-    assert.equal(posts, before, 'echoes of keys wait a few ms');
+    assert.equal(posts.count, before, 'echoes of keys wait a few ms');
     await allParsed(emulator);
-    assert.equal(posts, before + 1, 'three echoes in one batch');
+    assert.equal(posts.count, before + 1, 'three echoes in one batch');
     emulator.write(Buffer.from('d'));
     const read = emulator.lines(0);
     await turn();
-    assert.equal(posts, before + 2, 'the read took the echo with it');
+    assert.equal(posts.count, before + 2, 'the read took the echo with it');
     await read;
     await allParsed(emulator);
     assert.equal((await emulator.lines(0)).lines[0].trimEnd(), '$ abcd');
-    const posted = posts;
+    const sent = posts.count;
     emulator.write(Buffer.from('e'.repeat(4096)));
     await turn();
-    assert.equal(posts, posted + 1, 'more than a few bytes go at the end of the turn');
+    assert.equal(posts.count, sent + 1, 'more than a few bytes go at the end of the turn');
   } finally {
-    Worker.prototype.postMessage = originalPost;
+    posts.restore();
     emulator.dispose();
     workers.dispose();
   }
