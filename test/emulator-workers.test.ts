@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { Emulator } from '../src/daemon/emulator';
 import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
+import { TypingSignal } from '../src/daemon/ptyReadGate';
 import { Session } from '../src/daemon/session';
 import { SessionEmulator, SnapshotResult } from '../src/daemon/sessionEmulator';
 import { isAlive, waitFor } from './helpers/daemon';
@@ -93,6 +94,7 @@ test('no program dies with its emulator worker: the session goes on, its screen 
     scrollback: 1000,
     metadata: {},
     emulators: workers,
+    typing: new TypingSignal(),
   });
   const screenHas = async (text: string) => (await session.screen(100)).lines.some((l) => l.includes(text));
   try {

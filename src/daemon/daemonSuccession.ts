@@ -174,7 +174,7 @@ export function predecessorState(received: Received): OwnState {
 /** The handed sessions rebuilt in `registry` (in this turn: the PTYs deliver on the next), their credentials held. */
 export function resumeSessions(received: Received, own: OwnState, host: SuccessionHost, grace: object): Session[] {
   const sessions = received.sessions.map((handed) => {
-    const session = resumeSession(handed, host.registry.emulators, (line) => host.log(line));
+    const session = resumeSession(handed, host.registry, (line) => host.log(line));
     host.registry.adopt(session);
     // Logged as a created session's end is (daemon.ts): a program that ends after a handoff leaves a trace.
     if (handed.kind === 'live')

@@ -213,6 +213,7 @@ export class Recovery implements IDisposable {
             metadata: { ...saved.metadata, archivedFrom: from },
             process: new ArchivedProcess(saved.screen, exit),
             emulators: this.registry.emulators,
+            typing: this.registry.typing,
             onEmulatorError: (err) => this.log(`session ${id}: emulator: ${err.message}`),
           }),
       );

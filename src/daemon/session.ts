@@ -11,19 +11,13 @@ import { promptProfileOf } from './promptAnswer';
 import { SessionActivity } from './sessionActivity';
 import type { ProgramProcess } from './programPty';
 import { PtyProcess, PtyOptions } from './ptyProcess';
+import { PtyReadGate, TypingSignal } from './ptyReadGate';
 import { SequenceBoundary } from './sequenceBoundary';
 import { SessionEmulator } from './sessionEmulator';
 import { SessionWaits, WaitFor } from './sessionWaits';
 import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
 import { WatcherRedraw } from './watcherRedraw';
 import type { ResumedSession } from './sessionHandoff';
-
-/**
- * Emulator backlog (bytes written but not parsed) at which reading the PTY pauses, and resumes. About
- * 0.1 s of parsing: ten floods at 4 MiB each left the daemon's heap 20 MB larger for good, no faster.
- */
-const BACKLOG_PAUSE = 1024 * 1024;
-const BACKLOG_RESUME = 256 * 1024;
 
 export type { ProgramProcess } from './programPty';
 
@@ -34,6 +28,8 @@ export interface SessionOptions extends PtyOptions {
   metadata: Record<string, unknown>;
   /** The worker threads that run the emulators. */
   emulators: EmulatorWorkers;
+  /** When an owner last typed into any session: then a session nobody watches is read at a pace. */
+  typing: TypingSignal;
   onEmulatorError?: (err: Error) => void;
   /** Instead of spawning argv on a PTY. */
   process?: ProgramProcess;
@@ -58,7 +54,8 @@ export class Session implements IDisposable {
   private readonly redraw: WatcherRedraw;
   private readonly waits: SessionWaits;
   private readonly groupKill: GroupKill;
-  private ptyPaused = false;
+  private readonly reading: PtyReadGate;
+  private readonly typing: TypingSignal;
   private parsedAt = 0;
   /** Lines of scrollback asked for; the emulator keeps fewer when the screen is wide (limits.ts). */
   private readonly scrollback: number;
@@ -115,6 +112,8 @@ export class Session implements IDisposable {
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
     this.hasExited = new Promise((resolve) => (this.markExited = resolve));
     this.groupKill = this.disposables.add(new GroupKill(this.pty, this.hasExited));
+    this.typing = options.typing;
+    this.reading = this.disposables.add(new PtyReadGate(this.pty, this.typing));
     this.disposables.add(this.pty.onData((chunk) => this.onProgramOutput(chunk)));
     this.disposables.add(this.pty.onExit((info) => this.onProgramExit(info)));
     this.disposables.add(this.emulator.onParsed(() => this.onChunkParsed()));
@@ -190,19 +189,18 @@ export class Session implements IDisposable {
   private deliver(piece: Buffer): void {
     this.emulator.write(piece);
     this.redraw.output(piece.length);
-    for (const subscriber of this.roles.all) if (subscriber.phase === 'live') this.redraw.send(subscriber, piece);
-    if (!this.ptyPaused && this.emulator.backlog > BACKLOG_PAUSE) {
-      this.ptyPaused = true;
-      this.pty.pause();
-    }
+    let watched = false;
+    for (const subscriber of this.roles.all)
+      if (subscriber.phase === 'live') {
+        watched = true;
+        this.redraw.send(subscriber, piece);
+      }
+    this.reading.read(piece.length, this.emulator.backlog, watched);
   }
 
   private onChunkParsed(): void {
     this.parsedAt = Date.now();
-    if (this.ptyPaused && this.emulator.backlog < BACKLOG_RESUME) {
-      this.ptyPaused = false;
-      this.pty.resume();
-    }
+    this.reading.parsed(this.emulator.backlog);
     if (this.waits.pending) this.waits.scheduleTextCheck();
     if (this.exitStatus === null && this.pendingExit && this.emulator.backlog === 0) this.finishExit();
   }
@@ -264,9 +262,11 @@ export class Session implements IDisposable {
 
   /** Input from the owner's channel; why it was dropped: not the owner's (watchers never write), or over the limit. */
   input(subscriber: Subscriber, bytes: Buffer): string | undefined {
-    return this.roles.owner === subscriber
-      ? this.send(bytes)
-      : `not the input owner of session ${this.id} (its role: ${subscriber.role})`;
+    if (this.roles.owner !== subscriber)
+      return `not the input owner of session ${this.id} (its role: ${subscriber.role})`;
+    const refused = this.send(bytes);
+    if (!refused) this.typing.typed();
+    return refused;
   }
 
   /** Input from a command (`holdfast send`), or the owner's; why it was refused, if it was. */

@@ -8,9 +8,8 @@ import { metadataSchema } from '../host/checkpointSchema';
 import { AdoptedPty } from './adoptedPty';
 import { ArchivedProcess } from './archivedProcess';
 import type { RebuildScreen } from './emulatorRebuild';
-import type { EmulatorWorkers } from './emulatorWorkers';
 import type { ReceivedSession } from './handoffReceive';
-import { Session } from './session';
+import { Session, SessionOptions } from './session';
 import type { SessionEmulator } from './sessionEmulator';
 
 export enum SessionHandoffLimit {
@@ -183,7 +182,8 @@ function checkedState(received: ReceivedSession, log: (line: string) => void): H
 /** The session a previous daemon handed over, rebuilt: its adopted PTY, or its exit. */
 export function resumeSession(
   received: ReceivedSession,
-  emulators: EmulatorWorkers,
+  /** What every session of the daemon shares. */
+  shared: Pick<SessionOptions, 'emulators' | 'typing'>,
   log: (line: string) => void,
 ): Session {
   const state = checkedState(received, log);
@@ -208,7 +208,8 @@ export function resumeSession(
     rows: received.kind === 'live' ? received.pty.rows : state.rows,
     scrollback: state.scrollback,
     metadata: state.metadata,
-    emulators,
+    emulators: shared.emulators,
+    typing: shared.typing,
     process: program,
     onEmulatorError: (err) => log(`session ${id}: emulator: ${err.message}`),
     resumed: {

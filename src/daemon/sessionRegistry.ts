@@ -12,6 +12,7 @@ import { agentOf } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 import { EmulatorWorkers } from './emulatorWorkers';
 import { NOTIFY_TOKEN_ENV, NotifyCredentials } from './notifyCredentials';
+import { TypingSignal } from './ptyReadGate';
 import { Session } from './session';
 
 /**
@@ -139,6 +140,8 @@ export class SessionRegistry implements IDisposable {
   readonly notifyCredentials: NotifyCredentials;
   /** The worker threads that run every session's emulator. */
   readonly emulators: EmulatorWorkers;
+  /** When an owner last typed (ptyReadGate.ts): sessions nobody watches are read at a pace meanwhile. */
+  readonly typing = new TypingSignal();
 
   constructor(
     private readonly socket: string,
@@ -199,6 +202,7 @@ export class SessionRegistry implements IDisposable {
         scrollback,
         metadata,
         emulators: this.emulators,
+        typing: this.typing,
         launchArgv: launched,
         log: (line) => this.log(`session ${id}: ${line}`),
         onEmulatorError: (err) => this.log(`session ${id}: emulator: ${err.message}`),
