@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import { PtyProcess } from '../src/daemon/ptyProcess';
 import { PtyReadGate, ReadPace, ReadTuning, TypingSignal } from '../src/daemon/ptyReadGate';
 import { startTestDaemon, waitFor } from './helpers/daemon';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './helpers/reliability';
 
 /** A small pace, far below what `yes` gives on any machine: 80 KiB/s. */
 const PACE: ReadPace = { windowMs: 50, bytes: 4096 };
