@@ -42,13 +42,13 @@ for (const groups of [linuxProc, portable]) {
     try {
       assert.deepEqual(await exitOf(pty), { code: null, signal: null }, 'the code went with the parent');
       assert.match(output(), /STARTED/, 'the output before the end is read');
-      assert.equal(pty.groupAlive, true, 'the background sleep is still in the group');
-      assert.equal(pty.signalGroup('SIGKILL'), true);
+      assert.equal(await pty.groupAlive(), true, 'the background sleep is still in the group');
+      assert.equal(await pty.signalGroup('SIGKILL'), true);
       // The killed sleep is an orphan: PID 1 may leave it a zombie, which counts as gone.
-      await waitFor(() => !pty.groupAlive, STEP_MS, 'the group to be gone');
-      assert.equal(pty.signalGroup('SIGTERM'), false, 'a gone group is never signalled again');
+      await waitFor(async () => !(await pty.groupAlive()), STEP_MS, 'the group to be gone');
+      assert.equal(await pty.signalGroup('SIGTERM'), false, 'a gone group is never signalled again');
     } finally {
-      pty.signalGroup('SIGKILL');
+      await pty.signalGroup('SIGKILL');
       pty.dispose();
     }
   });
@@ -63,9 +63,9 @@ for (const groups of [linuxProc, portable]) {
       await waitFor(() => output().includes('CLOSING'), STEP_MS, 'the program to close its terminal');
       assert.equal(pty.exited, undefined, 'no exit while the leader runs (it waits for SIGUSR1)');
       assert.equal(child.exitCode, null);
-      assert.equal(pty.signalGroup('SIGUSR1'), true);
+      assert.equal(await pty.signalGroup('SIGUSR1'), true);
       assert.deepEqual(await exitOf(pty), { code: null, signal: null });
-      await waitFor(() => !pty.groupAlive, STEP_MS, 'the group to be gone');
+      await waitFor(async () => !(await pty.groupAlive()), STEP_MS, 'the group to be gone');
     } finally {
       pty.dispose();
     }

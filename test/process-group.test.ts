@@ -56,14 +56,14 @@ test('members: live, then none once it is reaped; without ps a live group is unk
   const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
   const pgid = child.pid!;
   try {
-    assert.equal(linuxProc.members(pgid), 'live');
-    assert.equal(portable.members(pgid), 'live');
-    assert.equal(noPs.members(pgid), 'unknown');
+    assert.equal(await linuxProc.members(pgid), 'live');
+    assert.equal(await portable.members(pgid), 'live');
+    assert.equal(await noPs.members(pgid), 'unknown');
   } finally {
     child.kill('SIGKILL');
     await exited(child);
   }
-  for (const groups of [linuxProc, portable, noPs]) assert.equal(groups.members(pgid), 'none', groups.kind);
+  for (const groups of [linuxProc, portable, noPs]) assert.equal(await groups.members(pgid), 'none', groups.kind);
 });
 
 test('members: a group whose only member is a zombie counts as zombies (gone) both ways', async () => {
@@ -75,9 +75,9 @@ test('members: a group whose only member is a zombie counts as zombies (gone) bo
   try {
     const zombie = Number(await firstLine(parent));
     await waitFor(() => stateOf(zombie) === 'Z', 5000, 'the child to be a zombie');
-    assert.equal(linuxProc.members(zombie), 'zombies');
-    assert.equal(portable.members(zombie), 'zombies');
-    assert.equal(noPs.members(zombie), 'unknown');
+    assert.equal(await linuxProc.members(zombie), 'zombies');
+    assert.equal(await portable.members(zombie), 'zombies');
+    assert.equal(await noPs.members(zombie), 'unknown');
   } finally {
     parent.kill('SIGKILL');
     await exited(parent);
@@ -100,13 +100,13 @@ for (const groups of [linuxProc, portable]) {
     const proc = leaveMemberBehind(groups);
     try {
       await new Promise<void>((resolve) => proc.onExit(() => resolve()));
-      assert.equal(proc.groupAlive, true, 'the background sleep is still in the group');
-      assert.equal(proc.signalGroup('SIGKILL'), true);
+      assert.equal(await proc.groupAlive(), true, 'the background sleep is still in the group');
+      assert.equal(await proc.signalGroup('SIGKILL'), true);
       // The killed sleep is an orphan: PID 1 may leave it a zombie, which counts as gone.
-      await waitFor(() => !proc.groupAlive, 5000, 'the group to be gone');
-      assert.equal(proc.signalGroup('SIGTERM'), false, 'a gone group is never signalled again');
+      await waitFor(async () => !(await proc.groupAlive()), 5000, 'the group to be gone');
+      assert.equal(await proc.signalGroup('SIGTERM'), false, 'a gone group is never signalled again');
     } finally {
-      proc.signalGroup('SIGKILL'); // a failed check leaves no sleep behind (a no-op once gone)
+      await proc.signalGroup('SIGKILL'); // a failed check leaves no sleep behind (a no-op once gone)
       proc.dispose();
     }
   });
@@ -116,14 +116,14 @@ test('PtyProcess without ps: the group counts as gone once SIGKILL was sent afte
   const proc = leaveMemberBehind(noPs);
   try {
     await new Promise<void>((resolve) => proc.onExit(() => resolve()));
-    assert.equal(proc.groupAlive, true, 'the group exists and nothing tells its members apart');
-    assert.equal(proc.signalGroup('SIGHUP'), true, 'ignored by the sleep: the group stays');
-    assert.equal(proc.groupAlive, true);
-    assert.equal(proc.signalGroup('SIGKILL'), true);
-    assert.equal(proc.groupAlive, false);
-    assert.equal(proc.signalGroup('SIGTERM'), false);
+    assert.equal(await proc.groupAlive(), true, 'the group exists and nothing tells its members apart');
+    assert.equal(await proc.signalGroup('SIGHUP'), true, 'ignored by the sleep: the group stays');
+    assert.equal(await proc.groupAlive(), true);
+    assert.equal(await proc.signalGroup('SIGKILL'), true);
+    assert.equal(await proc.groupAlive(), false);
+    assert.equal(await proc.signalGroup('SIGTERM'), false);
   } finally {
-    proc.signalGroup('SIGKILL'); // a failed check leaves no sleep behind (a no-op once gone)
+    await proc.signalGroup('SIGKILL'); // a failed check leaves no sleep behind (a no-op once gone)
     proc.dispose();
   }
 });

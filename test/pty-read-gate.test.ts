@@ -58,8 +58,7 @@ function flood(typing: TypingSignal, watched: () => boolean): Flood {
     },
     dispose() {
       gate.dispose();
-      pty.signalGroup('SIGKILL');
-      pty.dispose();
+      pty.dispose(); // SIGKILLs the group in this turn
     },
   };
 }

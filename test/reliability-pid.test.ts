@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
+import { AdoptedPty } from '../src/daemon/adoptedPty';
+import { openPty } from '../src/daemon/nodePtyInternals';
+import type { ProgramPty } from '../src/daemon/programPty';
 import { PtyProcess } from '../src/daemon/ptyProcess';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
@@ -90,25 +93,74 @@ test('regression: kill, remove and stop after exit never signal the process grou
   }
 });
 
-test('PtyProcess: once reaped, signalGroup never reaches a group that later bears the same id', async () => {
-  // In-process, at the boundary: the recorded pid is pointed at an unrelated live group leader.
-  const proc = new PtyProcess({
-    argv: ['sh', '-c', 'exit 0'],
-    cwd: '/',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    cols: 80,
-    rows: 24,
+/** A program that leaves a member behind in its group and exits, held as a daemon holds it. */
+interface Held {
+  pty: ProgramPty;
+  /** The member's pid, once printed. */
+  member: Promise<number>;
+  exit: Promise<unknown>;
+}
+
+/** The same program both ways a daemon holds one: its own child, or adopted from a previous daemon. */
+const HOLDERS: Record<string, (script: string) => Held> = {
+  PtyProcess(script) {
+    const pty = new PtyProcess({
+      argv: ['bash', '-c', script],
+      cwd: '/',
+      env: { PATH: process.env.PATH! },
+      cols: 80,
+      rows: 24,
+    });
+    return { pty, member: printedPid(pty), exit: new Promise((resolve) => pty.onExit(resolve)) };
+  },
+  AdoptedPty(script) {
+    const { master, slave } = openPty(80, 24);
+    // node-pty opens both sides without close-on-exec: the program closes its copies, or it would hold them.
+    const child = spawn('bash', ['-c', `exec ${master}>&- ${slave}>&-; ${script}`], {
+      stdio: [slave, slave, slave],
+      detached: true,
+    });
+    fs.closeSync(slave);
+    const pty = new AdoptedPty({ fd: master, pid: child.pid!, pgid: child.pid!, cols: 80, rows: 24 });
+    return { pty, member: printedPid(pty), exit: new Promise((resolve) => pty.onExit(resolve)) };
+  },
+};
+
+function printedPid(pty: ProgramPty): Promise<number> {
+  let text = '';
+  return new Promise((resolve) =>
+    pty.onData((chunk) => {
+      text += chunk.toString('latin1');
+      const pid = /MEMBER (\d+)/.exec(text);
+      if (pid) resolve(Number(pid[1]));
+    }),
+  );
+}
+
+// One guard for both (groupGuard.ts): the same case, each way, so that the two cannot drift apart again.
+// The member keeps the group after the leader's exit; once it is gone too, the group's id is free.
+for (const [kind, hold] of Object.entries(HOLDERS)) {
+  test(`${kind}: after the exit, the group is never signalled once an unrelated group bears its id`, async () => {
+    const script = `trap '' HUP; sleep 1000 </dev/null >/dev/null 2>&1 & echo "MEMBER $!"; exit 0`;
+    const { pty, member, exit } = hold(script);
+    let unrelated: number | undefined;
+    try {
+      const memberPid = await member;
+      await exit;
+      assert.equal(await pty.groupAlive(), true, 'the member is still in the group');
+      killQuietly(memberPid); // not through the guard: it has not seen a SIGKILL
+      // Reaped: the leader by its parent (node-pty, or this process), the orphaned member by PID 1.
+      await waitFor(() => ![pty.pid, memberPid].some((pid) => fs.existsSync(`/proc/${pid}`)), 30_000, 'both reaped');
+      const forced = unrelatedGroupWithPid(pty.pid);
+      assert.ok(forced, `no new process could be made to get pid ${pty.pid}`);
+      unrelated = forced.pid;
+      await waitFor(() => groupOf(forced.pid) === forced.pid, 5000, 'the unrelated process to lead its own group');
+      assert.equal(await pty.groupAlive(), false, 'the unrelated group counts as the program’s');
+      assert.equal(await pty.signalGroup('SIGKILL'), false);
+      assert.ok(isAlive(forced.pid), 'the unrelated process group was signalled');
+    } finally {
+      if (unrelated) killQuietly(unrelated);
+      pty.dispose();
+    }
   });
-  await new Promise<void>((resolve) => proc.onExit(() => resolve()));
-  const unrelated = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
-  try {
-    Object.defineProperty(proc, 'pid', { value: unrelated.pid });
-    assert.equal(proc.groupAlive, false, 'the unrelated group counts as the session’s');
-    assert.equal(proc.signalGroup('SIGKILL'), false);
-    proc.dispose();
-    await sleep(100);
-    assert.ok(isAlive(unrelated.pid!), 'the unrelated process group was signalled');
-  } finally {
-    unrelated.kill('SIGKILL');
-  }
-});
+}

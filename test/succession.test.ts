@@ -308,7 +308,7 @@ test('the successor refuses a bad manifest with a one-line reason', async () => 
       ],
       [
         JSON.stringify({ version: 1, copies: [], sessions: [{ ...live, fd: terminal, pid: process.pid }] }),
-        /runs in group/,
+        /runs in a group other than 100/,
       ],
     ];
     for (const [manifest, reason] of cases) {
@@ -330,11 +330,11 @@ test('one process, both ways: running (with its group), or none', async (t) => {
   const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
   t.after(() => child.kill('SIGKILL'));
   for (const groups of [linuxProc, portable, processGroups]) {
-    assert.deepEqual(groups.process(child.pid!), { kind: 'live', pgid: child.pid! }, groups.kind);
+    assert.deepEqual(await groups.process(child.pid!), { kind: 'live', pgid: child.pid! }, groups.kind);
   }
   child.kill('SIGKILL');
   await exited(child);
-  for (const groups of [linuxProc, portable]) assert.deepEqual(groups.process(child.pid!), { kind: 'none' });
+  for (const groups of [linuxProc, portable]) assert.deepEqual(await groups.process(child.pid!), { kind: 'none' });
   assert.deepEqual(processFromPs('  100   100 Z+\n', 100), { kind: 'zombie' });
   assert.deepEqual(processFromPs('  100    90 S\n', 100), { kind: 'live', pgid: 90 });
   assert.deepEqual(processFromPs('', 100), { kind: 'none' });

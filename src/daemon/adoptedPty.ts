@@ -2,13 +2,14 @@
 // read as node-pty reads its own (a tty.ReadStream on the fd), resized with node-pty's native resize.
 // This daemon is not the program's parent, so it cannot wait for it: the exit is the terminal's end
 // (EOF or EIO on the master, once every holder of the other side is gone) with the leader no longer
-// running (processGroup.ts: a zombie counts as gone). The exit code went with the parent: reported
+// running (groupGuard.ts: a zombie counts as gone). The exit code went with the parent: reported
 // as unknown (code and signal null).
 import * as tty from 'node:tty';
 import { Emitter } from '../base/disposable';
 import { InputLimit } from '../protocol/limits';
 import { FdWriter } from './fdWriter';
 import { resizeFd, restartReading, stopReadingNow } from './nodePtyInternals';
+import { GroupGuard } from './groupGuard';
 import { ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
@@ -44,7 +45,7 @@ export class AdoptedPty implements HandablePty {
   private readonly socket: tty.ReadStream;
   private readonly writer: FdWriter;
   private readonly log: (line: string) => void;
-  private readonly groups: ProcessGroups;
+  private readonly guard: GroupGuard;
   private readonly held = new HeldAtCut();
   /** Delivers the previous owner's output, then starts reading: after the turn the session listens in. */
   private start: NodeJS.Immediate | undefined;
@@ -52,8 +53,7 @@ export class AdoptedPty implements HandablePty {
   private outputEnded = false;
   private leaderPoll: NodeJS.Timeout | undefined;
   private exitInfo: ExitInfo | undefined;
-  private groupGone = false;
-  private killedAfterExit = false;
+  private disposed = false;
   private readonly onDataEmitter = new Emitter<Buffer>();
   readonly onData = this.onDataEmitter.event;
   private readonly onExitEmitter = new Emitter<ExitInfo>();
@@ -65,7 +65,7 @@ export class AdoptedPty implements HandablePty {
     this.pgid = options.pgid;
     this.size = { cols: options.cols, rows: options.rows };
     this.log = options.log ?? (() => undefined);
-    this.groups = options.processGroups ?? processGroups;
+    this.guard = new GroupGuard(this.pid, this.pgid, 'adopted', options.processGroups ?? processGroups);
     this.firstOutput = options.output ?? Buffer.alloc(0);
     this.socket = new tty.ReadStream(this.fd);
     this.writer = new FdWriter(this.fd, this.log);
@@ -137,66 +137,32 @@ export class AdoptedPty implements HandablePty {
   private onOutputEnd(): void {
     if (this.outputEnded || this.held.phase === 'released') return;
     this.outputEnded = true;
-    this.exitOnceLeaderGone();
+    void this.exitOnceLeaderGone();
   }
 
-  private exitOnceLeaderGone(): void {
+  private async exitOnceLeaderGone(): Promise<void> {
     this.leaderPoll = undefined;
-    if (this.exitInfo || this.held.phase === 'released') return;
-    const leader = this.groups.process(this.pid);
-    if (leader.kind === 'live' && leader.pgid === this.pgid) {
-      this.leaderPoll = setTimeout(() => this.exitOnceLeaderGone(), AdoptedTiming.LeaderPollMs);
+    const over = () => this.exitInfo !== undefined || this.held.phase === 'released' || this.disposed;
+    if (over()) return;
+    const leader = await this.guard.leaderNow();
+    if (over()) return;
+    if (leader === 'running') {
+      this.leaderPoll = setTimeout(() => void this.exitOnceLeaderGone(), AdoptedTiming.LeaderPollMs);
       return;
     }
     this.exitInfo = UNKNOWN_EXIT;
-    this.groupLeftAfterExit(); // settle it before the leader's pid can be given out again
+    void this.guard.leaderExited(leader); // settles what is left of its group before the pid can be given out again
     this.socket.destroy();
     this.writer.dispose();
     this.onExitEmitter.fire(this.exitInfo);
   }
 
-  /** Signals the group as PtyProcess does: never once its id may be someone else's. */
-  signalGroup(signal: NodeJS.Signals): boolean {
-    if (this.exitInfo && !this.groupLeftAfterExit()) return false;
-    if (!this.exitInfo && !this.groupMayBeOurs()) return false;
-    try {
-      process.kill(-this.pgid, signal);
-      if (this.exitInfo && signal === 'SIGKILL') this.killedAfterExit = true;
-      return true;
-    } catch {
-      return false; // gone in the meantime (ESRCH): nothing was signalled
-    }
+  signalGroup(signal: NodeJS.Signals): Promise<boolean> {
+    return this.guard.signal(signal);
   }
 
-  get groupAlive(): boolean {
-    return !this.exitInfo || this.groupLeftAfterExit();
-  }
-
-  /**
-   * Before the exit: the leader runs in its group, or (it is gone, the terminal still open) members
-   * of its group are alive, which keeps the group's id from being given out again.
-   */
-  private groupMayBeOurs(): boolean {
-    const leader = this.groups.process(this.pid);
-    if (leader.kind === 'live') return leader.pgid === this.pgid;
-    if (leader.kind === 'unknown') return true; // no ps: what signals alone can tell, as PtyProcess
-    const members = this.groups.members(this.pgid);
-    return members === 'live' || members === 'unknown';
-  }
-
-  /**
-   * Whether something alive may be left in the group after the exit. Gone for good once seen empty
-   * (or only zombies), or once the leader's pid runs in another group: a session leader never changes
-   * its group, so that is a new process that got the pid, which the kernel gives out only when no
-   * group holds it.
-   */
-  private groupLeftAfterExit(): boolean {
-    if (this.groupGone) return false;
-    const members = this.groups.members(this.pgid);
-    const nothingAlive = members === 'none' || members === 'zombies' || (members === 'unknown' && this.killedAfterExit);
-    const leader = this.groups.process(this.pid);
-    if (nothingAlive || (leader.kind === 'live' && leader.pgid !== this.pgid)) this.groupGone = true;
-    return !this.groupGone;
+  groupAlive(): Promise<boolean> {
+    return this.guard.alive();
   }
 
   cut(): PtyCut | 'ended' {
@@ -246,9 +212,11 @@ export class AdoptedPty implements HandablePty {
 
   dispose(): void {
     const handedOver = this.held.phase !== 'reading';
+    this.disposed = true;
     this.onDataEmitter.dispose();
     this.onExitEmitter.dispose();
-    if (!this.exitInfo && !handedOver) this.signalGroup('SIGKILL');
+    // Sent once the guard has its answer (it outlives this object); the daemon's stop ends groups before.
+    if (!this.exitInfo && !handedOver) void this.guard.signal('SIGKILL');
     if (!handedOver) this.stop();
   }
 }

@@ -6,7 +6,6 @@ import type { ProgramProcess } from './session';
 
 export class ArchivedProcess implements ProgramProcess {
   readonly pid: number;
-  readonly groupAlive = false;
   private readonly onDataEmitter = new Emitter<Buffer>();
   readonly onData = this.onDataEmitter.event;
   private readonly onExitEmitter = new Emitter<ExitInfo>();
@@ -28,8 +27,11 @@ export class ArchivedProcess implements ProgramProcess {
   resize(): void {}
   pause(): void {}
   resume(): void {}
-  signalGroup(): boolean {
-    return false;
+  groupAlive(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+  signalGroup(): Promise<boolean> {
+    return Promise.resolve(false);
   }
 
   dispose(): void {

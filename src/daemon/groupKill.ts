@@ -1,19 +1,19 @@
 // Ending a program's process group: the signal asked for, SIGKILL after the grace period, done
-// once the leader is reaped (node-pty's exit) and nothing alive of its group is left (PtyProcess
-// asks processGroup.ts, which works without /proc too).
+// once the leader is reaped (node-pty's exit) and nothing alive of its group is left (the PTY asks
+// groupGuard.ts, whose answers come from off the main thread, so each poll waits for the last).
 import type { IDisposable } from '../base/disposable';
 import type { ProgramPty } from './programPty';
 
 export enum KillTiming {
-  /** Group-exit polling while a kill is in progress. */
+  /** Group-exit polling while a kill is in progress: the pause between one answer and the next question. */
   PollMs = 25,
   /** How long a kill waits for the group to go after SIGKILL. */
   AfterSigkillMs = 5000,
 }
 
 export class GroupKill implements IDisposable {
-  /** Pending polls and how to end each (with false). */
-  private readonly polls = new Map<NodeJS.Timeout, () => void>();
+  /** Pending pauses between polls and how to end each (with false). */
+  private readonly pauses = new Map<NodeJS.Timeout, () => void>();
   private disposed = false;
 
   constructor(
@@ -23,40 +23,41 @@ export class GroupKill implements IDisposable {
   ) {}
 
   async kill(signal: NodeJS.Signals, graceMs: number): Promise<void> {
-    if (!this.program.groupAlive) return this.exited;
-    this.program.signalGroup(signal);
-    if (!(await this.until(() => !this.program.groupAlive, graceMs))) {
-      this.program.signalGroup('SIGKILL');
-      await this.until(() => !this.program.groupAlive, KillTiming.AfterSigkillMs);
+    if (!(await this.program.groupAlive())) return this.exited;
+    await this.program.signalGroup(signal);
+    if (!(await this.untilGone(graceMs))) {
+      await this.program.signalGroup('SIGKILL');
+      await this.untilGone(KillTiming.AfterSigkillMs);
     }
     await this.exited;
   }
 
-  /** Polls `done` until it holds (true) or `ms` pass (false); disposing ends the poll (false). */
-  private until(done: () => boolean, ms: number): Promise<boolean> {
+  /** Asks until the group is gone (true) or `ms` pass (false); disposing ends the wait (false). */
+  private async untilGone(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
+    for (;;) {
+      if (!(await this.program.groupAlive())) return true;
+      if (Date.now() >= deadline || this.disposed || !(await this.pause())) return false;
+    }
+  }
+
+  /** Resolves true after a poll's pause, false if disposed meanwhile. */
+  private pause(): Promise<boolean> {
     return new Promise((resolve) => {
-      const check = () => {
-        if (done()) resolve(true);
-        else if (Date.now() >= deadline || this.disposed) resolve(false);
-        else {
-          const timer = setTimeout(() => {
-            this.polls.delete(timer);
-            check();
-          }, KillTiming.PollMs);
-          this.polls.set(timer, () => resolve(false));
-        }
-      };
-      check();
+      const timer = setTimeout(() => {
+        this.pauses.delete(timer);
+        resolve(true);
+      }, KillTiming.PollMs);
+      this.pauses.set(timer, () => resolve(false));
     });
   }
 
   dispose(): void {
     this.disposed = true;
-    for (const [poll, end] of this.polls) {
-      clearTimeout(poll);
+    for (const [pause, end] of this.pauses) {
+      clearTimeout(pause);
       end();
     }
-    this.polls.clear();
+    this.pauses.clear();
   }
 }

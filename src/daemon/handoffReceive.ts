@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { AdoptedPtyOptions } from './adoptedPty';
 import type { ExitInfo } from './programPty';
 import { handoffManifestSchema, HandoffLimit, parseHandoff } from './handoffManifest';
+import { GroupGuard } from './groupGuard';
 import { processGroups } from './processGroup';
 
 export type ReceivedSession =
@@ -57,21 +58,29 @@ export interface Received {
   own: unknown;
 }
 
-function check(text: string): Received {
+async function check(text: string): Promise<Received> {
   const manifest = parseHandoff(handoffManifestSchema, text, 'the handoff manifest');
-  const received = manifest.sessions.map((session): ReceivedSession => {
-    if (session.kind === 'exited') return { id: session.id, state: session.state, kind: 'exited', exit: session.exit };
+  const received: ReceivedSession[] = [];
+  for (const session of manifest.sessions) {
+    if (session.kind === 'exited') {
+      received.push({ id: session.id, state: session.state, kind: 'exited', exit: session.exit });
+      continue;
+    }
     if (!tty.isatty(session.fd)) throw new Error(`session ${session.id}: fd ${session.fd} is not a terminal here`);
+    const { fd, pid, pgid, cols, rows } = session;
     // A leader that runs in another group is not the program handed over (a session leader never
     // changes group): signalling its group would hit someone else. Gone or a zombie is fine: it just ended.
-    const leader = processGroups.process(session.pid);
-    if (leader.kind === 'live' && leader.pgid !== session.pgid)
-      throw new Error(`session ${session.id}: pid ${session.pid} runs in group ${leader.pgid}, not ${session.pgid}`);
-    const { fd, pid, pgid, cols, rows } = session;
+    if ((await new GroupGuard(pid, pgid, 'adopted', processGroups).leaderNow()) === 'reused')
+      throw new Error(`session ${session.id}: pid ${pid} runs in a group other than ${pgid}`);
     const output = Buffer.from(session.output, 'base64');
     const input = Buffer.from(session.input, 'base64');
-    return { id: session.id, state: session.state, kind: 'live', pty: { fd, pid, pgid, cols, rows, output, input } };
-  });
+    received.push({
+      id: session.id,
+      state: session.state,
+      kind: 'live',
+      pty: { fd, pid, pgid, cols, rows, output, input },
+    });
+  }
   closeCopies(
     manifest.copies,
     new Set(received.flatMap((session) => (session.kind === 'live' ? [session.pty.fd] : []))),
@@ -90,7 +99,7 @@ export async function receiveHandoff(
 ): Promise<Received> {
   let received: Received;
   try {
-    received = check(await readAll(input));
+    received = await check(await readAll(input));
   } catch (err) {
     await answer(out, { error: (err as Error).message });
     throw err;

@@ -13,14 +13,14 @@ export interface ProgramPty extends IDisposable {
   readonly onExit: (listener: (info: ExitInfo) => void) => IDisposable;
   readonly exited: ExitInfo | undefined;
   /** True while the leader runs or anything in its process group is alive (zombies count as gone). */
-  readonly groupAlive: boolean;
+  groupAlive(): Promise<boolean>;
   /** Writes for the program to read; refused (the reason returned) when too much would wait for it. */
   write(data: string | Buffer): string | undefined;
   resize(cols: number, rows: number): void;
   pause(): void;
   resume(): void;
-  /** Signals the program's process group, never a group whose id may belong to someone else now. */
-  signalGroup(signal: NodeJS.Signals): boolean;
+  /** Signals the program's process group, never a group whose id may belong to someone else now (groupGuard.ts). */
+  signalGroup(signal: NodeJS.Signals): Promise<boolean>;
 }
 
 /** What a session needs of its program: a PTY of either kind, or an ArchivedProcess (no program, see recovery). */

@@ -1,8 +1,7 @@
 // A program on a pseudo-terminal (node-pty), in its own session and process group.
 // Three things node-pty does not do for us: keep the last output of a program that exits right
-// after writing (nodePtyInternals.ts), never signal a process group whose members are all gone
-// (what is left of a group is asked of processGroup.ts), and hand the PTY to a successor (cut,
-// then release or uncut: programPty.ts).
+// after writing (nodePtyInternals.ts), never signal a process group whose id may be someone else's
+// (groupGuard.ts), and hand the PTY to a successor (cut, then release or uncut: programPty.ts).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
@@ -17,7 +16,8 @@ import {
   takeQueuedInput,
 } from './nodePtyInternals';
 import { writeNow } from './fdWriter';
-import { pidInUse, ProcessGroups, processGroups } from './processGroup';
+import { GroupGuard } from './groupGuard';
+import { ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
 
@@ -50,12 +50,8 @@ export function isSignalName(name: string): name is NodeJS.Signals {
 export class PtyProcess implements HandablePty {
   private readonly term: pty.IPty;
   private readonly log: (line: string) => void;
-  private readonly groups: ProcessGroups;
+  private readonly guard: GroupGuard;
   private exitInfo: ExitInfo | undefined;
-  /** The leader is reaped and its group was seen empty: from then on its pid may be someone else's. */
-  private groupGone = false;
-  /** SIGKILL reached the group after the leader was reaped: nothing alive can be left in it. */
-  private killedAfterExit = false;
   private readonly disposables: IDisposable[] = [];
   private readonly onDataEmitter = new Emitter<Buffer>();
   readonly onData = this.onDataEmitter.event;
@@ -69,7 +65,6 @@ export class PtyProcess implements HandablePty {
   constructor(options: PtyOptions) {
     const [file, ...args] = options.argv;
     this.log = options.log ?? (() => undefined);
-    this.groups = options.processGroups ?? processGroups;
     this.term = pty.spawn(file, args, {
       name: options.env.TERM ?? 'xterm-256color',
       cols: options.cols,
@@ -78,6 +73,7 @@ export class PtyProcess implements HandablePty {
       env: options.env,
       encoding: null, // raw bytes: no string conversion on the hot path
     } as pty.IPtyForkOptions);
+    this.guard = new GroupGuard(this.term.pid, this.term.pid, 'child', options.processGroups ?? processGroups);
     this.keepOutputAfterExit();
     this.disposables.push(
       this.term.onData((data) => {
@@ -86,7 +82,7 @@ export class PtyProcess implements HandablePty {
       this.term.onExit(({ exitCode, signal }) => {
         if (this.held.phase === 'released') return;
         this.exitInfo = signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null };
-        this.groupLeftAfterExit(); // most programs leave nothing behind: settle it before the pid can be reused
+        void this.guard.leaderExited('gone'); // reaped: what is left of its group is settled at once
         if (this.held.phase === 'reading') this.onExitEmitter.fire(this.exitInfo);
       }),
     );
@@ -225,53 +221,18 @@ export class PtyProcess implements HandablePty {
     internals._socket.destroy(); // closes this process's copy of the master: the successor holds its own
   }
 
-  /**
-   * Signals the program's process group. The group id is the leader's pid; it is only used while
-   * the leader is unreaped or members of the group are still alive, so a recycled pid is never hit.
-   */
-  signalGroup(signal: NodeJS.Signals): boolean {
-    if (this.exitInfo && !this.groupLeftAfterExit()) return false;
-    try {
-      process.kill(-this.pid, signal);
-      if (this.exitInfo && signal === 'SIGKILL') this.killedAfterExit = true;
-      return true;
-    } catch {
-      // Just spawned: the child may not have called setsid yet, so its group does not exist. It
-      // is unreaped, so its pid is still its own (regression: a kill right after create missed).
-      if (this.exitInfo) return false;
-      try {
-        process.kill(this.pid, signal);
-        return true;
-      } catch {
-        return false; // gone in the meantime (ESRCH): nothing was signalled
-      }
-    }
+  signalGroup(signal: NodeJS.Signals): Promise<boolean> {
+    return this.guard.signal(signal);
   }
 
-  /** True while the leader runs or anything in its process group is alive (zombies count as gone). */
-  get groupAlive(): boolean {
-    return !this.exitInfo || this.groupLeftAfterExit();
-  }
-
-  /**
-   * Whether something alive may be left in the group once the leader is reaped. The kernel reuses
-   * a pid only when nothing holds it, not even as a process group id: once the group is seen empty
-   * (or only zombies), or a process has the leader's pid again, a group with that id belongs to
-   * someone else, for good. Where zombies cannot be told apart, SIGKILL sent ends the question.
-   */
-  private groupLeftAfterExit(): boolean {
-    if (this.groupGone) return false;
-    const members = this.groups.members(this.pid);
-    const nothingAlive = members === 'none' || members === 'zombies' || (members === 'unknown' && this.killedAfterExit);
-    // The pid is asked about after the group, so a reuse between the two is seen.
-    if (nothingAlive || pidInUse(this.pid)) this.groupGone = true;
-    return !this.groupGone;
+  groupAlive(): Promise<boolean> {
+    return this.guard.alive();
   }
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     this.onDataEmitter.dispose();
     this.onExitEmitter.dispose();
-    if (!this.exitInfo && this.held.phase === 'reading') this.signalGroup('SIGKILL');
+    if (!this.exitInfo && this.held.phase === 'reading') void this.guard.signal('SIGKILL'); // sent in this turn
   }
 }

@@ -6,6 +6,7 @@ import { AdoptedPty } from '../../src/daemon/adoptedPty';
 import { handOff } from '../../src/daemon/handoff';
 import { receiveHandoff } from '../../src/daemon/handoffReceive';
 import type { ProgramProcess } from '../../src/daemon/session';
+import { isAlive, waitFor } from './daemon';
 import { connectReport, Message } from './handoffReport';
 
 /** How many PTY masters this process holds (Linux: the links in /proc/self/fd). */
@@ -46,7 +47,10 @@ async function main(): Promise<void> {
     ptys.set(session.id, pty);
     const _sessionCanTakeIt: ProgramProcess = pty;
     pty.onData((chunk) => link.send({ type: 'data', id: session.id, data: chunk.toString('base64') }));
-    pty.onExit((exit) => link.send({ type: 'exit', id: session.id, exit, groupAlive: pty.groupAlive }));
+    pty.onExit(
+      (exit) =>
+        void pty.groupAlive().then((groupAlive) => link.send({ type: 'exit', id: session.id, exit, groupAlive })),
+    );
   }
   link.send({
     type: 'adopted',
@@ -63,7 +67,9 @@ async function main(): Promise<void> {
     if (message.type === 'write') pty!.write(message.text as string);
     else if (message.type === 'resize') pty!.resize(message.cols as number, message.rows as number);
     else if (message.type === 'signal')
-      link.send({ type: 'signalled', id: message.id, sent: pty!.signalGroup(message.signal as NodeJS.Signals) });
+      void pty!
+        .signalGroup(message.signal as NodeJS.Signals)
+        .then((sent) => link.send({ type: 'signalled', id: message.id, sent }));
     else if (message.type === 'handoff')
       void handOn(ptys).then(async (handed) => {
         link.send(handed);
@@ -73,7 +79,12 @@ async function main(): Promise<void> {
       });
     else if (message.type === 'end') {
       for (const each of ptys.values()) each.dispose();
-      void link.end().then(() => process.exit(0));
+      // An adopted PTY's dispose signals once its guard has asked about the group: wait for the programs.
+      const programs = [...ptys.values()].map((each) => each.pid);
+      void waitFor(() => !programs.some(isAlive), 10_000, 'the programs to end')
+        .catch(() => undefined)
+        .then(() => link.end())
+        .then(() => process.exit(0));
     }
   });
 }
