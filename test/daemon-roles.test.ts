@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { DaemonEvent } from '../src/protocol/messages';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { daemonLogNow } from './helpers/reliability';
 import { ReplayTerminal } from './helpers/terminal';
 
 let daemon: TestDaemon;
@@ -30,7 +31,7 @@ test("a watcher's size never reaches the PTY, and its input is dropped", async (
   // Frames on one connection are handled in order: once this reply is here, the input was handled.
   await watcher.request('list', {});
   // Said in the daemon's log, once for the connection.
-  const log = fs.readFileSync(path.join(daemon.dir, 'state', 'holdfast', 'daemon.log'), 'utf8');
+  const log = await daemonLogNow(daemon);
   const said = log.split('\n').filter((line) => line.includes(' dropped: '));
   assert.equal(said.length, 1, log);
   assert.match(said[0], new RegExp(`input on channel \\d+ dropped: not the input owner of session ${session.id} \\(`));

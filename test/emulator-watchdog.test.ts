@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/host/launch';
 import { isAlive, isolatedEnv, ROOT, tempDir, waitFor } from './helpers/daemon';
-import { record } from './helpers/reliability';
+import { daemonLogNow, record } from './helpers/reliability';
 
 /** The daemon's bundle in a folder of its own, with `worker` as its emulatorWorker.js. */
 function daemonCopy(dir: string, worker?: string): string {
@@ -96,7 +96,7 @@ test('an emulator worker that stops answering is replaced: the session goes on, 
   const { sessions } = await client.request('list', {});
   assert.equal(sessions[0].state, 'running');
   assert.ok(isAlive(sessions[0].pid), 'the program is alive');
-  const log = fs.readFileSync(path.join(dir, 'state', 'holdfast', 'daemon.log'), 'utf8');
+  const log = await daemonLogNow({ env, pid: ready.pid });
   assert.match(log, /emulator worker answered nothing for \d+ ms with work outstanding/);
   record({
     item: 'workers',

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startTestDaemon, waitFor } from './helpers/daemon';
-import { daemonLog, record } from './helpers/reliability';
+import { daemonLog, daemonLogNow, record } from './helpers/reliability';
 
 async function connectsTo(socket: string, pid: number): Promise<boolean> {
   try {
@@ -40,7 +40,7 @@ test('a socket file unlinked under the daemon is noticed and re-published', asyn
       [session.id],
     );
     assert.ok((await client.request('show', { session: session.id })).session, 'the existing client is still served');
-    assert.match(daemonLog(daemon.env), /no longer leads to this daemon[\s\S]*re-published the socket path/);
+    assert.match(await daemonLogNow(daemon), /no longer leads to this daemon[\s\S]*re-published the socket path/);
     record({
       item: '1',
       name: 'socket unlinked: re-published after',

@@ -1,10 +1,12 @@
 // Reliability 5: faults. A client killed in the middle of a frame; a client that never says hello;
-// the disk full while a checkpoint is written; the daemon killed with SIGKILL; a program that closes
-// its terminal but keeps running; a grandchild after kill. (SIGHUP-ignorers killed after the grace
-// period and grandchildren after stop: daemon-lifetime.test.ts; checkpoints under SIGKILL: recovery.test.ts.)
+// the disk full while a checkpoint is written; a log the disk does not take; the daemon killed with
+// SIGKILL; a program that closes its terminal but keeps running; a grandchild after kill.
+// (SIGHUP-ignorers killed after the grace period and grandchildren after stop: daemon-lifetime.test.ts;
+// checkpoints under SIGKILL: recovery.test.ts.)
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
@@ -105,6 +107,46 @@ test('a client that connects and never sends a hello is dropped after the 5 s ha
     });
   } finally {
     await daemon.stop();
+  }
+});
+
+test('regression: a log the disk does not take (a FIFO nobody reads yet): served, then all logged', async () => {
+  const logDir = tempDir('hf-hung-log-');
+  const log = path.join(logDir, 'daemon.log');
+  execFileSync('mkfifo', ['-m', '600', log]);
+  // Each line was written on the main thread: opening the log for the first one, at start, never returned.
+  const daemon = await startTestDaemon(['--log', log]);
+  let reader: net.Socket | undefined;
+  try {
+    const client = await daemon.connect();
+    const argv = ['sh', '-c', 'read line; echo "GOT $line"; sleep 100'];
+    const { session } = await client.request('create', { argv, name: 'while-the-log-hangs' });
+    await client.request('send', { session: session.id, data: 'typed\r' });
+    const condition = { kind: 'text' as const, pattern: 'GOT typed' };
+    assert.ok((await client.request('wait', { session: session.id, condition, timeoutMs: 10_000 })).met);
+    // The disk comes back: a reader (read and write: it never sees the end when the daemon closes the file).
+    let text = '';
+    reader = new net.Socket({ fd: fs.openSync(log, fs.constants.O_RDWR | fs.constants.O_NONBLOCK), writable: false });
+    reader.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    await daemon.stop();
+    await waitFor(() => / stopped\n$/.test(text), 10_000, 'the last line');
+    const lines = text.split('\n').map((line) => line.replace(/^\S+ \[\d+\] /, ''));
+    const said = [
+      'daemon \\S+ started',
+      'session \\S+ "while-the-log-hangs" started',
+      'stopping: received SIGTERM',
+      'stopped$',
+    ];
+    let at = 0;
+    for (const line of said) {
+      const next = lines.findIndex((each, i) => i >= at && new RegExp(`^${line}`).test(each));
+      assert.ok(next >= 0, `"${line}" logged, after the lines before it: ${text}`);
+      at = next + 1;
+    }
+  } finally {
+    reader?.destroy();
+    await daemon.stop();
+    fs.rmSync(logDir, { recursive: true, force: true });
   }
 });
 

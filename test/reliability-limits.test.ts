@@ -12,7 +12,7 @@ import { InputLimit } from '../src/protocol/limits';
 import { startDaemon } from '../src/host/launch';
 import { tokenPathFor } from '../src/host/paths';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
-import { daemonLog, helloFrame, RawConnection, record, RssSampler, sleep } from './helpers/reliability';
+import { daemonLog, daemonLogNow, helloFrame, RawConnection, record, RssSampler, sleep } from './helpers/reliability';
 
 async function stopPid(pid: number): Promise<void> {
   process.kill(pid, 'SIGTERM');
@@ -146,7 +146,7 @@ test(
       const grown = rss.stop() - base;
       // They keep writing, so the error frame may be lost in the reset; the daemon's log names it.
       const refusals =
-        daemonLog(daemon.env).match(/\(no hello\): protocol: the hello must be at most 65536 bytes/g) ?? [];
+        (await daemonLogNow(daemon)).match(/\(no hello\): protocol: the hello must be at most 65536 bytes/g) ?? [];
       assert.equal(refusals.length, 20);
       // A client that stops writing gets the error frame.
       const polite = new RawConnection(daemon.socket);

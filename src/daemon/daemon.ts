@@ -178,6 +178,7 @@ export class Daemon implements RequestHandler, MethodHost {
     this.log.write(`handing off every session to a successor (${reason})`);
     const host = { registry: this.registry, credentials: this.credentials, logFile: this.log.file };
     try {
+      await this.log.flush(); // the successor writes to the same file: this daemon's lines come first
       const result = await handOffSessions({ ...host, log: (line) => this.log.write(line) }, script);
       const pid = result.successor.pid!;
       this.log.write(`handed ${result.sessions} sessions to daemon ${pid}`);

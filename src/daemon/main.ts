@@ -104,6 +104,7 @@ export async function runDaemon(
   options.onReady?.(daemon);
   await new Promise<void>((resolve) => daemon.onStopped(resolve));
   disposables.dispose();
+  await daemon.log.flush(); // the log is written in the background: every line is in before the exit
   return 'stopped';
 }
 

@@ -152,3 +152,22 @@ export function daemonLog(env: NodeJS.ProcessEnv): string {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * The daemon's log once every line it wrote before now is in the file (it writes in the background): a
+ * SIGHUP, which it logs and otherwise ignores, marks the spot, and lines reach the file in order.
+ */
+export async function daemonLogNow(daemon: { env: NodeJS.ProcessEnv; pid: number }): Promise<string> {
+  const marks = () =>
+    daemonLog(daemon.env)
+      .split('\n')
+      .filter((line) => line.endsWith(' ignored SIGHUP')).length;
+  const before = marks();
+  process.kill(daemon.pid, 'SIGHUP');
+  const deadline = Date.now() + 10_000;
+  while (marks() <= before) {
+    if (Date.now() > deadline) throw new Error('the daemon did not log the SIGHUP within 10 s');
+    await sleep(20);
+  }
+  return daemonLog(daemon.env);
+}
