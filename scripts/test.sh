@@ -83,7 +83,7 @@ phase agents wait_in_background "$setup_agents" "$RESULTS/setup-agents.log"
 # against the 100 ms bound in 3 of 17 clean-clone runs, and the daemon's memory stayed 111 MiB above its baseline
 # against the 100 allowed. And idle-memory, whose daemon gives back what a burst took once its sessions are quiet:
 # 41-80 MiB of ~240 alone, as little as 25-30 beside the other files (its bound is 15; none comes back without it).
-ALONE_FILES=(emulator-watchdog reliability-bounds idle-memory)
+ALONE_FILES=(emulator-watchdog reliability-bounds reliability-slow-ps idle-memory)
 alone_re="/($(IFS='|'; echo "${ALONE_FILES[*]}"))\.test\.js$"
 unit_files=$(ls out/test/*.test.js | grep -v '/reliability-load\.test\.js$' | grep -Ev "$alone_re")
 alone_files=$(ls out/test/*.test.js | grep -E "$alone_re")

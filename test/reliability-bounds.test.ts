@@ -11,7 +11,7 @@ import type { DaemonEvent } from '../src/protocol/messages';
 import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/sequenceBoundary';
 import { checkpointJson } from './helpers/checkpoint';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
-import { record, rssMiB, RssSampler } from './helpers/reliability';
+import { busyCores, record, rssMiB, RssSampler } from './helpers/reliability';
 
 /**
  * Longest a second client's `list` may wait while an input is thrown at the daemon. The goal is
@@ -25,11 +25,6 @@ const LIST_BOUND_MS = 2000;
  * archive were held on the way; before the bounds the peak was 666 MiB.
  */
 const RSS_MARGIN_MIB = 100;
-
-/** Busy loops on every core, so the daemon competes for CPU as on a loaded machine. */
-function busyCores(count = 2): ChildProcess[] {
-  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
-}
 
 /**
  * A second client sending `list` every 20 ms, in a process of its own (this one's encoding of the

@@ -3,13 +3,13 @@
 // emulators parse and render snapshots in worker threads and the main thread only moves bytes.
 // The figures go to docs/reliability.md.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { HoldfastClient } from '../src/protocol/client';
 import { startTestDaemon, waitFor } from './helpers/daemon';
-import { record } from './helpers/reliability';
+import { percentile, record, Round, startLatencyProbe } from './helpers/reliability';
 
 /**
  * What 9 in 10 `list`s and echoes stay under while another session floods. The goal is every one; on
@@ -39,21 +39,6 @@ function cpuSpent(pid: number, before: Map<number, number>): { main: number; bus
   return { main: after.get(pid)! - before.get(pid)!, busiestOther };
 }
 
-/** [sent at, list ms, echo ms] of each round of the probe (helpers/latencyProbe.ts). */
-type Round = [number, number, number];
-
-function startProbe(socket: string, session: string, rounds: Round[]): ChildProcess {
-  const script = path.join(__dirname, 'helpers', 'latencyProbe.js');
-  const child = spawn(process.execPath, [script, socket, session], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) rounds.push(line.split(' ').map(Number) as Round);
-  });
-  return child;
-}
-
 /**
  * A watcher attaching to the flood again and again, as windows reloading do: each attach costs a
  * snapshot of the screen and its scrollback. Resolves with the count once `stopped()`.
@@ -72,11 +57,6 @@ async function reattachLoop(client: HoldfastClient, session: string, stopped: ()
     attaches++;
   }
   return attaches;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 }
 
 /** The rounds sent in the next `ms`, once they are all answered. */
@@ -120,7 +100,7 @@ test('while one session floods, another client’s list and an echo in another s
     });
     assert.ok(ready.met, 'the echo session is in raw mode');
     const rounds: Round[] = [];
-    probe = startProbe(daemon.socket, echo.id, rounds);
+    probe = startLatencyProbe(daemon.socket, echo.id, rounds);
     await waitFor(() => rounds.length > 5, 30_000, 'the probe to start');
     const quiet = figures('quiet', await probeFor(rounds, PROBE_MS / 2));
     const { session: flood } = await client.request('create', {

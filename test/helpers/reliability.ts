@@ -1,5 +1,6 @@
 // Helpers for the reliability suite (test/reliability-*.test.ts): figures for docs/reliability.md,
 // daemon memory from /proc, raw protocol connections, process checks.
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -170,4 +171,30 @@ export async function daemonLogNow(daemon: { env: NodeJS.ProcessEnv; pid: number
     await sleep(20);
   }
   return daemonLog(daemon.env);
+}
+
+/** Busy loops on every core, so the daemon competes for CPU as on a loaded machine. */
+export function busyCores(count = 2): ChildProcess[] {
+  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+}
+
+/** [sent at, list ms, echo ms] of each round of the latency probe (latencyProbe.ts). */
+export type Round = [number, number, number];
+
+/** The latency probe in a process of its own, against `session` (`cat` in raw mode); its rounds go to `rounds`. */
+export function startLatencyProbe(socket: string, session: string, rounds: Round[]): ChildProcess {
+  const script = path.join(__dirname, 'latencyProbe.js');
+  const child = spawn(process.execPath, [script, socket, session], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let partial = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) rounds.push(line.split(' ').map(Number) as Round);
+  });
+  return child;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 }
