@@ -73,7 +73,8 @@ const ITEMS = [
     '5',
     'Faults',
     'reliability-faults: a client SIGKILLed mid-frame; a client without hello (dropped at 5 s); the disk full (a ' +
-      '256 KiB tmpfs) during a checkpoint write; the daemon SIGKILLed (sessions get SIGHUP, nothing left, the next ' +
+      '256 KiB tmpfs) during a checkpoint write; a log the disk does not take (a FIFO nobody reads yet: the daemon ' +
+      'serves meanwhile, then every line arrives in order); the daemon SIGKILLed (sessions get SIGHUP, nothing left, the next ' +
       'daemon starts cleanly); a program that closes its terminal but runs on (stays running, kill and stop end it ' +
       'and its grandchild). daemon-lifetime: SIGHUP-ignorers killed after the grace period, grandchildren gone after ' +
       'stop. recovery.test: checkpoints atomic under SIGKILL.',
@@ -82,7 +83,8 @@ const ITEMS = [
     '6',
     'No PID recycling',
     'reliability-pid: the reaped pid is handed to an unrelated process group for real (root writes ' +
-      '/proc/sys/kernel/ns_last_pid); kill, remove and stop must not signal it; the same at the PtyProcess boundary.',
+      '/proc/sys/kernel/ns_last_pid); kill, remove and stop must not signal it; the same, after a member left ' +
+      'behind is gone, through both kinds of PTY (spawned and adopted: one guard, groupGuard.ts).',
   ],
   [
     '7',
