@@ -74,10 +74,10 @@ const ITEMS = [
     'Faults',
     'reliability-faults: a client SIGKILLed mid-frame; a client without hello (dropped at 5 s); the disk full (a ' +
       '256 KiB tmpfs) during a checkpoint write; a log the disk does not take (a FIFO nobody reads yet: the daemon ' +
-      'serves meanwhile, then every line arrives in order); the daemon SIGKILLed (sessions get SIGHUP, nothing left, the next ' +
-      'daemon starts cleanly); a program that closes its terminal but runs on (stays running, kill and stop end it ' +
-      'and its grandchild). daemon-lifetime: SIGHUP-ignorers killed after the grace period, grandchildren gone after ' +
-      'stop. recovery.test: checkpoints atomic under SIGKILL.',
+      'serves meanwhile, then every line arrives in order); the daemon SIGKILLed (sessions get SIGHUP, nothing ' +
+      'left, the next daemon starts cleanly); a program that closes its terminal but runs on (stays running, kill ' +
+      'and stop end it and its grandchild). daemon-lifetime: SIGHUP-ignorers killed after the grace period, ' +
+      'grandchildren gone after stop. recovery.test: checkpoints atomic under SIGKILL.',
   ],
   [
     '6',

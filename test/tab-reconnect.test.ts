@@ -2,11 +2,12 @@
 // moment of the tab's life: while opening, attaching, live, reconnecting and replacing. Each time the
 // tab ends live, showing the same session (same id, same process), and takes keys again; keys typed
 // while it was away reach the program once it is back. A resize the daemon refuses leaves the tab
-// live, with a line in the window's log.
+// live, with a line in the window's log. A relaunch whose connection fails leaves the tab as it was.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { SessionInfo } from '../src/protocol/messages';
+import { startNewRun } from '../src/extension/newRun';
 import type { SessionTab } from '../src/extension/pseudoterminal';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 import { SocketProxy } from './helpers/socketProxy';
@@ -189,6 +190,28 @@ test('the connection cut while replacing: before the new run exists, and while t
     r.proxy.release();
     await replaced; // it resolves: the tab attaches again with the next connection
     await endsLiveOnSameSession(r, tab, written, session, 'replacing');
+  } finally {
+    await teardown(r, tab);
+  }
+});
+
+test('regression: the connection fails as a relaunch asks for it: the tab is as it was, not replacing', async () => {
+  const r = await rig();
+  const { tab, written } = tabFor(r, r.session);
+  try {
+    tab.open(SIZE);
+    await isLive(tab);
+    r.proxy.refuseNext(1); // the next connection, the relaunch's, is cut as soon as it arrives
+    await cut(r);
+    const ctx = { connection: r.connection, windowCliHook: undefined, sessionStart: () => ({ cwd: '/', env: {} }) };
+    const request = { id: r.session.id, how: 'relaunch' as const, known: r.session };
+    await assert.rejects(startNewRun(ctx, request, tab));
+    assert.equal(tab.status, 'reconnecting', 'back as it was: live, with its connection lost');
+    tab.handleInput('echo held'); // held while it reconnects, typed once it is back
+    await r.connection.get(); // as any later command does
+    tab.handleInput('-$((40+2))\r');
+    await waitFor(() => written().includes('held-42'), STEP_MS, 'the held keys to reach the shell');
+    await endsLiveOnSameSession(r, tab, written, r.session, 'after-failed-relaunch');
   } finally {
     await teardown(r, tab);
   }

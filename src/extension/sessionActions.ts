@@ -5,11 +5,9 @@
 import * as vscode from 'vscode';
 import { RequestError } from '../protocol/client';
 import { ErrorCode, SessionInfo } from '../protocol/messages';
-import { printable } from '../text/printable';
-import { commandLine } from '../text/shellQuote';
 import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
-import { hookPath } from './codeCli';
 import { DaemonConnection } from './daemonConnection';
+import { startNewRun } from './newRun';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
@@ -132,31 +130,10 @@ export class SessionActions {
    * `resumeArgv` is the resume command of the session's agent profile as this window's settings have it.
    */
   async startAgain(id: string, how: 'resume' | 'relaunch', resumeArgv?: string[]): Promise<SessionInfo> {
-    const { registry, connection } = this.ctx;
+    const { registry } = this.ctx;
     const tab = registry.tabForSession(id);
-    tab?.expectReplacement();
-    const client = await connection.get();
-    // The new run keeps the session's metadata, so its `code` hook too (pointed here when the tab takes input).
-    const hookId = this.ctx.windowCliHook
-      ? readLayout((tab?.session ?? this.ctx.sessions.get(id))?.metadata).cliHook
-      : undefined;
-    const { env } = this.ctx.sessionStart(hookId ? hookPath(connection.socket, hookId) : undefined);
-    let session: SessionInfo;
-    let note: string;
-    try {
-      if (how === 'resume') {
-        const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
-        session = result.session;
-        const what = '(a new run of the agent; the conversation continues)';
-        note = `resumed: ${commandLine(result.argv)} in ${printable(session.cwd)} ${what}`;
-      } else {
-        session = (await client.request('relaunch', { session: id, env })).session;
-        note = `relaunched: ${commandLine(session.argv)} in ${printable(session.cwd)} (a new run, not the old process)`;
-      }
-    } catch (err) {
-      tab?.replacementFailed();
-      throw err;
-    }
+    const known = tab?.session ?? this.ctx.sessions.get(id);
+    const { session, note } = await startNewRun(this.ctx, { id, how, resumeArgv, known }, tab);
     if (tab && !tab.isClosed) {
       registry.unbind(id, tab);
       registry.bind(session.id, tab);
