@@ -1,9 +1,13 @@
 // `holdfast serve`: a persistent daemon in the foreground (dist/daemon.js, its child); doctor against it; stop.
+// And doctor against a daemon whose status fails.
 import assert from 'node:assert/strict';
 import { spawn, ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { checkDaemon } from '../src/cli/doctor';
 import { CLI_SCRIPT, cliSandbox, CliSandbox, isAlive, waitFor } from './helpers/cli';
+import { startTestDaemon } from './helpers/daemon';
+import { SocketProxy } from './helpers/socketProxy';
 
 describe('with a persistent daemon (serve)', () => {
   let box: CliSandbox;
@@ -112,4 +116,24 @@ describe("serve passes signals on to its daemon and ends with the daemon's exit"
       await box.cleanup();
     }
   });
+});
+
+test('doctor: a daemon that answers its hello, then fails status, fails the check (not an older one)', async () => {
+  const daemon = await startTestDaemon();
+  const proxy = await SocketProxy.start(daemon.socket, daemon.dir);
+  try {
+    proxy.holdAnswerTo('"status"');
+    const asked = proxy.sent('"status"');
+    const checking = checkDaemon(proxy.socket);
+    await asked;
+    proxy.drop(); // the connection goes while status is asked
+    const { check } = await checking;
+    assert.equal(check.ok, false, JSON.stringify(check));
+    assert.match(check.detail, new RegExp(`^pid ${daemon.pid} answered the hello, but status failed: `));
+    assert.ok(check.fix);
+  } finally {
+    await proxy.close();
+    await daemon.stop();
+    fs.rmSync(daemon.dir, { recursive: true, force: true });
+  }
 });

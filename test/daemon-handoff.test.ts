@@ -1,14 +1,26 @@
 // A daemon hands its sessions to a successor (`handoff`, `holdfast upgrade`): the same programs, every
 // screen and history line and cursor as before, a flood's counter whole across the cut, typing works,
-// exits and names kept, the old daemon gone. Also on the portable process path (scripts/test.sh).
+// exits and names kept, the old daemon gone; after a crash too, and what a crash whose handoff fails
+// leaves. Also on the portable process path (scripts/test.sh).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
+import { startDaemon } from '../src/host/launch';
 import { cliSandbox, isOneErrorLine, runCli } from './helpers/cli';
-import { DAEMON_SCRIPT, isAlive, startTestDaemon, waitFor } from './helpers/daemon';
+import {
+  DAEMON_SCRIPT,
+  isAlive,
+  isolatedEnv,
+  ROOT,
+  startTestDaemon,
+  stopDaemonPid,
+  tempDir,
+  waitFor,
+} from './helpers/daemon';
+import { daemonLog, daemonLogNow } from './helpers/reliability';
 
 const ALL = 1_000_000;
 
@@ -258,5 +270,43 @@ test('during a handoff changes are refused (busy), SIGTERM waits for it: then th
       await waitFor(() => !isAlive(successor), 20_000, 'the successor to stop');
     }
     await daemon.stop();
+  }
+});
+
+test('a crash whose handoff fails: the daemon carries on with every session; the next is not handed off', async () => {
+  // A daemon run from a copy whose script is then removed: its successor cannot start.
+  const dir = tempDir('hf-crash-');
+  const dist = path.join(dir, 'dist');
+  fs.mkdirSync(dist);
+  for (const file of ['daemon.js', 'emulatorWorker.js', 'searchWorker.js'])
+    fs.copyFileSync(path.join(path.dirname(DAEMON_SCRIPT), file), path.join(dist, file));
+  const modules = path.join(ROOT, 'node_modules');
+  const env: NodeJS.ProcessEnv = { ...isolatedEnv(dir), NODE_PATH: modules, HOLDFAST_TEST_CRASH_NAME: 'crash' };
+  const socket = env.HOLDFAST_SOCKET!;
+  const ready = await startDaemon({ socket, daemonScript: path.join(dist, 'daemon.js'), env, args: ['--persistent'] });
+  assert.ok('pid' in ready);
+  fs.rmSync(path.join(dist, 'daemon.js'));
+  const daemon = { env, pid: ready.pid };
+  const client = await HoldfastClient.connect({ socket, client: 'test', version: 'test' });
+  try {
+    const { session: kept } = await client.request('create', { name: 'kept', argv: ['bash', '-c', 'exec cat'] });
+    await client.request('create', { name: 'crash', argv: ['sleep', '1000'] });
+    await waitFor(() => /the handoff after the crash failed/.test(daemonLog(env)), 30_000, 'the failed handoff');
+    await client.request('send', { session: kept.id, data: 'after the crash\n' });
+    await textShows(client, kept.id, 'after the crash');
+    assert.equal(client.hello.pid, ready.pid, 'the same daemon, the same connection');
+    await client.request('create', { name: 'crash', argv: ['sleep', '1000'] });
+    await waitFor(() => /not handed off again/.test(daemonLog(env)), 30_000, 'the second crash');
+    const log = await daemonLogNow(daemon);
+    assert.equal(log.match(/handing off every session to a successor \(a crash\)/g)?.length, 1, log);
+    const { sessions } = await client.request('list', {});
+    assert.deepEqual(
+      sessions.map((s) => s.state),
+      ['running', 'running', 'running'],
+    );
+  } finally {
+    client.close();
+    await stopDaemonPid(ready.pid);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { readCheckpoints, recoveryDir } from '../host/checkpointFiles';
-import { HoldfastClient, NoDaemonError } from '../protocol/client';
-import { DaemonStatus, PROTOCOL_VERSION } from '../protocol/messages';
+import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
+import { DaemonStatus, ErrorCode, PROTOCOL_VERSION } from '../protocol/messages';
 import {
   checkSocket as trustCheckSocket,
   checkSocketDir as trustCheckSocketDir,
@@ -88,8 +88,17 @@ export async function checkDaemon(socketPath: string): Promise<{ check: Check; s
     let status: DaemonStatus | undefined;
     try {
       status = await client.request('status', {});
-    } catch {
-      // an older daemon without status: the hello still says enough
+    } catch (err) {
+      // Only a daemon without the method (older) is fine: the hello still says enough. Anything else is its failure.
+      if (!(err instanceof RequestError && err.code === ErrorCode.Unsupported))
+        return {
+          check: {
+            name,
+            ok: false,
+            detail: `pid ${hello.pid} answered the hello, but status failed: ${(err as Error).message}`,
+            fix: 'see the daemon log; if it hangs, kill its pid and start it again',
+          },
+        };
     }
     const detail =
       `pid ${hello.pid}, version ${hello.version}, protocol ${hello.protocol}, ${hello.startMode}` +

@@ -8,7 +8,7 @@ import * as tty from 'node:tty';
 import { Emitter } from '../base/disposable';
 import { InputLimit } from '../protocol/limits';
 import { FdWriter } from './fdWriter';
-import { resizeFd, restartReading, stopReadingNow } from './nodePtyInternals';
+import { resizeFd, resizeUnlessClosed, restartReading, stopReadingNow } from './nodePtyInternals';
 import { GroupGuard } from './groupGuard';
 import { ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
@@ -115,12 +115,8 @@ export class AdoptedPty implements HandablePty {
   resize(cols: number, rows: number): void {
     if (this.exitInfo || this.held.phase === 'released') return;
     if (!(cols > 0 && rows > 0 && Number.isFinite(cols) && Number.isFinite(rows))) return;
-    try {
-      resizeFd(this.fd, cols, rows);
-      this.size = { cols, rows };
-    } catch {
-      // the terminal closed between its end and our check
-    }
+    resizeUnlessClosed(() => resizeFd(this.fd, cols, rows));
+    this.size = { cols, rows };
   }
 
   pause(): void {

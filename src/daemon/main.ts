@@ -88,11 +88,7 @@ export async function runDaemon(
   const ignoreHup = () => daemon.log.write('ignored SIGHUP');
   process.on('SIGHUP', ignoreHup);
   disposables.add(toDisposable(() => process.off('SIGHUP', ignoreHup)));
-  // A crash it can still act on: a successor takes the sessions (if it fails, they carry on here).
-  const onCrash = (err: unknown) => {
-    daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
-    daemon.handOff(undefined, 'a crash').catch(() => undefined); // a failure is in the log
-  };
+  const onCrash = crashHandler(daemon);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   disposables.add(
@@ -106,6 +102,28 @@ export async function runDaemon(
   disposables.dispose();
   await daemon.log.flush(); // the log is written in the background: every line is in before the exit
   return 'stopped';
+}
+
+/**
+ * What an uncaught exception does. The first hands every session to a successor, a fresh process with the
+ * same programs. If that handoff fails, this daemon carries on as it is: every program runs and every
+ * client is served (the failed handoff gave the PTYs back), and only what the callback that threw was
+ * doing is left undone (a request unanswered, one session's bookkeeping short). Later exceptions are
+ * logged, not handed off again: a callback that throws on every turn would cut and give back every PTY
+ * for ever. `holdfast upgrade` can still hand off. Stopping instead would end every program for the sake
+ * of one callback.
+ */
+function crashHandler(daemon: Daemon): (err: unknown) => void {
+  let state: 'serving' | 'handing off' | 'carrying on after a crash' = 'serving';
+  return (err) => {
+    daemon.log.write(`uncaught: ${(err as Error)?.stack ?? String(err)}`);
+    if (state !== 'serving') return daemon.log.write(`not handed off again (${state})`);
+    state = 'handing off';
+    daemon.handOff(undefined, 'a crash').catch((failed: Error) => {
+      state = 'carrying on after a crash';
+      daemon.log.write(`the handoff after the crash failed (${failed.message}): carrying on, every session here`);
+    });
+  };
 }
 
 /** Tells whoever started the daemon (its readiness fd) how the start went. */

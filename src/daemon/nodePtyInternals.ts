@@ -104,6 +104,18 @@ export function resizeFd(fd: number, cols: number, rows: number): void {
   nativePty().resize(fd, cols, rows);
 }
 
+/** node-pty's error when the master was closed between the terminal's end and a resize (as VS Code's own). */
+const CLOSED_TERMINAL = 'ioctl(2) failed, EBADF';
+
+/** Runs a terminal's resize: the one race it expects, the terminal closed meanwhile, is no error; others throw. */
+export function resizeUnlessClosed(resize: () => void): void {
+  try {
+    resize();
+  } catch (err) {
+    if ((err as Error).message !== CLOSED_TERMINAL) throw err;
+  }
+}
+
 /** Bytes of input written to node-pty that the program has not taken yet. */
 export function queuedInputBytes(internals: PtyInternals): number {
   let bytes = 0;

@@ -11,6 +11,7 @@ import {
   inputSettled,
   internalsOf,
   queuedInputBytes,
+  resizeUnlessClosed,
   restartReading,
   stopReadingNow,
   takeQueuedInput,
@@ -160,11 +161,7 @@ export class PtyProcess implements HandablePty {
 
   resize(cols: number, rows: number): void {
     if (this.exitInfo) return;
-    try {
-      this.term.resize(cols, rows);
-    } catch {
-      // the terminal closed between exit and our check
-    }
+    resizeUnlessClosed(() => this.term.resize(cols, rows));
   }
 
   pause(): void {
