@@ -7,13 +7,15 @@
 //   linux-<other arch>        $HOLDFAST_NODE_PTY_LINUX_<ARCH>: a folder holding a pty.node built on
 //                             that architecture (`npm rebuild node-pty`, then its build/Release),
 //                             else a cross-compile with Debian's g++-<triplet> (e.g. g++-aarch64-linux-gnu)
-// Every binary's header is checked against its target before it is packed.
+// Every binary's header is checked against its target before it is packed. What vsce warns about
+// fails the package (vsce itself answers its own "continue?" with yes when no terminal is attached).
 // Usage: node scripts/package.mjs [--target T]... [--out DIR]   (default: every target, into dist-vsix/)
 import * as esbuild from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const root = path.resolve(import.meta.dirname, '..');
 const ptyDir = path.join(root, 'node_modules', 'node-pty');
@@ -106,8 +108,10 @@ function binaryFolder(target, work) {
 
 /** The package tree for one target: what the .vsix holds, plus what `npm list` (run by vsce) needs. */
 function stage(target, binaries, dir) {
-  for (const part of ['README.md', '.vscodeignore', 'dist', 'media'])
-    fs.cpSync(path.join(root, part), path.join(dir, part), { recursive: true });
+  // What is missing is vsce's to find and warn about (a warning fails the package).
+  for (const part of ['README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'dist', 'media'])
+    if (fs.existsSync(path.join(root, part)))
+      fs.cpSync(path.join(root, part), path.join(dir, part), { recursive: true });
   // Everything else the extension uses is bundled into dist/: the .vsix carries node-pty only.
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   manifest.dependencies = { 'node-pty': manifest.dependencies['node-pty'] };
@@ -131,6 +135,21 @@ function stage(target, binaries, dir) {
   return manifest.version;
 }
 
+/** One vsce run; any warning it prints fails the package, which is then removed. */
+function packWithVsce(vsce, target, vsix, cwd) {
+  // '*' activation is chosen on purpose: restored tabs appear ~0.5 s sooner (README, docs/bench.md).
+  const args = ['package', '--target', target, '--out', vsix, '--no-rewrite-relative-links', '--allow-star-activation'];
+  const ran = spawnSync(vsce, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const said = stripVTControlCharacters(ran.stderr ?? '');
+  process.stderr.write(said);
+  if (ran.status !== 0) throw new PackageError(`${target}: vsce failed (exit ${ran.status ?? ran.signal})`);
+  const warning = /WARNING\s+(.*)/.exec(said);
+  if (warning) {
+    fs.rmSync(vsix, { force: true });
+    throw new PackageError(`${target}: vsce warns: ${warning[1].trim()}`);
+  }
+}
+
 async function main() {
   const { targets, out } = parseArgs(process.argv.slice(2));
   const { binaryTarget } = await loadBinaryRules();
@@ -150,15 +169,7 @@ async function main() {
       const dir = path.join(work, target);
       const version = stage(target, binaries, dir);
       const vsix = path.join(out, `holdfast-${version}-${target}.vsix`);
-      execFileSync(
-        vsce,
-        ['package', '--target', target, '--out', vsix].concat([
-          '--no-rewrite-relative-links',
-          '--skip-license',
-          '--allow-missing-repository',
-        ]),
-        { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] },
-      );
+      packWithVsce(vsce, target, vsix, dir);
       console.log(`${target}: ${path.relative(process.cwd(), vsix)}`);
     }
   } finally {

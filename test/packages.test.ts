@@ -1,6 +1,7 @@
 // Packages per platform: `npm run package` (scripts/package.mjs) builds one .vsix per target, each
 // holding node-pty's binary for its target and nothing for another; the daemon's copy picks the
-// binary for the running platform, and both doctors say in one line when there is none.
+// binary for the running platform, and both doctors say in one line when there is none. Each is fit for
+// the marketplace, and what vsce warns about fails the package.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -49,13 +50,16 @@ test('binary headers name their target: ELF, Mach-O and PE, x64 and arm64', () =
   assert.equal(headerTarget(Buffer.from('\x7fELF')), undefined);
 });
 
+/** What `npm run package` printed on stderr (vsce's warnings would be there). */
+let packageStderr = '';
 /** The folder `npm run package` wrote into, once for the tests that open its packages. */
 let packaged: Promise<string> | undefined;
 function packageAll(): Promise<string> {
   packaged ??= (async () => {
     const out = tmpdir();
     const started = Date.now();
-    await run(process.execPath, [path.join(ROOT, 'scripts', 'package.mjs'), '--out', out], { cwd: ROOT });
+    const ran = await run(process.execPath, [path.join(ROOT, 'scripts', 'package.mjs'), '--out', out], { cwd: ROOT });
+    packageStderr = ran.stderr;
     console.log(`# packaged ${TARGETS.length} targets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return out;
   })();
@@ -91,6 +95,51 @@ test('npm run package: one .vsix per target, with its own node-pty binary and no
     for (const binary of expected) assert.equal(headerTarget(unzipEntry(vsix, pty + binary)), target, binary);
     assert.ok(!entries.some((e) => e.startsWith('extension/node_modules/') && !e.startsWith(pty)), target);
   }
+});
+
+test('each .vsix is fit for the marketplace (licence, changelog, PNG icon, repository), no vsce warning', async () => {
+  const out = await packageAll();
+  assert.doesNotMatch(packageStderr, /WARNING/, packageStderr);
+  for (const target of TARGETS) {
+    const vsix = path.join(out, `holdfast-${readVersion()}-${target}.vsix`);
+    const entries = unzipList(vsix);
+    for (const entry of ['extension/LICENSE.txt', 'extension/changelog.md', 'extension/media/holdfast.png'])
+      assert.ok(entries.includes(entry), `${target}: ${entry}`);
+    const manifest = unzipEntry(vsix, 'extension.vsixmanifest').toString('utf8');
+    assert.match(manifest, /<Icon>extension\/media\/holdfast\.png<\/Icon>/, target);
+    assert.match(manifest, /<License>extension\/LICENSE\.txt<\/License>/, target);
+    assert.match(manifest, /Id="Microsoft\.VisualStudio\.Services\.Links\.Source" Value="https:\/\//, target);
+    const png = unzipEntry(vsix, 'extension/media/holdfast.png');
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128], 'a 128x128 icon');
+  }
+  assert.match(
+    fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8'),
+    /^MIT License\n\nCopyright \(c\) \d{4} Holdfast contributors\n/,
+  );
+});
+
+test('regression: what vsce warns about fails the package (it packed without a licence, saying nothing)', async () => {
+  // The package tree in a copy, without its LICENSE: vsce warns "LICENSE not found" and packs on.
+  const root = tmpdir();
+  for (const part of ['package.json', 'README.md', 'CHANGELOG.md', '.vscodeignore', 'dist', 'media', 'scripts'])
+    fs.cpSync(path.join(ROOT, part), path.join(root, part), { recursive: true });
+  fs.mkdirSync(path.join(root, 'src', 'host'), { recursive: true });
+  fs.copyFileSync(
+    path.join(ROOT, 'src', 'host', 'nodePtyBinary.ts'),
+    path.join(root, 'src', 'host', 'nodePtyBinary.ts'),
+  );
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  const out = path.join(root, 'out');
+  const script = path.join(root, 'scripts', 'package.mjs');
+  const failed = await run(process.execPath, [script, '--target', currentTarget(), '--out', out], { cwd: root }).then(
+    () => undefined,
+    (err: { code: number; stderr: string }) => err,
+  );
+  assert.ok(failed, 'packed all the same');
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, new RegExp(`^package: ${currentTarget()}: vsce warns: LICENSE.* not found$`, 'm'));
+  assert.deepEqual(fs.readdirSync(out), [], 'no package left');
 });
 
 test("this machine's .vsix works unpacked: node-pty opens a PTY, the daemon's copy takes its binary", async () => {
