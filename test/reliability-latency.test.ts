@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { HoldfastClient } from '../src/protocol/client';
 import { startTestDaemon, waitFor } from './helpers/daemon';
-import { percentile, record, Round, startLatencyProbe } from './helpers/reliability';
+import { echoSession, percentile, record, Round, startLatencyProbe } from './helpers/reliability';
 
 /**
  * What 9 in 10 `list`s and echoes stay under while another session floods. The goal is every one; on
@@ -89,18 +89,9 @@ test('while one session floods, another client’s list and an echo in another s
     const file = path.join(daemon.dir, 'flood.txt');
     const line = 'the quick brown fox jumps over the lazy dog 0123456789 '.repeat(2) + '\n';
     fs.writeFileSync(file, line.repeat(Math.ceil((8 * 1024 * 1024) / line.length)));
-    const { session: echo } = await client.request('create', {
-      argv: ['sh', '-c', "stty raw -echo; echo 'READY''-TO-ECHO'; exec cat"],
-      name: 'echo',
-    });
-    const ready = await client.request('wait', {
-      session: echo.id,
-      condition: { kind: 'text', pattern: 'READY-TO-ECHO' },
-      timeoutMs: 30_000,
-    });
-    assert.ok(ready.met, 'the echo session is in raw mode');
+    const echo = await echoSession(client);
     const rounds: Round[] = [];
-    probe = startLatencyProbe(daemon.socket, echo.id, rounds);
+    probe = startLatencyProbe(daemon.socket, echo, rounds);
     await waitFor(() => rounds.length > 5, 30_000, 'the probe to start');
     const quiet = figures('quiet', await probeFor(rounds, PROBE_MS / 2));
     const { session: flood } = await client.request('create', {

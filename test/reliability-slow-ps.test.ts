@@ -8,9 +8,8 @@ import { ChildProcess, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
 import { isAlive, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
-import { busyCores, percentile, record, Round, startLatencyProbe } from './helpers/reliability';
+import { busyCores, echoSession, percentile, record, Round, startLatencyProbe } from './helpers/reliability';
 
 /** How long the fake `ps` takes: an echo that waited for one would wait this long. */
 const PS_MS = 2000;
@@ -32,20 +31,6 @@ function slowPs(dir: string, runs: string): string {
 function psRuns(runs: string): { started: number; ended: number } {
   const lines = fs.existsSync(runs) ? fs.readFileSync(runs, 'utf8').split('\n') : [];
   return { started: lines.filter((l) => l === 'start').length, ended: lines.filter((l) => l === 'end').length };
-}
-
-async function echoSession(client: HoldfastClient): Promise<string> {
-  const { session } = await client.request('create', {
-    argv: ['sh', '-c', "stty raw -echo; echo 'READY''-TO-ECHO'; exec cat"],
-    name: 'echo',
-  });
-  const ready = await client.request('wait', {
-    session: session.id,
-    condition: { kind: 'text', pattern: 'READY-TO-ECHO' },
-    timeoutMs: 30_000,
-  });
-  assert.ok(ready.met, 'the echo session is in raw mode');
-  return session.id;
 }
 
 /**

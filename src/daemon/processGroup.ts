@@ -93,6 +93,13 @@ function membersOf(listing: Listed[], pgid: number): 'live' | 'zombies' {
   return listing.some((p) => p.pgid === pgid && !isGoneState(p.state)) ? 'live' : 'zombies';
 }
 
+/** Group `pgid`'s members: none (signal 0 says so, no listing needed), else as a fresh listing shows them. */
+async function membersListed(pgid: number, listing: FreshListing): Promise<GroupMembers> {
+  if (!exists(-pgid)) return 'none';
+  const listed = await listing.get();
+  return listed === 'unknown' ? 'unknown' : membersOf(listed, pgid);
+}
+
 /**
  * Runs `list` so that each caller gets a listing begun after it asked (a listing from before a
  * signal could show what the signal ended); callers while one runs share the next.
@@ -186,11 +193,7 @@ export function portableWith(ps: string): ProcessGroups {
   const listing = new FreshListing(() => psListing(ps));
   return {
     kind: 'portable',
-    async members(pgid) {
-      if (!exists(-pgid)) return 'none';
-      const listed = await listing.get();
-      return listed === 'unknown' ? 'unknown' : membersOf(listed, pgid);
-    },
+    members: (pgid) => membersListed(pgid, listing),
     async process(pid) {
       if (!exists(pid)) return { kind: 'none' };
       const listed = await listing.get();
@@ -206,11 +209,7 @@ const procScan = new FreshListing(procListing);
 
 export const linuxProc: ProcessGroups = {
   kind: 'linuxProc',
-  async members(pgid) {
-    if (!exists(-pgid)) return 'none';
-    const listed = await procScan.get();
-    return listed === 'unknown' ? 'unknown' : membersOf(listed, pgid);
-  },
+  members: (pgid) => membersListed(pgid, procScan),
   async process(pid) {
     try {
       const { state, pgid } = fromStat(pid, await fs.promises.readFile(`/proc/${pid}/stat`, 'latin1'));

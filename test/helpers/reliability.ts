@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { encodeJson, Frame, FrameDecoder, FrameKind } from '../../src/protocol/frame';
+import type { HoldfastClient } from '../../src/protocol/client';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { tokenPathFor } from '../../src/host/paths';
 
@@ -176,6 +177,21 @@ export async function daemonLogNow(daemon: { env: NodeJS.ProcessEnv; pid: number
 /** Busy loops on every core, so the daemon competes for CPU as on a loaded machine. */
 export function busyCores(count = 2): ChildProcess[] {
   return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+}
+
+/** A session running `cat` in raw mode, ready: what the latency probe echoes through. Its id. */
+export async function echoSession(client: HoldfastClient): Promise<string> {
+  const { session } = await client.request('create', {
+    argv: ['sh', '-c', "stty raw -echo; echo 'READY''-TO-ECHO'; exec cat"],
+    name: 'echo',
+  });
+  const ready = await client.request('wait', {
+    session: session.id,
+    condition: { kind: 'text', pattern: 'READY-TO-ECHO' },
+    timeoutMs: 30_000,
+  });
+  if (!ready.met) throw new Error('the echo session did not get to raw mode');
+  return session.id;
 }
 
 /** [sent at, list ms, echo ms] of each round of the latency probe (latencyProbe.ts). */
