@@ -1,19 +1,24 @@
 // Agents whose hooks do not say they wait at a permission prompt (Codex CLI, Gemini CLI): the daemon
 // marks the session waiting once its screen shows the agent's prompt and its output has been quiet a
 // moment (src/daemon/promptWatch.ts, attention.ts). A stand-in draws prompts captured from the real
-// CLIs (test/fixtures) in sessions whose metadata names the agent, or none.
+// CLIs (test/fixtures) in sessions whose metadata names the agent, or none. Any program can draw them, so
+// `answer` sends keys only where the agent's own hook said it asks, or to the block a client showed first.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { findPermissionPrompt, promptArea, promptAreaDigest } from '../src/agents/permissionPrompt';
+import { HoldfastClient, RequestError } from '../src/protocol/client';
 import type { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
+import { isOneErrorLine, runCli } from './helpers/cli';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures');
 const SCREENS = {
   codexPrompt: path.join(FIXTURES, 'codex-0.169.0', 'exec-prompt.json'),
   codexAfter: path.join(FIXTURES, 'codex-0.169.0', 'exec-after-approve.json'),
+  claudePrompt: path.join(FIXTURES, 'claude-2.1.328', 'bash-prompt.json'),
+  claudeAfter: path.join(FIXTURES, 'claude-2.1.328', 'bash-after-approve.json'),
   geminiPrompt: path.join(FIXTURES, 'gemini-0.61.0', 'shell-prompt.json'),
   geminiAfter: path.join(FIXTURES, 'gemini-0.61.0', 'shell-after-approve.json'),
 };
@@ -28,8 +33,8 @@ const GEMINI_QUESTION = 'Allow execution of [Shell]?';
 const STAND_IN = String.raw`#!/usr/bin/env node
 const fs = require('node:fs');
 const args = process.argv.slice(2);
-// Codex's notify hook (-c notify=[...]), put first by the daemon, is not used here.
-const [screen, next, mode, file] = args[0] === '-c' ? args.slice(2) : args;
+// The hook options the daemon puts first (Codex's -c notify=[...], Claude Code's --settings) are not used here.
+const [screen, next, mode, file] = args[0] === '-c' || args[0] === '--settings' ? args.slice(2) : args;
 const draw = (name) => process.stdout.write('\x1b[H\x1b[2J' + JSON.parse(fs.readFileSync(name, 'utf8')).join('\r\n'));
 draw(screen);
 if (mode === 'keys') {
@@ -106,6 +111,24 @@ async function textShows(on: HoldfastClient, id: string, pattern: string): Promi
   assert.ok(met, `session ${id} never showed ${pattern}`);
 }
 
+/** What a client shows before answering: the digest of the prompt's block on the screen now. */
+async function shownDigest(on: HoldfastClient, id: string, profile: string): Promise<string> {
+  const { lines } = await on.request('read', { session: id });
+  const prompt = findPermissionPrompt(profile, lines);
+  assert.ok(prompt, `a ${profile} prompt on the screen`);
+  return promptAreaDigest(promptArea(lines, prompt));
+}
+
+/** `answer` refused as `unconfirmed`, its message matching `why`. */
+async function refusedUnconfirmed(answer: Promise<unknown>, why: RegExp): Promise<void> {
+  await assert.rejects(answer, (err: Error) => {
+    assert.equal((err as RequestError).code, 'unconfirmed');
+    assert.match(err.message, why);
+    assert.match(err.message, /nothing was sent$/);
+    return true;
+  });
+}
+
 function assertAtPrompt(attention: SessionAttention, question: string): void {
   assert.equal(attention.state, 'waiting', JSON.stringify(attention));
   assert.equal(attention.source, 'screen');
@@ -122,8 +145,21 @@ test('Codex at its prompt: waiting with the mark and its question; approve sends
     profile: 'codex',
   });
   assertAtPrompt(await attentionWhen(client, session.id, ['waiting']), CODEX_QUESTION);
-  const answer = await client.request('answer', { session: session.id, choice: 'approve' });
-  assert.deepEqual(answer, { question: CODEX_QUESTION, sent: '1' });
+  // Codex's hook does not say it asks: nothing goes before the prompt was shown, nor to another block.
+  await refusedUnconfirmed(client.request('answer', { session: session.id, choice: 'approve' }), /hook has not/);
+  const elsewhere = { session: session.id, choice: 'approve' as const, shown: '0123456789abcdef' };
+  await refusedUnconfirmed(client.request('answer', elsewhere), /not the prompt that was shown/);
+  // `holdfast approve` prints the block and the command that answers it.
+  const asked = await runCli(daemon.env, ['approve', session.id]);
+  assert.equal(asked.code, 1, asked.stderr);
+  assert.ok(isOneErrorLine(asked.stderr), asked.stderr);
+  assert.match(asked.stdout, new RegExp(`^ {4}${CODEX_QUESTION.replace('?', '\\?')}$`, 'm'));
+  const digest = /--shown ([0-9a-f]{16})$/m.exec(asked.stderr)?.[1];
+  assert.equal(digest, await shownDigest(client, session.id, 'codex'));
+  assert.equal(fs.existsSync(file), false, 'nothing was typed');
+  const approved = await runCli(daemon.env, ['approve', session.id, '--shown', digest!, '--json']);
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.deepEqual(JSON.parse(approved.stdout), { question: CODEX_QUESTION, sent: '1' });
   const answered = await attentionWhen(client, session.id, ['running', 'idle']);
   assert.equal(answered.permissionPrompt, undefined);
   const events = told.get(session.id) ?? [];
@@ -210,7 +246,8 @@ test('a handoff: the successor takes a session waiting at its prompt, marks it a
         (await next.request('show', { session: session.id })).session.attention.permissionPrompt === true;
       await waitFor(marked, 20_000, 'the successor to mark the prompt');
       assertAtPrompt((await next.request('show', { session: session.id })).session.attention, CODEX_QUESTION);
-      const answer = await next.request('answer', { session: session.id, choice: 'approve' });
+      const shown = await shownDigest(next, session.id, 'codex');
+      const answer = await next.request('answer', { session: session.id, choice: 'approve', shown });
       assert.equal(answer.sent, '1');
       await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === '1', 20_000, 'the key');
     } finally {
@@ -220,4 +257,47 @@ test('a handoff: the successor takes a session waiting at its prompt, marks it a
     await own.stop();
     fs.rmSync(own.dir, { recursive: true, force: true });
   }
+});
+
+/** The notify credential of a session: what its agent's hooks report with (any process in it has it). */
+function notifyCredential(session: SessionInfo): string {
+  const environ = fs.readFileSync(`/proc/${session.pid}/environ`, 'utf8').split('\0');
+  const credential = environ.find((v) => v.startsWith('HOLDFAST_NOTIFY_TOKEN='))?.split('=')[1];
+  assert.ok(credential, 'the session has its notify credential');
+  return credential;
+}
+
+test("a script draws Claude Code's prompt in a claude session: Approve types nothing till its hook says", async () => {
+  const { session, file } = await start(client, daemon.dir, {
+    name: 'claude-layout',
+    screen: SCREENS.claudePrompt,
+    next: SCREENS.claudeAfter,
+    mode: 'keys',
+    profile: 'claude',
+  });
+  const question = 'Do you want to proceed?';
+  const attention = await attentionWhen(client, session.id, ['waiting']);
+  assertAtPrompt(attention, question);
+  assert.equal(attention.hookAgrees, undefined, 'the screen alone');
+  await refusedUnconfirmed(client.request('answer', { session: session.id, choice: 'approve' }), /hook has not/);
+  const cli = await runCli(daemon.env, ['approve', session.id]);
+  assert.equal(cli.code, 1, cli.stderr);
+  assert.match(cli.stdout, /^ {3}Bash command$/m);
+  assert.match(cli.stdout, /^ {3}Esc to cancel · Tab to amend$/m);
+  assert.equal(fs.existsSync(file), false, 'nothing reached the script');
+  // Its agent's hook says it asks (PermissionRequest, with the session's credential): now they agree.
+  await client.request('notify', {
+    session: session.id,
+    state: 'running',
+    permission: true,
+    credential: notifyCredential(session),
+  });
+  await waitFor(
+    async () => (await client.request('show', { session: session.id })).session.attention.hookAgrees === true,
+    20_000,
+    "the hook's word to meet the prompt",
+  );
+  const answer = await client.request('answer', { session: session.id, choice: 'approve' });
+  assert.deepEqual(answer, { question, sent: '1' });
+  await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === '1', 20_000, 'the approved key');
 });

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { readPayload } from '../src/cli/commands/notify';
 import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/attention';
+import { onlyTerminalReports } from '../src/daemon/terminalReports';
 import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/agents/agents';
 import { shellQuote } from '../src/text/shellQuote';
 import type { SessionAttention } from '../src/protocol/messages';
@@ -79,7 +80,7 @@ test("an agent's hook is believed over output and quiet until its next report", 
 
 test("a permission prompt on the screen: waiting over a hook's word, until it goes or is answered", () => {
   const { attention, changes } = tracker();
-  const prompt = { question: 'Allow?', reason: 'touch x · Allow?' };
+  const prompt = { question: 'Allow?', reason: 'touch x · Allow?', area: 'a1' };
   attention.report('done', 10); // Codex's hook: a turn ended
   attention.permissionPrompt(prompt, 20);
   const atPrompt = { state: 'waiting', since: 20, source: 'screen', reason: prompt.reason, reasonFrom: 'screen' };
@@ -107,11 +108,26 @@ test("a permission prompt on the screen: waiting over a hook's word, until it go
 });
 
 test("Claude Code's hook says it waits: the screen's prompt is the same wait, whichever comes first", () => {
-  const prompt = { question: 'Do you want to proceed?', reason: 'Do you want to proceed?' };
+  const prompt = { question: 'Do you want to proceed?', reason: 'Do you want to proceed?', area: 'c1' };
   const hookFirst = tracker();
   hookFirst.attention.report('waiting', 10);
   hookFirst.attention.permissionPrompt(prompt, 600);
-  assert.deepEqual(hookFirst.attention.value, { state: 'waiting', since: 10, source: 'hook' });
+  assert.deepEqual(hookFirst.attention.value, {
+    state: 'waiting',
+    since: 10,
+    source: 'hook',
+    reason: prompt.reason,
+    reasonFrom: 'screen',
+    permissionPrompt: true,
+  });
+  hookFirst.attention.permissionPrompt(undefined, 900); // gone: the hook's wait stands, unmarked
+  assert.deepEqual(hookFirst.attention.value, {
+    state: 'waiting',
+    since: 10,
+    source: 'hook',
+    reason: prompt.reason,
+    reasonFrom: 'screen',
+  });
   const screenFirst = tracker();
   screenFirst.attention.permissionPrompt(prompt, 10);
   screenFirst.attention.report('waiting', 600);
@@ -124,9 +140,74 @@ test("Claude Code's hook says it waits: the screen's prompt is the same wait, wh
 test("a successor's restored wait at a prompt (its mark not handed) is marked again, since kept", () => {
   const { attention } = tracker();
   attention.restore({ state: 'waiting', since: 50, source: 'screen', reason: 'Allow?', reasonFrom: 'screen' });
-  attention.permissionPrompt({ question: 'Allow?', reason: 'Allow?' }, 900);
+  attention.permissionPrompt({ question: 'Allow?', reason: 'Allow?', area: 'a1' }, 900);
   assert.equal(attention.value.since, 50);
   assert.equal(attention.value.permissionPrompt, true);
+});
+
+test("the agent's hook and its screen agree on a prompt: only then hookAgrees, for that prompt alone", () => {
+  const asked = { question: 'Do you want to proceed?', reason: 'touch x · Do you want to proceed?', area: 'p1' };
+  const other = { question: 'Do you want to proceed?', reason: 'rm -rf ~ · Do you want to proceed?', area: 'p2' };
+  const { attention } = tracker();
+  // A program drew the layout: the screen alone, no hook.
+  attention.permissionPrompt(asked, 10);
+  assert.equal(attention.value.permissionPrompt, true);
+  assert.equal(attention.value.hookAgrees, undefined);
+  assert.equal(attention.agreedPrompt, undefined);
+  // Its PermissionRequest before it draws the prompt (keys typed since the last prompt made it forget that one).
+  attention.input(20);
+  attention.report('running', 30, true);
+  attention.permissionPrompt(asked, 40);
+  assert.deepEqual(attention.value, {
+    state: 'waiting',
+    since: 40,
+    source: 'screen',
+    reason: asked.reason,
+    reasonFrom: 'screen',
+    permissionPrompt: true,
+    hookAgrees: true,
+  });
+  assert.equal(attention.agreedPrompt, 'p1');
+  // The terminal's focus and mouse reports answer nothing: still at the prompt (the palette took the focus).
+  attention.input(50, false);
+  assert.equal(attention.agreedPrompt, 'p1');
+  // Its permission_prompt notification later: the same wait.
+  attention.report('waiting', 6000, true);
+  assert.equal(attention.value.since, 40);
+  assert.equal(attention.value.hookAgrees, true);
+  // Something draws another prompt over it: the hook's word was not for that one.
+  attention.permissionPrompt(other, 6100);
+  assert.equal(attention.value.permissionPrompt, true);
+  assert.equal(attention.value.hookAgrees, undefined);
+  assert.equal(attention.agreedPrompt, undefined);
+});
+
+test("a hook's word ends with its prompt or a keystroke; one said before the next prompt outlives the last", () => {
+  const first = { question: 'Q?', reason: 'a · Q?', area: 'f' };
+  const second = { question: 'Q?', reason: 'b · Q?', area: 's' };
+  const { attention } = tracker();
+  attention.report('running', 10, true);
+  attention.permissionPrompt(first, 20);
+  attention.permissionPrompt(undefined, 30); // answered in the terminal: gone
+  attention.permissionPrompt(first, 40); // the same layout again, asked by nobody
+  assert.equal(attention.agreedPrompt, undefined);
+  attention.report('running', 50, true);
+  attention.permissionPrompt(first, 60);
+  attention.input(70); // Approve's "1"
+  assert.equal(attention.agreedPrompt, undefined);
+  assert.deepEqual(attention.value, { state: 'running', since: 70, source: 'input' });
+  attention.report('running', 80, true); // the next tool's request, before the first prompt's end is seen
+  attention.permissionPrompt(undefined, 90);
+  attention.permissionPrompt(second, 100);
+  assert.equal(attention.agreedPrompt, 's');
+  attention.report('done', 200); // any other report ends it
+  attention.permissionPrompt(second, 300);
+  assert.equal(attention.agreedPrompt, undefined);
+  // A successor: a wait the hook agreed on is agreed again for the prompt its watch tells first.
+  const successor = tracker();
+  successor.attention.restore({ ...attention.value, hookAgrees: true, permissionPrompt: true });
+  successor.attention.permissionPrompt(second, 400);
+  assert.equal(successor.attention.agreedPrompt, 's');
 });
 
 test('no change, no event', () => {
@@ -145,7 +226,12 @@ test('Claude Code gets its hooks as --settings JSON, each command quoted for sh'
   const args = agentHookArgs(profile('claude'), NOTIFY);
   assert.equal(args[0], '--settings');
   const settings = JSON.parse(args[1]) as { hooks: Record<string, { hooks: { type: string; command: string }[] }[]> };
-  assert.deepEqual(Object.keys(settings.hooks).sort(), ['Notification', 'Stop', 'UserPromptSubmit']);
+  assert.deepEqual(Object.keys(settings.hooks).sort(), [
+    'Notification',
+    'PermissionRequest',
+    'Stop',
+    'UserPromptSubmit',
+  ]);
   const command = settings.hooks.Notification[0].hooks[0].command;
   // sh reads the command back into exactly the words it came from.
   const words = execFileSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' });
@@ -173,13 +259,22 @@ test('Codex gets its notify program as a TOML array in -c, and its hook reports 
   assert.deepEqual(readPayload('codex', payload), {
     state: 'done',
     conversationId: '0199a213-81c0-7800-8aa1-bbab2a035a53',
+    permission: false,
   });
   assert.deepEqual(readPayload('claude', '{"session_id":"s-1","hook_event_name":"Stop"}'), {
     state: undefined,
     conversationId: 's-1',
+    permission: false,
   });
-  assert.deepEqual(readPayload('codex', 'not json'), { state: undefined, conversationId: undefined });
-  assert.deepEqual(readPayload(undefined, payload), { state: undefined, conversationId: undefined });
+  // Claude Code asks for a permission: its PermissionRequest, and its notification of the prompt (6 s on).
+  const asks = (fields: object) => readPayload('claude', JSON.stringify({ session_id: 's-1', ...fields })).permission;
+  assert.equal(asks({ hook_event_name: 'PermissionRequest', tool_name: 'Bash' }), true);
+  assert.equal(asks({ hook_event_name: 'Notification', notification_type: 'permission_prompt' }), true);
+  assert.equal(asks({ hook_event_name: 'Notification', notification_type: 'idle_prompt' }), false);
+  assert.equal(readPayload('codex', JSON.stringify({ hook_event_name: 'PermissionRequest' })).permission, false);
+  const none = { state: undefined, conversationId: undefined, permission: false };
+  assert.deepEqual(readPayload('codex', 'not json'), none);
+  assert.deepEqual(readPayload(undefined, payload), none);
 });
 
 test('resume: Codex continues the thread its hook reported, or its latest before any; Gemini its generated id', () => {
@@ -197,4 +292,35 @@ test('resume: Codex continues the thread its hook reported, or its latest before
     '--resume',
     'c0ffee00-1111-4222-8333-444455556666',
   ]);
+});
+
+test("a terminal's focus and mouse reports are not typing; anything else is", () => {
+  const reports = [
+    '\x1b[I',
+    '\x1b[O',
+    '\x1b[O\x1b[I',
+    '\x1b[<35;80;24M',
+    '\x1b[<0;1;1M\x1b[<0;1;1m',
+    '\x1b[M #!',
+    '\x1b[32;10;5M',
+  ];
+  for (const data of reports) {
+    assert.ok(onlyTerminalReports(data), JSON.stringify(data));
+    assert.ok(onlyTerminalReports(Buffer.from(data, 'latin1')), JSON.stringify(data));
+  }
+  for (const data of [
+    '',
+    '1',
+    '\r',
+    '\x1b',
+    '\x1b[A',
+    '\x1b[I1',
+    '1\x1b[O',
+    '\x1b[<0;1;1M1',
+    '\x1b[M #',
+    '\x1b[200~',
+  ]) {
+    assert.ok(!onlyTerminalReports(data), JSON.stringify(data));
+  }
+  assert.ok(!onlyTerminalReports('\x1b[I'.repeat(2000)), 'a long input is typing, whatever it holds');
 });

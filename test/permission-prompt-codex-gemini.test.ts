@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { findPermissionPrompt } from '../src/agents/permissionPrompt';
+import { findPermissionPrompt, promptArea } from '../src/agents/permissionPrompt';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures');
 
@@ -87,6 +87,18 @@ test('Gemini CLI 0.61.0: each captured confirmation, with the keys that answered
     assert.equal(prompt.labels[0], 'Allow once', name);
     assert.equal(prompt.labels.at(-1), 'No, suggest changes (esc)', name);
   }
+});
+
+test("each prompt's block, shown before an answer no hook confirmed: Codex's from its question, Gemini's box", () => {
+  const codex = codexScreen('exec-prompt');
+  const codexArea = promptArea(codex, findPermissionPrompt('codex', codex)!);
+  assert.equal(codexArea[0].trim(), RUN);
+  assert.equal(codexArea.at(-1), '  Press enter to confirm or esc to cancel');
+  const gemini = geminiScreen('shell-prompt');
+  const geminiArea = promptArea(gemini, findPermissionPrompt('gemini', gemini)!);
+  assert.match(geminiArea[0], /^╭─+╮$/);
+  assert.match(geminiArea[1], /^│ \? Shell {2}touch /);
+  assert.match(geminiArea.at(-1)!, /^╰─+╯$/);
 });
 
 test('the screens after an answer are no prompt', () => {

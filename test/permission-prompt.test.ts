@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { findPermissionPrompt } from '../src/agents/permissionPrompt';
+import { findPermissionPrompt, promptArea, promptAreaDigest } from '../src/agents/permissionPrompt';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'claude-2.1.328');
 
@@ -41,6 +41,22 @@ test('Claude Code 2.1.328: each captured prompt, with the keys that answered it'
   const narrow = findPermissionPrompt('claude', screen('bash-narrow-prompt'))!;
   assert.match(narrow.labels[1], /^Yes, and always allow access to \/tmp\/\S+ from this project$/);
   assert.equal(findPermissionPrompt('claude', screen('write-prompt'))!.labels.length, 3);
+});
+
+test("a prompt's block, shown before an answer its hook did not confirm: from under the rule to the footer", () => {
+  const rows = screen('bash-prompt');
+  const area = promptArea(rows, findPermissionPrompt('claude', rows)!);
+  assert.equal(area[0], ' Bash command');
+  assert.ok(area.includes(' Do you want to proceed?') && area.includes('   4. No'), area.join('\n'));
+  assert.equal(area.at(-1), ' Esc to cancel · Tab to amend');
+  const write = screen('write-prompt');
+  assert.deepEqual(promptArea(write, findPermissionPrompt('claude', write)!).slice(0, 2), [' Create file', ' x']);
+  // The digest names the block: another command in it is another prompt.
+  const other = rows.map((r) => (r.startsWith(' touch /tmp') ? r.replace('touch', 'rm -rf') : r));
+  const digest = (r: string[]) => promptAreaDigest(promptArea(r, findPermissionPrompt('claude', r)!));
+  assert.match(digest(rows), /^[0-9a-f]{16}$/);
+  assert.notEqual(digest(other), digest(rows));
+  assert.equal(digest([...rows]), digest(rows));
 });
 
 test('the screens after an answer are no prompt', () => {

@@ -29,7 +29,8 @@ export interface AgentProfile {
 
 // What each built-in agent supports (also in docs/agents.md):
 //   Claude Code  starts with a generated `--session-id <uuid>` and resumes it (`--resume <uuid>`);
-//                hooks passed with `--settings`: UserPromptSubmit → running, Notification → waiting, Stop → done.
+//                hooks passed with `--settings`: UserPromptSubmit → running, Notification → waiting, Stop → done,
+//                PermissionRequest → running, its payload saying it asks (the prompt it draws is its own).
 //   Codex CLI    picks its own id; its `notify` program (set per run with `-c notify=[...]`) reports
 //                each finished turn with the thread id, which `codex resume <id>` continues. Until a
 //                turn has finished, resume falls back to `codex resume --last`.
@@ -66,8 +67,16 @@ export const BUILTIN_AGENTS: readonly AgentProfile[] = [
   },
 ];
 
-/** Claude Code's hook events and the state each one means. */
-const CLAUDE_HOOK_STATES = { UserPromptSubmit: 'running', Notification: 'waiting', Stop: 'done' } as const;
+/**
+ * Claude Code's hook events and the state each one means. PermissionRequest comes just before its prompt is
+ * drawn (the screen says it waits, once it is); its payload tells `notify` the prompt is the agent's own.
+ */
+const CLAUDE_HOOK_STATES = {
+  UserPromptSubmit: 'running',
+  PermissionRequest: 'running',
+  Notification: 'waiting',
+  Stop: 'done',
+} as const;
 
 /**
  * The options that make an agent report its state through `notify` (the argv that runs

@@ -3,6 +3,7 @@
 // Approve / Deny never type blind. Pure: the daemon checks a session's screen with it before
 // sending (`answer`), and marks the session's attention with it. Each agent's layout, and how its
 // keys were checked, is in its own file in ./prompts.
+import { createHash } from 'node:crypto';
 import { claudePrompt } from './prompts/claude';
 import { codexPrompt } from './prompts/codex';
 import { geminiPrompt } from './prompts/gemini';
@@ -18,6 +19,12 @@ export interface PermissionPrompt {
   readonly labels: readonly string[];
   /** The keys that make each choice. */
   readonly keys: { readonly [C in PromptChoice]: string };
+  /**
+   * The prompt's block, its first and last rows: what it asks about, the question, the choices (and a footer).
+   * The answer goes to what is drawn there; it is shown before an answer the agent's own hook did not confirm.
+   */
+  readonly top: number;
+  readonly bottom: number;
 }
 
 interface KnownPrompt {
@@ -49,4 +56,17 @@ export function findPermissionPrompt(
 ): PermissionPrompt | undefined {
   const known = profile !== undefined && Object.hasOwn(KNOWN, profile) ? KNOWN[profile] : undefined;
   return known?.recognise(rows.map((r) => r.trimEnd()));
+}
+
+/** The prompt's block as its screen shows it, row by row (ends trimmed). */
+export function promptArea(rows: readonly string[], prompt: Pick<PermissionPrompt, 'top' | 'bottom'>): string[] {
+  return rows.slice(prompt.top, prompt.bottom + 1).map((r) => r.trimEnd());
+}
+
+/**
+ * A short digest of a prompt's block: what a client shows the user is named by it in `answer`, and the daemon
+ * sends the keys only if the block on the screen has the same one (and so does the prompt a hook confirmed).
+ */
+export function promptAreaDigest(area: readonly string[]): string {
+  return createHash('sha256').update(area.join('\n')).digest('hex').slice(0, 16);
 }

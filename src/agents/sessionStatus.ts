@@ -15,6 +15,8 @@ export interface SessionStatus {
   reason?: string;
   /** At a permission prompt the daemon can answer (`answer`: Approve / Deny). */
   permissionPrompt?: true;
+  /** Its agent's own hook says it asks too (`answer` needs no look at the prompt first). */
+  hookAgrees?: true;
 }
 
 /** A session's status from its info (and the newest attention known): exited, archived, or its attention. */
@@ -23,12 +25,13 @@ export function statusOf(info: SessionInfo, now: number, attention = attentionOf
     const exit = info.exit ?? { code: null, signal: null, at: info.lastOutputAt || now };
     return { phase: archivedFrom(info.metadata) ? 'archived' : 'exited', since: exit.at, exit };
   }
-  const { state, since, reason, permissionPrompt } = attention;
+  const { state, since, reason, permissionPrompt, hookAgrees } = attention;
   return {
     phase: state,
     since,
     ...(reason !== undefined ? { reason } : {}),
     ...(permissionPrompt ? { permissionPrompt } : {}),
+    ...(permissionPrompt && hookAgrees ? { hookAgrees } : {}),
   };
 }
 

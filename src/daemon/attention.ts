@@ -2,7 +2,7 @@
 // idle. The daemon decides it once, from what it sees, so `holdfast list`, the sidebar, the wall
 // and MCP clients all say the same. Signals, strongest first:
 //   - an agent's own hook (`holdfast notify`): its word stands until the next hook, or until you
-//     type into a session that was waiting;
+//     type into a session that was waiting (focus and mouse reports are not typing: terminalReports.ts);
 //   - shell prompt marks (OSC 133: C a command starts, D it ended, A a prompt is drawn);
 //   - a bell, OSC 9 or OSC 777 notify: waiting, until a new burst of output answers it;
 //   - a permission prompt of its agent on its screen (promptWatch.ts): waiting, until it is gone;
@@ -15,10 +15,14 @@ export const OUTPUT_AFTER_BELL_MS = 1000;
 /** OSC 133 marks (FinalTerm's semantic prompts), as shells with shell integration print them. */
 export type PromptMark = 'A' | 'B' | 'C' | 'D';
 
-/** A permission prompt on the screen: its question, and why the session waits (it and what it asks about). */
+/**
+ * A permission prompt on the screen: its question, why the session waits (it and what it asks about), and
+ * the digest of its block (promptAreaDigest: which prompt a hook's word is for).
+ */
 export interface ScreenPrompt {
   question: string;
   reason: string;
+  area: string;
 }
 
 export class Attention {
@@ -27,6 +31,13 @@ export class Attention {
   private hooked = false;
   /** The shell prints prompt marks: quiet during a command is still running. */
   private marked = false;
+  /** The permission prompt on the screen, as its watch last told it (none since its end or a keystroke). */
+  private screenPrompt: ScreenPrompt | undefined;
+  /**
+   * The agent's hook said it asks for a permission (`notify` with `permission`), for the prompt on the screen
+   * then or the next one drawn (`area`, once known); until that prompt ends, a keystroke, or its next report.
+   */
+  private hookAsks: { area: string | undefined } | undefined;
 
   constructor(
     now: number,
@@ -40,6 +51,8 @@ export class Attention {
     this.current = value;
     this.hooked = value.source === 'hook';
     this.marked = value.source === 'prompt';
+    // The hook's word is for the prompt the successor's watch tells first.
+    this.hookAsks = value.hookAgrees ? { area: undefined } : undefined;
   }
 
   get value(): SessionAttention {
@@ -81,39 +94,91 @@ export class Attention {
     else if (mark === 'A' && this.current.state === 'running') this.set('done', at, 'prompt');
   }
 
-  /** An agent's hook said what it is doing. */
-  report(state: AttentionState, at: number): void {
+  /**
+   * An agent's hook said what it is doing; `permission`: that it asks for a permission (Claude Code's
+   * PermissionRequest, before it draws the prompt, and its permission_prompt notification).
+   */
+  report(state: AttentionState, at: number, permission = false): void {
     this.hooked = true;
-    // Waiting at a prompt seen on the screen already: the same wait, which knows more.
-    if (state === 'waiting' && this.atPermissionPrompt) return;
+    this.hookAsks = permission ? { area: this.screenPrompt?.area } : undefined;
+    // At a prompt seen on the screen already: the same wait, which knows more.
+    if (this.screenPrompt && this.current.permissionPrompt && (state === 'waiting' || permission)) return this.mark(at);
     this.set(state, at, 'hook');
+    if (state === 'waiting') this.mark(at);
   }
 
   /**
    * Its screen shows a permission prompt of its agent, or (undefined) no longer does: waiting at it
    * whatever a hook said before (the agents whose hook does not tell it), then running. A hook that
-   * said it waits (Claude Code's) is the same wait: it stands, and the screen's reading marks it.
+   * said it waits (Claude Code's) is the same wait: it stands, and the prompt marks it.
    */
   permissionPrompt(prompt: ScreenPrompt | undefined, at: number): void {
+    this.screenPrompt = prompt;
     if (!prompt) {
+      // The prompt the hook's word was for is gone (one it was said before is still to come).
+      if (this.hookAsks?.area !== undefined) this.hookAsks = undefined;
       if (this.atPermissionPrompt) this.set('running', at, 'screen');
+      else if (this.current.permissionPrompt) this.unmark();
       return;
     }
-    if (this.current.state === 'waiting' && this.current.source === 'hook') return;
-    const { reason } = prompt;
-    const same = this.atPermissionPrompt && this.current.reason === reason;
-    if (same && this.current.permissionPrompt) return;
-    const since = same ? this.current.since : at;
-    this.current = { state: 'waiting', since, source: 'screen', reason, reasonFrom: 'screen', permissionPrompt: true };
-    this.onChange(this.current);
+    if (this.hookAsks && this.hookAsks.area === undefined) this.hookAsks.area = prompt.area;
+    this.mark(at);
+  }
+
+  /** The digest of the prompt on the screen when the agent's own hook said it asks for it; else undefined. */
+  get agreedPrompt(): string | undefined {
+    const area = this.screenPrompt?.area;
+    return area !== undefined && this.hookAsks?.area === area ? area : undefined;
+  }
+
+  /** Waiting at the prompt on the screen: a hook's wait keeps its source and start; the same prompt, its start. */
+  private mark(at: number): void {
+    const prompt = this.screenPrompt;
+    if (!prompt) return;
+    const hookWait = this.current.state === 'waiting' && this.current.source === 'hook';
+    const same = hookWait || (this.atPermissionPrompt && this.current.reason === prompt.reason);
+    const next: SessionAttention = {
+      state: 'waiting',
+      since: same ? this.current.since : at,
+      source: hookWait ? 'hook' : 'screen',
+      reason: prompt.reason,
+      reasonFrom: 'screen',
+      permissionPrompt: true,
+      ...(this.agreedPrompt !== undefined ? { hookAgrees: true } : {}),
+    };
+    const now = this.current;
+    const unchanged =
+      now.state === next.state &&
+      now.since === next.since &&
+      now.source === next.source &&
+      now.reason === next.reason &&
+      now.permissionPrompt === next.permissionPrompt &&
+      now.hookAgrees === next.hookAgrees;
+    if (unchanged) return;
+    this.current = next;
+    this.onChange(next);
+  }
+
+  /** A hook's wait whose prompt went: the wait stands, without the prompt's mark. */
+  private unmark(): void {
+    const { permissionPrompt: _prompt, hookAgrees: _agrees, ...rest } = this.current;
+    this.current = rest;
+    this.onChange(rest);
   }
 
   private get atPermissionPrompt(): boolean {
     return this.current.state === 'waiting' && this.current.source === 'screen';
   }
 
-  /** Someone typed into the session: a question it waited on is being answered. */
-  input(at: number): void {
+  /**
+   * Someone typed into the session: a question it waited on is being answered, a prompt on its screen too
+   * (the watch tells it again if it is still there once the screen changes). Focus and mouse reports
+   * (`keys` false) are the terminal's, not an answer.
+   */
+  input(at: number, keys = true): void {
+    if (!keys) return;
+    this.screenPrompt = undefined;
+    this.hookAsks = undefined;
     if (this.current.state === 'waiting') this.set('running', at, 'input');
   }
 

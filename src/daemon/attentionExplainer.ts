@@ -3,7 +3,8 @@
 // its next quiet spell (a hook may report before the prompt is drawn), and for Claude Code, Codex and
 // Gemini the end of the agent's last message from its transcript. Reading a transcript costs up to a
 // few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget. Each
-// screen read also says whether a permission prompt `answer` knows is on it (promptAnswer.ts).
+// screen read gives a permission prompt's reason when one is on it (promptAnswer.ts); whether it is marked
+// is its watch's word (promptWatch.ts).
 import { DisposableStore, IDisposable } from '../base/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
@@ -44,7 +45,7 @@ export class AttentionExplainer implements IDisposable {
         if (session.isDisposed) return;
         const prompt = promptOn(session, lines);
         const reason = prompt ? promptReason(lines, prompt) : screenReason(lines);
-        session.activity.explain(told.since, reason, 'screen', prompt !== undefined);
+        session.activity.explain(told.since, reason, 'screen');
       },
       (err: Error) => this.log(`session ${session.id}: no reason from its screen: ${err.message}`),
     );

@@ -139,7 +139,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return { session: session.info() };
     },
     send: (p) => sendText(registry.get(p.session), p.data),
-    answer: (p) => answerPrompt(registry.get(p.session), p.choice),
+    answer: (p) => answerPrompt(registry.get(p.session), p.choice, p.shown),
     read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),
     wait: async (p, connection) => {
       const session = registry.get(p.session);
@@ -169,7 +169,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
         );
       const problem = p.conversationId === undefined ? undefined : conversationIdProblem(p.conversationId);
       if (problem) throw new DaemonError(ErrorCode.BadRequest, `not recorded: ${problem}`);
-      session.report(p.state, p.conversationId);
+      session.report(p.state, p.conversationId, p.permission === true);
       return { session: session.info() };
     },
     subscribe: (_p, connection) => {

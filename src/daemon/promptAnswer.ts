@@ -1,11 +1,15 @@
 // `answer`: approves or denies the permission prompt on a session's screen. The screen is read from the
 // emulator's worker and checked against the prompt its agent's profile is known to draw
-// (agents/permissionPrompt.ts); only then are that prompt's keys written, else `no-prompt`.
+// (agents/permissionPrompt.ts), else `no-prompt`. Any program can print that layout, so the keys are written
+// only for a prompt its agent's own hook said it asks for (attention.ts), or one whose block is the one the
+// client showed the user (`shown`, its digest); else `unconfirmed`, and nothing is sent.
 import { ErrorCode, type AnswerResult } from '../protocol/messages';
 import {
   findPermissionPrompt,
   type PermissionPrompt,
   type PromptChoice,
+  promptArea,
+  promptAreaDigest,
   VERIFIED_PROMPTS,
 } from '../agents/permissionPrompt';
 import { agentOf } from '../protocol/recovery';
@@ -41,7 +45,18 @@ export function promptOn(session: Session, rows: readonly string[]): PermissionP
   return findPermissionPrompt(profileOf(session), rows);
 }
 
-export async function answerPrompt(session: Session, choice: PromptChoice): Promise<AnswerResult> {
+/** Whether the prompt's block is vouched for: by its agent's hook, or as the one the client showed. */
+function confirm(session: Session, area: string, shown: string | undefined): void {
+  if (area === session.activity.agreedPrompt || area === shown) return;
+  const why =
+    shown === undefined
+      ? "its agent's own hook has not said it asks, so it must be shown before it is answered " +
+        '(holdfast approve|deny shows it and names it: --shown DIGEST)'
+      : 'it is not the prompt that was shown (the screen changed since)';
+  throw new DaemonError(ErrorCode.Unconfirmed, `session ${session.id}: ${why}; nothing was sent`);
+}
+
+export async function answerPrompt(session: Session, choice: PromptChoice, shown?: string): Promise<AnswerResult> {
   const profile = profileOf(session);
   for (let read = 0; read < MAX_READS; read++) {
     if (!session.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${session.id} has exited`);
@@ -52,6 +67,7 @@ export async function answerPrompt(session: Session, choice: PromptChoice): Prom
     if (session.isDisposed || !session.isRunning) break;
     const prompt = findPermissionPrompt(profile, lines);
     if (!prompt) throw noPrompt(session, profile);
+    confirm(session, promptAreaDigest(promptArea(lines, prompt)), shown);
     const sent = prompt.keys[choice];
     const refused = session.send(sent);
     if (refused) throw new DaemonError(ErrorCode.Limit, `session ${session.id}: ${refused}`);

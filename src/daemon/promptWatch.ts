@@ -4,7 +4,7 @@
 // so a session that was typed into at its prompt is waiting again), and so is its end. Sessions whose
 // agent has no known prompt have no watch: their screens are never checked.
 import type { IDisposable } from '../base/disposable';
-import { findPermissionPrompt } from '../agents/permissionPrompt';
+import { findPermissionPrompt, promptArea, promptAreaDigest } from '../agents/permissionPrompt';
 import type { ScreenPrompt } from './attention';
 import { promptReason } from './attentionReason';
 import type { Emulator } from './emulator';
@@ -53,7 +53,11 @@ export class PromptWatch implements IDisposable {
     const rows = this.emulator.lines(0);
     const prompt = findPermissionPrompt(this.profile, rows);
     if (!prompt) return undefined;
-    return { question: prompt.question, reason: promptReason(rows, prompt) };
+    return {
+      question: prompt.question,
+      reason: promptReason(rows, prompt),
+      area: promptAreaDigest(promptArea(rows, prompt)),
+    };
   }
 
   dispose(): void {

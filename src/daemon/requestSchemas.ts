@@ -84,7 +84,11 @@ export const PARAMS = {
     session: sessionRef,
     data: z.string().max(InputLimit.SendChars, `data must be at most ${InputLimit.SendChars} characters`),
   }),
-  answer: z.object({ session: sessionRef, choice: z.enum(['approve', 'deny']) }),
+  answer: z.object({
+    session: sessionRef,
+    choice: z.enum(['approve', 'deny']),
+    shown: z.string().max(64).optional(), // promptAreaDigest of the block the client showed
+  }),
   read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
   wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
   kill: z.object({
@@ -100,6 +104,7 @@ export const PARAMS = {
     state: attentionState,
     conversationId: z.string().optional(), // checked by conversationIdProblem (agents/agents.ts)
     credential: z.string().max(256).optional(), // the session's HOLDFAST_NOTIFY_TOKEN, checked by the handler
+    permission: z.boolean().optional(),
   }),
   subscribe: none,
   status: none,

@@ -272,16 +272,16 @@ export class Session implements IDisposable {
   /** Input from a command (`holdfast send`), or the owner's; why it was refused, if it was. */
   send(data: string | Buffer): string | undefined {
     const refused = this.pty.write(data);
-    if (!refused) this.activity.input();
+    if (!refused) this.activity.input(data);
     return refused;
   }
 
   /** What the agent's hook said (`holdfast notify`); a conversation id it names is recorded for resume. */
-  report(state: AttentionState, conversationId: string | undefined): void {
+  report(state: AttentionState, conversationId: string | undefined, permission = false): void {
     const agent = agentOf(this.metadata);
     if (conversationId !== undefined && agent && agent.sessionId !== conversationId)
       this.setMetadata({ ...this.metadata, agent: { ...agent, sessionId: conversationId } });
-    this.activity.report(state);
+    this.activity.report(state, permission);
   }
 
   private updateQueryAnswering(): void {

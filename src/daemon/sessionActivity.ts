@@ -6,6 +6,7 @@ import { IDisposable } from '../base/disposable';
 import type { AttentionState, DaemonEvent, SessionAttention } from '../protocol/messages';
 import { Attention, PromptMark } from './attention';
 import type { AttentionSignal } from './emulatorProtocol';
+import { onlyTerminalReports } from './terminalReports';
 
 export enum SessionTiming {
   /** No output for this long: the session is idle. */
@@ -74,11 +75,11 @@ export class SessionActivity implements IDisposable {
   }
 
   /**
-   * Why the attention told since `since` is waiting or done (attentionReasons.ts), and from its screen
-   * whether a permission prompt Holdfast can answer is on it: told at once, if that attention still
-   * stands; a transcript's reason is not replaced by the screen's.
+   * Why the attention told since `since` is waiting or done (attentionReasons.ts): told at once, if that
+   * attention still stands; a transcript's reason is not replaced by the screen's. (Whether a permission
+   * prompt is on the screen is its watch's word, through the attention: promptWatch.ts.)
    */
-  explain(since: number, reason: string | undefined, from: 'transcript' | 'screen', permissionPrompt?: boolean): void {
+  explain(since: number, reason: string | undefined, from: 'transcript' | 'screen'): void {
     const told = this.told;
     if (told.since !== since || (told.state !== 'waiting' && told.state !== 'done')) return;
     const next: SessionAttention = { ...told };
@@ -86,9 +87,7 @@ export class SessionActivity implements IDisposable {
       next.reason = reason;
       next.reasonFrom = from;
     }
-    if (permissionPrompt) next.permissionPrompt = true;
-    else if (permissionPrompt === false) delete next.permissionPrompt;
-    if (next.reason === told.reason && next.permissionPrompt === told.permissionPrompt) return;
+    if (next.reason === told.reason) return;
     this.told = next;
     this.host.fire({ type: 'attention', id: this.host.id, attention: this.told });
   }
@@ -142,14 +141,19 @@ export class SessionActivity implements IDisposable {
     else this.attention.permissionPrompt(signal.prompt, Date.now());
   }
 
-  /** Someone typed into the session. */
-  input(): void {
-    this.attention.input(Date.now());
+  /** Input reached the program: typing, unless it is only the terminal's focus or mouse reports. */
+  input(data: string | Buffer): void {
+    this.attention.input(Date.now(), !onlyTerminalReports(data));
   }
 
-  /** The agent's hook said what it is doing. */
-  report(state: AttentionState): void {
-    this.attention.report(state, Date.now());
+  /** The agent's hook said what it is doing (`permission`: that it asks for a permission). */
+  report(state: AttentionState, permission = false): void {
+    this.attention.report(state, Date.now(), permission);
+  }
+
+  /** The digest of the prompt on the screen its agent's own hook said it asks for, if any (attention.ts). */
+  get agreedPrompt(): string | undefined {
+    return this.attention.agreedPrompt;
   }
 
   private armIdleTimer(ms: number): void {

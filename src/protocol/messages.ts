@@ -74,12 +74,19 @@ export interface SessionAttention {
   reasonFrom?: 'transcript' | 'screen';
   /** Its screen shows a permission prompt Holdfast knows the keys of (permissionPrompt.ts): `answer` can answer it. */
   permissionPrompt?: true;
+  /**
+   * Its agent's own hook (`notify` with `permission`, its session's credential) said it asks, and that prompt
+   * is the one on the screen: `answer` sends at once. Without it `answer` needs the prompt's rows as shown.
+   */
+  hookAgrees?: true;
 }
 
 /** `answer`: approve or deny the permission prompt on the session's screen, once it is checked to be one. */
 export interface AnswerParams {
   session: string;
   choice: 'approve' | 'deny';
+  /** promptAreaDigest() of the prompt's rows as the user was shown them: needed unless its agent's hook agrees. */
+  shown?: string;
 }
 
 /** The prompt's question and the keys sent. */
@@ -95,6 +102,8 @@ export interface NotifyParams {
   conversationId?: string;
   /** The session's own HOLDFAST_NOTIFY_TOKEN: only a hook running inside it may report for it. */
   credential?: string;
+  /** The agent asks for a permission (Claude Code's PermissionRequest): the prompt it draws is its own. */
+  permission?: boolean;
 }
 
 /**
@@ -245,6 +254,7 @@ export enum ErrorCode {
   Auth = 'auth',
   Forbidden = 'forbidden', // outside the rights of this connection (a scoped or read-only credential)
   NoPrompt = 'no-prompt', // `answer`: the screen shows no permission prompt whose keys Holdfast knows
+  Unconfirmed = 'unconfirmed', // `answer`: neither the agent's hook nor the prompt shown (`shown`) vouches for it
   Protocol = 'protocol',
   Internal = 'internal',
 }

@@ -22,6 +22,14 @@ const CHOICES = {
   continuation: /^ {6}(\S.*)$/u,
 };
 const FOOTER = /^ Esc to cancel(?: · .+)?$/u;
+/** The rule across the screen over the prompt's block ("Bash command", what it runs, the question). */
+const RULE = /^─+$/u;
+
+/** The first row of the block whose question is at `at`: the one under the rule above it. */
+function blockTop(rows: readonly string[], at: number): number {
+  for (let row = at - 1; row >= 0; row--) if (RULE.test(rows[row])) return row + 1;
+  return at;
+}
 
 /** Claude Code's prompt whose question is at `rows[at]`, or undefined when the rows below do not fit it. */
 function claudePromptAt(rows: readonly string[], at: number): PermissionPrompt | undefined {
@@ -32,7 +40,8 @@ function claudePromptAt(rows: readonly string[], at: number): PermissionPrompt |
   if (rows[end] !== '' || !FOOTER.test(rows[end + 1] ?? '')) return undefined;
   if (rows.slice(end + 2).some((r) => r !== '')) return undefined;
   if (labels[0] !== 'Yes' || labels[labels.length - 1] !== 'No') return undefined;
-  return { question, row: at, labels, keys: { approve: '1', deny: String(labels.length) } };
+  const keys = { approve: '1', deny: String(labels.length) };
+  return { question, row: at, labels, keys, top: blockTop(rows, at), bottom: end + 1 };
 }
 
 /** Claude Code's prompt: the last question on the screen, with its choices and footer below it. */

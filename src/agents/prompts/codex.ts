@@ -54,5 +54,5 @@ export function codexPrompt(rows: readonly string[]): PermissionPrompt | undefin
   while (at >= 0 && !QUESTION.test(rows[at]) && DETAIL.test(rows[at])) at--;
   const question = at >= 0 ? QUESTION.exec(rows[at])?.[1] : undefined;
   if (!question || rows[at + 1] !== '') return undefined;
-  return { question, row: at, labels, keys: { approve: '1', deny: String(labels.length) } };
+  return { question, row: at, labels, keys: { approve: '1', deny: String(labels.length) }, top: at, bottom: footer };
 }

@@ -53,8 +53,9 @@ export function geminiPrompt(rows: readonly string[]): PermissionPrompt | undefi
   const at = start - 2;
   const question = QUESTION.exec(rows[at])?.[1];
   if (!question || !BLANK.test(rows[start - 1])) return undefined;
-  if (rows.slice(at, bottom).some((r) => r.length !== width) || boxTop(rows, at, width) < 0) return undefined;
+  const top = boxTop(rows, at, width);
+  if (rows.slice(at, bottom).some((r) => r.length !== width) || top < 0) return undefined;
   const { labels } = choices;
   if (labels[0] !== APPROVE_LABEL || labels[labels.length - 1] !== DENY_LABEL) return undefined;
-  return { question, row: at, labels, keys: { approve: '1', deny: String(labels.length) } };
+  return { question, row: at, labels, keys: { approve: '1', deny: String(labels.length) }, top, bottom };
 }

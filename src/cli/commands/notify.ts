@@ -20,11 +20,13 @@ const STDIN_WAIT_MS = 1000;
 export interface Report {
   state: AttentionState | undefined;
   conversationId: string | undefined;
+  /** The agent asks for a permission: Claude Code's PermissionRequest, or its permission_prompt notification. */
+  permission: boolean;
 }
 
 /** What a payload says, or nothing when it is not one (a hook's report must not fail on it). */
 export function readPayload(from: Reporter | undefined, payload: string | undefined): Report {
-  const report: Report = { state: undefined, conversationId: undefined };
+  const report: Report = { state: undefined, conversationId: undefined, permission: false };
   if (!from || !payload) return report;
   let data: unknown;
   try {
@@ -36,6 +38,9 @@ export function readPayload(from: Reporter | undefined, payload: string | undefi
   const fields = data as Record<string, unknown>;
   if (from === 'claude') {
     if (typeof fields.session_id === 'string') report.conversationId = fields.session_id;
+    const event = fields.hook_event_name;
+    report.permission =
+      event === 'PermissionRequest' || (event === 'Notification' && fields.notification_type === 'permission_prompt');
   } else {
     if (fields.type === 'agent-turn-complete') report.state = 'done';
     if (typeof fields['thread-id'] === 'string') report.conversationId = fields['thread-id'];
@@ -99,6 +104,7 @@ export const notifyCommand: Command = {
         state,
         conversationId: report.conversationId,
         credential: ctx.env.HOLDFAST_NOTIFY_TOKEN,
+        ...(report.permission ? { permission: true } : {}),
       }),
     );
     return { data: { session: result.session.id, attention: result.session.attention } };
