@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { layerConfigs } from './scripts/layers.mjs';
+import { uiSinkConfigs } from './scripts/uiSinks.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'out/', '.out-*/', 'node_modules/', '.vscode-test/', 'test-artifacts/', 'media/'] },
@@ -46,6 +47,7 @@ export default tseslint.config(
     },
   },
   ...layerConfigs,
+  ...uiSinkConfigs,
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },

@@ -9,11 +9,22 @@ import { type AttentionCard, needingAttention, stepThrough } from '../src/extens
 import { NotificationAction, NotificationBatch, notificationText } from '../src/extension/notificationBatch';
 import { becameDone, SessionStateTracker, toCard } from '../src/extension/sessionState';
 import type { Phase } from '../src/agents/sessionStatus';
+import { programText, programTextOr } from '../src/text/programText';
 import { ROOT } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 
-function card(id: string, phase: Phase, since: number, extra: Partial<AttentionCard> = {}): AttentionCard {
-  return { id, name: id, agent: 'claude', agentLabel: 'Claude Code', phase, since, ...extra };
+/** A card's text as plain strings; the card marks them as the program's, as toCard does. */
+type CardText = { name?: string; agentLabel?: string; reason?: string };
+
+function card(
+  id: string,
+  phase: Phase,
+  since: number,
+  extra: Omit<Partial<AttentionCard>, keyof CardText> & CardText = {},
+): AttentionCard {
+  const { name = id, agentLabel = 'Claude Code', reason, ...rest } = extra;
+  const text = { name: programText(name), agentLabel: programText(agentLabel), reason: programTextOr(reason) };
+  return { id, agent: 'claude', phase, since, ...text, ...rest };
 }
 
 test('waiting first, then done, each oldest first; the others need nothing', () => {

@@ -1,28 +1,8 @@
 // The layering of src/ (scripts/layers.mjs, spread into eslint.config.mjs) fails the lint on a
 // wrong-way import: each snippet below is linted at a path inside the folder it would live in.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
 import { test } from 'node:test';
-import { ROOT } from './helpers/daemon';
-
-interface Case {
-  file: string;
-  code: string;
-}
-
-/** The messages the layer rules give each case, in order. */
-function lint(cases: Case[]): Promise<string[][]> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      [path.join(ROOT, 'test', 'helpers', 'lintLayers.mjs')],
-      { cwd: ROOT },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
-    );
-    child.stdin!.end(JSON.stringify(cases));
-  });
-}
+import { type Case, lint } from './helpers/lint';
 
 const importOf = (specifier: string): string => `import { x } from '${specifier}';\nexport const y = x;\n`;
 

@@ -6,7 +6,9 @@ import { agentOf, archivedFrom } from '../protocol/recovery';
 import { readLayout } from '../protocol/tabLayout';
 import { type AgentProfile, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from './agents';
 import { archiveAction } from './archives';
+import { ui, uiIcon, uiText } from '../text/uiText';
 import { CommandContext, describe, sessionById } from './commandContext';
+import { showError, showInformation, showQuickPick } from './ui';
 
 function agentProfiles(ctx: CommandContext): ReturnType<typeof readAgentProfiles> {
   const read = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));
@@ -43,13 +45,16 @@ export async function pickAgentProfile(ctx: CommandContext, profileId?: string):
         'add one in the setting holdfast.agents)',
     );
   if (!profile) {
-    const EDIT = '$(settings-gear) Edit agent profiles…';
-    const pick = await vscode.window.showQuickPick(
+    const pick = await showQuickPick(
       [
-        ...profiles.map((p) => ({ label: `$(${p.icon}) ${p.name}`, description: p.argv.join(' '), profile: p })),
-        { label: EDIT, description: 'holdfast.agents', profile: undefined },
+        ...profiles.map((p) => ({
+          label: ui`${uiIcon(p.icon)} ${uiText(p.name)}`,
+          description: uiText(p.argv.join(' ')),
+          profile: p,
+        })),
+        { label: ui`$(settings-gear) Edit agent profiles…`, description: ui`holdfast.agents`, profile: undefined },
       ],
-      { placeHolder: 'Start which agent? It runs in a Holdfast session and can be resumed after a reboot.' },
+      { placeHolder: ui`Start which agent? It runs in a Holdfast session and can be resumed after a reboot.` },
     );
     if (!pick) return undefined;
     if (!pick.profile) {
@@ -60,7 +65,7 @@ export async function pickAgentProfile(ctx: CommandContext, profileId?: string):
   }
   const start = ctx.tabs.sessionStart();
   if (!findExecutable(profile.argv[0], start.env.PATH, start.cwd)) {
-    const choice = await vscode.window.showErrorMessage(missingAgentMessage(profile), 'Open Settings');
+    const choice = await showError(uiText(missingAgentMessage(profile)), ui`Open Settings`);
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
     return undefined;
   }
@@ -83,12 +88,12 @@ export async function startArchive(
       (s) => archiveAction(s) === how || (how === 'relaunch' && s.state === 'exited'),
     );
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(`Holdfast: there is no archived session to ${how}.`);
+      void showInformation(ui`Holdfast: there is no archived session to ${uiText(how)}.`);
       return;
     }
-    const pick = await vscode.window.showQuickPick(
-      candidates.map((session) => ({ label: session.name, ...describe(session, ctx.tabs.workspace), session })),
-      { placeHolder: how === 'resume' ? 'Resume which agent conversation?' : 'Relaunch which session?' },
+    const pick = await showQuickPick(
+      candidates.map((session) => ({ label: uiText(session.name), ...describe(session, ctx.tabs.workspace), session })),
+      { placeHolder: how === 'resume' ? ui`Resume which agent conversation?` : ui`Relaunch which session?` },
     );
     id = pick?.session.id;
     if (!id) return;
@@ -111,7 +116,7 @@ export async function resumeAllAgents(ctx: CommandContext): Promise<void> {
     (s) => archiveAction(s) === 'resume' && readLayout(s.metadata).workspace === ctx.tabs.workspace,
   );
   if (agents.length === 0) {
-    void vscode.window.showInformationMessage('Holdfast: this workspace has no archived agent to resume.');
+    void showInformation(ui`Holdfast: this workspace has no archived agent to resume.`);
     return;
   }
   agents.sort((a, b) => (readLayout(a.metadata).order ?? 0) - (readLayout(b.metadata).order ?? 0));

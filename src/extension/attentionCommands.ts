@@ -1,13 +1,15 @@
 // Answering the sessions that need you without hunting for them: Go to Next / Previous Agent Needing
 // Attention (waiting first, then done, oldest first: attentionOrder.ts), Reply… (one line of text,
 // then Enter, typed into the session the user chose, through the daemon's `send`), and Approve / Deny
-// (the daemon's `answer`: it sends the prompt's keys only once it has checked the prompt on the screen).
+// (promptAnswers.ts).
 import * as vscode from 'vscode';
-import type { PromptChoice } from '../agents/permissionPrompt';
-import { hasControl, printable } from '../text/printable';
+import { hasControl } from '../text/printable';
+import { ui, uiText } from '../text/uiText';
 import { type AttentionCard, needingAttention, stepThrough } from './attentionOrder';
 import type { SessionFeed } from './previewHost';
+import { answerPrompt } from './promptAnswers';
 import type { TabManager } from './tabs';
+import { showInformation, showInputBox, showQuickPick, showStatusMessage } from './ui';
 
 /** Every session that needs you (any workspace, as the status-bar count), in walking order. */
 function queue(feed: SessionFeed): AttentionCard[] {
@@ -19,62 +21,47 @@ async function goToAttention(feed: SessionFeed, tabs: TabManager, direction: 1 |
   const order = queue(feed).map((card) => card.id);
   const id = stepThrough(order, tabs.activeTab()?.sessionId, direction);
   if (!id) {
-    vscode.window.setStatusBarMessage('Holdfast: no session needs you.', 4000);
+    showStatusMessage(ui`Holdfast: no session needs you.`, 4000);
     return;
   }
   await vscode.commands.executeCommand('holdfast.focusSession', id);
 }
 
-/**
- * The session to answer: the one given (a notification's, a card's), else one the user picks among
- * those that need you (`atPrompt`: those at a permission prompt).
- */
-async function answerTarget(
-  feed: SessionFeed,
-  id: string | undefined,
-  atPrompt: boolean,
-  placeHolder: string,
-): Promise<AttentionCard | undefined> {
+/** The session to reply to: the one given (a notification's, a card's), else one picked among those that need you. */
+async function replyTarget(feed: SessionFeed, id: string | undefined): Promise<AttentionCard | undefined> {
   const model = feed.model();
   const cards = [...model.here, ...model.others];
   if (typeof id === 'string') return cards.find((card) => card.id === id);
-  const waiting = needingAttention(cards).filter((card) => !atPrompt || card.permissionPrompt);
+  const waiting = needingAttention(cards);
   if (waiting.length === 0) {
-    const none = atPrompt ? 'no session is at a permission prompt Holdfast can answer' : 'no session needs you';
-    void vscode.window.showInformationMessage(`Holdfast: ${none}.`);
+    void showInformation(ui`Holdfast: no session needs you.`);
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(
-    waiting.map((card) => ({ label: card.name, description: card.phase, detail: card.reason, card })),
-    { placeHolder },
+  const pick = await showQuickPick(
+    waiting.map((card) => ({
+      label: uiText(card.name),
+      description: uiText(card.phase),
+      detail: card.reason ? uiText(card.reason) : undefined,
+      card,
+    })),
+    { placeHolder: ui`Reply to which Holdfast session?` },
   );
   return pick?.card;
 }
 
 async function replySession(feed: SessionFeed, tabs: TabManager, id: string | undefined): Promise<void> {
-  const card = await answerTarget(feed, id, false, 'Reply to which Holdfast session?');
+  const card = await replyTarget(feed, id);
   if (!card) return;
-  // Names and reasons are program text: printable (the daemon made the reason so), and shown as text.
-  const text = await vscode.window.showInputBox({
-    title: `Reply to "${printable(card.name)}"`,
-    prompt: card.reason ?? 'One line of text; Enter sends it to the session, then Enter.',
-    placeHolder: 'Your answer (sent with Enter)',
-    validateInput: (value) => (hasControl(value) ? 'One line of text: no control characters.' : undefined),
+  // Its reason is the program's text (its screen, its agent's message): the prompt shows it, links nothing.
+  const text = await showInputBox({
+    title: ui`Reply to "${uiText(card.name)}"`,
+    prompt: card.reason ? uiText(card.reason) : ui`One line of text; Enter sends it to the session, then Enter.`,
+    placeHolder: ui`Your answer (sent with Enter)`,
+    validateInput: (value) => (hasControl(value) ? ui`One line of text: no control characters.` : undefined),
   });
   if (text === undefined) return;
   const client = await tabs.connection.get();
   await client.request('send', { session: card.id, data: `${text}\r` });
-}
-
-/** Approve / Deny: the daemon refuses (no-prompt) unless the prompt it knows is on the session's screen. */
-async function answerPrompt(feed: SessionFeed, tabs: TabManager, id: unknown, choice: PromptChoice): Promise<void> {
-  const verb = choice === 'approve' ? 'Approve' : 'Deny';
-  const card = await answerTarget(feed, typeof id === 'string' ? id : undefined, true, `${verb} which prompt?`);
-  if (!card) return;
-  const client = await tabs.connection.get();
-  const { question } = await client.request('answer', { session: card.id, choice });
-  const done = choice === 'approve' ? 'approved' : 'denied';
-  vscode.window.setStatusBarMessage(`Holdfast: ${done} "${printable(card.name)}": ${printable(question)}`, 5000);
 }
 
 /** The commands, each reporting its own failure in one message. */
@@ -87,11 +74,12 @@ export function registerAttentionCommands(feed: SessionFeed, tabs: TabManager): 
         tabs.reportError(`Holdfast: ${title} failed`, err);
       }
     });
+  const idOf = (id: unknown) => (typeof id === 'string' ? id : undefined);
   return [
     run('holdfast.nextAttention', 'Go to Next Agent Needing Attention', () => goToAttention(feed, tabs, 1)),
     run('holdfast.previousAttention', 'Go to Previous Agent Needing Attention', () => goToAttention(feed, tabs, -1)),
-    run('holdfast.replySession', 'Reply', (id) => replySession(feed, tabs, typeof id === 'string' ? id : undefined)),
-    run('holdfast.approve', 'Approve', (id) => answerPrompt(feed, tabs, id, 'approve')),
-    run('holdfast.deny', 'Deny', (id) => answerPrompt(feed, tabs, id, 'deny')),
+    run('holdfast.replySession', 'Reply', (id) => replySession(feed, tabs, idOf(id))),
+    run('holdfast.approve', 'Approve', (id) => answerPrompt(feed, tabs, idOf(id), 'approve')),
+    run('holdfast.deny', 'Deny', (id) => answerPrompt(feed, tabs, idOf(id), 'deny')),
   ];
 }

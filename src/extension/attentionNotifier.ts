@@ -14,6 +14,7 @@ import { Phase } from '../agents/sessionStatus';
 import { needingAttention } from './attentionOrder';
 import { Log } from './log';
 import { NotificationAction, NotificationBatch, notificationText } from './notificationBatch';
+import { showInformation } from './ui';
 import { NotificationPacer } from './notificationPacer';
 import type { SessionFeed } from './previewHost';
 import { becameDone, startedWaiting } from './sessionState';
@@ -56,9 +57,9 @@ export class AttentionNotifier implements vscode.Disposable {
     const cards = needingAttention(this.feed.model().here.filter((c) => ids.includes(c.id) && !this.inFront(c.id)));
     if (cards.length === 0) return;
     this.log.info(`attention: notifying for ${cards.map((c) => `${c.id} (${c.phase})`).join(', ')}`);
-    // Names and reasons come from programs and scripts: notificationText makes them printable.
+    // Names and reasons come from programs and scripts: notificationText makes them UI text.
     const { message, actions } = notificationText(cards);
-    const choice = await vscode.window.showInformationMessage(message, ...actions);
+    const choice = await showInformation(message, ...actions);
     const target = cards[0].id;
     if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
     else if (choice === NotificationAction.Reply) await this.run('holdfast.replySession', target);

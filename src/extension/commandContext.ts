@@ -3,13 +3,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SessionInfo } from '../protocol/messages';
-import { printable } from '../text/printable';
 import { commandLine } from '../text/shellQuote';
+import { ui, type UiText, uiText } from '../text/uiText';
 import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TabManager } from './tabs';
+import { showInformation, showQuickPick } from './ui';
 
 export interface CommandContext {
   tabs: TabManager;
@@ -22,23 +23,23 @@ export interface CommandContext {
 }
 
 /** The active Holdfast tab, else one the user picks among this window's. */
-export async function targetTab(ctx: CommandContext, placeHolder: string): Promise<SessionTab | undefined> {
+export async function targetTab(ctx: CommandContext, placeHolder: UiText): Promise<SessionTab | undefined> {
   const active = ctx.tabs.activeTab();
   if (active && active.sessionId) return active;
   const live = ctx.tabs.liveTabs().filter(({ tab }) => tab.sessionId);
   if (live.length === 0) {
-    void vscode.window.showInformationMessage('Holdfast: there is no Holdfast terminal in this window.');
+    void showInformation(ui`Holdfast: there is no Holdfast terminal in this window.`);
     return undefined;
   }
   if (live.length === 1) return live[0].tab;
-  const pick = await vscode.window.showQuickPick(
-    live.map(({ tab, terminal }) => ({ label: terminal.name, tab })),
+  const pick = await showQuickPick(
+    live.map(({ tab, terminal }) => ({ label: uiText(terminal.name), tab })),
     { placeHolder },
   );
   return pick?.tab;
 }
 
-export function describe(session: SessionInfo, workspace: string): { description: string; detail: string } {
+export function describe(session: SessionInfo, workspace: string): { description: UiText; detail: UiText } {
   const layout = readLayout(session.metadata);
   const state =
     session.state === 'exited' ? `exited (${session.exit?.signal ?? `code ${session.exit?.code}`})` : 'running';
@@ -51,8 +52,8 @@ export function describe(session: SessionInfo, workspace: string): { description
         : 'no workspace';
   const clients = session.clients.owners + session.clients.watchers;
   return {
-    description: `${state} · ${where}${clients ? ` · ${clients} window(s) attached` : ''}`,
-    detail: `${commandLine(session.argv)} — ${printable(session.cwd)} — pid ${session.pid}`,
+    description: uiText(`${state} · ${where}${clients ? ` · ${clients} window(s) attached` : ''}`),
+    detail: ui`${uiText(commandLine(session.argv))} — ${uiText(session.cwd)} — pid ${session.pid}`,
   };
 }
 

@@ -9,6 +9,7 @@ import { registerSessionSearch } from './sessionSearch';
 import { splitTerminal } from './splitGroups';
 import { newAgentInWorktree, WorktreeAgentArgs } from './worktreeCommands';
 import { attachSession, focusSession, killSession, removeSession, renameSession } from './sessionCommands';
+import { ui } from '../text/uiText';
 
 export type { CommandContext } from './commandContext';
 
@@ -35,7 +36,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     run('holdfast.splitTerminal', 'Split Terminal', () => splitTerminal(ctx)),
     run('holdfast.attachSession', 'Attach to Session', () => attachSession(ctx)),
     run('holdfast.detachTerminal', 'Detach Terminal', async () => {
-      const tab = await targetTab(ctx, 'Detach which Holdfast terminal?');
+      const tab = await targetTab(ctx, ui`Detach which Holdfast terminal?`);
       if (tab) await tabs.detach(tab);
     }),
     // The sidebar passes a session id to these; the palette passes none (they act on the active tab or ask).

@@ -3,8 +3,12 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { Capability } from '../protocol/messages';
 import { defaultLogPath } from '../host/paths';
+import { ui, type UiText, uiText } from '../text/uiText';
 import { CommandContext } from './commandContext';
 import { formatChecks, runChecks } from './doctor';
+import { showError, showInformation, showModal } from './ui';
+
+const plural = (n: number): UiText => (n === 1 ? ui`` : ui`s`);
 
 export async function showStatus(ctx: CommandContext): Promise<void> {
   const connection = ctx.tabs.connection;
@@ -40,30 +44,26 @@ export async function restartDaemon(ctx: CommandContext): Promise<void> {
     const live = sessions.filter((s) => s.state === 'running').length;
     const message =
       live === 0
-        ? 'Restart the Holdfast daemon? No session is running.'
-        : `Restart the Holdfast daemon? ${live} live session${live === 1 ? '' : 's'} will be killed ` +
-          '(their processes end).';
-    const choice = await vscode.window.showWarningMessage(message, { modal: true }, 'Restart Daemon');
+        ? ui`Restart the Holdfast daemon? No session is running.`
+        : ui`Restart the Holdfast daemon? ${live} live session${plural(live)} will be killed (their processes end).`;
+    const choice = await showModal(message, undefined, ui`Restart Daemon`);
     if (choice !== 'Restart Daemon') return;
     await connection.stopDaemon();
   }
   const fresh = await connection.get();
-  void vscode.window.showInformationMessage(
-    `Holdfast: daemon ${fresh.hello.version} started (pid ${fresh.hello.pid}).`,
-  );
+  void showInformation(ui`Holdfast: daemon ${uiText(fresh.hello.version)} started (pid ${fresh.hello.pid}).`);
 }
 
 /** A new daemon takes over every session: programs, screens and tabs carry on. */
 async function handOffDaemon(ctx: CommandContext, oldPid: number): Promise<void> {
   try {
     const { client, sessions } = await ctx.tabs.connection.handOffDaemon();
-    const kept = `${sessions} session${sessions === 1 ? '' : 's'} kept`;
-    void vscode.window.showInformationMessage(
-      `Holdfast: daemon ${client.hello.version} (pid ${client.hello.pid}) took over from pid ${oldPid}: ${kept}.`,
-    );
+    const { version, pid } = client.hello;
+    const kept = ui`${sessions} session${plural(sessions)} kept`;
+    void showInformation(ui`Holdfast: daemon ${uiText(version)} (pid ${pid}) took over from pid ${oldPid}: ${kept}.`);
   } catch (err) {
     ctx.log.warn(`restarting the daemon: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(`Holdfast: the daemon was not restarted: ${(err as Error).message}`);
+    void showError(ui`Holdfast: the daemon was not restarted: ${uiText((err as Error).message)}`);
   }
 }
 
@@ -78,7 +78,7 @@ export async function openLog(ctx: CommandContext): Promise<void> {
     }
   }
   if (!fs.existsSync(logFile)) {
-    void vscode.window.showInformationMessage(`Holdfast: the daemon has not written a log yet (${logFile}).`);
+    void showInformation(ui`Holdfast: the daemon has not written a log yet (${uiText(logFile)}).`);
     return;
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(logFile));

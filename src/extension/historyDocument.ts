@@ -7,6 +7,8 @@ import { printable, printableLines } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { readTranscript } from '../agents/transcripts';
 import { CommandContext, sessionArg } from './commandContext';
+import { showInformation, showQuickPick } from './ui';
+import { ui, uiText } from '../text/uiText';
 
 export const HISTORY_SCHEME = 'holdfast-history';
 
@@ -135,12 +137,12 @@ async function chooseSession(ctx: CommandContext, arg: unknown): Promise<{ id: s
   if (id) return (await client.request('show', { session: id })).session;
   const sessions = await ctx.sessions.refresh(client);
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage('Holdfast: there are no sessions.');
+    void showInformation(ui`Holdfast: there are no sessions.`);
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(
-    sessions.map((session) => ({ label: printable(session.name), description: session.id, session })),
-    { placeHolder: "Open which Holdfast session's history?", matchOnDescription: true },
+  const pick = await showQuickPick(
+    sessions.map((session) => ({ label: uiText(session.name), description: uiText(session.id), session })),
+    { placeHolder: ui`Open which Holdfast session's history?`, matchOnDescription: true },
   );
   return pick?.session;
 }

@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { findRemoteCli, writeCodeShim, writeHoldfastLauncher } from './codeCli';
 import { LazyDaemonInstall } from './daemonInstall';
+import { describeEnvironment } from './ui';
+import { ui } from '../text/uiText';
 
 export interface Launchers {
   /** The `holdfast` launcher, when it was written. */
@@ -32,7 +34,7 @@ export function installLaunchers(
     const cliScript = install.get().cliScript;
     if (fs.existsSync(cliScript)) {
       cliLauncher = writeHoldfastLauncher(binDir, process.execPath, cliScript, customSocket);
-      context.environmentVariableCollection.description = 'Puts the `holdfast` command on PATH';
+      describeEnvironment(context.environmentVariableCollection, ui`Puts the \`holdfast\` command on PATH`);
       context.environmentVariableCollection.prepend('PATH', binDir + path.delimiter);
     }
     if (remoteCli) writeCodeShim(sessionBinDir, remoteCli.script);

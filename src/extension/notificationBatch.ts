@@ -2,7 +2,7 @@
 // first make one notification ("3 agents need you: a, b, c"), not a stack of them; and the text of
 // each. Pure: no vscode import, unit-tested (notificationPacer.ts keeps each session's quiet period).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import { printable } from '../text/printable';
+import { ui, type UiText, uiJoin, uiText } from '../text/uiText';
 import type { AttentionCard } from './attentionOrder';
 
 /** Sessions starting to need you this soon after the first are told in the same notification. */
@@ -11,13 +11,13 @@ export const COALESCE_WINDOW_MS = 1500;
 const NAMES_SHOWN = 5;
 
 /** The actions a notification offers (the e2e clicks them by these labels). */
-export enum NotificationAction {
-  Approve = 'Approve',
-  Deny = 'Deny',
-  Reply = 'Reply…',
-  Show = 'Show',
-  ShowNext = 'Show Next',
-}
+export const NotificationAction = {
+  Approve: ui`Approve`,
+  Deny: ui`Deny`,
+  Reply: ui`Reply…`,
+  Show: ui`Show`,
+  ShowNext: ui`Show Next`,
+} as const;
 
 /** Ids added within a window of the first, handed to `flush` together at its end (each once, in order). */
 export class NotificationBatch {
@@ -47,30 +47,34 @@ export class NotificationBatch {
 }
 
 /** A session as a notification names it: `Claude Code "fix-tests"`, or `"build"` for a terminal. */
-function who(card: AttentionCard): string {
-  const name = `"${printable(card.name)}"`;
-  return card.agent === 'terminal' ? name : `${printable(card.agentLabel)} ${name}`;
+function who(card: AttentionCard): UiText {
+  const name = ui`"${uiText(card.name)}"`;
+  return card.agent === 'terminal' ? name : ui`${uiText(card.agentLabel)} ${name}`;
 }
 
 /**
  * One session's notification, with why it waits (Approve / Deny at a permission prompt the daemon can
  * answer, where Reply…'s Enter would pick a choice blind); several sessions' in one line with their names.
  */
-export function notificationText(cards: readonly AttentionCard[]): { message: string; actions: NotificationAction[] } {
+export function notificationText(cards: readonly AttentionCard[]): { message: UiText; actions: UiText[] } {
   if (cards.length === 1) {
     const [card] = cards;
-    const what = card.phase === 'done' ? 'is done' : 'is waiting for you';
-    const why = card.reason ? `: ${printable(card.reason)}` : '.';
+    const what = card.phase === 'done' ? ui`is done` : ui`is waiting for you`;
+    // The reason is the program's text (its screen, its agent's message): it links nothing here.
+    const why = card.reason ? ui`: ${uiText(card.reason)}` : ui`.`;
     const answers = card.permissionPrompt
       ? [NotificationAction.Approve, NotificationAction.Deny]
       : [NotificationAction.Reply];
-    return { message: `Holdfast: ${who(card)} ${what}${why}`, actions: [...answers, NotificationAction.Show] };
+    return { message: ui`Holdfast: ${who(card)} ${what}${why}`, actions: [...answers, NotificationAction.Show] };
   }
-  const kind = cards.every((card) => card.agent !== 'terminal') ? 'agents' : 'sessions';
-  const names = cards.slice(0, NAMES_SHOWN).map((card) => printable(card.name));
-  const more = cards.length > NAMES_SHOWN ? ` and ${cards.length - NAMES_SHOWN} more` : '';
+  const kind = cards.every((card) => card.agent !== 'terminal') ? ui`agents` : ui`sessions`;
+  const names = uiJoin(
+    cards.slice(0, NAMES_SHOWN).map((card) => uiText(card.name)),
+    ui`, `,
+  );
+  const more = cards.length > NAMES_SHOWN ? ui` and ${cards.length - NAMES_SHOWN} more` : ui``;
   return {
-    message: `Holdfast: ${cards.length} ${kind} need you: ${names.join(', ')}${more}`,
+    message: ui`Holdfast: ${cards.length} ${kind} need you: ${names}${more}`,
     actions: [NotificationAction.ShowNext],
   };
 }

@@ -14,6 +14,8 @@ import { DaemonConnection } from './daemonConnection';
 import { SessionList } from './sessionList';
 import { buildModel, SessionStateTracker, SidebarModel } from './sessionState';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
+import { showError } from './ui';
+import { ui, uiText } from '../text/uiText';
 
 /** Model changes closer together than this are sent once. */
 const MODEL_DEBOUNCE_MS = 80;
@@ -179,7 +181,7 @@ export class PreviewHost implements IDisposable {
     vscode.commands.executeCommand(`holdfast.${command}`, ...args).then(undefined, (err: unknown) => {
       const detail = err instanceof Error ? err.message : String(err);
       this.deps.log.error(`sidebar: holdfast.${command} failed: ${detail}`);
-      void vscode.window.showErrorMessage(`Holdfast: ${detail}`);
+      void showError(ui`Holdfast: ${uiText(detail)}`);
     });
   }
 

@@ -14,6 +14,7 @@ import { TabInput } from './tabInput';
 import { TabOutput } from './tabOutput';
 import * as life from './tabState';
 import type { Size, TabHost, TabTarget } from './tabHost';
+import { type UiText, uiText } from '../text/uiText';
 
 /** How long a tab waits for its size before attaching without one (the panel may be hidden). */
 const SIZE_WAIT_MS = 1000;
@@ -22,11 +23,12 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private readonly store = new DisposableStore();
   private readonly writeEmitter = this.store.add(new Emitter<string>());
   private readonly closeEmitter = this.store.add(new Emitter<void>());
-  private readonly nameEmitter = this.store.add(new Emitter<string>());
+  /** Names are rendered with icons in the tab: UI text. */
+  private readonly nameEmitter = this.store.add(new Emitter<UiText>());
   private readonly dimensionsEmitter = this.store.add(new Emitter<vscode.TerminalDimensions | undefined>());
   readonly onDidWrite: vscode.Event<string> = this.writeEmitter.event;
   readonly onDidClose: vscode.Event<void> = this.closeEmitter.event;
-  readonly onDidChangeName: vscode.Event<string> = this.nameEmitter.event;
+  readonly onDidChangeName: vscode.Event<UiText> = this.nameEmitter.event;
   readonly onDidOverrideDimensions: vscode.Event<vscode.TerminalDimensions | undefined> = this.dimensionsEmitter.event;
 
   private state: life.TabState = life.initialTabState;
@@ -198,7 +200,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   async replaceSession(session: SessionInfo, note: string): Promise<void> {
     this.dropAttachment();
     this.info = session;
-    this.nameEmitter.fire(session.name);
+    this.nameEmitter.fire(uiText(session.name));
     if (!this.move(life.replaced(this.state))) return; // closed meanwhile
     try {
       await this.attach(await this.host.connection.get(), 'owner', note);
@@ -209,7 +211,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   rename(name: string): void {
     if (this.info) this.info = { ...this.info, name };
-    this.nameEmitter.fire(name);
+    this.nameEmitter.fire(uiText(name));
   }
 
   /** Closes the tab from our side (after Detach or Kill, or when the session was removed). */
@@ -403,7 +405,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private update(session: SessionInfo): void {
     const renamed = this.info !== undefined && this.info.name !== session.name;
     this.info = session;
-    if (renamed) this.nameEmitter.fire(session.name);
+    if (renamed) this.nameEmitter.fire(uiText(session.name));
   }
 
   /** A watcher shows the session at the owner's size (VS Code only honours it when smaller than the tab). */

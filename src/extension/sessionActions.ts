@@ -13,6 +13,8 @@ import { SessionList } from './sessionList';
 import { settings } from './settings';
 import { leaveGroupPatches } from './splitLayout';
 import { TabRegistry } from './tabRegistry';
+import { showModal } from './ui';
+import { ui, uiText } from '../text/uiText';
 
 type LayoutPatch = Partial<Record<keyof TabLayout, unknown>>;
 
@@ -70,11 +72,12 @@ export class SessionActions {
   private async applyCloseAction(id: string, name: string, exited: boolean): Promise<void> {
     let action = settings.closeAction();
     if (action === 'ask' && !exited) {
-      const choice = await vscode.window.showWarningMessage(
-        `Holdfast: the terminal "${name}" was closed. Kill its session, or keep it running in the background?`,
-        { modal: true },
-        'Kill',
-        'Keep Running',
+      const closed = ui`Holdfast: the terminal "${uiText(name)}" was closed.`;
+      const choice = await showModal(
+        ui`${closed} Kill its session, or keep it running in the background?`,
+        undefined,
+        ui`Kill`,
+        ui`Keep Running`,
       );
       action = choice === 'Kill' ? 'kill' : 'detach';
     }

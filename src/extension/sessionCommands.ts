@@ -2,24 +2,26 @@
 import * as vscode from 'vscode';
 import { readLayout, TabLocation } from '../protocol/tabLayout';
 import { nextOrder } from './layout';
+import { ui, uiText } from '../text/uiText';
 import { CommandContext, describe, sessionById, targetTab } from './commandContext';
+import { showInformation, showInputBox, showModal, showQuickPick } from './ui';
 
 /** Quick pick of every session (any workspace): focuses its tab here, or opens one attached to it. */
 export async function attachSession(ctx: CommandContext): Promise<void> {
   const client = await ctx.tabs.connection.get();
   const sessions = await ctx.sessions.refresh(client);
   if (sessions.length === 0) {
-    const choice = await vscode.window.showInformationMessage('Holdfast: there are no sessions.', 'New Terminal');
+    const choice = await showInformation(ui`Holdfast: there are no sessions.`, ui`New Terminal`);
     if (choice) await vscode.commands.executeCommand('holdfast.newTerminal');
     return;
   }
   const items = sessions.map((session) => ({
-    label: `${ctx.tabs.tabForSession(session.id) ? '$(eye) ' : ''}${session.name}`,
+    label: ctx.tabs.tabForSession(session.id) ? ui`$(eye) ${uiText(session.name)}` : uiText(session.name),
     ...describe(session, ctx.tabs.workspace),
     session,
   }));
-  const pick = await vscode.window.showQuickPick(items, {
-    placeHolder: 'Attach to a Holdfast session (shown here as a tab)',
+  const pick = await showQuickPick(items, {
+    placeHolder: ui`Attach to a Holdfast session (shown here as a tab)`,
     matchOnDescription: true,
     matchOnDetail: true,
   });
@@ -44,14 +46,14 @@ export async function attachSession(ctx: CommandContext): Promise<void> {
 }
 
 export async function renameSession(ctx: CommandContext, sessionId?: string): Promise<void> {
-  const tab = sessionId ? ctx.tabs.tabForSession(sessionId) : await targetTab(ctx, 'Rename which Holdfast terminal?');
+  const tab = sessionId ? ctx.tabs.tabForSession(sessionId) : await targetTab(ctx, ui`Rename which Holdfast terminal?`);
   const id = sessionId ?? tab?.sessionId;
   if (!id) return;
   const current = tab?.session?.name ?? (await sessionById(ctx, id)).name;
-  const name = await vscode.window.showInputBox({
-    prompt: 'New name for the Holdfast session',
+  const name = await showInputBox({
+    prompt: ui`New name for the Holdfast session`,
     value: current,
-    validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty'),
+    validateInput: (v) => (v.trim() ? undefined : ui`A name cannot be empty`),
   });
   if (!name?.trim()) return;
   const client = await ctx.tabs.connection.get();
@@ -64,10 +66,10 @@ export async function killSession(ctx: CommandContext, sessionId?: string): Prom
     // From the sidebar: one click away from ending a process, so it asks.
     const session = await sessionById(ctx, sessionId);
     if (session.state === 'running') {
-      const choice = await vscode.window.showWarningMessage(
-        `Kill the Holdfast session "${session.name}"? Its process (pid ${session.pid}) ends.`,
-        { modal: true },
-        'Kill',
+      const choice = await showModal(
+        ui`Kill the Holdfast session "${uiText(session.name)}"? Its process (pid ${session.pid}) ends.`,
+        undefined,
+        ui`Kill`,
       );
       if (choice !== 'Kill') return;
     }
@@ -79,12 +81,12 @@ export async function killSession(ctx: CommandContext, sessionId?: string): Prom
     const client = await ctx.tabs.connection.get();
     const sessions = await ctx.sessions.refresh(client);
     if (sessions.length === 0) {
-      void vscode.window.showInformationMessage('Holdfast: there are no sessions.');
+      void showInformation(ui`Holdfast: there are no sessions.`);
       return;
     }
-    const pick = await vscode.window.showQuickPick(
-      sessions.map((session) => ({ label: session.name, ...describe(session, ctx.tabs.workspace), session })),
-      { placeHolder: 'Kill which Holdfast session? (its process ends)' },
+    const pick = await showQuickPick(
+      sessions.map((session) => ({ label: uiText(session.name), ...describe(session, ctx.tabs.workspace), session })),
+      { placeHolder: ui`Kill which Holdfast session? (its process ends)` },
     );
     id = pick?.session.id;
   }

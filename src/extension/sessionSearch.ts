@@ -2,9 +2,10 @@
 // session's history, updated as you type; choosing one opens that session's history at the line.
 import * as vscode from 'vscode';
 import { Capability, SearchMatch } from '../protocol/messages';
-import { printable } from '../text/printable';
+import { ui, type UiText, uiJoin, uiText } from '../text/uiText';
 import { CommandContext } from './commandContext';
 import { HistoryLine, RegisterCommand } from './historyDocument';
+import { UiQuickPick, type UiQuickPickItem } from './ui';
 
 export enum SearchTiming {
   /** Typing pauses this long before a search goes out. */
@@ -14,29 +15,27 @@ export enum SearchTiming {
 /** Matches shown at most; one line of context on each side goes in the item's detail. */
 const LIMIT = 200;
 const CONTEXT = 1;
-const TITLE = 'Search Holdfast Sessions';
+const TITLE = ui`Search Holdfast Sessions`;
 
-interface MatchItem extends vscode.QuickPickItem {
-  match: SearchMatch;
-}
+type MatchItem = UiQuickPickItem & { match: SearchMatch };
 
-/** Program text in a quick pick: visible escapes for controls, and no `$(icon)` rendering. */
-function shown(text: string): string {
-  return printable(text).trim().replace(/\$\(/g, '\\$(');
+/** A match's text (the program's) in the quick pick: neither links nor icons. */
+function shown(text: string): UiText {
+  return uiText(text.trim());
 }
 
 /** Where a match's line comes from, when not the session's own screen and scrollback. */
-function whereOf(match: SearchMatch): string {
-  if (match.source === 'transcript') return 'transcript ';
-  return match.alternate ? 'full-screen scroll ' : '';
+function whereOf(match: SearchMatch): UiText {
+  if (match.source === 'transcript') return ui`transcript `;
+  return match.alternate ? ui`full-screen scroll ` : ui``;
 }
 
 function itemOf(match: SearchMatch): MatchItem {
   const context = [...match.before, ...match.after].map(shown).filter((line) => line !== '');
   return {
-    label: shown(match.text) || ' ',
-    description: `${shown(match.name)} · ${whereOf(match)}line ${match.line + 1}`,
-    detail: context.join('  ⏎  ') || undefined,
+    label: shown(match.text) || ui` `,
+    description: ui`${shown(match.name)} · ${whereOf(match)}line ${match.line + 1}`,
+    detail: context.length > 0 ? uiJoin(context, ui`  ⏎  `) : undefined,
     // The quick pick's own fuzzy filter would hide regex matches: the daemon did the matching.
     alwaysShow: true,
     match,
@@ -52,23 +51,16 @@ async function showSearch(ctx: CommandContext): Promise<void> {
   const client = await ctx.tabs.connection.get();
   if (!client.supports(Capability.Search))
     throw new Error('the running daemon is older than search (Holdfast: Restart Daemon updates it)');
-  const pick = vscode.window.createQuickPick<MatchItem>();
+  const placeholder = ui`A regular expression (RE2) over every session’s history; lowercase matches either case`;
+  const pick = new UiQuickPick<MatchItem>(TITLE, placeholder);
   const disposables: vscode.Disposable[] = [pick];
   let timer: NodeJS.Timeout | undefined;
   let generation = 0;
-  pick.title = TITLE;
-  pick.placeholder = 'A regular expression (RE2) over every session’s history; lowercase matches either case';
-  pick.matchOnDescription = false;
-  pick.matchOnDetail = false;
 
   const search = async (pattern: string) => {
     const mine = ++generation;
-    if (pattern === '') {
-      pick.items = [];
-      pick.title = TITLE;
-      return;
-    }
-    pick.busy = true;
+    if (pattern === '') return pick.update({ items: [], title: TITLE });
+    pick.update({ busy: true });
     try {
       const result = await client.request('search', {
         pattern,
@@ -77,15 +69,14 @@ async function showSearch(ctx: CommandContext): Promise<void> {
         limit: LIMIT,
       });
       if (mine !== generation) return;
-      pick.items = result.matches.map(itemOf);
       const n = result.matches.length;
-      pick.title = `${TITLE}: ${n}${result.truncated ? '+' : ''} match${n === 1 ? '' : 'es'}`;
+      const count = ui`${n}${result.truncated ? ui`+` : ui``} match${n === 1 ? ui`` : ui`es`}`;
+      pick.update({ items: result.matches.map(itemOf), title: ui`${TITLE}: ${count}` });
     } catch (err) {
       if (mine !== generation) return;
-      pick.items = [];
-      pick.title = `${TITLE}: ${(err as Error).message}`;
+      pick.update({ items: [], title: ui`${TITLE}: ${uiText((err as Error).message)}` });
     } finally {
-      if (mine === generation) pick.busy = false;
+      if (mine === generation) pick.update({ busy: false });
     }
   };
 

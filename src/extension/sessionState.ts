@@ -8,6 +8,7 @@ import { attentionOf, type Phase, type SessionStatus, statusOf } from '../agents
 import { readLayout } from '../protocol/tabLayout';
 import { worktreeOf } from '../agents/worktree';
 import { printable } from '../text/printable';
+import { type ProgramText, programText, programTextOr } from '../text/programText';
 import { archiveAction } from './archives';
 import { startAgainCommand } from './notices';
 
@@ -89,31 +90,38 @@ export type CardAction =
   | 'approve'
   | 'deny';
 
+/**
+ * A session as the sidebar, the notifications and the palette's picks show it. Its text fields come from
+ * clients, checkpoints and the program (ProgramText): the webview sets them as DOM text, VS Code's UI takes
+ * them through uiText().
+ */
 export interface Card {
   id: string;
-  name: string;
+  name: ProgramText;
   agent: AgentKind;
-  /** "Claude Code", a custom profile's name, or "Terminal". */
-  agentLabel: string;
+  /** "Claude Code", a custom profile's name (metadata), or "Terminal". */
+  agentLabel: ProgramText;
   phase: Phase;
   since: number;
   /** Waiting or done: why (its agent's last message, or the last text on its screen). */
-  reason?: string;
+  reason?: ProgramText;
   /** At a permission prompt the daemon can answer: Approve / Deny instead of Reply…. */
   permissionPrompt?: true;
+  /** Its agent's own hook says it asks too: Approve / Deny answer at once, else after showing the prompt. */
+  hookAgrees?: true;
   /** "exited with code 1", "killed by SIGTERM", ... for exited and archived sessions. */
   exitLabel?: string;
-  title?: string;
-  cwd?: string;
+  title?: ProgramText;
+  cwd?: ProgramText;
   /** The git branch of the worktree it runs in (New Agent in Worktree…). */
-  branch?: string;
+  branch?: ProgramText;
   cols: number;
   rows: number;
   createdAt: number;
   /** In this workspace (shown first) or another. */
   here: boolean;
   /** Archived: where and what Resume / Relaunch would run, from the checkpoint (on its button, before the click). */
-  startAgain?: string;
+  startAgain?: ProgramText;
   actions: CardAction[];
 }
 
@@ -127,9 +135,9 @@ export interface SidebarModel {
   hasArchivedAgents: boolean;
 }
 
-export function agentKind(metadata: Record<string, unknown> | undefined): { kind: AgentKind; label: string } {
+export function agentKind(metadata: Record<string, unknown> | undefined): { kind: AgentKind; label: ProgramText } {
   const agent = agentOf(metadata);
-  if (!agent) return { kind: 'terminal', label: 'Terminal' };
+  if (!agent) return { kind: 'terminal', label: programText('Terminal') };
   const known: Record<string, [AgentKind, string]> = {
     claude: ['claude', 'Claude Code'],
     codex: ['codex', 'Codex CLI'],
@@ -140,8 +148,8 @@ export function agentKind(metadata: Record<string, unknown> | undefined): { kind
     typeof agent.profile === 'string' && Object.prototype.hasOwnProperty.call(known, agent.profile)
       ? known[agent.profile]
       : undefined;
-  if (hit) return { kind: hit[0], label: agent.name || hit[1] };
-  return { kind: 'custom', label: agent.name || agent.profile || 'Agent' };
+  if (hit) return { kind: hit[0], label: programText(agent.name || hit[1]) };
+  return { kind: 'custom', label: programText(agent.name || agent.profile || 'Agent') };
 }
 
 /** Why an archive is not running: its process ended with its daemon, or had ended before. */
@@ -183,23 +191,24 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
   const { kind, label } = agentKind(info.metadata);
   return {
     id: info.id,
-    name: info.name,
+    name: programText(info.name),
     agent: kind,
     agentLabel: label,
     phase: status.phase,
     since: status.since,
-    ...(status.reason !== undefined ? { reason: status.reason } : {}),
+    ...(status.reason !== undefined ? { reason: programText(status.reason) } : {}),
     ...(status.permissionPrompt ? { permissionPrompt: true as const } : {}),
+    ...(status.permissionPrompt && status.hookAgrees ? { hookAgrees: true as const } : {}),
     exitLabel: status.phase === 'archived' ? archivedLabel(info) : exitLabel(status.exit),
-    title: info.title || undefined,
-    cwd: info.cwd ? displayPath(info.cwd, home) : undefined,
-    branch: worktreeOf(info.metadata)?.branch,
+    title: info.title ? programText(info.title) : undefined,
+    cwd: info.cwd ? programText(displayPath(info.cwd, home)) : undefined,
+    branch: programTextOr(worktreeOf(info.metadata)?.branch),
     cols: info.cols,
     rows: info.rows,
     createdAt: info.createdAt,
     here: readLayout(info.metadata).workspace === workspace,
     ...(status.phase === 'archived'
-      ? { startAgain: printable(startAgainCommand(archiveAction(info) ?? 'relaunch', info)) }
+      ? { startAgain: programText(printable(startAgainCommand(archiveAction(info) ?? 'relaunch', info))) }
       : {}),
     actions: actionsFor(info, status),
   };

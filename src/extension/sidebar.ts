@@ -6,6 +6,8 @@ import { DisposableStore } from '../base/disposable';
 import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
 import { waitingCount } from './sessionState';
 import { registerWall } from './wall';
+import { setBadge } from './ui';
+import { ui, type UiText } from '../text/uiText';
 
 export const SESSIONS_VIEW = 'holdfast.sessions';
 
@@ -30,7 +32,7 @@ class SessionsViewProvider implements vscode.WebviewViewProvider, vscode.Disposa
     viewStore.add(view.onDidChangeVisibility(() => host.setVisible(view.visible)));
     viewStore.add(view.onDidDispose(() => this.store.delete(viewStore)));
     view.webview.html = sessionsHtml(view.webview, this.extensionUri, 'sidebar');
-    const showBadge = () => (view.badge = waitingBadge(this.feed));
+    const showBadge = () => setBadge(view, waitingBadge(this.feed));
     viewStore.add(this.feed.onDidChange(showBadge));
     showBadge();
   }
@@ -41,11 +43,11 @@ class SessionsViewProvider implements vscode.WebviewViewProvider, vscode.Disposa
 }
 
 /** The number of sessions waiting for you (any workspace); none clears the badge. */
-function waitingBadge(feed: SessionFeed): vscode.ViewBadge | undefined {
+function waitingBadge(feed: SessionFeed): { value: number; tooltip: UiText } | undefined {
   const model = feed.model();
   const value = waitingCount([...model.here, ...model.others]);
   if (value === 0) return undefined;
-  return { value, tooltip: `${value} Holdfast session${value === 1 ? '' : 's'} waiting for you` };
+  return { value, tooltip: ui`${value} Holdfast session${value === 1 ? ui`` : ui`s`} waiting for you` };
 }
 
 /** The sidebar view and the wall of screens, both showing `feed`. */

@@ -6,18 +6,18 @@ import { DaemonConnection } from './daemonConnection';
 import type { SessionFeed } from './previewHost';
 import { SessionList } from './sessionList';
 import { waitingCount } from './sessionState';
+import { UiStatusBarItem } from './ui';
+import { ui, uiText } from '../text/uiText';
 
 export class StatusBar implements vscode.Disposable {
   private readonly store = new DisposableStore();
-  private readonly item = vscode.window.createStatusBarItem('holdfast.status', vscode.StatusBarAlignment.Left, 10);
+  private readonly item = new UiStatusBarItem('holdfast.status', ui`Holdfast`, vscode.StatusBarAlignment.Left, 10);
 
   constructor(
     private readonly connection: DaemonConnection,
     private readonly sessions: SessionList,
     private readonly feed: SessionFeed,
   ) {
-    this.item.name = 'Holdfast';
-    this.item.command = 'holdfast.attachSession';
     this.store.add(this.item);
     this.store.add(connection.onDidChangeState(() => this.render()));
     this.store.add(sessions.onDidChange(() => this.render()));
@@ -28,37 +28,43 @@ export class StatusBar implements vscode.Disposable {
 
   private render(): void {
     const state = this.connection.state;
-    this.item.backgroundColor = undefined;
-    this.item.command = 'holdfast.attachSession';
+    const command = 'holdfast.attachSession';
     switch (state.kind) {
       case 'connecting':
-        this.item.text = '$(sync~spin) Holdfast';
-        this.item.tooltip = 'Holdfast: connecting to the terminal daemon…';
-        return;
+        return this.item.set({
+          text: ui`$(sync~spin) Holdfast`,
+          tooltip: ui`Holdfast: connecting to the terminal daemon…`,
+          command,
+        });
       case 'stopped':
-        this.item.text = '$(circle-slash) Holdfast';
-        this.item.tooltip = 'Holdfast: no daemon is running. A new Holdfast terminal starts one.';
-        return;
+        return this.item.set({
+          text: ui`$(circle-slash) Holdfast`,
+          tooltip: ui`Holdfast: no daemon is running. A new Holdfast terminal starts one.`,
+          command,
+        });
       case 'failed':
-        this.item.text = '$(error) Holdfast';
-        this.item.tooltip = `Holdfast: ${state.error.message}\nRun "Holdfast: Show Daemon Status" for details.`;
-        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-        return;
+        return this.item.set({
+          text: ui`$(error) Holdfast`,
+          tooltip: ui`Holdfast: ${uiText(state.error.message)}\nRun "Holdfast: Show Daemon Status" for details.`,
+          command,
+          background: new vscode.ThemeColor('statusBarItem.errorBackground'),
+        });
       case 'connected': {
         const running = this.sessions.running;
         const total = this.sessions.all.length;
         const hello = state.client.hello;
         const model = this.feed.model();
         const waiting = waitingCount([...model.here, ...model.others]);
-        this.item.text = `$(pinned) ${running}${waiting > 0 ? ` $(bell) ${waiting}` : ''}`;
-        const exited = total > running ? `, ${total - running} exited` : '';
-        const waits = waiting > 0 ? `, ${waiting} waiting for you` : '';
-        if (waiting > 0) this.item.command = 'holdfast.nextAttention';
-        const click = waiting > 0 ? 'Click to go to the next one waiting.' : 'Click to list sessions.';
-        this.item.tooltip =
-          `Holdfast: daemon ${hello.version} (pid ${hello.pid}, ${hello.startMode}); ` +
-          `${running} running session${running === 1 ? '' : 's'}${exited}${waits}. ${click}`;
-        return;
+        const exited = total > running ? ui`, ${total - running} exited` : ui``;
+        const waits = waiting > 0 ? ui`, ${waiting} waiting for you` : ui``;
+        const click = waiting > 0 ? ui`Click to go to the next one waiting.` : ui`Click to list sessions.`;
+        const daemon = ui`daemon ${uiText(hello.version)} (pid ${hello.pid}, ${uiText(hello.startMode)})`;
+        const sessions = ui`${running} running session${running === 1 ? ui`` : ui`s`}${exited}${waits}`;
+        return this.item.set({
+          text: waiting > 0 ? ui`$(pinned) ${running} $(bell) ${waiting}` : ui`$(pinned) ${running}`,
+          tooltip: ui`Holdfast: ${daemon}; ${sessions}. ${click}`,
+          command: waiting > 0 ? 'holdfast.nextAttention' : command,
+        });
       }
     }
   }

@@ -3,6 +3,8 @@
 import * as vscode from 'vscode';
 import { TabLocation } from '../protocol/tabLayout';
 import { SessionTab } from './pseudoterminal';
+import { createTerminal } from './ui';
+import type { UiText } from '../text/uiText';
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');
 
@@ -55,12 +57,12 @@ export class TabRegistry {
   /** Opens a terminal showing the tab (split beside `parent` when given: in its split group). */
   open(
     tab: SessionTab,
-    name: string,
+    name: UiText,
     location: TabLocation,
     preserveFocus: boolean,
     parent?: vscode.Terminal,
   ): vscode.Terminal {
-    return vscode.window.createTerminal({
+    return createTerminal({
       name,
       pty: tab,
       iconPath: TAB_ICON,

@@ -12,6 +12,7 @@ import { planRestore, RestoreItem } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
+import { uiText } from '../text/uiText';
 
 export interface RestoreContext {
   readonly registry: TabRegistry;
@@ -71,7 +72,7 @@ export class TabRestore {
         const parent = item.splitBeside ? this.terminalFor(item.splitBeside, opened) : undefined;
         if (item.splitBeside && !parent) log.warn(`no tab of ${item.splitBeside} to split ${item.session.id} beside`);
         const tab = this.ctx.existingTab(item.session);
-        const terminal = registry.open(tab, item.session.name, item.location, true, parent);
+        const terminal = registry.open(tab, uiText(item.session.name), item.location, true, parent);
         opened.set(item.session.id, terminal);
         if (item.session.id === plan.activeId) active = terminal;
         // After an extension host crash the old tab stays, dead (its pseudoterminal died with the

@@ -20,6 +20,8 @@ import { settings } from './settings';
 import type { Size, TabHost, TabTarget } from './tabHost';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
 import { TabRestore } from './tabRestore';
+import { showErrorWithHelp } from './ui';
+import { uiText } from '../text/uiText';
 
 export { TAB_ICON } from './tabRegistry';
 
@@ -141,7 +143,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   /** Opens a tab with a new session. */
   async newTerminal(location: TabLocation, name?: string, launch?: Launch): Promise<vscode.Terminal> {
     const tab = new SessionTab(this, await this.newTarget(location, name, launch));
-    const terminal = this.registry.open(tab, tab.pendingName, location, false);
+    const terminal = this.registry.open(tab, uiText(tab.pendingName), location, false);
     terminal.show();
     return terminal;
   }
@@ -180,7 +182,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       terminal?.show(preserveFocus);
       return terminal;
     }
-    const terminal = this.registry.open(this.existingTab(session), session.name, location, preserveFocus);
+    const terminal = this.registry.open(this.existingTab(session), uiText(session.name), location, preserveFocus);
     terminal.show(preserveFocus);
     return terminal;
   }
@@ -328,10 +330,8 @@ export class TabManager implements TabHost, vscode.Disposable {
   reportError(message: string, error: unknown): void {
     const detail = error instanceof Error ? error.message : String(error);
     this.options.log.error(`${message}: ${detail}`);
-    void vscode.window.showErrorMessage(`${message}: ${detail}`, 'Show Daemon Status', 'Open Log').then((choice) => {
-      if (choice === 'Show Daemon Status') void vscode.commands.executeCommand('holdfast.showStatus');
-      else if (choice === 'Open Log') void vscode.commands.executeCommand('holdfast.openLog');
-    });
+    // The message names sessions, the detail may quote a program's text: all of it is made UI text.
+    showErrorWithHelp(uiText(`${message}: ${detail}`));
   }
 
   private track(terminal: vscode.Terminal): void {

@@ -4,6 +4,8 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
 import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
+import { createWebviewPanel } from './ui';
+import { ui } from '../text/uiText';
 
 export const WALL_VIEW_TYPE = 'holdfast.wall';
 
@@ -36,8 +38,7 @@ export function registerWall(extensionUri: vscode.Uri, feed: SessionFeed, deps: 
   store.add(
     vscode.commands.registerCommand('holdfast.showAllSessions', () => {
       if (open) open.reveal();
-      else
-        serve(vscode.window.createWebviewPanel(WALL_VIEW_TYPE, 'Holdfast Sessions', vscode.ViewColumn.Active, options));
+      else serve(createWebviewPanel(WALL_VIEW_TYPE, ui`Holdfast Sessions`, vscode.ViewColumn.Active, options));
     }),
   );
   store.add(

@@ -20,6 +20,8 @@ import {
 import { pickAgentProfile } from './agentCommands';
 import { CommandContext } from './commandContext';
 import { settings } from './settings';
+import { showError, showInputBox, showModal } from './ui';
+import { ui, uiText } from '../text/uiText';
 
 // `git worktree add` runs the repository's post-checkout hook: a cloned repository must not run code here.
 const UNTRUSTED = "this workspace is not trusted, and git would run its repository's hooks (trust it first)";
@@ -62,18 +64,18 @@ export async function newAgentInWorktree(ctx: CommandContext, args: WorktreeAgen
 
 async function askBranch(repo: string, profileId: string): Promise<string | undefined> {
   const suggested = suggestBranch(profileId);
-  const branch = await vscode.window.showInputBox({
-    title: 'New Agent in Worktree',
-    prompt: `A new branch of ${path.basename(repo)}; the agent runs in its own worktree folder`,
+  const branch = await showInputBox({
+    title: ui`New Agent in Worktree`,
+    prompt: ui`A new branch of ${uiText(path.basename(repo))}; the agent runs in its own worktree folder`,
     value: suggested,
     valueSelection: [suggested.indexOf('/') + 1, suggested.length],
     validateInput: async (value) => {
-      if (!value.trim()) return 'A branch name cannot be empty';
+      if (!value.trim()) return ui`A branch name cannot be empty`;
       try {
         await checkBranchName(repo, value.trim());
         return undefined;
       } catch (err) {
-        return (err as Error).message;
+        return uiText((err as Error).message);
       }
     },
   });
@@ -97,23 +99,22 @@ export async function offerWorktreeRemoval(session: SessionInfo, log: vscode.Log
   try {
     const loss = await worktreeLoss(worktree);
     const lost = describeLoss(loss, worktree.branch);
-    const detail =
+    const detail = uiText(
       `Removing deletes the folder ${worktree.path} and the branch "${worktree.branch}".` +
-      (lost ? ` It has ${lost}: they would be lost.` : ' Nothing in it is uncommitted or unpushed.');
-    const REMOVE = 'Remove Worktree';
+        (lost ? ` It has ${lost}: they would be lost.` : ' Nothing in it is uncommitted or unpushed.'),
+    );
+    const REMOVE = ui`Remove Worktree`;
     // Keep first: it is the dialog's default button (Enter), and Escape keeps too.
-    const choice = await vscode.window.showWarningMessage(
-      `Holdfast: "${session.name}" ran in a git worktree. Remove the worktree too?`,
-      { modal: true, detail },
-      'Keep Worktree',
+    const choice = await showModal(
+      ui`Holdfast: "${uiText(session.name)}" ran in a git worktree. Remove the worktree too?`,
+      detail,
+      ui`Keep Worktree`,
       REMOVE,
     );
     if (choice !== REMOVE) return;
     await removeWorktree(worktree, { force: true });
     log.info(`removed the worktree ${worktree.path} and the branch ${worktree.branch}`);
   } catch (err) {
-    void vscode.window.showErrorMessage(
-      `Holdfast: could not remove the worktree ${worktree.path}: ${(err as Error).message}`,
-    );
+    void showError(uiText(`Holdfast: could not remove the worktree ${worktree.path}: ${(err as Error).message}`));
   }
 }

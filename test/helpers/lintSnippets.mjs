@@ -1,8 +1,10 @@
-// Lints source snippets at given paths with the layer rules alone (scripts/layers.mjs), for
-// test/lint-layers.test.ts: stdin is [{file, code}], stdout the rule ids reported for each, in order.
+// Lints source snippets at given paths with the layer and UI sink rules alone (scripts/layers.mjs,
+// scripts/uiSinks.mjs), for test/lint-*.test.ts (helpers/lint.ts): stdin is [{file, code}], stdout the rule ids
+// and messages reported for each, in order.
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { layerConfigs } from '../../scripts/layers.mjs';
+import { uiSinkConfigs } from '../../scripts/uiSinks.mjs';
 
 process.stdin.setEncoding('utf8');
 let input = '';
@@ -11,7 +13,11 @@ const cases = JSON.parse(input);
 const eslint = new ESLint({
   cwd: new URL('../..', import.meta.url).pathname,
   overrideConfigFile: true,
-  overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...layerConfigs],
+  overrideConfig: [
+    { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
+    ...layerConfigs,
+    ...uiSinkConfigs,
+  ],
 });
 const reports = [];
 for (const { file, code } of cases) {

@@ -1,0 +1,99 @@
+// Approve / Deny an agent's permission prompt (a notification's buttons, a card's, the palette's commands).
+// The daemon's `answer` sends the prompt's keys only once it has checked the prompt on the screen, and only
+// at once where the agent's own hook said it asks (`hookAgrees`): a program can print any prompt's layout.
+// Else the prompt's block, as its screen shows it, is put in front of the user first, and the answer names
+// what was shown (its digest): if the screen shows anything else by then, nothing is sent.
+import { type HoldfastClient, RequestError } from '../protocol/client';
+import { ErrorCode, type AnswerResult } from '../protocol/messages';
+import {
+  findPermissionPrompt,
+  type PromptChoice,
+  promptArea,
+  promptAreaDigest,
+  VERIFIED_PROMPTS,
+} from '../agents/permissionPrompt';
+import { ui, uiJoin, uiText } from '../text/uiText';
+import { type AttentionCard, needingAttention } from './attentionOrder';
+import type { SessionFeed } from './previewHost';
+import type { TabManager } from './tabs';
+import { showInformation, showModal, showQuickPick, showStatusMessage } from './ui';
+
+/**
+ * The session to answer: the one given (a notification's, a card's); from the palette, the one in the active
+ * tab when its agent draws prompts Holdfast knows (the prompt the user is looking at, marked or not), else
+ * one the user picks among those at a prompt.
+ */
+async function promptTarget(
+  feed: SessionFeed,
+  tabs: TabManager,
+  id: string | undefined,
+  choice: PromptChoice,
+): Promise<AttentionCard | undefined> {
+  const model = feed.model();
+  const cards = [...model.here, ...model.others];
+  if (id !== undefined) return cards.find((card) => card.id === id);
+  const active = cards.find((card) => card.id === tabs.activeTab()?.sessionId);
+  if (active && (active.permissionPrompt || Object.hasOwn(VERIFIED_PROMPTS, active.agent))) return active;
+  const waiting = needingAttention(cards).filter((card) => card.permissionPrompt);
+  if (waiting.length === 0) {
+    void showInformation(ui`Holdfast: no session is at a permission prompt Holdfast can answer.`);
+    return undefined;
+  }
+  const verb = choice === 'approve' ? ui`Approve` : ui`Deny`;
+  const pick = await showQuickPick(
+    waiting.map((card) => ({
+      label: uiText(card.name),
+      description: uiText(card.phase),
+      detail: card.reason ? uiText(card.reason) : undefined,
+      card,
+    })),
+    { placeHolder: ui`${verb} which prompt?` },
+  );
+  return pick?.card;
+}
+
+/** The answer, sent at once: undefined when the daemon wants the prompt shown first (its hook's word ended). */
+async function answerAgreed(client: HoldfastClient, card: AttentionCard, choice: PromptChoice) {
+  try {
+    return await client.request('answer', { session: card.id, choice });
+  } catch (err) {
+    if (err instanceof RequestError && err.code === ErrorCode.Unconfirmed) return undefined;
+    throw err;
+  }
+}
+
+/** The prompt's block shown in a dialog; answered, naming what was shown, once the user says so. */
+async function answerShown(client: HoldfastClient, card: AttentionCard, choice: PromptChoice) {
+  const { lines } = await client.request('read', { session: card.id });
+  const prompt = findPermissionPrompt(card.agent, lines);
+  if (!prompt) throw new Error(`"${card.name}" shows no permission prompt Holdfast knows now: nothing was sent`);
+  const area = promptArea(lines, prompt);
+  const button = choice === 'approve' ? ui`Approve` : ui`Deny`;
+  const key = uiText(prompt.keys[choice]);
+  const rows = uiJoin(area.map(uiText), ui`\n`);
+  const why = ui`Its agent's own hook has not said that it asks, so here is the prompt as its screen shows it`;
+  const picked = await showModal(
+    ui`${button} what the screen of "${uiText(card.name)}" asks?`,
+    ui`${why}; ${button} types "${key}" into it.\n\n${rows}`,
+    button,
+  );
+  if (picked !== button) return undefined;
+  return client.request('answer', { session: card.id, choice, shown: promptAreaDigest(area) });
+}
+
+export async function answerPrompt(
+  feed: SessionFeed,
+  tabs: TabManager,
+  id: string | undefined,
+  choice: PromptChoice,
+): Promise<void> {
+  const card = await promptTarget(feed, tabs, id, choice);
+  if (!card) return;
+  const client = await tabs.connection.get();
+  const result: AnswerResult | undefined =
+    (card.hookAgrees ? await answerAgreed(client, card, choice) : undefined) ??
+    (await answerShown(client, card, choice));
+  if (!result) return;
+  const done = choice === 'approve' ? ui`approved` : ui`denied`;
+  showStatusMessage(ui`Holdfast: ${done} "${uiText(card.name)}": ${uiText(result.question)}`, 5000);
+}
