@@ -25,8 +25,8 @@ const UI_CALLS = [
   'createWebviewPanel',
   'registerHoverProvider',
 ];
-/** Constructors of text VS Code renders as markdown or in a tree. */
-const UI_CLASSES = ['MarkdownString', 'TreeItem', 'Hover'];
+/** Constructors of text VS Code renders: as markdown, in a tree, as a terminal's name. */
+const UI_CLASSES = ['MarkdownString', 'TreeItem', 'Hover', 'TerminalProfile'];
 /** A rendered text field of a VS Code object set directly (a view's badge or description, an item's text). */
 const UI_FIELDS = ['badge', 'description', 'tooltip', 'text', 'detail', 'prompt', 'validationMessage', 'placeholder'];
 

@@ -13,6 +13,7 @@ import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
 import { uiText } from '../text/uiText';
+import { terminalProfile } from './ui';
 
 export interface RestoreContext {
   readonly registry: TabRegistry;
@@ -49,7 +50,7 @@ export class TabRestore {
     if (index < 0) return undefined;
     const [item] = this.restoreQueue.splice(index, 1);
     const tab = this.ctx.existingTab(item.session);
-    return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: TAB_ICON });
+    return terminalProfile({ name: uiText(item.session.name), pty: tab, iconPath: TAB_ICON });
   }
 
   private async doRestore(): Promise<number> {

@@ -20,7 +20,7 @@ import { settings } from './settings';
 import type { Size, TabHost, TabTarget } from './tabHost';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
 import { TabRestore } from './tabRestore';
-import { showErrorWithHelp } from './ui';
+import { showErrorWithHelp, terminalProfile } from './ui';
 import { uiText } from '../text/uiText';
 
 export { TAB_ICON } from './tabRegistry';
@@ -159,7 +159,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       const startup = split ? undefined : await this.restorer.startupProfile();
       if (startup) return startup;
       const tab = new SessionTab(this, await this.newTarget('panel', undefined, undefined, split));
-      return new vscode.TerminalProfile({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON });
+      return terminalProfile({ name: uiText(tab.pendingName), pty: tab, iconPath: TAB_ICON });
     } catch (err) {
       this.reportError('Holdfast could not start a terminal', err);
       throw err;

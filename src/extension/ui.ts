@@ -130,8 +130,14 @@ export function setBadge(view: vscode.WebviewView, badge: { value: number; toolt
   view.badge = badge;
 }
 
-/** A terminal tab: its name is rendered with icons. */
-export function createTerminal(options: Omit<vscode.ExtensionTerminalOptions, 'name'> & { name: UiText }) {
+/** A terminal tab's options: its name is rendered with icons (and as markdown in its hover). */
+type UiTerminalOptions = Omit<vscode.ExtensionTerminalOptions, 'name'> & { name: UiText };
+
+export function terminalProfile(options: UiTerminalOptions): vscode.TerminalProfile {
+  return new vscode.TerminalProfile(options);
+}
+
+export function createTerminal(options: UiTerminalOptions): vscode.Terminal {
   return vscode.window.createTerminal(options);
 }
 
