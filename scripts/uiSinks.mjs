@@ -28,7 +28,19 @@ const UI_CALLS = [
 /** Constructors of text VS Code renders: as markdown, in a tree, as a terminal's name. */
 const UI_CLASSES = ['MarkdownString', 'TreeItem', 'Hover', 'TerminalProfile'];
 /** A rendered text field of a VS Code object set directly (a view's badge or description, an item's text). */
-const UI_FIELDS = ['badge', 'description', 'tooltip', 'text', 'detail', 'prompt', 'validationMessage', 'placeholder'];
+const UI_FIELDS = [
+  'badge',
+  'description',
+  'tooltip',
+  'text',
+  'title',
+  'label',
+  'detail',
+  'message',
+  'prompt',
+  'validationMessage',
+  'placeholder',
+];
 
 const uiText = 'UiText';
 const castMessage = `only ${UI_TEXT_MODULE} makes UiText: use ui\`…\` for our text and uiText() for any other.`;

@@ -18,6 +18,7 @@ const RAW_SINKS: Case[] = [
   { file: 'src/extension/x.ts', code: 'const tip = new vscode.MarkdownString(title);\n' },
   { file: 'src/extension/x.ts', code: 'const item = new TreeItem(name);\n' },
   { file: 'src/extension/x.ts', code: 'item.tooltip = cwd;\n' },
+  { file: 'src/extension/x.ts', code: 'view.title = session.title;\n' },
   { file: 'src/extension/x.ts', code: 'view.badge = { value: 1, tooltip: name };\n' },
   { file: 'src/extension/x.ts', code: 'statusItem.text = `$(bell) ${reason}`;\n' },
   { file: 'src/extension/x.ts', code: 'const shown = reason as UiText;\n' },
