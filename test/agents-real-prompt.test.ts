@@ -91,14 +91,20 @@ async function screenWith(id: string, pattern: string): Promise<string> {
 
 test('approve: the prompt is recognised, marked in its attention, and "1" runs the tool', async () => {
   const { session, api, target } = await claudeAtPrompt('approve-me');
-  // Its Notification hook says it waits; the daemon's look at the screen marks the prompt.
+  // Its PermissionRequest hook says it asks; the daemon's look at the screen marks the prompt: they agree.
+  const attention = async () => (await rig.client.request('show', { session: session.id })).session.attention;
   await waitFor(
-    async () => (await rig.client.request('show', { session: session.id })).session.attention.permissionPrompt === true,
+    async () => (await attention()).hookAgrees === true,
     60_000,
-    'the attention to mark the permission prompt',
+    'the attention to mark the permission prompt its hook asked for',
   );
-  const waiting = (await rig.client.request('show', { session: session.id })).session.attention;
+  // The terminal's focus reports (VS Code sends them as the palette takes the focus) answer nothing.
+  await rig.client.request('send', { session: session.id, data: '\x1b[O' });
+  await rig.client.request('send', { session: session.id, data: '\x1b[I\x1b[O' });
+  const waiting = await attention();
   assert.equal(waiting.state, 'waiting');
+  assert.equal(waiting.permissionPrompt, true);
+  assert.equal(waiting.hookAgrees, true);
   // Whichever said it first: the hook, or the daemon's own look at the quiet screen (promptWatch.ts).
   assert.ok(['hook', 'screen'].includes(waiting.source), waiting.source);
   // The reason is the question and what it asks about, not the list of choices below it.

@@ -203,6 +203,12 @@ test("a hook's word ends with its prompt or a keystroke; one said before the nex
   attention.report('done', 200); // any other report ends it
   attention.permissionPrompt(second, 300);
   assert.equal(attention.agreedPrompt, undefined);
+  assert.equal(attention.hookAsksFor('s'), false);
+  // `answer` reads the screen before the watch tells the prompt: the first one seen is the one asked for.
+  attention.input(310);
+  attention.report('running', 320, true);
+  assert.equal(attention.hookAsksFor('t'), true);
+  assert.equal(attention.hookAsksFor('s'), false, 'bound to that one');
   // A successor: a wait the hook agreed on is agreed again for the prompt its watch tells first.
   const successor = tracker();
   successor.attention.restore({ ...attention.value, hookAgrees: true, permissionPrompt: true });

@@ -131,6 +131,16 @@ export class Attention {
     return area !== undefined && this.hookAsks?.area === area ? area : undefined;
   }
 
+  /**
+   * Whether the agent's own hook asked for the prompt whose block is `area` (read by `answer`): the one it
+   * is bound to, or, when its watch has not told one since the hook's word, this one, the first seen.
+   */
+  hookAsksFor(area: string): boolean {
+    if (!this.hookAsks) return false;
+    this.hookAsks.area ??= area;
+    return this.hookAsks.area === area;
+  }
+
   /** Waiting at the prompt on the screen: a hook's wait keeps its source and start; the same prompt, its start. */
   private mark(at: number): void {
     const prompt = this.screenPrompt;

@@ -47,7 +47,7 @@ export function promptOn(session: Session, rows: readonly string[]): PermissionP
 
 /** Whether the prompt's block is vouched for: by its agent's hook, or as the one the client showed. */
 function confirm(session: Session, area: string, shown: string | undefined): void {
-  if (area === session.activity.agreedPrompt || area === shown) return;
+  if (area === shown || session.activity.hookAsksFor(area)) return;
   const why =
     shown === undefined
       ? "its agent's own hook has not said it asks, so it must be shown before it is answered " +

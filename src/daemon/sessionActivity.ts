@@ -151,9 +151,9 @@ export class SessionActivity implements IDisposable {
     this.attention.report(state, Date.now(), permission);
   }
 
-  /** The digest of the prompt on the screen its agent's own hook said it asks for, if any (attention.ts). */
-  get agreedPrompt(): string | undefined {
-    return this.attention.agreedPrompt;
+  /** Whether its agent's own hook said it asks for the prompt whose block has this digest (attention.ts). */
+  hookAsksFor(area: string): boolean {
+    return this.attention.hookAsksFor(area);
   }
 
   private armIdleTimer(ms: number): void {
