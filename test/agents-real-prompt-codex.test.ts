@@ -12,7 +12,7 @@ import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
 import { FakeResponsesApi, FunctionCall, startFakeResponsesApi } from './helpers/fakeResponsesApi';
-import { AGENTS_BIN, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
+import { AGENTS_BIN, answerShown, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const CODEX = path.join(AGENTS_BIN, 'codex');
 /** The prompt's last row: it is drawn whole once this is on the screen. */
@@ -131,7 +131,7 @@ test('approve a command: the prompt is recognised and "1" runs it', async () => 
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
   // Its hook does not say it waits here: the daemon sees the prompt on its quiet screen.
   await markedAtPrompt(rig.client, session.id, RUN_QUESTION);
-  const approved = await runCli(rig.daemon.env, ['approve', session.id]);
+  const approved = await answerShown(rig.daemon.env, 'approve', session.id);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${RUN_QUESTION}\n`);
   await waitFor(() => fs.existsSync(target), 60_000, 'the approved command to create its file');
@@ -152,7 +152,7 @@ test('deny a command at 80 columns, the highlight moved: "3" picks "No" and the 
   saveScreen('exec-narrow-prompt', await rowsWith(rig.client, session.id, FOOTER));
   const moved = await highlightSecondChoice(session.id);
   saveScreen('exec-narrow-second-highlighted', moved);
-  const denied = await runCli(rig.daemon.env, ['deny', session.id, '--json']);
+  const denied = await answerShown(rig.daemon.env, 'deny', session.id, ['--json']);
   assert.equal(denied.code, 0, denied.stderr);
   assert.deepEqual(JSON.parse(denied.stdout), { question: RUN_QUESTION, sent: '3' });
   saveScreen('exec-narrow-after-deny', await rowsWith(rig.client, session.id, 'You canceled the request to run touch'));
@@ -165,7 +165,7 @@ const edit = { call: patchAdding, sandbox: 'read-only' as const };
 test('deny an edit: "3" picks "No" and the file is not made', async () => {
   const refused = await codexAtPrompt({ name: 'deny-edit', ...edit, cols: 100, rows: 30 });
   saveScreen('edit-prompt', await rowsWith(rig.client, refused.session.id, FOOTER));
-  const denied = await runCli(rig.daemon.env, ['deny', refused.session.id, '--json']);
+  const denied = await answerShown(rig.daemon.env, 'deny', refused.session.id, ['--json']);
   assert.deepEqual(JSON.parse(denied.stdout), { question: EDIT_QUESTION, sent: '3' });
   saveScreen('edit-after-deny', await rowsWith(rig.client, refused.session.id, 'Conversation interrupted'));
   assert.equal(fs.existsSync(refused.target), false, 'the denied edit was not made');
@@ -174,7 +174,7 @@ test('deny an edit: "3" picks "No" and the file is not made', async () => {
 test('approve an edit at 80 columns: "1" makes the file', async () => {
   const applied = await codexAtPrompt({ name: 'approve-edit', ...edit, cols: 80, rows: 24 });
   saveScreen('edit-narrow-prompt', await rowsWith(rig.client, applied.session.id, FOOTER));
-  const approved = await runCli(rig.daemon.env, ['approve', applied.session.id]);
+  const approved = await answerShown(rig.daemon.env, 'approve', applied.session.id);
   assert.equal(approved.stdout, `approved: ${EDIT_QUESTION}\n`);
   const written = () => fs.existsSync(applied.target) && fs.readFileSync(applied.target, 'utf8') === 'made\n';
   await waitFor(written, 60_000, 'the approved edit to make its file');

@@ -13,7 +13,7 @@ import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
 import { FakeGeminiApi, GeminiFunctionCall, startFakeGeminiApi } from './helpers/fakeGeminiApi';
-import { AGENTS_BIN, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
+import { AGENTS_BIN, answerShown, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const GEMINI = path.join(AGENTS_BIN, 'gemini');
 /** The confirmation's last choice: it is drawn whole once this is on the screen. */
@@ -119,7 +119,7 @@ test('approve a shell command: the confirmation is recognised and "1" runs it', 
   assert.equal(fs.existsSync(target), false, 'nothing ran before the answer');
   // It has no hook and rings no bell here: the daemon sees the prompt on its quiet screen.
   await markedAtPrompt(rig.client, session.id, SHELL_QUESTION);
-  const approved = await runCli(rig.daemon.env, ['approve', session.id]);
+  const approved = await answerShown(rig.daemon.env, 'approve', session.id);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${SHELL_QUESTION}\n`);
   await waitFor(() => fs.existsSync(target), 60_000, 'the approved command to create its file');
@@ -139,7 +139,7 @@ test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" an
     'shell-narrow-second-highlighted',
     await rowsWith(rig.client, session.id, '│ ● 2\\. Allow for this session'),
   );
-  const denied = await runCli(rig.daemon.env, ['deny', session.id, '--json']);
+  const denied = await answerShown(rig.daemon.env, 'deny', session.id, ['--json']);
   assert.equal(denied.code, 0, denied.stderr);
   assert.deepEqual(JSON.parse(denied.stdout), { question: SHELL_QUESTION, sent: '3' });
   saveScreen('shell-narrow-after-deny', await rowsWith(rig.client, session.id, 'Request cancelled\\.'));
@@ -150,7 +150,7 @@ test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" an
 test('deny a file write: "4" picks "No" and the file is not written', async () => {
   const refused = await geminiAtPrompt({ name: 'deny-write', call: writeFile, cols: 100, rows: 30 });
   saveScreen('write-prompt', await promptRows(refused.session.id));
-  const denied = await runCli(rig.daemon.env, ['deny', refused.session.id, '--json']);
+  const denied = await answerShown(rig.daemon.env, 'deny', refused.session.id, ['--json']);
   assert.deepEqual(JSON.parse(denied.stdout), { question: EDIT_QUESTION, sent: '4' });
   saveScreen('write-after-deny', await rowsWith(rig.client, refused.session.id, 'Request cancelled\\.'));
   assert.equal(fs.existsSync(refused.target), false, 'the denied write was not made');
@@ -159,7 +159,7 @@ test('deny a file write: "4" picks "No" and the file is not written', async () =
 test('approve a file write at 80 columns: "1" writes it', async () => {
   const applied = await geminiAtPrompt({ name: 'approve-write', call: writeFile, cols: 80, rows: 24 });
   saveScreen('write-narrow-prompt', await promptRows(applied.session.id));
-  const approved = await runCli(rig.daemon.env, ['approve', applied.session.id]);
+  const approved = await answerShown(rig.daemon.env, 'approve', applied.session.id);
   assert.equal(approved.stdout, `approved: ${EDIT_QUESTION}\n`);
   const written = () => fs.existsSync(applied.target) && fs.readFileSync(applied.target, 'utf8') === 'made\n';
   await waitFor(written, 60_000, 'the approved write to make its file');

@@ -1,11 +1,12 @@
 // What the tests of Approve / Deny against the real agents share (agents-real-prompt*.test.ts): where
-// scripts/setup-agents.sh installed the CLIs, reading a session's screen once something is on it, and
-// waiting for the session to be marked at its prompt.
+// scripts/setup-agents.sh installed the CLIs, reading a session's screen once something is on it, waiting
+// for the session to be marked at its prompt, and answering a prompt once shown.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before } from 'node:test';
 import type { HoldfastClient } from '../../src/protocol/client';
+import { type CliRun, isOneErrorLine, runCli } from './cli';
 import { startTestDaemon, TestDaemon } from './daemon';
 
 /** The installed CLIs' commands (claude, codex, gemini). */
@@ -80,4 +81,25 @@ export function saveScreen(name: string, rows: readonly string[]): void {
   if (!dir) return;
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(rows, null, 1)}\n`);
+}
+
+/**
+ * `holdfast approve|deny ID` where the agent's hook does not say it asks (Codex, Gemini): the first run
+ * sends nothing and prints the prompt's block with the command that answers it (--shown DIGEST); that
+ * command's run is returned.
+ */
+export async function answerShown(
+  env: NodeJS.ProcessEnv,
+  verb: 'approve' | 'deny',
+  id: string,
+  extra: string[] = [],
+): Promise<CliRun> {
+  const first = await runCli(env, [verb, id]);
+  assert.equal(first.code, 1, first.stderr);
+  assert.ok(isOneErrorLine(first.stderr), first.stderr);
+  assert.match(first.stderr, /its agent's own hook has not said it asks/);
+  assert.ok(first.stdout.trim().split('\n').length >= 3, `the prompt's block is printed:\n${first.stdout}`);
+  const digest = new RegExp(`holdfast ${verb} ${id} --shown ([0-9a-f]{16})$`, 'm').exec(first.stderr)?.[1];
+  assert.ok(digest, first.stderr);
+  return runCli(env, [verb, id, '--shown', digest, ...extra]);
 }
