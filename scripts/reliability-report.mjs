@@ -36,6 +36,9 @@ const FILES = [
   'reliability-checks',
   'reliability-transcripts',
   'workspace-trust',
+  'ui-text',
+  'attention-permission-prompt',
+  'agents-real-prompt',
 ];
 
 const ITEMS = [

@@ -10,12 +10,11 @@ import { test } from 'node:test';
 import type { SessionInfo } from '../src/protocol/messages';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
-import { realAgentFile } from './helpers/realAgent';
+import { claudeEnv, realAgentFile, writeClaudeHome } from './helpers/realAgent';
 import { FakeAnthropicApi, startFakeAnthropicApi } from './helpers/fakeAnthropicApi';
+import { record } from './helpers/reliability';
 
 const CLAUDE = path.resolve(__dirname, '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin', 'claude');
-/** Any key of the right shape: the stand-in takes it, and Claude Code asks nothing once it is approved. */
-const API_KEY = 'sk-ant-api03-holdfast-test-key-0123456789abcdefghijklmnopqrstuvwxyz';
 const PROMPT = 'Do you want to proceed\\?';
 
 const rig = realAgentFile(CLAUDE);
@@ -27,17 +26,8 @@ const rig = realAgentFile(CLAUDE);
 function claudeHome(): { home: string; work: string } {
   const home = tempDir('hf-claude-');
   const work = path.join(home, 'work');
-  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
   fs.mkdirSync(work);
-  const config = {
-    hasCompletedOnboarding: true,
-    theme: 'dark',
-    customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
-    projects: { [work]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-  };
-  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(config));
-  const settings = { permissions: { defaultMode: 'default' } };
-  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify(settings));
+  writeClaudeHome(home, work);
   rig.cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
   return { home, work };
 }
@@ -65,13 +55,7 @@ async function claudeAtPrompt(name: string): Promise<ClaudeRun> {
     cwd: work,
     cols: 100,
     rows: 30,
-    env: {
-      HOME: home,
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: API_KEY,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-    },
+    env: claudeEnv(home, api.url),
     metadata: { agent: { profile: 'claude', sessionId: conversation } },
   });
   rig.cleanups.push(() => rig.client.request('kill', { session: session.id, remove: true }).then(() => undefined));
@@ -98,13 +82,25 @@ test('approve: the prompt is recognised, marked in its attention, and "1" runs t
     60_000,
     'the attention to mark the permission prompt its hook asked for',
   );
-  // The terminal's focus reports (VS Code sends them as the palette takes the focus) answer nothing.
-  await rig.client.request('send', { session: session.id, data: '\x1b[O' });
-  await rig.client.request('send', { session: session.id, data: '\x1b[I\x1b[O' });
+  // The terminal's focus reports (VS Code sends them as the palette takes the focus) and its answers to the
+  // queries Claude Code asks then answer nothing.
+  for (const data of ['\x1b[O', '\x1b[6;17;8t', '\x1b[?1;2c', '\x1b[?997;2n', '\x1b[I\x1b[O'])
+    await rig.client.request('send', { session: session.id, data });
   const waiting = await attention();
   assert.equal(waiting.state, 'waiting');
   assert.equal(waiting.permissionPrompt, true);
   assert.equal(waiting.hookAgrees, true);
+  record({
+    item: 'hostile',
+    name:
+      'the real Claude Code at its prompt, the focus reports and query answers VS Code sends as the command ' +
+      'palette opens; ' +
+      "then the palette's Deny with the tab in front (e2e attention)",
+    value:
+      "still waiting at its prompt, hookAgrees: a terminal's reports and answers are not typing; the palette " +
+      'answers the ' +
+      'active tab\'s prompt (was: running, and "no session is at a permission prompt")',
+  });
   // Whichever said it first: the hook, or the daemon's own look at the quiet screen (promptWatch.ts).
   assert.ok(['hook', 'screen'].includes(waiting.source), waiting.source);
   // The reason is the question and what it asks about, not the list of choices below it.

@@ -11,6 +11,7 @@ import { findPermissionPrompt, promptArea, promptAreaDigest } from '../src/agent
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import type { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { isOneErrorLine, runCli } from './helpers/cli';
+import { record } from './helpers/reliability';
 import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures');
@@ -149,6 +150,11 @@ test('Codex at its prompt: waiting with the mark and its question; approve sends
   await refusedUnconfirmed(client.request('answer', { session: session.id, choice: 'approve' }), /hook has not/);
   const elsewhere = { session: session.id, choice: 'approve' as const, shown: '0123456789abcdef' };
   await refusedUnconfirmed(client.request('answer', elsewhere), /not the prompt that was shown/);
+  record({
+    item: 'hostile',
+    name: "answer at Codex's prompt (its hook cannot say it asks) without a digest, or with another block's",
+    value: 'unconfirmed, nothing typed; answered once named by the digest of the block holdfast approve printed',
+  });
   // `holdfast approve` prints the block and the command that answers it.
   const asked = await runCli(daemon.env, ['approve', session.id]);
   assert.equal(asked.code, 1, asked.stderr);
@@ -285,6 +291,13 @@ test("a script draws Claude Code's prompt in a claude session: Approve types not
   assert.match(cli.stdout, /^ {3}Bash command$/m);
   assert.match(cli.stdout, /^ {3}Esc to cancel · Tab to amend$/m);
   assert.equal(fs.existsSync(file), false, 'nothing reached the script');
+  record({
+    item: 'hostile',
+    name: "a script printing Claude Code's prompt layout in a claude session: answer, holdfast approve",
+    value:
+      "unconfirmed, nothing typed: its agent's hook did not say it asks; the prompt's block printed with the " +
+      'command that answers it (--shown DIGEST; VS Code shows it in a dialog first) (was: "1" typed into the script)',
+  });
   // Its agent's hook says it asks (PermissionRequest, with the session's credential): now they agree.
   await client.request('notify', {
     session: session.id,

@@ -300,7 +300,7 @@ test('resume: Codex continues the thread its hook reported, or its latest before
   ]);
 });
 
-test("a terminal's focus and mouse reports are not typing; anything else is", () => {
+test("a terminal's focus and mouse reports and its answers to queries are not typing; anything else is", () => {
   const reports = [
     '\x1b[I',
     '\x1b[O',
@@ -309,24 +309,21 @@ test("a terminal's focus and mouse reports are not typing; anything else is", ()
     '\x1b[<0;1;1M\x1b[<0;1;1m',
     '\x1b[M #!',
     '\x1b[32;10;5M',
+    // The answers VS Code's terminal gave Claude Code's queries as the palette took the focus.
+    '\x1b[6;17;8t',
+    '\x1b[?1;2c',
+    '\x1b[?997;2n',
+    '\x1b[>0;276;0c\x1b[12;5R\x1b[?2004;1$y',
+    '\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\',
+    '\x1bP>|xterm.js(5.5.0)\x1b\\',
   ];
   for (const data of reports) {
     assert.ok(onlyTerminalReports(data), JSON.stringify(data));
     assert.ok(onlyTerminalReports(Buffer.from(data, 'latin1')), JSON.stringify(data));
   }
-  for (const data of [
-    '',
-    '1',
-    '\r',
-    '\x1b',
-    '\x1b[A',
-    '\x1b[I1',
-    '1\x1b[O',
-    '\x1b[<0;1;1M1',
-    '\x1b[M #',
-    '\x1b[200~',
-  ]) {
-    assert.ok(!onlyTerminalReports(data), JSON.stringify(data));
-  }
+  // Typing, and the keys that look most like reports: arrows, F-keys, Home, ctrl+arrows, a kitty-encoded key.
+  const typed = ['', '1', '\r', '\x1b', '\x1b[A', '\x1b[I1', '1\x1b[O', '\x1b[<0;1;1M1', '\x1b[M #', '\x1b[200~'];
+  typed.push('\x1bOP', '\x1b[15~', '\x1b[H', '\x1b[1;5C', '\x1b[97;5u', '\x1b]11;rgb:0/0/0');
+  for (const data of typed) assert.ok(!onlyTerminalReports(data), JSON.stringify(data));
   assert.ok(!onlyTerminalReports('\x1b[I'.repeat(2000)), 'a long input is typing, whatever it holds');
 });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { printable } from '../src/text/printable';
 import { ui, UI_JOINER, uiIcon, uiJoin, uiText } from '../src/text/uiText';
+import { record } from './helpers/reliability';
 import { vscodeIcons, vscodeLinks } from './helpers/vscodeUiPatterns';
 
 /** What the user reads: the text without the invisible joiners. */
@@ -19,6 +20,15 @@ test("the probe's link: a link to VS Code as it was printed, none once made UI t
   const shown = uiText(SEND_SEQUENCE);
   assert.deepEqual(vscodeLinks(shown), []);
   assert.equal(read(shown), SEND_SEQUENCE);
+  record({
+    item: 'hostile',
+    name:
+      "a background terminal's reason `[Show](command:workbench.action.terminal.sendSequence?…)` + BEL, in the " +
+      "notification and the Reply… box; `$(icon)` in names, titles, directories and matches in VS Code's UI",
+    value:
+      'shown as text (a word joiner in "](" and "$("): 0 links and 0 icons by VS Code 1.139.1\'s own patterns; ' +
+      'clicked where the link was, nothing typed (e2e attention; was: a link that typed into the active terminal)',
+  });
 });
 
 test('every link form VS Code knows (schemes in any case, a title) and every icon form is neutralised', () => {

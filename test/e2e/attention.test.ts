@@ -3,14 +3,25 @@
 // Holdfast view's badge and the status bar count 1, a notification says so, and its Show button
 // brings that session's tab forward. A session in front that waits is not notified. Reported
 // "done", the cards show a check and the badge clears. A Claude Code session at its permission prompt
-// (permissionStandIn.ts draws the one captured from the real CLI) gets Approve and Deny, not Reply….
+// (permissionStandIn.ts draws the one captured from the real CLI) gets Approve and Deny, not Reply…; they
+// type nothing until its hook says it asks, or the user has seen the prompt in a dialog. Text a program
+// prints links to nothing: the probe's `[Show](command:…sendSequence…)` reason, clicked in the toast and in
+// the Reply… box, types nothing anywhere. The real Claude Code (against a stand-in of its API) is approved
+// from its notification, then denied from the palette at its second prompt in the active tab.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../../src/protocol/client';
+import type { SessionAttention } from '../../src/protocol/messages';
 import { shellQuote } from '../../src/text/shellQuote';
+import { UI_JOINER } from '../../src/text/uiText';
+import { ICON_MODIFIER_EXPRESSION, ICON_NAME_EXPRESSION, LINK_SOURCE } from '../helpers/vscodeUiPatterns';
+import type { Locator } from 'playwright-core';
+import { startFakeAnthropicApi } from '../helpers/fakeAnthropicApi';
+import { AGENTS_BIN, claudeEnv, writeClaudeHome } from '../helpers/realAgent';
 import {
+  CODE_SERVER_ENTRY,
   HoldfastE2E,
   makeTempDir,
   openSidebar,
@@ -79,6 +90,17 @@ function notifyCredential(session: { id: string; pid: number }): string {
     ?.slice('HOLDFAST_NOTIFY_TOKEN='.length);
   assert.ok(credential, `session ${session.id} has its HOLDFAST_NOTIFY_TOKEN`);
   return credential;
+}
+
+/** Claude Code's PermissionRequest hook, as it reports: it asks for a permission (with the session's credential). */
+async function hookAsks(e2e: HoldfastE2E, session: { id: string; pid: number }): Promise<void> {
+  const client = await HoldfastClient.connect({ socket: e2e.iso.socket, client: 'e2e-hooks', version: 'e2e' });
+  try {
+    const credential = notifyCredential(session);
+    await client.request('notify', { session: session.id, state: 'running', permission: true, credential });
+  } finally {
+    client.close();
+  }
 }
 
 /** `holdfast notify` as an agent's hook inside the session runs it: with that session's own credential. */
@@ -249,6 +271,95 @@ test(
   },
 );
 
+/** The probe's reason: a link VS Code would run, typing HFLINKED and Enter into the active terminal. */
+const LINK = '[Show](command:workbench.action.terminal.sendSequence?{"text":"HFLINKED\\r"})';
+
+/** What the user reads of UI text: without the word joiners uiText() puts in. */
+const read = (text: string | null) => (text ?? '').split(UI_JOINER).join('');
+
+/** Clicks the middle of the first `needle` shown inside `container`, a link or not. */
+async function clickOnText(wb: Workbench, container: Locator, needle: string): Promise<void> {
+  const at = await container.evaluate((root, text) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const from = (node.textContent ?? '').indexOf(text);
+      if (from < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, from);
+      range.setEnd(node, from + text.length);
+      const box = range.getBoundingClientRect();
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    }
+    return undefined;
+  }, needle);
+  assert.ok(at, `"${needle}" is shown`);
+  await wb.page.mouse.click(at.x, at.y);
+}
+
+/** The link and icon patterns the unit tests of uiText() use (helpers/vscodeUiPatterns.ts) are this workbench's. */
+function assertWorkbenchPatterns(): void {
+  const workbench = fs.readFileSync(
+    path.resolve(CODE_SERVER_ENTRY, '..', '..', '..', 'lib/vscode/out/vs/code/browser/workbench/workbench.js'),
+    'utf8',
+  );
+  assert.ok(workbench.includes(`/${LINK_SOURCE}/gi`), 'the workbench links with LINK_REGEX');
+  assert.ok(workbench.includes(`iconNameExpression="${ICON_NAME_EXPRESSION}"`), 'its icon names');
+  assert.ok(workbench.includes(`iconModifierExpression="${ICON_MODIFIER_EXPRESSION}"`), 'its icon modifiers');
+}
+
+test(
+  'text a program printed links nothing: [Show](command:…) in the toast and the Reply… box is text; clicks run nothing',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      assertWorkbenchPatterns();
+      const wb = e2e.wb;
+      await e2e.open(e2e.workspace('attention-hostile'));
+      const background = await e2e.newTerminal();
+      const front = await e2e.newTerminal();
+      await wb.waitForHoldfastTabs([{ name: background.name }, { name: front.name, active: true }], { settleMs: 0 });
+
+      // The background terminal prints the link and rings: its last lines are why it waits.
+      const printf = `printf '\\033[2J\\033[H%s\\n\\a' '${LINK}'`;
+      const sent = e2e.iso.cli(['send', background.id, '--text', printf, '--enter']);
+      assert.equal(sent.code, 0, sent.stderr);
+      const toast = await wb.toast(`"${background.name}" is waiting for you`);
+      const message = toast.locator('.notification-list-item-message');
+      const toastLinks = await message.locator('a').count();
+      const toastText = read(await message.textContent());
+      // Where the link's text is, a click: VS Code would run the command a link there names.
+      await clickOnText(wb, message, 'Show');
+
+      // The Reply… box shows the same reason as its prompt: a click there too.
+      if (await toast.isVisible()) await toast.locator('.monaco-button', { hasText: /^Reply…$/ }).click();
+      else {
+        await wb.runCommand('Holdfast: Reply to Session…');
+        await wb.pickQuickItem(background.name);
+      }
+      const prompt = wb.page.locator('.quick-input-widget .quick-input-message');
+      await prompt.waitFor({ state: 'visible', timeout: 10_000 });
+      const promptLinks = await prompt.locator('a').count();
+      const promptText = read(await prompt.textContent());
+      await clickOnText(wb, prompt, 'Show');
+      await wb.page.keyboard.press('Escape');
+
+      // Keys typed in the window after the clicks come after anything the clicks typed.
+      await wb.typeInTerminal('echo after-$((6*7))\n');
+      await e2e.iso.waitForScreen(front.id, /^after-42$/m);
+      for (const session of e2e.iso.sessions()) {
+        const screen = e2e.iso.screen(session.id).join('\n');
+        if (session.id === background.id) assert.doesNotMatch(screen, /command not found/, 'nothing typed there');
+        else assert.doesNotMatch(screen, /HFLINKED/, `the link's text reached "${session.name}"`);
+      }
+      assert.equal(toastLinks, 0, 'no link in the notification');
+      assert.equal(promptLinks, 0, "no link in the Reply… box's prompt");
+      // What the program printed is there to read, as it printed it.
+      assert.ok(toastText.includes(`is waiting for you: ${LINK}`), toastText);
+      assert.ok(promptText.includes(LINK), promptText);
+    });
+  },
+);
+
 test(
   'a Claude Code session at its permission prompt: the notification offers Approve and Deny; Approve answers it',
   { timeout: 300_000 },
@@ -275,8 +386,8 @@ test(
       await e2e.iso.waitForScreen(agent.id, /^ Do you want to proceed\? *\n ❯ 1\. Yes *$/m);
       await e2e.iso.waitForScreen(agent.id, /^ Esc to cancel · Tab to amend *$/m);
 
-      // Its screen and its hook say it waits: one notification, saying what it asks, with Approve and Deny, not
-      // Reply….
+      // Its screen and a hook say it waits: one notification, saying what it asks, with Approve and Deny, not
+      // Reply…. The hook did not say it asks for a permission: a program may have drawn the prompt.
       hookReport(e2e, agent, 'waiting');
       const toast = await wb.toast(`"${agent.name}" is waiting for you`);
       assert.match(
@@ -300,14 +411,110 @@ test(
       if (process.env.HOLDFAST_SCREENSHOTS)
         fs.copyFileSync(shot, path.join(process.env.HOLDFAST_SCREENSHOTS, 'approve.png'));
 
-      // Approve types the prompt's "1": the stand-in runs the tool, on the daemon's screen and in the window.
+      // Approve shows the prompt as its screen has it first; cancelled, nothing is typed.
       const frontScreen = e2e.iso.screen(front.id);
       await approve.click();
+      const dialog = await waitFor(() => wb.dialogText(), { timeout: 10_000, message: "Approve's dialog" });
+      assert.match(dialog, /Its agent's own hook has not said that it asks/);
+      assert.match(dialog, /Do you want to proceed\?.*1\. Yes.*Esc to cancel · Tab to amend/s);
+      await wb.clickButton(/^Cancel$/);
+      await waitFor(async () => (await wb.dialogText()) === undefined, { timeout: 5_000, message: 'the dialog gone' });
+      assert.match(e2e.iso.screen(agent.id).join('\n'), /Do you want to proceed\?/, 'still at its prompt');
+      assert.ok(!e2e.iso.screen(agent.id).includes('approved'), 'nothing was typed');
+
+      // Its PermissionRequest hook says it asks: the card's Approve types the prompt's "1" at once, no dialog.
+      await hookAsks(e2e, agent);
+      await waitFor(() => (e2e.iso.session(agent.id).attention as SessionAttention | undefined)?.hookAgrees, {
+        timeout: 10_000,
+        message: 'the hook and the screen to agree',
+      });
+      await sidebar.clickAction(agent.id, 'approve');
       await e2e.iso.waitForScreen(agent.id, /^approved$/m);
       await sidebar.waitForText(agent.id, 'approved');
-      await toast.waitFor({ state: 'hidden', timeout: 5_000 });
+      assert.equal(await wb.dialogText(), undefined, 'no dialog');
       assert.doesNotMatch(e2e.iso.screen(agent.id).join('\n'), /denied|Do you want/, 'one answer, the prompt gone');
       assert.deepEqual(e2e.iso.screen(front.id), frontScreen, 'nothing reached the session in front');
+    });
+  },
+);
+
+test(
+  "the real Claude Code: Approve in its notification; at its second prompt, in the tab in front, the palette's Deny",
+  { timeout: 420_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      // Claude Code 2.1.328 (scripts/setup-agents.sh) in a HOME of its own, against a stand-in of its API that
+      // asks for one file, then (the next request) another; this workspace's setting runs it for New Agent.
+      const workspace = fs.realpathSync(e2e.workspace('attention-claude'));
+      const home = makeTempDir('attention-claude-home');
+      writeClaudeHome(home, workspace);
+      const [made, made2] = [path.join(workspace, 'made.txt'), path.join(workspace, 'made-2.txt')];
+      const api = await startFakeAnthropicApi([
+        { name: 'Write', input: { file_path: made, content: 'one\n' } },
+        { name: 'Write', input: { file_path: made2, content: 'two\n' } },
+      ]);
+      t.after(() => api.close());
+      const exports = Object.entries(claudeEnv(home, api.url)).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+      const claude = writeExecutable(
+        binDir,
+        'real-claude',
+        `#!/bin/sh\n${exports.join('\n')}\nexec ${shellQuote(path.join(AGENTS_BIN, 'claude'))} "$@"\n`,
+      );
+      const profile = { id: 'claude', name: 'Claude Code', argv: [claude, '--session-id', '{id}'] };
+      fs.mkdirSync(path.join(workspace, '.vscode'));
+      fs.writeFileSync(
+        path.join(workspace, '.vscode', 'settings.json'),
+        JSON.stringify({ 'holdfast.agents': [profile] }),
+      );
+      await e2e.open(workspace);
+      const before = new Set(e2e.iso.sessions().map((s) => s.id));
+      await wb.runCommand('Holdfast: New Agent…');
+      await wb.pickQuickItem(/Claude Code/);
+      const agent = await waitFor(
+        () => e2e.iso.sessions().find((s) => !before.has(s.id) && s.metadata?.agent !== undefined),
+        { timeout: 30_000, message: 'the agent session' },
+      );
+      // Its first start offers auto mode: keep asking (the second choice).
+      await e2e.iso.waitForScreen(agent.id, /Make auto mode your default permission mode\?/, 60_000);
+      assert.equal(e2e.iso.cli(['send', agent.id, '--key', 'down']).code, 0);
+      await e2e.iso.waitForScreen(agent.id, /❯ No, keep manual mode/);
+      assert.equal(e2e.iso.cli(['send', agent.id, '--key', 'enter']).code, 0);
+      await e2e.iso.waitForScreen(agent.id, /\? for shortcuts/, 30_000);
+      const front = await e2e.newTerminal();
+      await wb.waitForHoldfastTabs([{ name: agent.name }, { name: front.name, active: true }], { settleMs: 0 });
+
+      // In the background it asks to create made.txt: the notification's Approve answers at once (its
+      // PermissionRequest hook and its screen agree), and the file is written.
+      assert.equal(e2e.iso.cli(['send', agent.id, '--text', 'Create made.txt please']).code, 0);
+      assert.equal(e2e.iso.cli(['send', agent.id, '--key', 'enter']).code, 0);
+      const toast = await wb.toast(`"${agent.name}" is waiting for you`, 60_000);
+      assert.match((await toast.textContent()) ?? '', /Do you want to create made\.txt\?/);
+      await toast.locator('.monaco-button', { hasText: /^Approve$/ }).click();
+      await waitFor(() => fs.existsSync(made), { timeout: 60_000, message: 'the approved Write to make made.txt' });
+      assert.equal(await wb.dialogText(), undefined, 'no dialog: its hook said it asks');
+
+      // Its turn done, its tab is brought forward (the earlier tests' sessions wait too, so not by Go to Next
+      // Agent Needing Attention); a second request is typed there.
+      await e2e.iso.waitForScreen(agent.id, /\? for shortcuts/, 60_000);
+      await wb.clickTerminalTab(agent.name);
+      await wb.typeInTerminal('Create made-2.txt please');
+      await wb.pressInTerminal('Enter');
+      await e2e.iso.waitForScreen(agent.id, /Do you want to create made-2\.txt\?/, 60_000);
+      await e2e.iso.waitForScreen(agent.id, /Esc to cancel · Tab to amend/);
+      await waitFor(() => (e2e.iso.session(agent.id).attention as SessionAttention | undefined)?.hookAgrees, {
+        timeout: 20_000,
+        message: 'the second prompt marked',
+      });
+      // The palette takes the focus from the terminal (a focus report to Claude Code); its Deny answers the
+      // prompt in the tab in front.
+      await wb.runCommand("Holdfast: Deny Agent's Permission Prompt");
+      await e2e.iso.waitForScreen(agent.id, /Interrupted|Rejected|did not|Did not/, 30_000);
+      assert.equal(await wb.dialogText(), undefined, 'answered at once: its hook said it asks');
+      const said = await wb.notifications();
+      assert.ok(!said.some((n) => n.includes('no session is at a permission prompt')), JSON.stringify(said));
+      assert.equal(fs.existsSync(made2), false, 'the denied Write made nothing');
+      assert.equal(api.toolCalls.asked, 2);
     });
   },
 );

@@ -24,10 +24,14 @@ interface MessageRequest {
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: object };
 
-/** Whether the conversation's last message carries a tool's result (the turn after the call). */
+/**
+ * Whether the conversation's last message carries a tool's result and nothing the user wrote (the turn after the
+ * call; Claude Code puts a next request in the same message as the last result).
+ */
 function afterToolResult(request: MessageRequest): boolean {
   const last = request.messages?.at(-1);
-  return Array.isArray(last?.content) && last.content.some((b) => (b as { type?: string }).type === 'tool_result');
+  const types = Array.isArray(last?.content) ? last.content.map((b) => (b as { type?: string }).type) : [];
+  return types.includes('tool_result') && !types.includes('text');
 }
 
 function sse(res: http.ServerResponse, model: string, block: Block, stopReason: string): void {
@@ -58,8 +62,12 @@ export interface ToolCall {
   input: object;
 }
 
-/** Starts the stand-in on 127.0.0.1; every turn that offers tools gets `tool`. */
-export async function startFakeAnthropicApi(tool: ToolCall): Promise<FakeAnthropicApi> {
+/**
+ * Starts the stand-in on 127.0.0.1; every turn that offers tools gets `tool`, or with a list, the n-th such
+ * turn its n-th call (the last one from then on).
+ */
+export async function startFakeAnthropicApi(tool: ToolCall | readonly ToolCall[]): Promise<FakeAnthropicApi> {
+  const calls = Array.isArray(tool) ? tool : [tool];
   const toolCalls = { asked: 0, answered: 0 };
   const server = await startFakeApiServer((req, path, body, res) => {
     if (req.method !== 'POST' || !path.startsWith('/v1/messages'))
@@ -77,7 +85,8 @@ export async function startFakeAnthropicApi(tool: ToolCall): Promise<FakeAnthrop
     if (afterToolResult(request)) toolCalls.answered++;
     else if ((request.tools?.length ?? 0) > 0) {
       toolCalls.asked++;
-      block = { type: 'tool_use', id: `toolu_fake${toolCalls.asked}`, ...tool };
+      const call = calls[Math.min(toolCalls.asked, calls.length) - 1];
+      block = { type: 'tool_use', id: `toolu_fake${toolCalls.asked}`, ...call };
       stop = 'tool_use';
     }
     if (request.stream) return sse(res, model, block, stop);

@@ -20,6 +20,37 @@ export interface RealAgentFile {
   readonly cleanups: (() => Promise<void> | void)[];
 }
 
+/** Any key of the right shape: the stand-in API takes it, and Claude Code asks nothing once it is approved. */
+const CLAUDE_API_KEY = 'sk-ant-api03-holdfast-test-key-0123456789abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Makes `home` one where Claude Code has done its first run (onboarding, the key approved, the folder `work`
+ * trusted) and asks before tools (its default mode is auto, which would not ask).
+ */
+export function writeClaudeHome(home: string, work: string): void {
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+  const config = {
+    hasCompletedOnboarding: true,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [CLAUDE_API_KEY.slice(-20)], rejected: [] },
+    projects: { [work]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+  };
+  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(config));
+  const settings = { permissions: { defaultMode: 'default' } };
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify(settings));
+}
+
+/** The environment Claude Code runs with in `home`, against the stand-in API at `apiUrl` (fakeAnthropicApi.ts). */
+export function claudeEnv(home: string, apiUrl: string): Record<string, string> {
+  return {
+    HOME: home,
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: CLAUDE_API_KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
+}
+
 /** Starts a daemon before the file's tests (once `binary` is known to be installed) and stops it after. */
 export function realAgentFile(binary: string): RealAgentFile {
   let daemon: TestDaemon | undefined;
