@@ -319,7 +319,9 @@ test(
       const front = await e2e.newTerminal();
       await wb.waitForHoldfastTabs([{ name: background.name }, { name: front.name, active: true }], { settleMs: 0 });
 
-      // The background terminal prints the link and rings: its last lines are why it waits.
+      // The background terminal prints the link and rings: its last lines are why it waits. Wide enough that the
+      // link is on one row (the hidden tab does not size it again until shown).
+      assert.equal(e2e.iso.cli(['resize', background.id, '--cols', '160', '--rows', '24']).code, 0);
       const printf = `printf '\\033[2J\\033[H%s\\n\\a' '${LINK}'`;
       const sent = e2e.iso.cli(['send', background.id, '--text', printf, '--enter']);
       assert.equal(sent.code, 0, sent.stderr);
