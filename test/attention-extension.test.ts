@@ -182,3 +182,20 @@ test('the keybindings are chords under ctrl+k / cmd+k, and their commands are co
     assert.ok(commands.has(command), command);
   assert.equal(manifest.contributes.configuration.properties['holdfast.notifications.done'].default, false);
 });
+
+test("a card's text is the program's, made visible: the webview shows its controls and bidi characters as escapes", () => {
+  const info = sessionInfo('a', {
+    name: 'build\u202e',
+    title: 'vim \x1b]52;c;eA==\x07x',
+    cwd: '/home/u/\u2066src',
+    metadata: {
+      agent: { profile: 'claude', name: 'Claude\u200f' },
+      worktree: { path: '/home/u/src-wt', branch: 'fix\u2067', repo: '/home/u/src' },
+    },
+  });
+  const card = toCard(info, new SessionStateTracker().status(info, 2000), '/');
+  assert.deepEqual(
+    [card.name, card.title, card.cwd, card.agentLabel, card.branch],
+    ['build\\u{202e}', 'vim \\u{1b}]52;c;eA==\\u{7}x', '/home/u/\\u{2066}src', 'Claude\\u{200f}', 'fix\\u{2067}'],
+  );
+});

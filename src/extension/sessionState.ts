@@ -8,7 +8,7 @@ import { attentionOf, type Phase, type SessionStatus, statusOf } from '../agents
 import { readLayout } from '../protocol/tabLayout';
 import { worktreeOf } from '../agents/worktree';
 import { printable } from '../text/printable';
-import { type ProgramText, programText, programTextOr } from '../text/programText';
+import { type ProgramText, programText } from '../text/programText';
 import { archiveAction } from './archives';
 import { startAgainCommand } from './notices';
 
@@ -135,6 +135,11 @@ export interface SidebarModel {
   hasArchivedAgents: boolean;
 }
 
+/** A card's text: the program's, its control and bidi characters visible (the webview sets it as DOM text). */
+function cardText(text: string): ProgramText {
+  return programText(printable(text));
+}
+
 export function agentKind(metadata: Record<string, unknown> | undefined): { kind: AgentKind; label: ProgramText } {
   const agent = agentOf(metadata);
   if (!agent) return { kind: 'terminal', label: programText('Terminal') };
@@ -148,8 +153,8 @@ export function agentKind(metadata: Record<string, unknown> | undefined): { kind
     typeof agent.profile === 'string' && Object.prototype.hasOwnProperty.call(known, agent.profile)
       ? known[agent.profile]
       : undefined;
-  if (hit) return { kind: hit[0], label: programText(agent.name || hit[1]) };
-  return { kind: 'custom', label: programText(agent.name || agent.profile || 'Agent') };
+  if (hit) return { kind: hit[0], label: cardText(agent.name || hit[1]) };
+  return { kind: 'custom', label: cardText(agent.name || agent.profile || 'Agent') };
 }
 
 /** Why an archive is not running: its process ended with its daemon, or had ended before. */
@@ -189,9 +194,10 @@ export function displayPath(dir: string, home: string | undefined): string {
 
 export function toCard(info: SessionInfo, status: SessionStatus, workspace: string, home?: string): Card {
   const { kind, label } = agentKind(info.metadata);
+  const branch = worktreeOf(info.metadata)?.branch;
   return {
     id: info.id,
-    name: programText(info.name),
+    name: cardText(info.name),
     agent: kind,
     agentLabel: label,
     phase: status.phase,
@@ -200,15 +206,15 @@ export function toCard(info: SessionInfo, status: SessionStatus, workspace: stri
     ...(status.permissionPrompt ? { permissionPrompt: true as const } : {}),
     ...(status.permissionPrompt && status.hookAgrees ? { hookAgrees: true as const } : {}),
     exitLabel: status.phase === 'archived' ? archivedLabel(info) : exitLabel(status.exit),
-    title: info.title ? programText(info.title) : undefined,
-    cwd: info.cwd ? programText(displayPath(info.cwd, home)) : undefined,
-    branch: programTextOr(worktreeOf(info.metadata)?.branch),
+    title: info.title ? cardText(info.title) : undefined,
+    cwd: info.cwd ? cardText(displayPath(info.cwd, home)) : undefined,
+    branch: branch === undefined ? undefined : cardText(branch),
     cols: info.cols,
     rows: info.rows,
     createdAt: info.createdAt,
     here: readLayout(info.metadata).workspace === workspace,
     ...(status.phase === 'archived'
-      ? { startAgain: programText(printable(startAgainCommand(archiveAction(info) ?? 'relaunch', info))) }
+      ? { startAgain: cardText(startAgainCommand(archiveAction(info) ?? 'relaunch', info)) }
       : {}),
     actions: actionsFor(info, status),
   };
