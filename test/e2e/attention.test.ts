@@ -128,8 +128,93 @@ async function hookReportsAtOnce(e2e: HoldfastE2E, sessions: { id: string; pid: 
   }
 }
 
+/** The probe's reason: a link VS Code would run, typing HFLINKED and Enter into the active terminal. */
+const LINK = '[Show](command:workbench.action.terminal.sendSequence?{"text":"HFLINKED\\r"})';
+
+/** What the user reads of UI text: without the word joiners uiText() puts in. */
+const read = (text: string | null) => (text ?? '').split(UI_JOINER).join('');
+
+/** Clicks the middle of the first `needle` shown inside `container`, a link or not. */
+async function clickOnText(wb: Workbench, container: Locator, needle: string): Promise<void> {
+  const at = await container.evaluate((root, text) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const from = (node.textContent ?? '').indexOf(text);
+      if (from < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, from);
+      range.setEnd(node, from + text.length);
+      const box = range.getBoundingClientRect();
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    }
+    return undefined;
+  }, needle);
+  assert.ok(at, `"${needle}" is shown`);
+  await wb.page.mouse.click(at.x, at.y);
+}
+
+/** The link and icon patterns the unit tests of uiText() use (helpers/vscodeUiPatterns.ts) are this workbench's. */
+function assertWorkbenchPatterns(): void {
+  const workbench = fs.readFileSync(
+    path.resolve(CODE_SERVER_ENTRY, '..', '..', '..', 'lib/vscode/out/vs/code/browser/workbench/workbench.js'),
+    'utf8',
+  );
+  assert.ok(workbench.includes(`/${LINK_SOURCE}/gi`), 'the workbench links with LINK_REGEX');
+  assert.ok(workbench.includes(`iconNameExpression="${ICON_NAME_EXPRESSION}"`), 'its icon names');
+  assert.ok(workbench.includes(`iconModifierExpression="${ICON_MODIFIER_EXPRESSION}"`), 'its icon modifiers');
+}
+
+/**
+ * In a fresh terminal behind `inFront`, a program prints the probe's link and rings. Its notification and the
+ * Reply… box show the reason as text; a click where the link's text is in each types nothing anywhere.
+ */
+async function linkTextRunsNothing(e2e: HoldfastE2E, inFront: { id: string; name: string }): Promise<void> {
+  assertWorkbenchPatterns();
+  const wb = e2e.wb;
+  const printer = await e2e.newTerminal();
+  await wb.clickTerminalTab(inFront.name);
+  // Wide enough that the link is on one row (the hidden tab does not size it again until shown).
+  assert.equal(e2e.iso.cli(['resize', printer.id, '--cols', '160', '--rows', '24']).code, 0);
+  const printf = `printf '\\033[2J\\033[H%s\\n\\a' '${LINK}'`;
+  const sent = e2e.iso.cli(['send', printer.id, '--text', printf, '--enter']);
+  assert.equal(sent.code, 0, sent.stderr);
+  const toast = await wb.toast(`"${printer.name}" is waiting for you`);
+  const message = toast.locator('.notification-list-item-message');
+  const toastLinks = await message.locator('a').count();
+  const toastText = read(await message.textContent());
+  // Where the link's text is, a click: VS Code would run the command a link there names.
+  await clickOnText(wb, message, 'Show');
+
+  // The Reply… box shows the same reason as its prompt: a click there too.
+  if (await toast.isVisible()) await toast.locator('.monaco-button', { hasText: /^Reply…$/ }).click();
+  else {
+    await wb.runCommand('Holdfast: Reply to Session…');
+    await wb.pickQuickItem(printer.name);
+  }
+  const prompt = wb.page.locator('.quick-input-widget .quick-input-message');
+  await prompt.waitFor({ state: 'visible', timeout: 10_000 });
+  const promptLinks = await prompt.locator('a').count();
+  const promptText = read(await prompt.textContent());
+  await clickOnText(wb, prompt, 'Show');
+  await wb.page.keyboard.press('Escape');
+
+  // Keys typed in the window after the clicks come after anything the clicks typed.
+  await wb.typeInTerminal('echo after-$((6*7))\n');
+  await e2e.iso.waitForScreen(inFront.id, /^after-42$/m);
+  for (const session of e2e.iso.sessions()) {
+    const screen = e2e.iso.screen(session.id).join('\n');
+    if (session.id === printer.id) assert.doesNotMatch(screen, /command not found/, 'nothing typed there');
+    else assert.doesNotMatch(screen, /HFLINKED/, `the link's text reached "${session.name}"`);
+  }
+  assert.equal(toastLinks, 0, 'no link in the notification');
+  assert.equal(promptLinks, 0, "no link in the Reply… box's prompt");
+  // What the program printed is there to read, as it printed it.
+  assert.ok(toastText.includes(`is waiting for you: ${LINK}`), toastText);
+  assert.ok(promptText.includes(LINK), promptText);
+}
+
 test(
-  'attention: a background session waiting → badge, status bar, a notification whose Show focuses its tab',
+  'attention: a background session waiting → badge, status bar, a notification whose Show focuses its tab; a link it prints is text',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
@@ -200,6 +285,9 @@ test(
       await waitFor(async () => (await badge(wb)) === '', { timeout: 10_000, message: 'the badge to clear' });
       assert.doesNotMatch(await statusText(wb), /\bbell\b/);
       await wb.screenshot('attention-done');
+
+      // Text a program printed links nothing, wherever VS Code shows it.
+      await linkTextRunsNothing(e2e, background);
     });
   },
 );
@@ -267,97 +355,6 @@ test(
       await e2e.iso.waitForScreen(third.id, /^answer:yes please$/m);
       assert.doesNotMatch(e2e.iso.screen(first.id).join('\n'), /^answer:/m, 'nothing reached another session');
       assert.doesNotMatch(e2e.iso.screen(front.id).join('\n'), /^answer:/m, 'nothing reached the session in front');
-    });
-  },
-);
-
-/** The probe's reason: a link VS Code would run, typing HFLINKED and Enter into the active terminal. */
-const LINK = '[Show](command:workbench.action.terminal.sendSequence?{"text":"HFLINKED\\r"})';
-
-/** What the user reads of UI text: without the word joiners uiText() puts in. */
-const read = (text: string | null) => (text ?? '').split(UI_JOINER).join('');
-
-/** Clicks the middle of the first `needle` shown inside `container`, a link or not. */
-async function clickOnText(wb: Workbench, container: Locator, needle: string): Promise<void> {
-  const at = await container.evaluate((root, text) => {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const from = (node.textContent ?? '').indexOf(text);
-      if (from < 0) continue;
-      const range = document.createRange();
-      range.setStart(node, from);
-      range.setEnd(node, from + text.length);
-      const box = range.getBoundingClientRect();
-      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-    }
-    return undefined;
-  }, needle);
-  assert.ok(at, `"${needle}" is shown`);
-  await wb.page.mouse.click(at.x, at.y);
-}
-
-/** The link and icon patterns the unit tests of uiText() use (helpers/vscodeUiPatterns.ts) are this workbench's. */
-function assertWorkbenchPatterns(): void {
-  const workbench = fs.readFileSync(
-    path.resolve(CODE_SERVER_ENTRY, '..', '..', '..', 'lib/vscode/out/vs/code/browser/workbench/workbench.js'),
-    'utf8',
-  );
-  assert.ok(workbench.includes(`/${LINK_SOURCE}/gi`), 'the workbench links with LINK_REGEX');
-  assert.ok(workbench.includes(`iconNameExpression="${ICON_NAME_EXPRESSION}"`), 'its icon names');
-  assert.ok(workbench.includes(`iconModifierExpression="${ICON_MODIFIER_EXPRESSION}"`), 'its icon modifiers');
-}
-
-test(
-  'text a program printed links nothing: [Show](command:…) in the toast and the Reply… box is text; clicks run nothing',
-  { timeout: 300_000 },
-  async (t) => {
-    await e2e.run(t.name, async () => {
-      assertWorkbenchPatterns();
-      const wb = e2e.wb;
-      await e2e.open(e2e.workspace('attention-hostile'));
-      const background = await e2e.newTerminal();
-      const front = await e2e.newTerminal();
-      await wb.waitForHoldfastTabs([{ name: background.name }, { name: front.name, active: true }], { settleMs: 0 });
-
-      // The background terminal prints the link and rings: its last lines are why it waits. Wide enough that the
-      // link is on one row (the hidden tab does not size it again until shown).
-      assert.equal(e2e.iso.cli(['resize', background.id, '--cols', '160', '--rows', '24']).code, 0);
-      const printf = `printf '\\033[2J\\033[H%s\\n\\a' '${LINK}'`;
-      const sent = e2e.iso.cli(['send', background.id, '--text', printf, '--enter']);
-      assert.equal(sent.code, 0, sent.stderr);
-      const toast = await wb.toast(`"${background.name}" is waiting for you`);
-      const message = toast.locator('.notification-list-item-message');
-      const toastLinks = await message.locator('a').count();
-      const toastText = read(await message.textContent());
-      // Where the link's text is, a click: VS Code would run the command a link there names.
-      await clickOnText(wb, message, 'Show');
-
-      // The Reply… box shows the same reason as its prompt: a click there too.
-      if (await toast.isVisible()) await toast.locator('.monaco-button', { hasText: /^Reply…$/ }).click();
-      else {
-        await wb.runCommand('Holdfast: Reply to Session…');
-        await wb.pickQuickItem(background.name);
-      }
-      const prompt = wb.page.locator('.quick-input-widget .quick-input-message');
-      await prompt.waitFor({ state: 'visible', timeout: 10_000 });
-      const promptLinks = await prompt.locator('a').count();
-      const promptText = read(await prompt.textContent());
-      await clickOnText(wb, prompt, 'Show');
-      await wb.page.keyboard.press('Escape');
-
-      // Keys typed in the window after the clicks come after anything the clicks typed.
-      await wb.typeInTerminal('echo after-$((6*7))\n');
-      await e2e.iso.waitForScreen(front.id, /^after-42$/m);
-      for (const session of e2e.iso.sessions()) {
-        const screen = e2e.iso.screen(session.id).join('\n');
-        if (session.id === background.id) assert.doesNotMatch(screen, /command not found/, 'nothing typed there');
-        else assert.doesNotMatch(screen, /HFLINKED/, `the link's text reached "${session.name}"`);
-      }
-      assert.equal(toastLinks, 0, 'no link in the notification');
-      assert.equal(promptLinks, 0, "no link in the Reply… box's prompt");
-      // What the program printed is there to read, as it printed it.
-      assert.ok(toastText.includes(`is waiting for you: ${LINK}`), toastText);
-      assert.ok(promptText.includes(LINK), promptText);
     });
   },
 );
