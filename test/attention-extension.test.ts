@@ -183,7 +183,7 @@ test('the keybindings are chords under ctrl+k / cmd+k, and their commands are co
   assert.equal(manifest.contributes.configuration.properties['holdfast.notifications.done'].default, false);
 });
 
-test("a card's text is the program's, made visible: the webview shows its controls and bidi characters as escapes", () => {
+test("a card shows the program's text with its control and bidi characters as visible escapes", () => {
   const info = sessionInfo('a', {
     name: 'build\u202e',
     title: 'vim \x1b]52;c;eA==\x07x',

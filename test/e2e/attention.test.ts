@@ -214,7 +214,7 @@ async function linkTextRunsNothing(e2e: HoldfastE2E, inFront: { id: string; name
 }
 
 test(
-  'attention: a background session waiting → badge, status bar, a notification whose Show focuses its tab; a link it prints is text',
+  'attention: a background session waiting → badge, status bar, a notification whose Show focuses it; links are text',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
