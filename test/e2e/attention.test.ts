@@ -211,6 +211,9 @@ async function linkTextRunsNothing(e2e: HoldfastE2E, inFront: { id: string; name
   // What the program printed is there to read, as it printed it.
   assert.ok(toastText.includes(`is waiting for you: ${LINK}`), toastText);
   assert.ok(promptText.includes(LINK), promptText);
+  // It waits no more: Show Next in the next scenario goes to that scenario's sessions, not to this one.
+  const removed = e2e.iso.cli(['kill', printer.id, '--remove']);
+  assert.equal(removed.code, 0, removed.stderr);
 }
 
 test(
