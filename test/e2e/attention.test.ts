@@ -449,7 +449,8 @@ test(
       // Claude Code 2.1.328 (scripts/setup-agents.sh) in a HOME of its own, against a stand-in of its API that
       // asks for one file, then (the next request) another; this workspace's setting runs it for New Agent.
       const workspace = fs.realpathSync(e2e.workspace('attention-claude'));
-      const home = makeTempDir('attention-claude-home');
+      // Its HOME beside the workspace, so it goes with the scenario's folder (Claude Code writes there till it ends).
+      const home = fs.mkdtempSync(path.join(path.dirname(workspace), 'claude-home-'));
       writeClaudeHome(home, workspace);
       const [made, made2] = [path.join(workspace, 'made.txt'), path.join(workspace, 'made-2.txt')];
       const api = await startFakeAnthropicApi([
