@@ -27,4 +27,8 @@ export interface TabHost {
   reportError(message: string, error: unknown): void;
   /** A line for the extension's log: a failure nobody needs to see at once (e.g. a resize the daemon refused). */
   warn(line: string): void;
+  /** Whether the tab is on screen (tabVisibility.ts); without it, every tab is. */
+  isShown?(tab: SessionTab): boolean;
+  /** VS Code sized the tab: it is on screen. */
+  laidOut?(tab: SessionTab): void;
 }

@@ -60,12 +60,14 @@ export class TabRegistry {
     preserveFocus: boolean,
     parent?: vscode.Terminal,
   ): vscode.Terminal {
-    return vscode.window.createTerminal({
+    const terminal = vscode.window.createTerminal({
       name,
       pty: tab,
       iconPath: TAB_ICON,
       location: parent ? { parentTerminal: parent } : toLocation(location, preserveFocus),
     });
+    this.terminals.set(tab, terminal); // known before VS Code opens it (whether it is on screen is asked then)
+    return terminal;
   }
 
   /** A terminal opened in this window (ours or not). */

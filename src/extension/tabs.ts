@@ -20,6 +20,7 @@ import { settings } from './settings';
 import type { Size, TabHost, TabTarget } from './tabHost';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
 import { TabRestore } from './tabRestore';
+import { TabVisibility } from './tabVisibility';
 
 export { TAB_ICON } from './tabRegistry';
 
@@ -54,6 +55,8 @@ export interface Launch {
 export class TabManager implements TabHost, vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly registry = new TabRegistry();
+  /** Which tabs are on screen: the others are sent nothing (tabVisibility.ts). */
+  private readonly visibility = this.store.add(new TabVisibility(this.registry));
   private readonly restorer: TabRestore;
   private readonly actions: SessionActions;
   /** The window is going away: record nothing more about the layout. */
@@ -71,6 +74,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       workspace,
       log,
       existingTab: (session) => this.existingTab(session),
+      expectActive: (terminal) => this.visibility.expectActive(terminal),
     });
     this.actions = new SessionActions({
       registry,
@@ -114,17 +118,10 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   // ---- lookups (tabRegistry.ts) ----
 
-  tabOf(terminal: vscode.Terminal | undefined): SessionTab | undefined {
-    return this.registry.tabOf(terminal);
-  }
+  readonly tabOf = (terminal: vscode.Terminal | undefined): SessionTab | undefined => this.registry.tabOf(terminal);
+  readonly terminalOf = (tab: SessionTab): vscode.Terminal | undefined => this.registry.terminalOf(tab);
 
-  terminalOf(tab: SessionTab): vscode.Terminal | undefined {
-    return this.registry.terminalOf(tab);
-  }
-
-  tabForSession(id: string): SessionTab | undefined {
-    return this.registry.tabForSession(id);
-  }
+  readonly tabForSession = (id: string): SessionTab | undefined => this.registry.tabForSession(id);
 
   /** Live tabs with their terminals, in window order. */
   liveTabs(): { tab: SessionTab; terminal: vscode.Terminal }[] {
@@ -320,6 +317,9 @@ export class TabManager implements TabHost, vscode.Disposable {
     const hookId = readLayout(tab.session?.metadata).cliHook;
     if (hookId) removeHook(hookPath(this.connection.socket, hookId));
   }
+
+  readonly isShown = (tab: SessionTab): boolean => this.visibility.isShown(tab);
+  readonly laidOut = (tab: SessionTab): void => this.visibility.laidOut(tab);
 
   warn(line: string): void {
     this.options.log.warn(line);
