@@ -100,13 +100,33 @@ test("the renderer's answers are taken out of the input; one more is the program
   out.close();
 });
 
-test('a renderer that never answers still gets the text: a probe counts as answered after its timeout', async () => {
+test('a probe unanswered in time counts as answered, and its late answer is still taken out', async () => {
+  const writes: string[] = [];
+  const pace = { maxUnparsedChars: () => 10, sliceChars: 10, probeTimeoutMs: 50, maxBehindChars: 1_000_000 };
+  const out = new TabOutput((text) => writes.push(text), undefined, pace);
+  out.open();
+  out.output(Buffer.from('0123456789'));
+  await waitFor(() => writes.length === 1, 5000, 'the first write');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), '', 'answered: the renderer answers probes');
+  out.output(Buffer.from('abcdefghij'));
+  out.output(Buffer.from('ABCDEFGHIJ'));
+  await waitFor(() => writes.length === 3, 5000, 'the third write, after the second probe timed out');
+  assert.equal(out.takeAnswers(`k${PROBE_ANSWER}${PROBE_ANSWER}`), 'k', 'the late answer and the outstanding one');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), PROBE_ANSWER, 'none outstanding: the program asked');
+  out.close();
+});
+
+test('a renderer that never answers is not probed after the first timeout, and gets everything', async () => {
   const writes: string[] = [];
   const pace = { maxUnparsedChars: () => 10, sliceChars: 10, probeTimeoutMs: 20, maxBehindChars: 1_000_000 };
   const out = new TabOutput((text) => writes.push(text), undefined, pace);
   out.open();
   for (let i = 0; i < 5; i++) out.output(Buffer.from('0123456789'));
-  await waitFor(() => writes.length === 5, 5000, 'every write, one per timeout');
+  await waitFor(() => writes.length === 5, 5000, 'every write');
+  assert.deepEqual(
+    writes.map((w) => w.endsWith(PROBE)),
+    [true, false, false, false, false],
+  );
   out.close();
 });
 

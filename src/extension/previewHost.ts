@@ -14,11 +14,14 @@ import { DaemonConnection } from './daemonConnection';
 import { SessionList } from './sessionList';
 import { buildModel, SessionStateTracker, SidebarModel } from './sessionState';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
+import type { WindowTyping } from './windowTyping';
 
 /** Model changes closer together than this are sent once. */
 const MODEL_DEBOUNCE_MS = 80;
 /** Output is batched into one message per preview this often. */
 const OUTPUT_FLUSH_MS = 40;
+/** While the user types in a tab, a preview's screens and output are posted this often at most: typing first. */
+const TYPING_FLUSH_MS = 250;
 /** A preview that fell this far behind is resynced with a fresh snapshot instead. */
 const MAX_PENDING_CHARS = 1 << 20;
 
@@ -43,6 +46,8 @@ export interface PreviewDeps {
   sessions: SessionList;
   workspace: string;
   log: vscode.LogOutputChannel;
+  /** Where the user types (windowTyping.ts): previews wait meanwhile. */
+  typing?: WindowTyping;
 }
 
 /** The card model of every session, kept current from the daemon's events (no polling). */
@@ -106,6 +111,8 @@ interface Watch {
   id: string;
   attachment?: Attachment;
   decoder: TextDecoder;
+  /** A screen not posted yet (the user types): posted before `pending`, which follows it. */
+  screen?: string;
   pending: string;
   flush?: IDisposable;
   cols: number;
@@ -216,17 +223,11 @@ export class PreviewHost implements IDisposable {
         {
           onSnapshot: (bytes) => {
             if (this.watches.get(id) !== watch) return;
-            watch.flush?.dispose();
-            watch.flush = undefined;
             watch.pending = '';
             watch.decoder = new TextDecoder('utf-8');
-            this.post({
-              type: 'snapshot',
-              id,
-              data: watch.decoder.decode(bytes, { stream: true }),
-              cols: watch.cols,
-              rows: watch.rows,
-            });
+            watch.screen = watch.decoder.decode(bytes, { stream: true });
+            if (this.deps.typing?.typing) watch.flush ??= timeout(TYPING_FLUSH_MS, () => this.flush(watch));
+            else this.flush(watch);
           },
           onOutput: (bytes) => this.queue(watch, bytes),
           onEvent: (event) => {
@@ -266,12 +267,17 @@ export class PreviewHost implements IDisposable {
       if (this.wanted.has(watch.id) && this.visible) void this.watch(watch.id);
       return;
     }
-    watch.flush ??= timeout(OUTPUT_FLUSH_MS, () => this.flush(watch));
+    const ms = this.deps.typing?.typing ? TYPING_FLUSH_MS : OUTPUT_FLUSH_MS;
+    watch.flush ??= timeout(ms, () => this.flush(watch));
   }
 
   private flush(watch: Watch): void {
     watch.flush?.dispose();
     watch.flush = undefined;
+    const screen = watch.screen;
+    watch.screen = undefined;
+    if (screen !== undefined)
+      this.post({ type: 'snapshot', id: watch.id, data: screen, cols: watch.cols, rows: watch.rows });
     if (!watch.pending) return;
     const data = watch.pending;
     watch.pending = '';

@@ -11,7 +11,8 @@ import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages'
 import { archiveAction } from './archives';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';
 import { TabInput } from './tabInput';
-import { TabOutput } from './tabOutput';
+import { RendererPace } from './rendererWriter';
+import { DEFAULT_PACE, TabOutput } from './tabOutput';
 import { TabView } from './tabView';
 import * as life from './tabState';
 import type { Size, TabHost, TabTarget } from './tabHost';
@@ -34,6 +35,12 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private readonly out = new TabOutput(
     (text) => this.writeEmitter.fire(text),
     () => this.resync(),
+    {
+      ...DEFAULT_PACE,
+      // Typing first: while the user types in another tab, this one keeps less waiting in the renderer.
+      maxUnparsedChars: () =>
+        this.host.typing?.elsewhere(this) ? RendererPace.TypingUnparsedChars : RendererPace.MaxUnparsedChars,
+    },
   );
   /** Whether the tab is on screen, as the daemon knows it (a hidden tab is sent nothing). */
   private readonly view = new TabView((line) => this.host.warn(line));
@@ -126,6 +133,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   handleInput(keys: string): void {
     const data = this.out.takeAnswers(keys); // the renderer's answers to the output's pacing probes are not keys
     if (!data) return;
+    this.host.typing?.typed(this);
     if (this.state.kind === 'live') this.input.type(data);
     else if (this.state.kind === 'attaching' || this.state.kind === 'reconnecting') this.input.hold(data);
     else if (this.state.kind === 'failed') this.retry(); // the failure notice says a key tries again

@@ -18,10 +18,11 @@ export enum RendererPace {
   /** Characters in one write at most (whole chunks; one larger chunk goes alone): answers come as it parses. */
   SliceChars = 16_000,
   /**
-   * A probe unanswered this long counts as answered, so that a renderer that does not answer (a terminal not
-   * created yet) still gets its text, at most MaxUnparsedChars per ProbeTimeoutMs.
+   * A probe unanswered this long counts as answered (its answer, if it comes, is still taken out of the
+   * input): a renderer loaded enough to take longer still gets some text. One that never answered any
+   * probe by then is not probed any more, and its tab writes as fast as output comes, as before.
    */
-  ProbeTimeoutMs = 2000,
+  ProbeTimeoutMs = 5000,
 }
 
 /** What the writer asks of the renderer after each write, and its answer. */
@@ -48,6 +49,11 @@ export class RendererWriter {
   private unparsedChars = 0;
   /** Characters each outstanding probe stands for, oldest first. */
   private readonly probes: number[] = [];
+  /** Probes counted as answered when they timed out, whose answers may still come. */
+  private late = 0;
+  /** The renderer answered a probe: it is paced by its answers (else, after a timeout, not at all). */
+  private answering = false;
+  private unpaced = false;
   private flushHandle: NodeJS.Immediate | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -87,16 +93,14 @@ export class RendererWriter {
    */
   takeAnswers(data: string): string {
     let rest = data;
-    for (let at = rest.indexOf(PROBE_ANSWER); at >= 0 && this.probes.length > 0; at = rest.indexOf(PROBE_ANSWER)) {
+    let at = rest.indexOf(PROBE_ANSWER);
+    for (; at >= 0 && this.probes.length + this.late > 0; at = rest.indexOf(PROBE_ANSWER)) {
       rest = rest.slice(0, at) + rest.slice(at + PROBE_ANSWER.length);
-      this.answered();
+      this.answering = true;
+      if (this.late > 0) this.late--;
+      else this.answered();
     }
     return rest;
-  }
-
-  /** The bound may have risen (typing stopped): writes what it now allows. */
-  poke(): void {
-    if (this.queuedChars > 0) this.flushHandle ??= setImmediate(() => this.flush());
   }
 
   close(): void {
@@ -112,13 +116,15 @@ export class RendererWriter {
     clearTimeout(this.probeTimer);
     this.probeTimer = undefined;
     this.armProbeTimer();
-    this.poke();
+    if (this.queuedChars > 0) this.flushHandle ??= setImmediate(() => this.flush());
   }
 
   private armProbeTimer(): void {
     if (this.probes.length === 0 || this.probeTimer || this.closed) return;
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
+      this.late++;
+      if (!this.answering) this.unpaced = true; // this renderer does not answer: it is not probed any more
       this.answered();
     }, this.pace.probeTimeoutMs);
   }
@@ -130,6 +136,10 @@ export class RendererWriter {
       while (this.queue.length > 0 && text.length + this.queue[0].length <= this.pace.sliceChars)
         text += this.queue.shift()!;
       this.queuedChars -= text.length;
+      if (this.unpaced) {
+        this.write(text);
+        continue;
+      }
       this.unparsedChars += text.length;
       this.probes.push(text.length);
       this.armProbeTimer();

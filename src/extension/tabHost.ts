@@ -3,6 +3,7 @@ import type { HoldfastClient } from '../protocol/client';
 import type { SessionInfo } from '../protocol/messages';
 import type { DaemonConnection } from './daemonConnection';
 import type { SessionTab } from './pseudoterminal';
+import type { WindowTyping } from './windowTyping';
 
 /** What a tab shows: a session to create when the tab opens, or one that exists. */
 export type TabTarget =
@@ -31,4 +32,6 @@ export interface TabHost {
   isShown?(tab: SessionTab): boolean;
   /** VS Code sized the tab: it is on screen. */
   laidOut?(tab: SessionTab): void;
+  /** Where the user types in this window: the other tabs hand the renderer less meanwhile. */
+  readonly typing?: WindowTyping;
 }

@@ -24,7 +24,7 @@ export interface Pace extends WriterPace {
   maxBehindChars: number;
 }
 
-const DEFAULT_PACE: Pace = { ...DEFAULT_WRITER_PACE, maxBehindChars: OutputPace.MaxBehindChars };
+export const DEFAULT_PACE: Pace = { ...DEFAULT_WRITER_PACE, maxBehindChars: OutputPace.MaxBehindChars };
 
 export class TabOutput {
   private opened = false;
@@ -59,11 +59,6 @@ export class TabOutput {
   /** The tab's input with the renderer's answers to the writer's probes taken out (rendererWriter.ts). */
   takeAnswers(data: string): string {
     return this.writer.takeAnswers(data);
-  }
-
-  /** The renderer may take more now (typing elsewhere stopped). */
-  poke(): void {
-    this.writer.poke();
   }
 
   /** Output is being dropped until a fresh snapshot comes. */

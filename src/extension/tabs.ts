@@ -21,6 +21,7 @@ import type { Size, TabHost, TabTarget } from './tabHost';
 import { TAB_ICON, TabRegistry } from './tabRegistry';
 import { TabRestore } from './tabRestore';
 import { TabVisibility } from './tabVisibility';
+import { WindowTyping } from './windowTyping';
 
 export { TAB_ICON } from './tabRegistry';
 
@@ -57,6 +58,8 @@ export class TabManager implements TabHost, vscode.Disposable {
   private readonly registry = new TabRegistry();
   /** Which tabs are on screen: the others are sent nothing (tabVisibility.ts). */
   private readonly visibility = this.store.add(new TabVisibility(this.registry));
+  /** Where the user types: that tab's output goes first (windowTyping.ts); the sidebar's previews use it too. */
+  readonly typing = new WindowTyping();
   private readonly restorer: TabRestore;
   private readonly actions: SessionActions;
   /** The window is going away: record nothing more about the layout. */
@@ -124,9 +127,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   readonly tabForSession = (id: string): SessionTab | undefined => this.registry.tabForSession(id);
 
   /** Live tabs with their terminals, in window order. */
-  liveTabs(): { tab: SessionTab; terminal: vscode.Terminal }[] {
-    return this.registry.liveTabs();
-  }
+  readonly liveTabs = (): { tab: SessionTab; terminal: vscode.Terminal }[] => this.registry.liveTabs();
 
   /** The Holdfast tab the user means: the active terminal if it is one. */
   activeTab(): SessionTab | undefined {
