@@ -17,6 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { daemonPids, HoldfastE2E, openSidebar, waitFor } from '../test/e2e/harness';
+import { echoOnce, keysShown } from '../test/e2e/echo';
 import { allProcs, processTree } from '../test/e2e/processes';
 import { formatProfile, summarizeProfile } from './profile';
 import { median, percentile, procCpu } from './util';
@@ -27,8 +28,6 @@ const LAYOUTS = (process.env.HOLDFAST_BENCH_LAYOUTS ?? 'idle,hidden,split,previe
 const FLOOD = 'while :; do seq 1 200000; done';
 /** A key not shown by then is counted at this figure (the measurement gives up on it). */
 const KEY_TIMEOUT_MS = 10_000;
-/** The typed key: `seq` prints none, nor does a prompt here. */
-const KEY = 'j';
 const PROFILE_DIR = process.env.HOLDFAST_BENCH_PROFILE;
 
 type Layout = 'idle' | 'hidden' | 'split' | 'preview';
@@ -107,31 +106,6 @@ async function waitForPrompt(page: Page): Promise<void> {
   );
 }
 
-/** One key: keydown in the page → the first animation frame whose focused rows hold `count` keys. */
-async function echoOnce(page: Page, count: number): Promise<number> {
-  await page.evaluate(() => {
-    const w = window as unknown as { __echoDown?: number; __echoProbe?: boolean };
-    if (w.__echoProbe) return;
-    w.__echoProbe = true;
-    document.addEventListener('keydown', () => (w.__echoDown = performance.now()), true);
-  });
-  await page.keyboard.press(KEY);
-  const seen = await page
-    .waitForFunction(
-      ([key, n]) => {
-        const xterm = document.activeElement?.closest('.xterm');
-        const text = xterm?.querySelector('.xterm-rows')?.textContent ?? '';
-        return text.split(key as string).length - 1 >= (n as number) ? performance.now() : 0;
-      },
-      [KEY, count],
-      { polling: 'raf', timeout: KEY_TIMEOUT_MS },
-    )
-    .then((handle) => handle.jsonValue() as Promise<number>)
-    .catch(() => undefined);
-  const down = await page.evaluate(() => (window as unknown as { __echoDown: number }).__echoDown);
-  return seen === undefined ? KEY_TIMEOUT_MS : seen - down;
-}
-
 /** CPU time (ms) of the processes on the path, by kind, to say where a layout's time went. */
 function cpuNow(e2e: HoldfastE2E): Record<string, number> {
   const out: Record<string, number> = {};
@@ -177,15 +151,16 @@ async function measure(e2e: HoldfastE2E, product: Product, terminals: Terminals,
   if (flooding) await runIn(page, terminals.flood, FLOOD);
   await focusTab(page, terminals.typed);
   await page.keyboard.press('Control+U');
-  const base = (await focusedRows(page)).split(KEY).length - 1;
+  const base = await keysShown(page);
   const profiling = PROFILE_DIR ? await startProfile(page) : undefined;
   const before = cpuNow(e2e);
   const started = Date.now();
   const times: number[] = [];
   for (let i = 1; i <= KEYS; i++) {
-    times.push(await echoOnce(page, base + i));
-    if (times[times.length - 1] >= KEY_TIMEOUT_MS)
-      await waitFor(async () => (await focusedRows(page)).split(KEY).length - 1 >= base + i, {
+    const echo = await echoOnce(page, base + i, KEY_TIMEOUT_MS);
+    times.push(echo ?? KEY_TIMEOUT_MS);
+    if (echo === undefined)
+      await waitFor(async () => (await keysShown(page)) >= base + i, {
         timeout: 120_000,
         message: 'a late echo',
       }).catch(() => undefined);
