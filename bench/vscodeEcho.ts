@@ -6,10 +6,12 @@
 //   hidden   the flood runs in another tab of the panel, not shown
 //   split    the flood runs in a split beside the typed terminal, shown
 //   preview  as hidden, with Holdfast's sidebar open (its preview of the flooding session shows)
+// and one more row, flood: `seq 1 200000` in the shown terminal, from the Enter's keydown to the first frame
+// showing its last line and the prompt after it (FLOODS_PER_ROUND of them per round).
 // Rounds alternate which product goes first. Not a test: it prints table rows, as `npm run bench` does.
 //   HOLDFAST_BENCH_ROUNDS=N    rounds (3)
 //   HOLDFAST_BENCH_KEYS=N      keys per product, layout and round (20)
-//   HOLDFAST_BENCH_LAYOUTS=a,b layouts to run (idle,hidden,split,preview)
+//   HOLDFAST_BENCH_LAYOUTS=a,b layouts to run (idle,hidden,split,preview,flood)
 //   HOLDFAST_BENCH_PROFILE=DIR the window's renderer profiled (CDP) while each product and layout types;
 //                              each profile saved in DIR and summarized on stderr
 import * as fs from 'node:fs';
@@ -17,20 +19,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { daemonPids, HoldfastE2E, openSidebar, waitFor } from '../test/e2e/harness';
-import { echoOnce, keysShown } from '../test/e2e/echo';
+import { echoOnce, keysShown, lastKeydown, noteKeydowns } from '../test/e2e/echo';
 import { allProcs, processTree } from '../test/e2e/processes';
 import { formatProfile, summarizeProfile } from './profile';
 import { median, percentile, procCpu } from './util';
 
 const ROUNDS = Number(process.env.HOLDFAST_BENCH_ROUNDS ?? 3);
 const KEYS = Number(process.env.HOLDFAST_BENCH_KEYS ?? 20);
-const LAYOUTS = (process.env.HOLDFAST_BENCH_LAYOUTS ?? 'idle,hidden,split,preview').split(',') as Layout[];
+const LAYOUTS = (process.env.HOLDFAST_BENCH_LAYOUTS ?? 'idle,hidden,split,preview,flood').split(',') as Layout[];
+const FLOODS_PER_ROUND = 3;
 const FLOOD = 'while :; do seq 1 200000; done';
 /** A key not shown by then is counted at this figure (the measurement gives up on it). */
 const KEY_TIMEOUT_MS = 10_000;
 const PROFILE_DIR = process.env.HOLDFAST_BENCH_PROFILE;
 
-type Layout = 'idle' | 'hidden' | 'split' | 'preview';
+type Layout = 'idle' | 'hidden' | 'split' | 'preview' | 'flood';
 type Product = 'holdfast' | 'vscode';
 
 interface Terminals {
@@ -145,7 +148,36 @@ async function startProfile(page: Page): Promise<{ stop(name: string): Promise<v
   };
 }
 
+/** A visible flood: `seq 1 200000` typed in the focused terminal, Enter → its last line and the next prompt shown. */
+async function visibleFlood(e2e: HoldfastE2E, product: Product, terminals: Terminals): Promise<number[]> {
+  const page = e2e.wb.page;
+  await focusTab(page, terminals.typed);
+  const times: number[] = [];
+  for (let i = 0; i < FLOODS_PER_ROUND; i++) {
+    await page.keyboard.press('Control+U');
+    await page.keyboard.type('clear; seq 1 200000');
+    await noteKeydowns(page);
+    await page.keyboard.press('Enter');
+    const shown = await page.waitForFunction(
+      () => {
+        const xterm = document.activeElement?.closest('.xterm');
+        const rows = Array.from(xterm?.querySelectorAll('.xterm-rows > div') ?? []).map((row) =>
+          (row.textContent ?? '').replace(/\u00a0/g, ' ').trim(),
+        );
+        const last = rows.lastIndexOf('200000');
+        return last >= 0 && /[#$]$/.test(rows.slice(last + 1).find(Boolean) ?? '') ? performance.now() : 0;
+      },
+      undefined,
+      { polling: 'raf', timeout: 300_000 },
+    );
+    times.push((await shown.jsonValue()) - (await lastKeydown(page)));
+  }
+  log(`${product} flood: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  return times;
+}
+
 async function measure(e2e: HoldfastE2E, product: Product, terminals: Terminals, layout: Layout): Promise<number[]> {
+  if (layout === 'flood') return visibleFlood(e2e, product, terminals);
   const page = e2e.wb.page;
   const flooding = layout !== 'idle';
   if (flooding) await runIn(page, terminals.flood, FLOOD);
@@ -254,7 +286,7 @@ async function main(): Promise<void> {
   console.log('| echo in VS Code (code-server), another terminal floods | Holdfast | VS Code | ratio | met |');
   console.log('|---|---|---|---|---|');
   const idle = median(results.get('holdfast idle') ?? []);
-  for (const layout of LAYOUTS) {
+  for (const layout of LAYOUTS.filter((l) => l !== 'flood')) {
     const hf = results.get(`holdfast ${layout}`) ?? [];
     const vs = results.get(`vscode ${layout}`) ?? [];
     const met = layout === 'idle' ? '–' : median(hf) <= median(vs) && median(hf) <= idle + 50 ? 'yes' : 'NO';
@@ -262,6 +294,14 @@ async function main(): Promise<void> {
       `| ${layout}: median / p90 | ${median(hf).toFixed(0)} / ${percentile(hf, 90).toFixed(0)} ms ` +
         `| ${median(vs).toFixed(0)} / ${percentile(vs, 90).toFixed(0)} ms | ${(median(hf) / median(vs)).toFixed(2)}× ` +
         `| ${met} |`,
+    );
+  }
+  if (LAYOUTS.includes('flood')) {
+    const [hf, vs] = [results.get('holdfast flood') ?? [], results.get('vscode flood') ?? []];
+    console.log(
+      `| a visible flood, \`seq 1 200000\`: Enter → its last line and the prompt, median | ` +
+        `${median(hf).toFixed(0)} ms | ${median(vs).toFixed(0)} ms | ${(median(hf) / median(vs)).toFixed(2)}× ` +
+        `| ${median(hf) <= median(vs) ? 'yes' : 'NO'} |`,
     );
   }
   console.log(

@@ -18,12 +18,7 @@ export function keysShown(page: Page): Promise<number> {
  * `count` of them; undefined when they did not within `timeoutMs`.
  */
 export async function echoOnce(page: Page, count: number, timeoutMs: number): Promise<number | undefined> {
-  await page.evaluate(() => {
-    const w = window as unknown as { __echoDown?: number; __echoProbe?: boolean };
-    if (w.__echoProbe) return;
-    w.__echoProbe = true;
-    document.addEventListener('keydown', () => (w.__echoDown = performance.now()), true);
-  });
+  await noteKeydowns(page);
   await page.keyboard.press(ECHO_KEY);
   const seen = await page
     .waitForFunction(
@@ -37,6 +32,20 @@ export async function echoOnce(page: Page, count: number, timeoutMs: number): Pr
     )
     .then((handle) => handle.jsonValue() as Promise<number>)
     .catch(() => undefined);
-  const down = await page.evaluate(() => (window as unknown as { __echoDown: number }).__echoDown);
-  return seen === undefined ? undefined : seen - down;
+  return seen === undefined ? undefined : seen - (await lastKeydown(page));
+}
+
+/** From now on the page notes when each key goes down (lastKeydown). */
+export async function noteKeydowns(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __echoDown?: number; __echoProbe?: boolean };
+    if (w.__echoProbe) return;
+    w.__echoProbe = true;
+    document.addEventListener('keydown', () => (w.__echoDown = performance.now()), true);
+  });
+}
+
+/** When the last key went down, on the page's clock (performance.now()). */
+export function lastKeydown(page: Page): Promise<number> {
+  return page.evaluate(() => (window as unknown as { __echoDown: number }).__echoDown);
 }
