@@ -120,8 +120,13 @@ function cpuNow(e2e: HoldfastE2E): Record<string, number> {
     }
   };
   const kindOf = (cmdline: string[]) => cmdline.find((a) => a.startsWith('--type='))?.slice(7);
-  for (const pid of daemonPids(e2e.iso)) add('daemon', pid);
-  for (const p of e2e.server.processes()) add(`server:${kindOf(p.cmdline) ?? 'main'}`, p.pid);
+  const daemons = daemonPids(e2e.iso);
+  for (const pid of daemons) add('daemon', pid);
+  // The server's tree also holds the terminals' programs (the flood itself), under its pty host or the daemon.
+  for (const p of e2e.server.processes()) {
+    if (daemons.includes(p.pid)) continue;
+    add(p.pid === e2e.server.pid ? 'server' : kindOf(p.cmdline) ? `server:${kindOf(p.cmdline)}` : 'programs', p.pid);
+  }
   const procs = allProcs();
   const profile = e2e.server.browserProfileDir;
   const browser = procs.find((q) => q.cmdline[0]?.includes('chromium') && q.cmdline.some((a) => a.includes(profile)));

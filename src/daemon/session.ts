@@ -108,7 +108,7 @@ export class Session implements IDisposable {
     const snapshotFor = (subscriber: Subscriber, kind: SnapshotKind) => this.requestSnapshot(subscriber, kind);
     this.redraw = this.disposables.add(new WatcherRedraw(this.roles, snapshotFor, () => this.emulator.backlog));
     const stream = (subscriber: Subscriber, chunk: Buffer) => this.redraw.send(subscriber, chunk);
-    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles, stream));
+    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles, stream, snapshotFor));
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
     this.hasExited = new Promise((resolve) => (this.markExited = resolve));
     this.groupKill = this.disposables.add(new GroupKill(this.pty, this.hasExited));
