@@ -68,7 +68,7 @@ test('a UTF-8 character split across frames is decoded whole', async () => {
   assert.equal(writes.join(''), 'é€😀');
 });
 
-test('at most MaxUnparsedChars wait in the renderer: the rest waits for its answers, and chunks stay whole', async () => {
+test('at most MaxUnparsedChars wait in the renderer: the rest waits for its answers, chunks stay whole', async () => {
   const writes: string[] = [];
   const out = new TabOutput((text) => writes.push(text));
   out.open();

@@ -62,7 +62,7 @@ function assertConsecutive(numbers: number[], first: number, last: number, what:
   for (let i = 1; i < numbers.length; i++) assert.equal(numbers[i], numbers[i - 1] + 1, `${what}: at ${numbers[i]}`);
 }
 
-test('a hidden tab is sent nothing; shown, it shows the last screen and the whole scrollback, then streams', async () => {
+test('a hidden tab is sent nothing; shown, it shows its last screen and whole scrollback, then streams', async () => {
   const r = await rig(['sh', '-c', 'seq 1 500; read a; seq 501 9000; read b; seq 9001 9100; exec sleep 60']);
   const { tab, written, replay, numbers } = openTab(r);
   try {

@@ -46,7 +46,7 @@ const numbersOf = (lines: string[]) =>
     .filter((l) => /^\d+$/.test(l))
     .map(Number);
 
-test('typing while a hidden tab floods stays responsive; shown, the flooded tab has its last screen and whole scrollback', async (t) => {
+test('typing while a hidden tab floods stays responsive; shown, it has its last screen and scrollback', async (t) => {
   await e2e.run(t.name, async () => {
     const wb = e2e.wb;
     await e2e.open(e2e.workspace('flow'));
