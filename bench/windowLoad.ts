@@ -3,6 +3,7 @@
 // harness. Not a test: it prints a table row, as `npm run bench` does.
 //   HOLDFAST_BENCH_TERMINALS=N   terminals per window (10)
 //   HOLDFAST_BENCH_LOADS=N       window reloads measured per product (3)
+//   HOLDFAST_BENCH_ONLY=holdfast  Holdfast's loads only (no VS Code column)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -105,10 +106,16 @@ async function measureLoad(e2e: HoldfastE2E, tabs: number, marker: string): Prom
     message: `${tabs} terminal tabs`,
   });
   const active = (await wb.terminalTabs()).findIndex((tab) => tab.active);
+  const perTab: number[] = [];
   for (let i = 0; i < tabs; i++) {
     if (i === active) continue;
+    const clicked = await pageNow(wb);
     await showTab(wb, i, marker);
+    perTab.push((await pageNow(wb)) - clicked);
   }
+  process.stderr.write(
+    `[bench-window] each tab, click → its screen: ${perTab.map((ms) => ms.toFixed(0)).join(', ')} ms\n`,
+  );
   const allShown = await pageNow(wb);
   const since = (t: number) => (t ? `${(t - probe.ready).toFixed(0)} ms` : '–');
   process.stderr.write(
@@ -168,7 +175,8 @@ async function main(): Promise<void> {
     const files = makeFiles(dir, 1);
     const marker = lastScrollLine(files);
     const holdfast = await product('holdfast', files.scrollFile, marker);
-    const vscode = await product('vscode', files.scrollFile, marker);
+    const vscode =
+      process.env.HOLDFAST_BENCH_ONLY === 'holdfast' ? [] : await product('vscode', files.scrollFile, marker);
     const m = (loads: Load[], key: keyof Load) => (loads.length > 0 ? median(loads.map((l) => l[key])) : NaN);
     const hfFirst = m(holdfast, 'firstScreenMs');
     const hfAll = m(holdfast, 'allTabsMs');

@@ -1,6 +1,7 @@
 // What a tab writes into VS Code (TabOutput): nothing lost before the terminal opens, notices after
-// the snapshot they describe, writes paced to a bounded slice, and a tab that falls behind a flood
-// (a real daemon, a real PTY) dropping what it holds for a fresh snapshot, ending on the exact screen.
+// the snapshot they describe, writes paced to what the renderer parses (its answers to the probes after each
+// write, rendererWriter.ts), and a tab that falls behind a flood (a real daemon, a real PTY) dropping what it
+// holds for a fresh snapshot, ending on the exact screen.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
@@ -8,6 +9,7 @@ import type { Attachment } from '../src/protocol/client';
 import { DaemonConnection } from '../src/extension/daemonConnection';
 import { noticeLine } from '../src/extension/notices';
 import { SessionTab } from '../src/extension/pseudoterminal';
+import { PROBE, PROBE_ANSWER, RendererPace } from '../src/extension/rendererWriter';
 import { OutputPace, TabOutput } from '../src/extension/tabOutput';
 import { DAEMON_SCRIPT, startTestDaemon, waitFor } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
@@ -17,23 +19,30 @@ function drained(out: TabOutput): Promise<void> {
   return waitFor(() => out.behind === 0, 5000, 'the tab to write what it holds');
 }
 
+/** A renderer that parses at once: each write's probe is answered on the next turn. */
 function recorder(): { out: TabOutput; writes: string[]; resyncs: number[] } {
   const writes: string[] = [];
   const resyncs: number[] = [];
-  const out = new TabOutput(
-    (text) => writes.push(text),
+  const out: TabOutput = new TabOutput(
+    (text) => {
+      assert.ok(text.endsWith(PROBE), 'every write ends with a probe');
+      writes.push(text.slice(0, -PROBE.length));
+      setImmediate(() => assert.equal(out.takeAnswers(PROBE_ANSWER), ''));
+    },
     () => resyncs.push(Date.now()) > 0,
   );
   return { out, writes, resyncs };
 }
 
-test('what is written before the terminal opens comes out when it opens, in order', () => {
+test('what is written before the terminal opens comes out when it opens, in order', async () => {
   const { out, writes } = recorder();
   out.print('one');
   out.output(Buffer.from('two'));
+  await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(writes, []);
   out.open();
-  assert.deepEqual(writes, [noticeLine('one'), 'two']);
+  await drained(out);
+  assert.deepEqual(writes, [noticeLine('one') + 'two']);
 });
 
 test('a notice printed during an attach comes after its snapshot; a history snapshot shows notices again', async () => {
@@ -59,15 +68,66 @@ test('a UTF-8 character split across frames is decoded whole', async () => {
   assert.equal(writes.join(''), 'é€😀');
 });
 
-test('output is handed to VS Code a slice at a time, never a surrogate pair cut in two', async () => {
-  const { out, writes } = recorder();
+test('at most MaxUnparsedChars wait in the renderer: the rest waits for its answers, chunks stay whole', async () => {
+  const writes: string[] = [];
+  const out = new TabOutput((text) => writes.push(text));
   out.open();
-  const text = 'a'.repeat(OutputPace.SliceChars - 1) + '😀' + 'b'.repeat(OutputPace.SliceChars);
-  out.output(Buffer.from(text));
-  await waitFor(() => writes.join('') === text, 5000, 'every slice');
-  assert.ok(writes.length >= 3, `${writes.length} writes`);
-  for (const w of writes) assert.ok(w.length <= OutputPace.SliceChars, `a write of ${w.length} characters`);
-  assert.equal(writes[0].length, OutputPace.SliceChars - 1, 'the pair waits for the next slice');
+  const chunk = 'x'.repeat(4096) + '\x1b[31mred\x1b[0m';
+  for (let i = 0; i < 100; i++) out.output(Buffer.from(chunk)); // 411 KB in one turn
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const written = () => writes.join('').replaceAll(PROBE, '').length;
+  assert.ok(written() >= RendererPace.MaxUnparsedChars, `${written()} written`);
+  assert.ok(written() < RendererPace.MaxUnparsedChars + RendererPace.SliceChars, `${written()} written, unanswered`);
+  for (const w of writes) {
+    assert.ok(w.length <= RendererPace.SliceChars + PROBE.length, `a write of ${w.length} characters`);
+    assert.equal(w.replaceAll(PROBE, '').length % chunk.length, 0, 'whole chunks, the probe after them');
+  }
+  // The renderer answers what it has parsed: as much again goes out.
+  const before = written();
+  assert.equal(out.takeAnswers(PROBE_ANSWER.repeat(writes.length)), '');
+  await waitFor(() => written() > before + RendererPace.MaxUnparsedChars / 2, 5000, 'the next writes');
+  out.close();
+});
+
+test("the renderer's answers are taken out of the input; one more is the program's own, and goes through", async () => {
+  const writes: string[] = [];
+  const out = new TabOutput((text) => writes.push(text));
+  out.open();
+  out.output(Buffer.from('hello'));
+  await waitFor(() => writes.length === 1, 5000, 'the write');
+  assert.equal(out.takeAnswers(`a${PROBE_ANSWER}b`), 'ab');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), PROBE_ANSWER, 'nothing outstanding: a key, or the program asked');
+  out.close();
+});
+
+test('a probe unanswered in time counts as answered, and its late answer is still taken out', async () => {
+  const writes: string[] = [];
+  const pace = { maxUnparsedChars: () => 10, sliceChars: 10, probeTimeoutMs: 50, maxBehindChars: 1_000_000 };
+  const out = new TabOutput((text) => writes.push(text), undefined, pace);
+  out.open();
+  out.output(Buffer.from('0123456789'));
+  await waitFor(() => writes.length === 1, 5000, 'the first write');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), '', 'answered: the renderer answers probes');
+  out.output(Buffer.from('abcdefghij'));
+  out.output(Buffer.from('ABCDEFGHIJ'));
+  await waitFor(() => writes.length === 3, 5000, 'the third write, after the second probe timed out');
+  assert.equal(out.takeAnswers(`k${PROBE_ANSWER}${PROBE_ANSWER}`), 'k', 'the late answer and the outstanding one');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), PROBE_ANSWER, 'none outstanding: the program asked');
+  out.close();
+});
+
+test('a renderer that never answers is not probed after the first timeout, and gets everything', async () => {
+  const writes: string[] = [];
+  const pace = { maxUnparsedChars: () => 10, sliceChars: 10, probeTimeoutMs: 20, maxBehindChars: 1_000_000 };
+  const out = new TabOutput((text) => writes.push(text), undefined, pace);
+  out.open();
+  for (let i = 0; i < 5; i++) out.output(Buffer.from('0123456789'));
+  await waitFor(() => writes.length === 5, 5000, 'every write');
+  assert.deepEqual(
+    writes.map((w) => w.endsWith(PROBE)),
+    [true, false, false, false, false],
+  );
+  out.close();
 });
 
 test('too far behind: what waits is dropped, a snapshot is asked for, output waits for it', async () => {
@@ -119,10 +179,14 @@ test('a flood into a tab: its writes and what it holds stay bounded, and it ends
   let largestWrite = 0;
   let mostBehind = 0;
   let written = 0;
+  let mostUnparsed = 0;
   const out = tab['out'] as TabOutput;
+  // The renderer: a real xterm.js, whose answers to the probes come back as the tab's input.
+  replay.terminal.onData((data) => tab.handleInput(data));
   tab.onDidWrite((text) => {
     largestWrite = Math.max(largestWrite, text.length);
     mostBehind = Math.max(mostBehind, out.behind);
+    mostUnparsed = Math.max(mostUnparsed, out['writer'].unparsed);
     written += text.length;
     replay.terminal.write(text);
   });
@@ -148,9 +212,11 @@ test('a flood into a tab: its writes and what it holds stay bounded, and it ends
     );
     const floodChars = 40 * 588_895; // seq 1 100000 prints 588,895 characters
     console.log(
-      `flood ${floodChars} chars; to VS Code ${written}; largest write ${largestWrite}; most behind ${mostBehind}`,
+      `flood ${floodChars} chars; to VS Code ${written}; largest write ${largestWrite}; most behind ${mostBehind}; ` +
+        `most unparsed ${mostUnparsed}`,
     );
-    assert.ok(largestWrite <= OutputPace.SliceChars, `largest write ${largestWrite}`);
+    // One write is whole chunks up to a slice, or one larger chunk (a snapshot).
+    assert.ok(mostUnparsed <= RendererPace.MaxUnparsedChars + 1024 * 1024, `most unparsed ${mostUnparsed}`);
     assert.ok(mostBehind <= OutputPace.MaxBehindChars + 1024 * 1024, `most behind ${mostBehind}`);
   } finally {
     tab.dispose();
@@ -176,18 +242,19 @@ test('a tab that falls behind a real flood resyncs from a snapshot and ends on t
   let attachment: Attachment | undefined;
   let resyncs = 0;
   let mostBehind = 0;
-  // A slow pace (1,000 characters per 10 ms, behind past 20,000): any flood outruns it.
+  // A slow renderer (1,000 characters at a time, answered 10 ms later; behind past 20,000): any flood outruns it.
   const out: TabOutput = new TabOutput(
     (text) => {
       mostBehind = Math.max(mostBehind, out.behind);
-      replay.terminal.write(text);
+      replay.terminal.write(text.replaceAll(PROBE, ''));
+      setTimeout(() => out.takeAnswers(PROBE_ANSWER), 10);
     },
     () => {
       resyncs++;
       void attachment!.requestHistory();
       return attachment !== undefined;
     },
-    { sliceChars: 1000, sliceMs: 10, maxBehindChars: 20_000 },
+    { maxUnparsedChars: () => 1000, sliceChars: 1000, probeTimeoutMs: 2000, maxBehindChars: 20_000 },
   );
   try {
     out.open();

@@ -136,3 +136,69 @@ test('a watcher detached mid-flood is not redrawn; dispose leaves no timer', asy
   redraw.dispose();
   assert.equal(redraw.flooding, false);
 });
+
+test('a hidden channel is sent nothing and watches nothing; shown with output missed, it gets its screen again', () => {
+  const { redraw, owner, output, redraws } = fixture();
+  try {
+    redraw.setView(owner, 'hidden');
+    assert.equal(redraw.streamsTo(owner), false, 'its terminal sees nothing: the daemon answers its queries');
+    output(10);
+    assert.equal(owner.bytes, 0);
+    assert.equal(owner.stale, true, 'it missed output');
+    assert.equal(redraw.fanOut(Buffer.alloc(1)), true, 'the watcher still streams');
+    redraw.setView(owner, 'live');
+    assert.deepEqual(redraws, [[1, 'screen']], 'the screen now, the history after it');
+    assert.equal(owner.resyncs, 1);
+    assert.equal(redraw.streamsTo(owner), true);
+  } finally {
+    redraw.dispose();
+  }
+});
+
+test('shown again without having missed output, a channel is sent no snapshot', () => {
+  const { redraw, owner, redraws } = fixture();
+  try {
+    redraw.setView(owner, 'hidden');
+    redraw.setView(owner, 'live');
+    assert.deepEqual(redraws, []);
+  } finally {
+    redraw.dispose();
+  }
+});
+
+test('an owner that fell behind is redrawn as a watcher until the flood is over, then streams', async () => {
+  const { redraw, owner, watcher, output, redraws } = fixture();
+  try {
+    for (let i = 0; i < 4; i++) output(chunk);
+    assert.equal(redraw.flooding, true);
+    redraw.setView(owner, 'redraw');
+    assert.equal(redraw.streamsTo(owner), false);
+    const before = owner.bytes;
+    for (let i = 0; i < 8; i++) output(chunk);
+    assert.equal(owner.bytes, before, 'held back like a watcher');
+    await tick();
+    assert.deepEqual(redraws.sort(), [
+      [1, 'screen-only'],
+      [2, 'screen-only'],
+    ]);
+    await tick(); // nothing more: over
+    assert.equal(redraw.flooding, false);
+    assert.equal(redraw.viewOf(owner), 'live', 'live again after its full snapshot');
+    output(10);
+    assert.equal(owner.bytes, before + 10);
+    assert.equal(watcher.bytes, 3 * chunk + 10);
+  } finally {
+    redraw.dispose();
+  }
+});
+
+test('not flooding, an owner that fell behind gets a full snapshot at once and streams on', () => {
+  const { redraw, owner, redraws } = fixture();
+  try {
+    redraw.setView(owner, 'redraw');
+    assert.deepEqual(redraws, [[1, 'full']]);
+    assert.equal(redraw.streamsTo(owner), true);
+  } finally {
+    redraw.dispose();
+  }
+});

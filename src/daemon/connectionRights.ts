@@ -23,6 +23,7 @@ const NEEDS: { [M in Method]: Need } = {
   status: 'any',
   detach: 'any',
   history: 'any', // on a channel, attached only after the attach was allowed
+  view: 'any', // likewise
   grant: 'any', // checked against the asker's rights by mint
   show: 'read',
   read: 'read',

@@ -4,7 +4,7 @@
 import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } from '../protocol/messages';
 import { conversationIdProblem } from '../agents/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
-import type { ClientConnection } from './connection';
+import type { Channel, ClientConnection } from './connection';
 import type { ConnectionRights, Credentials } from './connectionRights';
 import { DaemonError } from './daemonError';
 import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
@@ -74,18 +74,25 @@ function attachedChannel(connection: ClientConnection, channel: number) {
   return attached;
 }
 
+/** A request on an attached channel that answers nothing. */
+function onChannel(connection: ClientConnection, channel: number, act: (c: Channel) => void): Record<string, never> {
+  act(attachedChannel(connection, channel));
+  return {};
+}
+
+/** How an attach's first snapshots go (Session.attach). */
+function deliveryOf(params: AttachParams): Parameters<Session['attach']>[2] {
+  if (params.view === 'hidden') return 'hidden';
+  return params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full';
+}
+
 function attach(registry: SessionRegistry, connection: ClientConnection, params: AttachParams): unknown {
   const session = registry.get(params.session);
   const size = params.role === 'owner' ? optionalSize(params.cols, params.rows) : undefined;
   const channel = connection.addChannel(params.channel, session, params.role);
   // The answer goes out first; the snapshot (and then the stream) follows it.
   setImmediate(() => {
-    if (connection.channels.get(params.channel) === channel)
-      session.attach(
-        channel,
-        size,
-        params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full',
-      );
+    if (connection.channels.get(params.channel) === channel) session.attach(channel, size, deliveryOf(params));
   });
   return { session: { ...session.info(), ...(size ?? {}) } };
 }
@@ -122,11 +129,8 @@ export function coreMethods(host: MethodHost): CoreMethods {
       connection.removeChannel(p.channel);
       return {};
     },
-    history: (p, connection) => {
-      const channel = attachedChannel(connection, p.channel);
-      channel.session.requestSnapshot(channel, 'history');
-      return {};
-    },
+    history: (p, connection) => onChannel(connection, p.channel, (c) => c.session.requestSnapshot(c, 'history')),
+    view: (p, connection) => onChannel(connection, p.channel, (c) => c.session.view(c, p.view)),
     claim: (p, connection) => {
       const channel = attachedChannel(connection, p.channel);
       channel.session.claim(channel, optionalSize(p.cols, p.rows));

@@ -75,9 +75,11 @@ export const PARAMS = {
     rows: dimension.optional(),
     screenFirst: z.boolean().optional(),
     historyLater: z.boolean().optional(),
+    view: z.enum(['live', 'hidden']).optional(),
   }),
   detach: z.object({ channel }),
   history: z.object({ channel }),
+  view: z.object({ channel, view: z.enum(['live', 'hidden', 'redraw']) }),
   claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
   resize: z.object({ session: sessionRef, cols: dimension, rows: dimension }),
   send: z.object({

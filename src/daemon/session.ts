@@ -1,6 +1,6 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
 import { DisposableStore, disposeAll, Emitter, IDisposable } from '../base/disposable';
-import type { AttentionState, DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
+import type { AttentionState, ChannelView, DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
 import { ClientRoles, Subscriber } from './clientRoles';
@@ -108,7 +108,7 @@ export class Session implements IDisposable {
     const snapshotFor = (subscriber: Subscriber, kind: SnapshotKind) => this.requestSnapshot(subscriber, kind);
     this.redraw = this.disposables.add(new WatcherRedraw(this.roles, snapshotFor, () => this.emulator.backlog));
     const stream = (subscriber: Subscriber, chunk: Buffer) => this.redraw.send(subscriber, chunk);
-    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles, stream));
+    this.snapshots = this.disposables.add(new SnapshotQueue(this.emulator, this.roles, stream, snapshotFor));
     this.waits = this.disposables.add(new SessionWaits(this, this.emulator));
     this.hasExited = new Promise((resolve) => (this.markExited = resolve));
     this.groupKill = this.disposables.add(new GroupKill(this.pty, this.hasExited));
@@ -187,15 +187,10 @@ export class Session implements IDisposable {
   }
 
   private deliver(piece: Buffer): void {
-    this.emulator.write(piece);
     this.redraw.output(piece.length);
-    let watched = false;
-    for (const subscriber of this.roles.all)
-      if (subscriber.phase === 'live') {
-        watched = true;
-        this.redraw.send(subscriber, piece);
-      }
-    this.reading.read(piece.length, this.emulator.backlog, watched);
+    this.updateQueryAnswering(); // before each chunk: who is sent it (views, floods, the owner) may have changed
+    this.emulator.write(piece);
+    this.reading.read(piece.length, this.emulator.backlog, this.redraw.fanOut(piece));
   }
 
   private onChunkParsed(): void {
@@ -230,33 +225,37 @@ export class Session implements IDisposable {
   // --- clients -----------------------------------------------------------------------------
 
   /**
-   * `screen-first`: the visible screen at once, the scrollback in a second snapshot soon after;
-   * `screen-only`: the scrollback when the client asks (requestSnapshot 'history').
+   * `screen-first`: the visible screen at once, the scrollback in a second snapshot soon after; `screen-only`:
+   * the scrollback when the client asks ('history'); `hidden`: nothing until shown (view), then screen-first.
    */
   attach(
     subscriber: Subscriber,
     size?: { cols: number; rows: number },
-    delivery: 'full' | 'screen-first' | 'screen-only' = 'full',
+    delivery: 'full' | 'screen-first' | 'screen-only' | 'hidden' = 'full',
   ): void {
     this.roles.add(subscriber);
     if (subscriber.role === 'owner' && size) this.resize(size.cols, size.rows);
-    this.updateQueryAnswering();
-    if (delivery === 'full' || !this.emulator.hasScrollback) this.requestSnapshot(subscriber, 'full');
+    if (delivery === 'hidden') this.view(subscriber, 'hidden');
+    else if (delivery === 'full' || !this.emulator.hasScrollback) this.requestSnapshot(subscriber, 'full');
     else this.requestSnapshot(subscriber, delivery === 'screen-first' ? 'screen' : 'screen-only');
     this.changed();
   }
 
+  /** What `subscriber` is sent (ChannelView); the daemon answers the owner's queries while its terminal is not. */
+  view(subscriber: Subscriber, view: ChannelView): void {
+    this.redraw.setView(subscriber, view);
+  }
+
   detach(subscriber: Subscriber): void {
     this.roles.remove(subscriber);
+    this.redraw.forget(subscriber);
     this.snapshots.forget(subscriber);
-    this.updateQueryAnswering();
     this.changed();
   }
 
   claim(subscriber: Subscriber, size?: { cols: number; rows: number }): void {
     this.roles.claim(subscriber, 'input was taken over by another client');
     if (size) this.resize(size.cols, size.rows);
-    this.updateQueryAnswering();
     this.changed();
   }
 
@@ -285,13 +284,14 @@ export class Session implements IDisposable {
   }
 
   private updateQueryAnswering(): void {
-    // While an owner is attached its terminal sees the queries in the stream and answers them.
-    this.emulator.answerQueries = this.isRunning && !this.roles.owner;
+    // While an owner's terminal is sent the stream it sees the queries in it and answers them.
+    this.emulator.answerQueries = this.isRunning && !this.redraw.streamsTo(this.roles.owner);
   }
 
-  /** Queues a snapshot for `subscriber`; it gets the stream from exactly the snapshot's point on. */
+  /** Queues a snapshot for `subscriber` (a hidden one's waits until shown): the stream follows from its cut. */
   requestSnapshot(subscriber: Subscriber, kind: SnapshotKind = 'full'): void {
-    this.snapshots.request(subscriber, kind);
+    if (this.redraw.viewOf(subscriber) === 'hidden') subscriber.stale = true;
+    else this.snapshots.request(subscriber, kind);
   }
 
   resize(cols: number, rows: number): void {

@@ -50,6 +50,8 @@ export class SnapshotQueue implements IDisposable {
     private readonly roles: ClientRoles,
     /** Output after a snapshot's cut goes the way of the rest of the stream (WatcherRedraw). */
     private readonly stream: (subscriber: Subscriber, chunk: Buffer) => void,
+    /** How a screen's history is asked for: the session's way, which holds it while the channel is hidden. */
+    private readonly follow: (subscriber: Subscriber, kind: 'history') => void = (s, kind) => this.request(s, kind),
   ) {}
 
   get pending(): boolean {
@@ -113,7 +115,7 @@ export class SnapshotQueue implements IDisposable {
   private followWithHistory(subscriber: Subscriber): void {
     const followUp = setTimeout(() => {
       this.historyFollowUps.delete(followUp);
-      if (this.roles.all.has(subscriber) && !this.awaiting.has(subscriber)) this.request(subscriber, 'history');
+      if (this.roles.all.has(subscriber) && !this.awaiting.has(subscriber)) this.follow(subscriber, 'history');
     }, SnapshotTiming.HistoryAfterScreenMs);
     this.historyFollowUps.add(followUp);
   }

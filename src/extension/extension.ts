@@ -129,7 +129,7 @@ function register(services: Services, store: DisposableStore): void {
   store.add(new LayoutTracker(tabs, sessions, log));
   store.add(new ActiveTerminalContextKey((t) => tabs.tabOf(t) !== undefined, log));
   // Every session's state, for the status bar, the notifications, the sidebar and the wall.
-  const previewDeps = { connection, sessions, workspace: config.workspace, log };
+  const previewDeps = { connection, sessions, workspace: config.workspace, log, typing: tabs.typing };
   const feed = store.add(new SessionFeed(previewDeps));
   store.add(new StatusBar(connection, sessions, feed));
   store.add(new AttentionNotifier(feed, (id) => tabs.activeTab()?.sessionId === id, log));

@@ -16,11 +16,14 @@ import { buildModel, SessionStateTracker, SidebarModel } from './sessionState';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
 import { showError } from './ui';
 import { ui, uiText } from '../text/uiText';
+import type { WindowTyping } from './windowTyping';
 
 /** Model changes closer together than this are sent once. */
 const MODEL_DEBOUNCE_MS = 80;
 /** Output is batched into one message per preview this often. */
 const OUTPUT_FLUSH_MS = 40;
+/** While the user types in a tab, a preview's screens and output are posted this often at most: typing first. */
+const TYPING_FLUSH_MS = 250;
 /** A preview that fell this far behind is resynced with a fresh snapshot instead. */
 const MAX_PENDING_CHARS = 1 << 20;
 
@@ -45,6 +48,8 @@ export interface PreviewDeps {
   sessions: SessionList;
   workspace: string;
   log: vscode.LogOutputChannel;
+  /** Where the user types (windowTyping.ts): previews wait meanwhile. */
+  typing?: WindowTyping;
 }
 
 /** The card model of every session, kept current from the daemon's events (no polling). */
@@ -108,6 +113,8 @@ interface Watch {
   id: string;
   attachment?: Attachment;
   decoder: TextDecoder;
+  /** A screen not posted yet (the user types): posted before `pending`, which follows it. */
+  screen?: string;
   pending: string;
   flush?: IDisposable;
   cols: number;
@@ -218,17 +225,11 @@ export class PreviewHost implements IDisposable {
         {
           onSnapshot: (bytes) => {
             if (this.watches.get(id) !== watch) return;
-            watch.flush?.dispose();
-            watch.flush = undefined;
             watch.pending = '';
             watch.decoder = new TextDecoder('utf-8');
-            this.post({
-              type: 'snapshot',
-              id,
-              data: watch.decoder.decode(bytes, { stream: true }),
-              cols: watch.cols,
-              rows: watch.rows,
-            });
+            watch.screen = watch.decoder.decode(bytes, { stream: true });
+            if (this.deps.typing?.typing) watch.flush ??= timeout(TYPING_FLUSH_MS, () => this.flush(watch));
+            else this.flush(watch);
           },
           onOutput: (bytes) => this.queue(watch, bytes),
           onEvent: (event) => {
@@ -268,12 +269,17 @@ export class PreviewHost implements IDisposable {
       if (this.wanted.has(watch.id) && this.visible) void this.watch(watch.id);
       return;
     }
-    watch.flush ??= timeout(OUTPUT_FLUSH_MS, () => this.flush(watch));
+    const ms = this.deps.typing?.typing ? TYPING_FLUSH_MS : OUTPUT_FLUSH_MS;
+    watch.flush ??= timeout(ms, () => this.flush(watch));
   }
 
   private flush(watch: Watch): void {
     watch.flush?.dispose();
     watch.flush = undefined;
+    const screen = watch.screen;
+    watch.screen = undefined;
+    if (screen !== undefined)
+      this.post({ type: 'snapshot', id: watch.id, data: screen, cols: watch.cols, rows: watch.rows });
     if (!watch.pending) return;
     const data = watch.pending;
     watch.pending = '';

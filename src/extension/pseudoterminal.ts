@@ -11,7 +11,9 @@ import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages'
 import { archiveAction } from './archives';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';
 import { TabInput } from './tabInput';
-import { TabOutput } from './tabOutput';
+import { RendererPace } from './rendererWriter';
+import { DEFAULT_PACE, TabOutput } from './tabOutput';
+import { TabView } from './tabView';
 import * as life from './tabState';
 import type { Size, TabHost, TabTarget } from './tabHost';
 import { type UiText, uiText } from '../text/uiText';
@@ -35,7 +37,15 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private readonly out = new TabOutput(
     (text) => this.writeEmitter.fire(text),
     () => this.resync(),
+    {
+      ...DEFAULT_PACE,
+      // Typing first: while the user types in another tab, this one keeps less waiting in the renderer.
+      maxUnparsedChars: () =>
+        this.host.typing?.elsewhere(this) ? RendererPace.TypingUnparsedChars : RendererPace.MaxUnparsedChars,
+    },
   );
+  /** Whether the tab is on screen, as the daemon knows it (a hidden tab is sent nothing). */
+  private readonly view = new TabView((line) => this.host.warn(line));
   private size: Size | undefined;
   private sizeWait: IDisposable | undefined;
   private historyPending = false; // attached while hidden: the scrollback is asked for once shown
@@ -111,6 +121,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   setDimensions(dimensions: vscode.TerminalDimensions): void {
     if (dimensions.columns <= 0 || dimensions.rows <= 0) return;
+    this.host.laidOut?.(this); // VS Code sizes only what it shows
     const changed = !this.size || this.size.cols !== dimensions.columns || this.size.rows !== dimensions.rows;
     this.size = { cols: dimensions.columns, rows: dimensions.rows };
     this.requestHistoryIfShown();
@@ -121,7 +132,10 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     if (changed && this.input.isOwner && this.state.kind === 'live') this.resize(this.attachment!, this.size);
   }
 
-  handleInput(data: string): void {
+  handleInput(keys: string): void {
+    const data = this.out.takeAnswers(keys); // the renderer's answers to the output's pacing probes are not keys
+    if (!data) return;
+    this.host.typing?.typed(this);
     if (this.state.kind === 'live') this.input.type(data);
     else if (this.state.kind === 'attaching' || this.state.kind === 'reconnecting') this.input.hold(data);
     else if (this.state.kind === 'failed') this.retry(); // the failure notice says a key tries again
@@ -146,6 +160,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     const was = this.state.kind;
     if (!this.attachment && was !== 'attaching' && was !== 'replacing') return;
     this.attachment = undefined;
+    this.view.detached();
     if (this.move(life.connectionLost(this.state)) && (was === 'live' || was === 'attaching'))
       this.out.print(NOTICE.reconnecting);
   }
@@ -156,6 +171,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     const ended = life.processEnded(this.state);
     if (!this.move(life.sessionGone(this.state, restarted ? 'daemonRestarted' : 'daemonStopped'))) return;
     this.attachment = undefined;
+    this.view.detached();
     if (!ended) this.out.print(restarted ? NOTICE.daemonRestarted : NOTICE.daemonGone);
   }
 
@@ -175,6 +191,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     void (client ? Promise.resolve(client) : this.host.connection.get())
       .then((c) => this.attach(c, this.input.role))
       .catch((err) => this.attachFailed('reattaching', err));
+  }
+
+  /** The tab was shown or hidden (tabVisibility.ts): a hidden tab is sent nothing, and its screen once shown. */
+  setShown(shown: boolean): void {
+    this.view.set(shown);
   }
 
   /** Takes input for this session (the user asked for it, e.g. by focusing it from the session list). */
@@ -277,11 +298,14 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     this.out.expectSnapshot();
     try {
       const size = role === 'owner' ? this.size : undefined;
+      // Not on screen: nothing is sent until it is (capability `view`), then the screen and the scrollback.
+      this.view.set(this.host.isShown?.(this) ?? true);
+      const view = this.view.attachView(client);
       const attachment = await client
         .attach(
           // The screen shows at once; the scrollback follows in a second snapshot, for a hidden tab
           // (no size yet) once it is shown: ten restored tabs do not all parse their history at load.
-          { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true, historyLater: !this.size },
+          { session: id, role, cols: size?.cols, rows: size?.rows, screenFirst: true, historyLater: !this.size, view },
           {
             onSnapshot: (bytes, why) => this.out.snapshot(bytes, why),
             onOutput: (bytes) => this.out.output(bytes),
@@ -297,7 +321,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         throw new SupersededAttach();
       }
       this.attachment = attachment;
-      this.historyPending = !this.size;
+      this.view.landed(client, attachment, view);
+      this.historyPending = !this.size && !view; // attached hidden: the daemon sends the history when shown
       this.requestHistoryIfShown();
       this.input.attachedAs(role);
       this.update(attachment.session);
@@ -345,14 +370,15 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     else if (this.state.kind === 'exited') this.out.printAfterSnapshot(exitNotice(this.state.exit));
   }
 
-  /** The tab fell behind its session's output: a fresh full snapshot replaces what it dropped. */
+  /** The tab fell behind its session's output: the daemon redraws it, or a full snapshot replaces what it dropped. */
   private resync(): boolean {
     const attachment = this.attachment;
     if (!attachment) return false;
     this.historyPending = false;
-    attachment.requestHistory().catch(() => {
+    const failed = () => {
       if (this.attachment === attachment) this.out.resyncFailed(); // else the next attach brings a snapshot
-    });
+    };
+    if (!this.view.redraw(failed)) attachment.requestHistory().catch(failed);
     return true;
   }
 
@@ -417,6 +443,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private dropAttachment(): void {
     const attachment = this.attachment;
     this.attachment = undefined;
+    this.view.detached();
     void attachment?.detach().catch(() => undefined); // no longer shown: a failed detach changes nothing
   }
 }

@@ -3,6 +3,7 @@ import type { HoldfastClient } from '../protocol/client';
 import type { SessionInfo } from '../protocol/messages';
 import type { DaemonConnection } from './daemonConnection';
 import type { SessionTab } from './pseudoterminal';
+import type { WindowTyping } from './windowTyping';
 
 /** What a tab shows: a session to create when the tab opens, or one that exists. */
 export type TabTarget =
@@ -27,4 +28,10 @@ export interface TabHost {
   reportError(message: string, error: unknown): void;
   /** A line for the extension's log: a failure nobody needs to see at once (e.g. a resize the daemon refused). */
   warn(line: string): void;
+  /** Whether the tab is on screen (tabVisibility.ts); without it, every tab is. */
+  isShown?(tab: SessionTab): boolean;
+  /** VS Code sized the tab: it is on screen. */
+  laidOut?(tab: SessionTab): void;
+  /** Where the user types in this window: the other tabs hand the renderer less meanwhile. */
+  readonly typing?: WindowTyping;
 }

@@ -62,12 +62,14 @@ export class TabRegistry {
     preserveFocus: boolean,
     parent?: vscode.Terminal,
   ): vscode.Terminal {
-    return createTerminal({
+    const terminal = createTerminal({
       name,
       pty: tab,
       iconPath: TAB_ICON,
       location: parent ? { parentTerminal: parent } : toLocation(location, preserveFocus),
     });
+    this.terminals.set(tab, terminal); // known before VS Code opens it (whether it is on screen is asked then)
+    return terminal;
   }
 
   /** A terminal opened in this window (ours or not). */

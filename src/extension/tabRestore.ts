@@ -23,6 +23,8 @@ export interface RestoreContext {
   readonly log: vscode.LogOutputChannel;
   /** A tab for an existing session, known to the registry before its terminal opens. */
   existingTab(session: SessionInfo): SessionTab;
+  /** The terminal that will be active once restored: the others are not on screen (tabVisibility.ts). */
+  expectActive(terminal: vscode.Terminal | undefined): void;
 }
 
 export class TabRestore {
@@ -83,6 +85,8 @@ export class TabRestore {
       }
       const activeTab = plan.activeId ? registry.tabForSession(plan.activeId) : undefined;
       if (activeTab) active ??= registry.terminalOf(activeTab);
+      // Before VS Code opens the tabs (they attach then): the ones not shown load no screen until they are.
+      if (active) this.ctx.expectActive(active);
       active?.show(true);
       if (count > 0) log.info(`restored ${count} tab(s) for ${this.ctx.workspace}`);
       return count;

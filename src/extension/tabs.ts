@@ -22,6 +22,8 @@ import { TAB_ICON, TabRegistry } from './tabRegistry';
 import { TabRestore } from './tabRestore';
 import { showErrorWithHelp, terminalProfile } from './ui';
 import { uiText } from '../text/uiText';
+import { TabVisibility } from './tabVisibility';
+import { WindowTyping } from './windowTyping';
 
 export { TAB_ICON } from './tabRegistry';
 
@@ -56,6 +58,10 @@ export interface Launch {
 export class TabManager implements TabHost, vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly registry = new TabRegistry();
+  /** Which tabs are on screen: the others are sent nothing (tabVisibility.ts). */
+  private readonly visibility = this.store.add(new TabVisibility(this.registry));
+  /** Where the user types: that tab's output goes first (windowTyping.ts); the sidebar's previews use it too. */
+  readonly typing = new WindowTyping();
   private readonly restorer: TabRestore;
   private readonly actions: SessionActions;
   /** The window is going away: record nothing more about the layout. */
@@ -73,6 +79,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       workspace,
       log,
       existingTab: (session) => this.existingTab(session),
+      expectActive: (terminal) => this.visibility.expectActive(terminal),
     });
     this.actions = new SessionActions({
       registry,
@@ -116,22 +123,13 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   // ---- lookups (tabRegistry.ts) ----
 
-  tabOf(terminal: vscode.Terminal | undefined): SessionTab | undefined {
-    return this.registry.tabOf(terminal);
-  }
+  readonly tabOf = (terminal: vscode.Terminal | undefined): SessionTab | undefined => this.registry.tabOf(terminal);
+  readonly terminalOf = (tab: SessionTab): vscode.Terminal | undefined => this.registry.terminalOf(tab);
 
-  terminalOf(tab: SessionTab): vscode.Terminal | undefined {
-    return this.registry.terminalOf(tab);
-  }
-
-  tabForSession(id: string): SessionTab | undefined {
-    return this.registry.tabForSession(id);
-  }
+  readonly tabForSession = (id: string): SessionTab | undefined => this.registry.tabForSession(id);
 
   /** Live tabs with their terminals, in window order. */
-  liveTabs(): { tab: SessionTab; terminal: vscode.Terminal }[] {
-    return this.registry.liveTabs();
-  }
+  readonly liveTabs = (): { tab: SessionTab; terminal: vscode.Terminal }[] => this.registry.liveTabs();
 
   /** The Holdfast tab the user means: the active terminal if it is one. */
   activeTab(): SessionTab | undefined {
@@ -322,6 +320,9 @@ export class TabManager implements TabHost, vscode.Disposable {
     const hookId = readLayout(tab.session?.metadata).cliHook;
     if (hookId) removeHook(hookPath(this.connection.socket, hookId));
   }
+
+  readonly isShown = (tab: SessionTab): boolean => this.visibility.isShown(tab);
+  readonly laidOut = (tab: SessionTab): void => this.visibility.laidOut(tab);
 
   warn(line: string): void {
     this.options.log.warn(line);

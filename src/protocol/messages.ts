@@ -17,6 +17,7 @@ export enum Capability {
   Search = 'search', // search: every session's history and screen
   Grant = 'grant', // grant: scoped credentials; every request checked against its connection's rights
   Handoff = 'handoff', // handoff: a successor daemon takes over every session, programs and screens
+  View = 'view', // view: a hidden channel is sent nothing, an owner that fell behind is redrawn (ChannelView)
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -143,7 +144,19 @@ export interface AttachParams {
   screenFirst?: boolean;
   /** With screenFirst: the history only when asked for (`history`), e.g. once a hidden tab is shown. */
   historyLater?: boolean;
+  /** Capability `view`: 'hidden' sends nothing, not even a snapshot, until the channel's view is set otherwise. */
+  view?: Exclude<ChannelView, 'redraw'>;
 }
+
+/**
+ * What a channel is sent (`view`, capability `view`). live: every byte (the default). hidden: nothing (its
+ * terminal is not on screen); set back to live or redraw, it gets the visible screen, then the scrollback, then
+ * the stream, when it missed output; meanwhile the daemon answers the program's queries if it is the owner.
+ * redraw: its terminal fell behind: while the session floods, the visible screen every 250 ms, as a watcher
+ * (the daemon answers the owner's queries then), and when it ends a full snapshot and the stream; not
+ * flooding, a full snapshot now. Either way it is live again after that full snapshot.
+ */
+export type ChannelView = 'live' | 'hidden' | 'redraw';
 
 /** text: RE2 syntax (linear time), flags from "ims"; a line of the screen, or of the history too with `history`. */
 export type WaitCondition =
@@ -197,6 +210,8 @@ export interface Methods extends RecoveryMethods {
   detach: [{ channel: number }, Record<string, never>];
   /** A 'history' event and a full snapshot on the channel (after a historyLater attach). */
   history: [{ channel: number }, Record<string, never>];
+  /** What the channel is sent (ChannelView); a 'resync' event and a snapshot follow when it needs one. */
+  view: [{ channel: number; view: ChannelView }, Record<string, never>];
   /** A watcher channel becomes the input owner (no new snapshot); the previous owner gets a 'role' event. */
   claim: [{ channel: number; cols?: number; rows?: number }, { session: SessionInfo }];
   resize: [{ session: string; cols: number; rows: number }, { session: SessionInfo }];
