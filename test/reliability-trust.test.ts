@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
 import { checkEndpoint, UntrustedEndpointError } from '../src/host/endpointTrust';
 import { cliSandbox } from './helpers/cli';
+import { checkpointJson } from './helpers/checkpoint';
 import { record } from './helpers/reliability';
 
 const OTHER_UID = 65534;
@@ -187,5 +188,40 @@ test("regression: the config file's temp name was predictable and followed a pla
     });
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("regression: with no daemon, recovery list and inspect read another user's checkpoint directory", async () => {
+  const sandbox = cliSandbox();
+  try {
+    // A shared XDG_STATE_HOME: the other user made holdfast/recovery and left a checkpoint there.
+    const recovery = path.join(sandbox.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+    fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
+    const agent = { profile: 'claude', sessionId: 'planted-conversation' };
+    const planted = checkpointJson('planted', [{ name: 'yours?', cwd: '/', metadata: { agent } }]);
+    fs.writeFileSync(path.join(recovery, 'checkpoint-planted.json'), planted, { mode: 0o600 });
+    fs.chownSync(path.join(recovery, 'checkpoint-planted.json'), OTHER_UID, OTHER_UID);
+    fs.chownSync(recovery, OTHER_UID, OTHER_UID);
+    for (const args of [
+      ['recovery', 'list'],
+      ['recovery', 'inspect', 'planted'],
+    ]) {
+      const run = await sandbox.run(args);
+      assert.equal(run.code, 1, `holdfast ${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      assert.match(run.stderr, new RegExp(`refusing to read checkpoints: .*owned by uid ${OTHER_UID}.*fix: `));
+      assert.doesNotMatch(run.stdout, /planted/);
+    }
+    // Group-readable is refused as the daemon refuses it, with the fix named.
+    fs.chownSync(recovery, process.getuid!(), process.getgid!());
+    fs.chmodSync(recovery, 0o750);
+    const loose = await sandbox.run(['recovery', 'list']);
+    assert.match(loose.stderr, /has mode 750.*fix: chmod 700/);
+    record({
+      item: 'hostile',
+      name: "recovery list / inspect with no daemon, the recovery directory another user's (a shared XDG_STATE_HOME)",
+      value: "refused, the fix named; its checkpoints not shown (was: listed and inspected as the user's own)",
+    });
+  } finally {
+    fs.rmSync(sandbox.dir, { recursive: true, force: true });
   }
 });

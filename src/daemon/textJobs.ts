@@ -4,6 +4,7 @@
 import { inspectSaved } from '../agents/agents';
 import { readTranscript, TranscriptAgent } from '../agents/transcripts';
 import { listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
+import { UnsafeDirectoryError } from '../host/paths';
 import { CheckpointLimit } from '../protocol/limits';
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
 import type { CheckpointFile, CheckpointSummary, InspectedSession, SkippedCheckpoint } from '../protocol/recovery';
@@ -215,6 +216,8 @@ export async function runJob(job: TextJob): Promise<JobAnswer> {
     const message = (err as Error).message;
     if (err instanceof PatternLimitError) return { ok: false, code: ErrorCode.Limit, message };
     if (err instanceof PatternError) return { ok: false, code: ErrorCode.BadRequest, message };
+    if (err instanceof UnsafeDirectoryError)
+      return { ok: false, code: ErrorCode.Internal, message: `refusing to read checkpoints: ${message}` };
     return { ok: false, code: ErrorCode.Internal, message: (err as Error).stack ?? message };
   }
 }

@@ -96,7 +96,16 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
   } catch (err) {
     throw new UnsafeDirectoryError(`cannot create ${dir}: ${(err as Error).message}`);
   }
-  const st = fs.lstatSync(dir);
+  checkPrivateDir(dir, strict);
+}
+
+/**
+ * Checks, without making it, that `dir` is as ensurePrivateDir leaves it; false when it does not exist.
+ * Throws UnsafeDirectoryError, naming the fix, when it is not a real directory of this user's or not private.
+ */
+export function checkPrivateDir(dir: string, strict: boolean): boolean {
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!st) return false;
   if (!st.isDirectory()) throw new UnsafeDirectoryError(`${dir} is not a directory`);
   if (st.uid !== userId())
     throw new UnsafeDirectoryError(
@@ -110,4 +119,5 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
         `others (fix: chmod 700 ${dir})`,
     );
   }
+  return true;
 }
