@@ -6,10 +6,11 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
+import { HoldfastClient, NoDaemonError, RequestError } from '../src/protocol/client';
 import { checkEndpoint, UntrustedEndpointError } from '../src/host/endpointTrust';
 import { cliSandbox } from './helpers/cli';
 import { checkpointJson } from './helpers/checkpoint';
+import { startTestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 const OTHER_UID = 65534;
@@ -223,5 +224,58 @@ test("regression: with no daemon, recovery list and inspect read another user's 
     });
   } finally {
     fs.rmSync(sandbox.dir, { recursive: true, force: true });
+  }
+});
+
+test('regression: handoff ran a successor script another user owns or can write, with every PTY master', async () => {
+  const daemon = await startTestDaemon();
+  try {
+    const client = await daemon.connect();
+    const { session } = await client.request('create', { name: 'kept', argv: ['sleep', '600'] });
+    const planted = (name: string) => {
+      const dir = path.join(daemon.dir, name);
+      fs.mkdirSync(dir, { mode: 0o755 });
+      const script = path.join(dir, 'daemon.js');
+      fs.writeFileSync(script, `require('fs').writeFileSync(${JSON.stringify(path.join(dir, 'ran'))}, 'x');\n`, {
+        mode: 0o644,
+      });
+      return { dir, script };
+    };
+    const cases: [string, string, RegExp][] = [];
+    const owned = planted('owned');
+    fs.chownSync(owned.script, OTHER_UID, OTHER_UID);
+    cases.push(['a script owned by another user', owned.script, /belongs to another user \(uid 65534\)/]);
+    const writable = planted('writable');
+    fs.chmodSync(writable.script, 0o666);
+    cases.push(['a script writable by others', writable.script, /writable by others \(fix: chmod go-w/]);
+    const open = planted('open');
+    fs.chmodSync(open.dir, 0o777);
+    cases.push(['a script in a folder every user can write to', open.script, /above .* is writable by others/]);
+    const theirs = planted('theirs');
+    fs.chownSync(theirs.dir, OTHER_UID, OTHER_UID);
+    cases.push(["a script in another user's folder", theirs.script, /above .* belongs to another user/]);
+    const link = path.join(daemon.dir, 'link.js');
+    fs.symlinkSync(owned.script, link);
+    cases.push(["a symlink to another user's script", link, /belongs to another user/]);
+    for (const [what, script, why] of cases) {
+      await assert.rejects(client.request('handoff', { script }), (err: RequestError) => {
+        assert.equal(err.code, 'bad-request', `${what}: ${err.message}`);
+        assert.match(err.message, why, what);
+        return true;
+      });
+      assert.ok(!fs.existsSync(path.join(path.dirname(fs.realpathSync(script)), 'ran')), `${what}: not run`);
+    }
+    const { session: still } = await client.request('show', { session: session.id });
+    assert.equal(still.pid, session.pid, 'the session carries on in this daemon');
+    assert.equal((await client.request('status', {})).pid, daemon.pid);
+    record({
+      item: 'hostile',
+      name:
+        "handoff's successor script owned by another user, writable by others, in a folder others can write or " +
+        'own, or a symlink to one',
+      value: 'refused (bad-request naming the file or folder and the fix); nothing run, the sessions stay (was: run)',
+    });
+  } finally {
+    await daemon.stop();
   }
 });

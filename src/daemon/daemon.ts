@@ -23,6 +23,7 @@ import {
   duringHandoff,
   handoffUnderWay,
   handOffSessions,
+  successorScript,
   OwnState,
   predecessorState,
   resumeSessions,
@@ -173,6 +174,7 @@ export class Daemon implements RequestHandler, MethodHost {
   async handOff(script: string | undefined, reason: string): Promise<{ pid: number; sessions: number }> {
     if (this.stopping) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
     if (this.handoff) throw handoffUnderWay('another handoff');
+    if (script !== undefined) script = successorScript(script);
     let done!: () => void;
     this.handoff = new Promise<void>((resolve) => (done = resolve));
     this.log.write(`handing off every session to a successor (${reason})`);
