@@ -97,7 +97,8 @@ describe('connection rights', () => {
     assert.match(fs.readFileSync(out('send.err'), 'utf8'), /forbidden|not one this connection may use/);
     const { sessions } = JSON.parse(fs.readFileSync(out('list.json'), 'utf8')) as { sessions: SessionInfo[] };
     const listed = sessions.map((s) => s.id).sort();
-    assert.deepEqual(listed, [mine.id, id].sort(), 'only the scope: the named session and the one started');
+    // The scope, less the session the server runs in (`mine`): only the session it started.
+    assert.deepEqual(listed, [id], 'only the scope');
     // Input is ordered: once this marker is echoed, anything typed before it would have been too.
     await control.request('send', { session: other.id, data: 'echo AFTER""MARK\r' });
     await control.request('wait', { session: other.id, condition: { kind: 'text', pattern: '^AFTERMARK$' } });
@@ -111,6 +112,40 @@ describe('connection rights', () => {
         'in the session it started',
       value:
         'send refused (forbidden, exit 1), nothing typed; list shows the scope only (was: ran in OTHER, listed all)',
+    });
+  });
+
+  test("regression: what `holdfast mcp`'s start_session started could type into the session the agent runs in", async () => {
+    // The agent runs in `mine`; the server refuses its own send there, and what it starts is refused too.
+    const mcp = await mcpServer(['--sessions', 'mine'], { HOLDFAST_SESSION: mine.id });
+    const out = (name: string) => path.join(daemon.dir, name);
+    const cli = `"${process.execPath}" "${CLI_SCRIPT}"`;
+    const script =
+      `${cli} send mine --text 'echo SELF''PWNED' --enter 2>${out('self.err')}; echo $? >${out('self.code')}; ` +
+      `${cli} send ${mine.id} --text 'echo SELF''PWNED' --enter; echo $? >>${out('self.code')}`;
+    const started = (await mcp.callTool({
+      name: 'start_session',
+      arguments: { command: ['sh', '-c', script] },
+    })) as CallToolResult;
+    assert.ok(!started.isError, JSON.stringify(started.content));
+    const id = (started.structuredContent as { id: string }).id;
+    await control.request('wait', { session: id, condition: { kind: 'exit' } });
+    assert.deepEqual(fs.readFileSync(out('self.code'), 'utf8').trim().split('\n'), ['1', '1']);
+    assert.match(fs.readFileSync(out('self.err'), 'utf8'), /not one this connection may use/);
+    await control.request('send', { session: mine.id, data: 'echo AFTER""SELF\r' });
+    await control.request('wait', { session: mine.id, condition: { kind: 'text', pattern: '^AFTERSELF$' } });
+    const screen = await control.request('read', { session: mine.id });
+    assert.ok(!screen.lines.some((l) => l.includes('SELFPWNED')), screen.lines.join('\n'));
+    // The server itself still reads its own session.
+    const read = (await mcp.callTool({ name: 'read_screen', arguments: { session: 'mine' } })) as CallToolResult;
+    assert.ok(!read.isError, JSON.stringify(read.content));
+    await control.request('remove', { session: id });
+    record({
+      item: 'hostile',
+      name: '`holdfast mcp --sessions s` run inside s (HOLDFAST_SESSION): its start_session running `holdfast send s …`',
+      value:
+        "refused (forbidden, exit 1), nothing typed: the started session's credential leaves s out (was: typed " +
+        'into the agent itself)',
     });
   });
 

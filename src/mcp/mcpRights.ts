@@ -78,6 +78,14 @@ export class Rights {
     this.started.add(id);
   }
 
+  /**
+   * The ids a credential of this server names: the visible sessions; for what start_session starts, not
+   * the one the agent runs in, so `holdfast send` run there cannot type into the agent itself.
+   */
+  credentialSessions(sessions: readonly SessionInfo[], forStarted: boolean): string[] {
+    return sessions.filter((s) => this.visible(s) && !(forStarted && s.id === this.self)).map((s) => s.id);
+  }
+
   /** Typing into or killing the session the agent runs in would feed or end the agent itself. */
   assertMayAct(info: SessionInfo): void {
     if (info.id === this.self)
