@@ -47,12 +47,12 @@ describe('connection rights', () => {
   }
 
   /** An MCP client of `holdfast mcp ARGS` run with the daemon's environment and `env`. */
-  async function mcpServer(args: string[], env: Record<string, string>): Promise<Client> {
+  async function mcpServer(args: string[], env: Record<string, string>, cwd = daemon.dir): Promise<Client> {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI_SCRIPT, 'mcp', ...args],
       env: { ...(daemon.env as Record<string, string>), ...env },
-      cwd: daemon.dir,
+      cwd,
       stderr: 'pipe',
     });
     const mcp = new Client({ name: 'holdfast-test', version: '1.0.0' });
@@ -146,6 +146,45 @@ describe('connection rights', () => {
       value:
         "refused (forbidden, exit 1), nothing typed: the started session's credential leaves s out (was: typed " +
         'into the agent itself)',
+    });
+  });
+
+  test('regression: an OSC 7 moved a session into `holdfast mcp --sessions workspace`', async () => {
+    const workspace = path.join(daemon.dir, 'workspace');
+    const outside = path.join(daemon.dir, 'outside');
+    fs.mkdirSync(workspace);
+    fs.mkdirSync(outside);
+    const url = `file://localhost${workspace}`;
+    const program = `printf '\\033]7;${url}\\007'; echo MOVED; exec cat`;
+    const { session: moved } = await control.request('create', {
+      name: 'moved',
+      argv: ['sh', '-c', program],
+      cwd: outside,
+    });
+    const { session: inWorkspace } = await control.request('create', { name: 'in-ws', argv: ['cat'], cwd: workspace });
+    await control.request('wait', { session: moved.id, condition: { kind: 'text', pattern: '^MOVED$' } });
+    const { session: seen } = await control.request('show', { session: moved.id });
+    assert.equal(seen.cwd, workspace, 'the program reported the workspace');
+    assert.equal(seen.startCwd, outside);
+    const mcp = await mcpServer(['--sessions', 'workspace'], {}, workspace);
+    const listed = (await mcp.callTool({ name: 'list_sessions', arguments: {} })) as CallToolResult;
+    const ids = (listed.structuredContent as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+    assert.deepEqual(ids, [inWorkspace.id], 'only the session started in the workspace');
+    const sent = (await mcp.callTool({
+      name: 'send',
+      arguments: { session: moved.id, text: 'PWNED', enter: true },
+    })) as CallToolResult;
+    assert.ok(sent.isError, JSON.stringify(sent.content));
+    for (const s of [moved, inWorkspace])
+      await control.request('kill', { session: s.id, signal: 'KILL', remove: true });
+    record({
+      item: 'hostile',
+      name:
+        "a session started outside the workspace prints OSC 7 of the workspace's path; " +
+        "`holdfast mcp --sessions workspace` (what VS Code's agent mode gets) lists it and sends to it",
+      value:
+        'not listed, send refused as if it did not exist: the scope is decided on the start directory and the ' +
+        "window's recorded workspace (was: listed, send ran)",
     });
   });
 

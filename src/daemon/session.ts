@@ -37,6 +37,8 @@ export interface SessionOptions extends PtyOptions {
   launchArgv?: string[];
   /** Taken over from a previous daemon (a succession), with `process` its adopted PTY. */
   resumed?: ResumedSession;
+  /** The directory its program last reported (OSC 7), kept from a previous daemon or a checkpoint. */
+  reportedCwd?: string;
 }
 
 export class Session implements IDisposable {
@@ -61,8 +63,8 @@ export class Session implements IDisposable {
   private readonly scrollback: number;
   private cols: number;
   private rows: number;
-  private startCwd: string;
-  private reportedCwd = '';
+  private readonly startCwd: string;
+  private reportedCwd: string;
   private exitStatus: ExitStatus | null = null;
   readonly hasExited: Promise<void>;
   /** Output bursts, quiet, bells and whether it needs the user. */
@@ -78,6 +80,7 @@ export class Session implements IDisposable {
     this.argv = options.argv;
     [this.cols, this.rows] = [options.cols, options.rows];
     this.startCwd = options.cwd;
+    this.reportedCwd = options.reportedCwd ?? '';
     this.createdAt = options.resumed?.createdAt ?? Date.now();
     this.exitAt = options.resumed?.exitAt;
     this.activity = this.disposables.add(
@@ -165,6 +168,7 @@ export class Session implements IDisposable {
       exit: this.exitStatus,
       argv: this.argv,
       cwd: this.reportedCwd || this.startCwd,
+      startCwd: this.startCwd,
       cols: this.cols,
       rows: this.rows,
       title: this.emulator.title,

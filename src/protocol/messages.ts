@@ -42,6 +42,11 @@ export interface SessionInfo {
   exit: ExitStatus | null;
   argv: string[];
   cwd: string; // from OSC 7 when the program reports it, else the start directory
+  /**
+   * The directory the client that created it started it in (or relaunched it in): a program never
+   * changes it, so scopes are decided on it (`holdfast mcp --sessions workspace`). An older daemon sends none.
+   */
+  startCwd?: string;
   cols: number;
   rows: number;
   title: string;
