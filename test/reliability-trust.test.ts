@@ -279,3 +279,43 @@ test('regression: handoff ran a successor script another user owns or can write,
     await daemon.stop();
   }
 });
+
+test("regression: another user's $TMPDIR/holdfast-UID blocked the fallback socket directory for good", async () => {
+  const sandbox = cliSandbox();
+  const tmp = path.join(sandbox.dir, 'tmp');
+  fs.mkdirSync(tmp);
+  fs.chmodSync(tmp, 0o1777); // shared and sticky, as /tmp is
+  const planted = path.join(tmp, `holdfast-${process.getuid!()}`);
+  fs.mkdirSync(planted, { mode: 0o700 });
+  fs.chownSync(planted, OTHER_UID, OTHER_UID);
+  // No XDG_RUNTIME_DIR and no /run/user/UID: the temp dir is where the socket goes.
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, TMPDIR: tmp, HOLDFAST_RUNTIME_ROOT: '/nonexistent-run-user' };
+  delete env.XDG_RUNTIME_DIR;
+  delete env.HOLDFAST_SOCKET;
+  try {
+    const started = await sandbox.run(['new', '--name', 'found', '--', 'sleep', '600'], { env });
+    assert.equal(started.code, 0, started.stderr);
+    // Another client of the user, with the same environment, finds the same daemon.
+    const listed = await sandbox.run(['list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { sessions: { name: string }[] }).sessions.map((s) => s.name),
+      ['found'],
+    );
+    const chosen = fs.readdirSync(tmp).filter((name) => name !== path.basename(planted));
+    assert.equal(chosen.length, 1, chosen.join(', '));
+    assert.match(chosen[0], new RegExp(`^holdfast-${process.getuid!()}-[A-Za-z0-9]{6}$`));
+    assert.ok(fs.lstatSync(path.join(tmp, chosen[0], 'holdfast.sock')).isSocket());
+    assert.deepEqual(fs.readdirSync(planted), [], "nothing in the other user's directory");
+    record({
+      item: 'hostile',
+      name: 'another user made $TMPDIR/holdfast-UID (0700, theirs) in a sticky temp dir, with no XDG_RUNTIME_DIR',
+      value:
+        'the daemon and every client of the user use $TMPDIR/holdfast-UID-XXXXXX, a name of their own written ' +
+        'in the private state dir (was: refused for good; only root could remove the planted directory)',
+    });
+  } finally {
+    await sandbox.run(['stop'], { env });
+    fs.rmSync(sandbox.dir, { recursive: true, force: true });
+  }
+});
