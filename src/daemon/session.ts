@@ -79,8 +79,7 @@ export class Session implements IDisposable {
     this.metadata = options.metadata;
     this.argv = options.argv;
     [this.cols, this.rows] = [options.cols, options.rows];
-    this.startCwd = options.cwd;
-    this.reportedCwd = options.reportedCwd ?? '';
+    [this.startCwd, this.reportedCwd] = [options.cwd, options.reportedCwd ?? ''];
     this.createdAt = options.resumed?.createdAt ?? Date.now();
     this.exitAt = options.resumed?.exitAt;
     this.activity = this.disposables.add(
@@ -300,8 +299,7 @@ export class Session implements IDisposable {
 
   resize(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;
-    this.cols = cols;
-    this.rows = rows;
+    [this.cols, this.rows] = [cols, rows];
     this.pty.resize(cols, rows);
     this.emulator.resize(cols, rows);
     this.emulator.scrollback = scrollbackWithinBudget(this.scrollback, cols);
@@ -331,10 +329,7 @@ export class Session implements IDisposable {
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
   textCopy = (history: boolean): Promise<SessionTextCopy> => this.emulator.textCopy(history);
 
-  /**
-   * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped
-   * and nothing of its group is left.
-   */
+  /** Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped, its group empty. */
   kill(signal: NodeJS.Signals = 'SIGHUP', graceMs = 2000): Promise<void> {
     return this.groupKill.kill(signal, graceMs);
   }
