@@ -115,7 +115,7 @@ describe('connection rights', () => {
     });
   });
 
-  test("regression: what `holdfast mcp`'s start_session started could type into the session the agent runs in", async () => {
+  test("regression: holdfast mcp's start_session started what could type into the agent's own session", async () => {
     // The agent runs in `mine`; the server refuses its own send there, and what it starts is refused too.
     const mcp = await mcpServer(['--sessions', 'mine'], { HOLDFAST_SESSION: mine.id });
     const out = (name: string) => path.join(daemon.dir, name);
@@ -142,7 +142,9 @@ describe('connection rights', () => {
     await control.request('remove', { session: id });
     record({
       item: 'hostile',
-      name: '`holdfast mcp --sessions s` run inside s (HOLDFAST_SESSION): its start_session running `holdfast send s …`',
+      name:
+        '`holdfast mcp --sessions s` run inside s (HOLDFAST_SESSION): ' +
+        'its start_session running `holdfast send s …`',
       value:
         "refused (forbidden, exit 1), nothing typed: the started session's credential leaves s out (was: typed " +
         'into the agent itself)',

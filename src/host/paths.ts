@@ -40,8 +40,9 @@ export function systemRuntimeDir(root: string = SYSTEM_RUNTIME_ROOT): string | u
  * The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock; without XDG_RUNTIME_DIR (a client
  * started with a trimmed environment, e.g. an MCP client's defaults) the same place under
  * /run/user/UID on Linux when systemRuntimeDir accepts it; else a per-user dir under the temp dir
- * ($TMPDIR/holdfast-UID, or a name of our own when another user took that: tempSocketDir.ts). macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and private
- * already (/var/folders/.../T); without one, macOS uses the private state dir rather than the
+ * ($TMPDIR/holdfast-UID, or a name of our own when another user took that: tempSocketDir.ts).
+ * macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and private already
+ * (/var/folders/.../T); without one, macOS uses the private state dir rather than the
  * world-shared /tmp. Every choice must be 0700 and yours (endpointTrust.ts).
  * HOLDFAST_RUNTIME_ROOT stands in for /run/user (tests lay one out in a temp dir).
  */
