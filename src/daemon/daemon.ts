@@ -97,7 +97,12 @@ export class Daemon implements RequestHandler, MethodHost {
     );
     if (options.succession) this.resume(options.succession, own!);
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
-    this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
+    this.textWorkers = this.disposables.add(
+      new TextWorkers(
+        () => this.recovery.config.config.search.budgetMs,
+        (line) => this.log.write(line),
+      ),
+    );
     this.recovery = this.disposables.add(
       new Recovery(
         this.registry,

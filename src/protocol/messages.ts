@@ -177,11 +177,14 @@ export interface SearchMatch {
 /**
  * truncated: more lines matched than `limit`. linesSearched: the sessions' history + screen lines read
  * (transcripts not counted; when truncated, until the search stopped); an older daemon sends none.
+ * skippedTranscripts: agents' transcripts not searched, and why (too costly to read: too big unpacked,
+ * or slower than the budget allows; not read again until the file changes).
  */
 export interface SearchResult {
   matches: SearchMatch[];
   truncated: boolean;
   linesSearched?: number;
+  skippedTranscripts?: { session: string; why: string }[];
 }
 
 /** Method → [params, result]. */
