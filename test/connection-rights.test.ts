@@ -293,21 +293,38 @@ describe('connection rights', () => {
       );
     await waitFor(ended, 10_000, 'the credential to end with its last holder');
 
+    // One connection mints at most its own share; the others can still grant (it took all 1,024 before).
+    const mintAll = async (client: HoldfastClient): Promise<{ minted: number; error: RequestError }> => {
+      for (let minted = 0; ; minted++)
+        try {
+          await client.request('grant', { sessions: [] });
+        } catch (err) {
+          return { minted, error: err as RequestError };
+        }
+    };
     const hoarder = await daemon.connect();
-    let minted = 0;
-    let code: string;
-    for (;;) {
-      try {
-        await hoarder.request('grant', { sessions: [] });
-        minted++;
-      } catch (err) {
-        code = (err as RequestError).code;
-        break;
-      }
+    const alone = await mintAll(hoarder);
+    assert.equal(alone.error.code, 'limit');
+    assert.match(alone.error.message, /this connection minted 32 live credentials, its limit/);
+    assert.equal(alone.minted, GrantLimit.MaxPerConnection);
+    await control.request('grant', { sessions: [] });
+    record({
+      item: 'hostile',
+      name: 'one connection minting credentials until refused (`grant` in a loop)',
+      value:
+        `limit after ${alone.minted} ("${alone.error.message}"); every other connection still granted ` +
+        "(was: 1,024, the daemon's whole limit, refused to every MCP server)",
+    });
+    // The daemon's own bound still holds across connections.
+    const many = [hoarder];
+    let last = alone;
+    while (last.error.message.includes('this connection')) {
+      const next = await daemon.connect();
+      many.push(next);
+      last = await mintAll(next);
     }
-    assert.equal(code, 'limit');
-    assert.ok(minted <= GrantLimit.MaxCredentials && minted > GrantLimit.MaxCredentials - 10, String(minted));
-    hoarder.close();
+    assert.match(last.error.message, /this daemon holds 10\d\d credentials, its limit/);
+    for (const c of many) c.close();
     await waitFor(
       () =>
         control.request('grant', { sessions: [] }).then(

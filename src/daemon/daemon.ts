@@ -265,8 +265,7 @@ export class Daemon implements RequestHandler, MethodHost {
     for (const connection of this.connections) {
       if (connection.subscribedToAll) {
         if (!sessionId || connection.rights.mayRead(sessionId)) connection.sendEvent(event);
-      } else if (sessionId && [...connection.channels.values()].some((c) => c.session.id === sessionId))
-        connection.sendEvent(event);
+      } else if (sessionId && connection.watches(sessionId)) connection.sendEvent(event);
     }
     this.credentials.noteEvent(event); // after: a scoped subscriber hears of the removal of its own session
   }

@@ -249,9 +249,9 @@ export class Session implements IDisposable {
     this.changed();
   }
 
-  detach(subscriber: Subscriber): void {
-    this.roles.remove(subscriber);
-    this.snapshots.forget(subscriber);
+  detach(...subscribers: Subscriber[]): void {
+    this.roles.remove(...subscribers);
+    this.snapshots.forget(...subscribers);
     this.updateQueryAnswering();
     this.changed();
   }
