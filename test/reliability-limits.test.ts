@@ -56,6 +56,7 @@ test(
     assert.equal(fs.statSync(socket).mode & 0o777, 0o600);
     assert.equal(fs.statSync(tokenPathFor(socket)).mode & 0o777, 0o600);
     const logFile = path.join(env.XDG_STATE_HOME!, 'holdfast', 'daemon.log');
+    await daemonLogNow({ env, pid: ready.pid }); // the log is written in the background
     assert.equal(fs.statSync(logFile).mode & 0o777, 0o600);
     await stopPid(ready.pid);
     // A token file others can read is not trusted: the daemon does not start with it.
