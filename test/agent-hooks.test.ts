@@ -228,3 +228,25 @@ test("a hook reports only for its own session: another session's or no credentia
   await cliOk(own, ['notify', '--session', victim.id, '--state', 'waiting']);
   await untilState(victim.id, 'waiting', 'hook');
 });
+
+test("what the notify credential does not stop: a process of the user reads another session's from /proc", async () => {
+  const victim = await startCodex();
+  // Session A, a plain shell of the user's: B's environment is readable to any process running as the user.
+  const steal =
+    `token=$(tr '\\0' '\\n' < /proc/${victim.pid}/environ | sed -n 's/^HOLDFAST_NOTIFY_TOKEN=//p'); ` +
+    `HOLDFAST_NOTIFY_TOKEN=$token ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_SCRIPT)} notify ` +
+    `--session ${victim.id} --from codex '{"type":"agent-turn-complete","thread-id":"stolen-1"}' && echo RE''PORTED; ` +
+    'exec sleep 60';
+  const { session: thief } = await client.request('create', { argv: ['sh', '-c', steal] });
+  assert.ok((await waitForText(client, thief.id, '^REPORTED$', 20_000)).met, 'the report from session A went through');
+  const { session: info } = await client.request('show', { session: victim.id });
+  assert.deepEqual(resumeArgv(info.metadata), ['codex', 'resume', 'stolen-1']);
+  record({
+    item: 'hostile',
+    name: "session A's shell reads B's HOLDFAST_NOTIFY_TOKEN from /proc/PID/environ and reports for B",
+    value:
+      "accepted: B's attention and resume id changed (any process of the user can; docs/security.md says so " +
+      'now, it claimed a process in one session could not)',
+  });
+  await client.request('kill', { session: thief.id, remove: true });
+});

@@ -47,12 +47,12 @@ describe('connection rights', () => {
   }
 
   /** An MCP client of `holdfast mcp ARGS` run with the daemon's environment and `env`. */
-  async function mcpServer(args: string[], env: Record<string, string>): Promise<Client> {
+  async function mcpServer(args: string[], env: Record<string, string>, cwd = daemon.dir): Promise<Client> {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI_SCRIPT, 'mcp', ...args],
       env: { ...(daemon.env as Record<string, string>), ...env },
-      cwd: daemon.dir,
+      cwd,
       stderr: 'pipe',
     });
     const mcp = new Client({ name: 'holdfast-test', version: '1.0.0' });
@@ -97,7 +97,8 @@ describe('connection rights', () => {
     assert.match(fs.readFileSync(out('send.err'), 'utf8'), /forbidden|not one this connection may use/);
     const { sessions } = JSON.parse(fs.readFileSync(out('list.json'), 'utf8')) as { sessions: SessionInfo[] };
     const listed = sessions.map((s) => s.id).sort();
-    assert.deepEqual(listed, [mine.id, id].sort(), 'only the scope: the named session and the one started');
+    // The scope, less the session the server runs in (`mine`): only the session it started.
+    assert.deepEqual(listed, [id], 'only the scope');
     // Input is ordered: once this marker is echoed, anything typed before it would have been too.
     await control.request('send', { session: other.id, data: 'echo AFTER""MARK\r' });
     await control.request('wait', { session: other.id, condition: { kind: 'text', pattern: '^AFTERMARK$' } });
@@ -111,6 +112,81 @@ describe('connection rights', () => {
         'in the session it started',
       value:
         'send refused (forbidden, exit 1), nothing typed; list shows the scope only (was: ran in OTHER, listed all)',
+    });
+  });
+
+  test("regression: holdfast mcp's start_session started what could type into the agent's own session", async () => {
+    // The agent runs in `mine`; the server refuses its own send there, and what it starts is refused too.
+    const mcp = await mcpServer(['--sessions', 'mine'], { HOLDFAST_SESSION: mine.id });
+    const out = (name: string) => path.join(daemon.dir, name);
+    const cli = `"${process.execPath}" "${CLI_SCRIPT}"`;
+    const script =
+      `${cli} send mine --text 'echo SELF''PWNED' --enter 2>${out('self.err')}; echo $? >${out('self.code')}; ` +
+      `${cli} send ${mine.id} --text 'echo SELF''PWNED' --enter; echo $? >>${out('self.code')}`;
+    const started = (await mcp.callTool({
+      name: 'start_session',
+      arguments: { command: ['sh', '-c', script] },
+    })) as CallToolResult;
+    assert.ok(!started.isError, JSON.stringify(started.content));
+    const id = (started.structuredContent as { id: string }).id;
+    await control.request('wait', { session: id, condition: { kind: 'exit' } });
+    assert.deepEqual(fs.readFileSync(out('self.code'), 'utf8').trim().split('\n'), ['1', '1']);
+    assert.match(fs.readFileSync(out('self.err'), 'utf8'), /not one this connection may use/);
+    await control.request('send', { session: mine.id, data: 'echo AFTER""SELF\r' });
+    await control.request('wait', { session: mine.id, condition: { kind: 'text', pattern: '^AFTERSELF$' } });
+    const screen = await control.request('read', { session: mine.id });
+    assert.ok(!screen.lines.some((l) => l.includes('SELFPWNED')), screen.lines.join('\n'));
+    // The server itself still reads its own session.
+    const read = (await mcp.callTool({ name: 'read_screen', arguments: { session: 'mine' } })) as CallToolResult;
+    assert.ok(!read.isError, JSON.stringify(read.content));
+    await control.request('remove', { session: id });
+    record({
+      item: 'hostile',
+      name:
+        '`holdfast mcp --sessions s` run inside s (HOLDFAST_SESSION): ' +
+        'its start_session running `holdfast send s …`',
+      value:
+        "refused (forbidden, exit 1), nothing typed: the started session's credential leaves s out (was: typed " +
+        'into the agent itself)',
+    });
+  });
+
+  test('regression: an OSC 7 moved a session into `holdfast mcp --sessions workspace`', async () => {
+    const workspace = path.join(daemon.dir, 'workspace');
+    const outside = path.join(daemon.dir, 'outside');
+    fs.mkdirSync(workspace);
+    fs.mkdirSync(outside);
+    const url = `file://localhost${workspace}`;
+    const program = `printf '\\033]7;${url}\\007'; echo MOVED; exec cat`;
+    const { session: moved } = await control.request('create', {
+      name: 'moved',
+      argv: ['sh', '-c', program],
+      cwd: outside,
+    });
+    const { session: inWorkspace } = await control.request('create', { name: 'in-ws', argv: ['cat'], cwd: workspace });
+    await control.request('wait', { session: moved.id, condition: { kind: 'text', pattern: '^MOVED$' } });
+    const { session: seen } = await control.request('show', { session: moved.id });
+    assert.equal(seen.cwd, workspace, 'the program reported the workspace');
+    assert.equal(seen.startCwd, outside);
+    const mcp = await mcpServer(['--sessions', 'workspace'], {}, workspace);
+    const listed = (await mcp.callTool({ name: 'list_sessions', arguments: {} })) as CallToolResult;
+    const ids = (listed.structuredContent as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+    assert.deepEqual(ids, [inWorkspace.id], 'only the session started in the workspace');
+    const sent = (await mcp.callTool({
+      name: 'send',
+      arguments: { session: moved.id, text: 'PWNED', enter: true },
+    })) as CallToolResult;
+    assert.ok(sent.isError, JSON.stringify(sent.content));
+    for (const s of [moved, inWorkspace])
+      await control.request('kill', { session: s.id, signal: 'KILL', remove: true });
+    record({
+      item: 'hostile',
+      name:
+        "a session started outside the workspace prints OSC 7 of the workspace's path; " +
+        "`holdfast mcp --sessions workspace` (what VS Code's agent mode gets) lists it and sends to it",
+      value:
+        'not listed, send refused as if it did not exist: the scope is decided on the start directory and the ' +
+        "window's recorded workspace (was: listed, send ran)",
     });
   });
 
@@ -217,21 +293,38 @@ describe('connection rights', () => {
       );
     await waitFor(ended, 10_000, 'the credential to end with its last holder');
 
+    // One connection mints at most its own share; the others can still grant (it took all 1,024 before).
+    const mintAll = async (client: HoldfastClient): Promise<{ minted: number; error: RequestError }> => {
+      for (let minted = 0; ; minted++)
+        try {
+          await client.request('grant', { sessions: [] });
+        } catch (err) {
+          return { minted, error: err as RequestError };
+        }
+    };
     const hoarder = await daemon.connect();
-    let minted = 0;
-    let code: string;
-    for (;;) {
-      try {
-        await hoarder.request('grant', { sessions: [] });
-        minted++;
-      } catch (err) {
-        code = (err as RequestError).code;
-        break;
-      }
+    const alone = await mintAll(hoarder);
+    assert.equal(alone.error.code, 'limit');
+    assert.match(alone.error.message, /this connection minted 32 live credentials, its limit/);
+    assert.equal(alone.minted, GrantLimit.MaxPerConnection);
+    await control.request('grant', { sessions: [] });
+    record({
+      item: 'hostile',
+      name: 'one connection minting credentials until refused (`grant` in a loop)',
+      value:
+        `limit after ${alone.minted} ("${alone.error.message}"); every other connection still granted ` +
+        "(was: 1,024, the daemon's whole limit, refused to every MCP server)",
+    });
+    // The daemon's own bound still holds across connections.
+    const many = [hoarder];
+    let last = alone;
+    while (last.error.message.includes('this connection')) {
+      const next = await daemon.connect();
+      many.push(next);
+      last = await mintAll(next);
     }
-    assert.equal(code, 'limit');
-    assert.ok(minted <= GrantLimit.MaxCredentials && minted > GrantLimit.MaxCredentials - 10, String(minted));
-    hoarder.close();
+    assert.match(last.error.message, /this daemon holds 10\d\d credentials, its limit/);
+    for (const c of many) c.close();
     await waitFor(
       () =>
         control.request('grant', { sessions: [] }).then(

@@ -4,6 +4,7 @@
 // leaves. Also on the portable process path (scripts/test.sh).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
@@ -67,7 +68,9 @@ test('handoff: 20 sessions go on in a successor with the same programs, screens,
     const history = await make('history', HISTORY, 20_000);
     const exited = await make('exited', 'echo bye; exit 3');
     const idle: SessionInfo[] = [];
-    for (let i = 0; i < 16; i++) idle.push(await make(`idle-${i}`, `echo "idle ${i}"; exec sleep 1000`));
+    // The first reports another directory (OSC 7): where it was started and where it says it is both go on.
+    const moved = (i: number) => (i === 0 ? `printf '\\033]7;file://localhost${os.tmpdir()}\\007'; ` : '');
+    for (let i = 0; i < 16; i++) idle.push(await make(`idle-${i}`, `${moved(i)}echo "idle ${i}"; exec sleep 1000`));
     await textShows(client, full.id, 'FULL SCREEN');
     await textShows(client, history.id, 'HISTORY-DONE');
     await client.request('wait', { session: exited.id, condition: { kind: 'exit' }, timeoutMs: 20_000 });
@@ -79,6 +82,8 @@ test('handoff: 20 sessions go on in a successor with the same programs, screens,
     for (const session of still)
       before.set(session.id, await client.request('read', { session: session.id, scrollback: ALL }));
     const { sessions: listed } = await client.request('list', {});
+    const reported = listed.find((s) => s.id === idle[0].id)!;
+    assert.deepEqual([reported.cwd, reported.startCwd], [os.tmpdir(), os.homedir()]);
 
     const letGo = new Promise<void>((resolve) => client.onClose(() => resolve()));
     const answer = await client.request('handoff', {});
@@ -91,7 +96,16 @@ test('handoff: 20 sessions go on in a successor with the same programs, screens,
       assert.equal(next.hello.pid, answer.pid);
       await waitFor(() => !isAlive(daemon.pid), 20_000, 'the old daemon to exit');
       const { sessions: after } = await next.request('list', {});
-      const pick = (s: SessionInfo) => [s.id, s.name, s.pid, s.state, s.exit?.code ?? null, s.createdAt];
+      const pick = (s: SessionInfo) => [
+        s.id,
+        s.name,
+        s.pid,
+        s.state,
+        s.exit?.code ?? null,
+        s.createdAt,
+        s.cwd,
+        s.startCwd,
+      ];
       assert.deepEqual(after.map(pick), listed.map(pick), 'the same sessions, programs and exits');
       for (const session of still) {
         const read: Read = await next.request('read', { session: session.id, scrollback: ALL });

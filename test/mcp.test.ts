@@ -335,6 +335,10 @@ describe('holdfast mcp rights', () => {
     sessionInfo('aaaa0002', { name: 'build', cwd: '/elsewhere' }),
     sessionInfo('aaaa0003', { name: 'vsc', cwd: '/elsewhere', metadata: { workspace: pathToFileURL(root).href } }),
     sessionInfo('aaaa0004', { name: 'near', cwd: root + '-sibling' }),
+    // Started elsewhere; its program's OSC 7 says it is inside.
+    sessionInfo('aaaa0005', { name: 'moved', cwd: inside, startCwd: '/elsewhere' }),
+    // From a daemon that tells no start directory: its cwd alone counts for nothing.
+    { ...sessionInfo('aaaa0006', { name: 'older', cwd: inside }), startCwd: undefined },
   ];
   const names = (rights: Rights) => sessions.filter((s) => rights.visible(s)).map((s) => s.id);
 
@@ -345,7 +349,7 @@ describe('holdfast mcp rights', () => {
     assert.ok(isUnder('/anything', '/'));
   });
 
-  test('workspace: directory or VS Code workspace under the root; a sibling with the same prefix is not', () => {
+  test('workspace: start directory or VS Code workspace under the root, never the cwd a program reports', () => {
     const rights = new Rights({ readOnly: false, sessions: ['workspace'], cwd: root });
     assert.deepEqual(names(rights), ['aaaa0001', 'aaaa0003']);
     // A name shared with a hidden session resolves to the visible one.
@@ -356,7 +360,7 @@ describe('holdfast mcp rights', () => {
   });
 
   test('without --sessions every session is visible; a list names ids and names', () => {
-    assert.equal(names(new Rights({ readOnly: true, sessions: undefined, cwd: root })).length, 4);
+    assert.equal(names(new Rights({ readOnly: true, sessions: undefined, cwd: root })).length, 6);
     assert.deepEqual(names(new Rights({ readOnly: false, sessions: ['near', 'aaaa0003'], cwd: root })), [
       'aaaa0003',
       'aaaa0004',

@@ -130,3 +130,44 @@ test('a /run/user/UID that is not private, not a directory, or not yours is neve
     for (const l of [open, link, other, shared]) fs.rmSync(l.root, { recursive: true, force: true });
   }
 });
+
+test("regression: another user's TMP/holdfast-UID blocked the fallback socket dir for good; now a name of ours", () => {
+  if (uid !== 0) return; // another user's directory is made with chown, as root
+  const tmp = tempDir('hf-shared-tmp-');
+  const state = tempDir('hf-state-');
+  try {
+    fs.chmodSync(tmp, 0o1777); // a sticky, world-writable temp dir, as /tmp is
+    const env = { ...noRunUser, TMPDIR: tmp, XDG_STATE_HOME: state };
+    const planted = path.join(tmp, `holdfast-${uid}`);
+    fs.mkdirSync(planted, { mode: 0o700 });
+    fs.chownSync(planted, 65534, 65534);
+    const socket = defaultSocketPath(env, 'linux');
+    const chosen = path.dirname(socket);
+    assert.match(path.basename(chosen), new RegExp(`^holdfast-${uid}-[A-Za-z0-9]{6}$`));
+    assert.equal(path.dirname(chosen), tmp);
+    assert.equal(fs.statSync(chosen).mode & 0o777, 0o700);
+    assert.equal(defaultSocketPath(env, 'linux'), socket, 'every client finds it again');
+    assert.equal(isStrictSocketDir(socket, env), true);
+    ensureSocketDir(socket, env);
+    assert.equal(checkSocketDir(socket, env).state, 'ok');
+    const written = path.join(state, 'holdfast', 'socket-dir');
+    assert.equal(fs.statSync(written).mode & 0o777, 0o600);
+    // Gone (a reboot) and taken by the other user, who saw its name: another name of ours.
+    fs.rmSync(chosen, { recursive: true });
+    fs.mkdirSync(chosen, { mode: 0o700 });
+    fs.chownSync(chosen, 65534, 65534);
+    const again = defaultSocketPath(env, 'linux');
+    assert.notEqual(path.dirname(again), chosen);
+    assert.equal(checkSocketDir(again, env).state, 'ok');
+    // A name file that is a symlink is not followed, but replaced.
+    fs.rmSync(written);
+    fs.symlinkSync(path.join(tmp, 'nowhere'), written);
+    const replaced = defaultSocketPath(env, 'linux');
+    assert.notEqual(path.dirname(replaced), planted);
+    assert.equal(checkSocketDir(replaced, env).state, 'ok');
+    assert.ok(fs.lstatSync(written).isFile());
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(state, { recursive: true, force: true });
+  }
+});

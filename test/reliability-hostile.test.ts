@@ -274,3 +274,30 @@ test(
     });
   },
 );
+
+test('regression: wait with a short timeout and a bad pattern answered met: false, not bad-request', async () => {
+  await withDaemon(async (_daemon, client) => {
+    const { session } = await client.request('create', { argv: ['sleep', '60'] });
+    // The daemon's first text job: its worker starts (0.5-3 s here) long after the 100 ms are up.
+    const condition = { kind: 'text' as const, pattern: '(a' };
+    const started = Date.now();
+    const message = await refusedWith(
+      client.request('wait', { session: session.id, condition, timeoutMs: 100 }),
+      'bad-request',
+      /bad pattern/,
+    );
+    const answeredMs = Date.now() - started;
+    // A valid pattern still times out as asked, now that the worker is up.
+    const valid = await client.request('wait', {
+      session: session.id,
+      condition: { kind: 'text', pattern: 'never-there' },
+      timeoutMs: 100,
+    });
+    assert.equal(valid.met, false);
+    record({
+      item: 'hostile',
+      name: 'wait --for text:"(a" --timeout 100ms, on a daemon whose text worker is not started yet',
+      value: `bad-request after ${answeredMs} ms ("${message.slice(0, 60)}…") (was: met: false)`,
+    });
+  });
+});

@@ -56,6 +56,7 @@ test(
     assert.equal(fs.statSync(socket).mode & 0o777, 0o600);
     assert.equal(fs.statSync(tokenPathFor(socket)).mode & 0o777, 0o600);
     const logFile = path.join(env.XDG_STATE_HOME!, 'holdfast', 'daemon.log');
+    await daemonLogNow({ env, pid: ready.pid }); // the log is written in the background
     assert.equal(fs.statSync(logFile).mode & 0o777, 0o600);
     await stopPid(ready.pid);
     // A token file others can read is not trusted: the daemon does not start with it.
@@ -173,16 +174,18 @@ test(
 );
 
 test(
-  'regression: a client that never reads its answers is dropped at the 256 MiB queue cap ' +
-    '(the daemon grew without bound)',
+  'regression: a client that never read its answers grew the daemon; its requests now wait once 8 MiB of ' +
+    'answers do, and one whose events pile up is dropped at the 256 MiB queue cap',
   async () => {
     const daemon = await startTestDaemon();
     try {
       const client = await daemon.connect();
       // Metadata is at most 64 KiB a session: 16 sessions of 64,000 bytes make a 1 MiB list.
+      const ids: string[] = [];
       for (let i = 0; i < 16; i++) {
         const { session } = await client.request('create', { argv: ['sleep', '100'] });
         await client.request('update', { session: session.id, metadata: { blob: 'x'.repeat(64_000) } });
+        ids.push(session.id);
       }
       const rss = new RssSampler(daemon.pid);
       const base = rss.sample();
@@ -190,30 +193,60 @@ test(
       await raw.connected();
       raw.socket.pause(); // never reads
       raw.socket.write(helloFrame(daemon.socket));
-      // Each answer is 1 MiB (the sessions' metadata): 400 of them is well over the cap.
-      const show = encodeJson(FrameKind.Request, { id: 1, method: 'list', params: {} });
-      for (let i = 0; i < 400 && !raw.socket.destroyed; i++) {
-        raw.socket.write(show);
-        if (i % 20 === 0) await sleep(10);
-      }
+      // Each answer is 1 MiB (the sessions' metadata): 400 of them asked for, none read.
+      const frames = Array.from({ length: 400 }, (_, i) =>
+        encodeJson(FrameKind.Request, { id: i + 1, method: 'list', params: {} }),
+      );
+      raw.socket.write(Buffer.concat(frames));
+      await sleep(3000);
+      const held = rss.sample() - base;
+      // The others are served meanwhile; the non-reader is still there, its requests waiting.
+      assert.equal((await client.request('status', {})).clients, 2);
+      assert.ok(held < 150, `the daemon holds ${held.toFixed(0)} MiB more for a client that reads nothing`);
+      // Once it reads, every answer comes.
+      raw.keep = 0;
+      raw.socket.resume();
+      await waitFor(() => raw.answered.size === 400, 60_000, 'the 400 answers once it reads');
+      record({
+        item: '8',
+        name: 'daemon RSS growth while a client asked for 400 MiB of answers and read none (for 3 s)',
+        value: Math.round(held),
+        unit: 'MiB',
+        bound: '< 150 MiB (was: grew to the 256 MiB cap, then dropped)',
+      });
+      raw.destroy();
+
+      // Events it did not ask for one by one: a subscriber that never reads is dropped at the cap.
+      const deaf = new RawConnection(daemon.socket);
+      await deaf.connected();
+      deaf.socket.pause();
+      deaf.socket.write(helloFrame(daemon.socket));
+      deaf.socket.write(encodeJson(FrameKind.Request, { id: 1, method: 'subscribe', params: {} }));
       const dropped = new RegExp(
         String.raw`limit: \d+ bytes are queued for this client, over the 268435456-byte limit: ` +
           'it does not read what it asked for',
       );
+      // Each update is a 64 KB 'session' event for the subscriber: 4,200 of them are over the cap.
+      for (let round = 0; round < 4200 / 16 && !dropped.test(daemonLog(daemon.env)); round++)
+        await Promise.all(
+          ids.map((session) =>
+            client.request('update', { session, metadata: { blob: String(round % 10).repeat(64_000) } }),
+          ),
+        );
       await waitFor(() => dropped.test(daemonLog(daemon.env)), 60_000, 'the limit in the log');
-      raw.keep = 0;
-      raw.socket.resume(); // a paused socket never sees the close
-      await raw.closedWithin(30_000, 'a client over the queue cap');
+      deaf.keep = 0;
+      deaf.socket.resume(); // a paused socket never sees the close
+      await deaf.closedWithin(30_000, 'a client over the queue cap');
       const peak = rss.stop();
       record({
         item: '8',
-        name: 'daemon RSS peak while a client never read 400 MiB of answers',
+        name: 'daemon RSS peak while a subscriber never read 256 MiB of events',
         value: Math.round(peak),
         unit: 'MiB',
         bound: `< base ${Math.round(base)} MiB + 600 MiB`,
       });
       assert.ok(peak - base < 600, `the daemon grew by ${(peak - base).toFixed(0)} MiB`);
-      assert.equal((await client.request('status', {})).clients, 1, 'the non-reader is still connected');
+      assert.equal((await client.request('status', {})).clients, 1, 'the non-readers are gone');
     } finally {
       await daemon.stop();
     }

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { encodeJson, FrameKind } from '../src/protocol/frame';
 import { startTestDaemon, waitFor } from './helpers/daemon';
-import { helloFrame, RawConnection, record, RssSampler, sleep, SOAK } from './helpers/reliability';
+import { cpuMs, helloFrame, RawConnection, record, RssSampler, sleep, SOAK } from './helpers/reliability';
 
 const SESSIONS = 100;
 const WATCHERS = 50;
@@ -24,13 +24,6 @@ const RSS_BOUND_MIB = 1024;
  * daemon and two other engineers' work. The figure itself goes to docs/reliability.md.
  */
 const MIN_RATIO = 0.25;
-
-/** CPU time (user + system) a process has used, in ms. */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
-}
 
 test(
   `load: ${SESSIONS} sessions printing steadily, ${WATCHERS} watchers on a flood (one never reads); ` +

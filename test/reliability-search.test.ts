@@ -157,7 +157,11 @@ describe('a costly pattern against a daemon with both cores busy', () => {
 });
 
 test('a job whose client went away is stopped at once, not at the end of its budget', async () => {
-  const workers = new TextWorkers(() => 60_000, 1);
+  const workers = new TextWorkers(
+    () => 60_000,
+    () => undefined,
+    1,
+  );
   try {
     // Plain rows (no decoding) that never match, so all of them are scanned: 2,000 rows at ~17 ms each
     // here run for half a minute, far past the moment the client goes away, on a fast machine too.

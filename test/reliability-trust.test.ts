@@ -6,9 +6,11 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
+import { HoldfastClient, NoDaemonError, RequestError } from '../src/protocol/client';
 import { checkEndpoint, UntrustedEndpointError } from '../src/host/endpointTrust';
 import { cliSandbox } from './helpers/cli';
+import { checkpointJson } from './helpers/checkpoint';
+import { startTestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 const OTHER_UID = 65534;
@@ -187,5 +189,133 @@ test("regression: the config file's temp name was predictable and followed a pla
     });
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("regression: with no daemon, recovery list and inspect read another user's checkpoint directory", async () => {
+  const sandbox = cliSandbox();
+  try {
+    // A shared XDG_STATE_HOME: the other user made holdfast/recovery and left a checkpoint there.
+    const recovery = path.join(sandbox.env.XDG_STATE_HOME!, 'holdfast', 'recovery');
+    fs.mkdirSync(recovery, { recursive: true, mode: 0o700 });
+    const agent = { profile: 'claude', sessionId: 'planted-conversation' };
+    const planted = checkpointJson('planted', [{ name: 'yours?', cwd: '/', metadata: { agent } }]);
+    fs.writeFileSync(path.join(recovery, 'checkpoint-planted.json'), planted, { mode: 0o600 });
+    fs.chownSync(path.join(recovery, 'checkpoint-planted.json'), OTHER_UID, OTHER_UID);
+    fs.chownSync(recovery, OTHER_UID, OTHER_UID);
+    for (const args of [
+      ['recovery', 'list'],
+      ['recovery', 'inspect', 'planted'],
+    ]) {
+      const run = await sandbox.run(args);
+      assert.equal(run.code, 1, `holdfast ${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      assert.match(run.stderr, new RegExp(`refusing to read checkpoints: .*owned by uid ${OTHER_UID}.*fix: `));
+      assert.doesNotMatch(run.stdout, /planted/);
+    }
+    // Group-readable is refused as the daemon refuses it, with the fix named.
+    fs.chownSync(recovery, process.getuid!(), process.getgid!());
+    fs.chmodSync(recovery, 0o750);
+    const loose = await sandbox.run(['recovery', 'list']);
+    assert.match(loose.stderr, /has mode 750.*fix: chmod 700/);
+    record({
+      item: 'hostile',
+      name: "recovery list / inspect with no daemon, the recovery directory another user's (a shared XDG_STATE_HOME)",
+      value: "refused, the fix named; its checkpoints not shown (was: listed and inspected as the user's own)",
+    });
+  } finally {
+    fs.rmSync(sandbox.dir, { recursive: true, force: true });
+  }
+});
+
+test('regression: handoff ran a successor script another user owns or can write, with every PTY master', async () => {
+  const daemon = await startTestDaemon();
+  try {
+    const client = await daemon.connect();
+    const { session } = await client.request('create', { name: 'kept', argv: ['sleep', '600'] });
+    const planted = (name: string) => {
+      const dir = path.join(daemon.dir, name);
+      fs.mkdirSync(dir, { mode: 0o755 });
+      const script = path.join(dir, 'daemon.js');
+      fs.writeFileSync(script, `require('fs').writeFileSync(${JSON.stringify(path.join(dir, 'ran'))}, 'x');\n`, {
+        mode: 0o644,
+      });
+      return { dir, script };
+    };
+    const cases: [string, string, RegExp][] = [];
+    const owned = planted('owned');
+    fs.chownSync(owned.script, OTHER_UID, OTHER_UID);
+    cases.push(['a script owned by another user', owned.script, /belongs to another user \(uid 65534\)/]);
+    const writable = planted('writable');
+    fs.chmodSync(writable.script, 0o666);
+    cases.push(['a script writable by others', writable.script, /writable by others \(fix: chmod go-w/]);
+    const open = planted('open');
+    fs.chmodSync(open.dir, 0o777);
+    cases.push(['a script in a folder every user can write to', open.script, /above .* is writable by others/]);
+    const theirs = planted('theirs');
+    fs.chownSync(theirs.dir, OTHER_UID, OTHER_UID);
+    cases.push(["a script in another user's folder", theirs.script, /above .* belongs to another user/]);
+    const link = path.join(daemon.dir, 'link.js');
+    fs.symlinkSync(owned.script, link);
+    cases.push(["a symlink to another user's script", link, /belongs to another user/]);
+    for (const [what, script, why] of cases) {
+      await assert.rejects(client.request('handoff', { script }), (err: RequestError) => {
+        assert.equal(err.code, 'bad-request', `${what}: ${err.message}`);
+        assert.match(err.message, why, what);
+        return true;
+      });
+      assert.ok(!fs.existsSync(path.join(path.dirname(fs.realpathSync(script)), 'ran')), `${what}: not run`);
+    }
+    const { session: still } = await client.request('show', { session: session.id });
+    assert.equal(still.pid, session.pid, 'the session carries on in this daemon');
+    assert.equal((await client.request('status', {})).pid, daemon.pid);
+    record({
+      item: 'hostile',
+      name:
+        "handoff's successor script owned by another user, writable by others, in a folder others can write or " +
+        'own, or a symlink to one',
+      value: 'refused (bad-request naming the file or folder and the fix); nothing run, the sessions stay (was: run)',
+    });
+  } finally {
+    await daemon.stop();
+  }
+});
+
+test("regression: another user's $TMPDIR/holdfast-UID blocked the fallback socket directory for good", async () => {
+  const sandbox = cliSandbox();
+  const tmp = path.join(sandbox.dir, 'tmp');
+  fs.mkdirSync(tmp);
+  fs.chmodSync(tmp, 0o1777); // shared and sticky, as /tmp is
+  const planted = path.join(tmp, `holdfast-${process.getuid!()}`);
+  fs.mkdirSync(planted, { mode: 0o700 });
+  fs.chownSync(planted, OTHER_UID, OTHER_UID);
+  // No XDG_RUNTIME_DIR and no /run/user/UID: the temp dir is where the socket goes.
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, TMPDIR: tmp, HOLDFAST_RUNTIME_ROOT: '/nonexistent-run-user' };
+  delete env.XDG_RUNTIME_DIR;
+  delete env.HOLDFAST_SOCKET;
+  try {
+    const started = await sandbox.run(['new', '--name', 'found', '--', 'sleep', '600'], { env });
+    assert.equal(started.code, 0, started.stderr);
+    // Another client of the user, with the same environment, finds the same daemon.
+    const listed = await sandbox.run(['list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { sessions: { name: string }[] }).sessions.map((s) => s.name),
+      ['found'],
+    );
+    const chosen = fs.readdirSync(tmp).filter((name) => name !== path.basename(planted));
+    assert.equal(chosen.length, 1, chosen.join(', '));
+    assert.match(chosen[0], new RegExp(`^holdfast-${process.getuid!()}-[A-Za-z0-9]{6}$`));
+    assert.ok(fs.lstatSync(path.join(tmp, chosen[0], 'holdfast.sock')).isSocket());
+    assert.deepEqual(fs.readdirSync(planted), [], "nothing in the other user's directory");
+    record({
+      item: 'hostile',
+      name: 'another user made $TMPDIR/holdfast-UID (0700, theirs) in a sticky temp dir, with no XDG_RUNTIME_DIR',
+      value:
+        'the daemon and every client of the user use $TMPDIR/holdfast-UID-XXXXXX, a name of their own written ' +
+        'in the private state dir (was: refused for good; only root could remove the planted directory)',
+    });
+  } finally {
+    await sandbox.run(['stop'], { env });
+    fs.rmSync(sandbox.dir, { recursive: true, force: true });
   }
 });

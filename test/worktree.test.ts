@@ -133,6 +133,54 @@ describe('worktree module', () => {
     assert.equal(git(repo, 'branch', '--list', 'work'), '');
   });
 
+  test('regression: looking at a worktree before removal ran the program its fsmonitor config named', async () => {
+    const repo = newRepo();
+    const wt = await createWorktree(repo, 'agent');
+    const marker = path.join(path.dirname(repo), 'ran');
+    const hook = path.join(path.dirname(repo), 'fsmonitor-hook');
+    fs.writeFileSync(hook, `#!/bin/sh\necho "$@" >> ${marker}\nexit 1\n`, { mode: 0o755 });
+    const ran = () => fs.existsSync(marker);
+    // 1. Metadata naming a repository of the agent's own making (not a worktree of REPO), whose config
+    // names the program; as the worktree's repository too.
+    const planted = path.join(path.dirname(repo), 'planted');
+    fs.mkdirSync(planted);
+    initRepoWithCommit(planted);
+    git(planted, 'config', 'core.fsmonitor', hook);
+    for (const forged of [
+      { ...wt, path: planted },
+      { ...wt, path: planted, repo: planted },
+    ]) {
+      await assert.rejects(worktreeLoss(forged), /is not a worktree of .*\(git worktree list\); not touched/);
+      await assert.rejects(removeWorktree(forged, { force: true }), /is not a worktree of/);
+      assert.ok(fs.existsSync(path.join(planted, 'README')), 'nothing removed');
+    }
+    assert.ok(!ran(), "the planted repository's fsmonitor program ran");
+    // 2. The worktree's own .git swapped for a repository with the same config: git reads the
+    // worktree through its admin folder in REPO, never what is in the folder.
+    fs.rmSync(path.join(wt.path, '.git'));
+    fs.writeFileSync(path.join(wt.path, 'edited.txt'), 'x\n');
+    git(wt.path, 'init', '-q');
+    git(wt.path, 'add', 'edited.txt');
+    git(wt.path, 'config', 'core.fsmonitor', hook);
+    // 3. And REPO's own config naming it (a hook in a cloned repository's config cannot, but a program can).
+    git(repo, 'config', 'core.fsmonitor', hook);
+    const loss = await worktreeLoss(wt);
+    assert.ok(!ran(), 'an fsmonitor program ran');
+    assert.ok(loss.uncommitted.includes('?? edited.txt'), loss.uncommitted.join(', '));
+    // git itself will not remove a worktree whose .git was swapped; still nothing runs.
+    await assert.rejects(removeWorktree(wt, { force: true }), /is not a \.git file/);
+    assert.ok(!ran(), 'an fsmonitor program ran');
+    record({
+      item: 'hostile',
+      name:
+        "worktree removal's look at metadata.worktree.path: a planted repository whose core.fsmonitor names a " +
+        "program, the worktree's .git swapped for one, REPO's config naming it",
+      value:
+        'the planted path refused (not in git worktree list), nothing run; the worktree read through its admin ' +
+        'folder with core.fsmonitor=false and no hooks (was: git status ran the program)',
+    });
+  });
+
   test('removes a clean worktree and its branch', async () => {
     const repo = newRepo();
     const wt = await createWorktree(repo, 'clean/one');

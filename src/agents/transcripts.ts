@@ -24,16 +24,15 @@
 //                    versions wrote one session-*.json object with `messages`.
 // Only the agent's own folder in the user's home is read (not CLAUDE_CONFIG_DIR / CODEX_HOME: the
 // session's environment is not known here); the recorded id must pass conversationIdProblem, the
-// file found must resolve (symlinks followed) inside that folder, and only its last TailBytes are read.
+// file found must resolve (symlinks followed) inside that folder, and only its last TailBytes are read
+// (of a compressed one, at most MaxUnpackedBytes unpacked, within the caller's time: zstdTail.ts). A
+// file too costly to read is said so (TranscriptTooCostly) and not read again while it stays as it was.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import * as zlib from 'node:zlib';
-import { Decompress } from 'fzstd';
 import { builtinAgent, conversationIdProblem } from './agents';
 import { claudeLines, codexLines, geminiLines } from './transcriptFormats';
+import { readZstdTail, ZstdTooCostly } from './zstdTail';
 
 export enum TranscriptTuning {
   /** Bytes read from the end of a transcript: the latest of a long conversation, in bounded memory. */
@@ -42,6 +41,36 @@ export enum TranscriptTuning {
   MaxDirs = 4096,
   /** Bytes of a Gemini file's start read to check whose it is. */
   HeadBytes = 64 * 1024,
+  /**
+   * Bytes of a compressed transcript unpacked at most: a long Codex thread's rollout is tens of MB;
+   * fzstd unpacks this much in 0.1-0.5 s here (zlib's zstd about as fast).
+   */
+  MaxUnpackedBytes = 64 * 1024 * 1024,
+  /** The largest window a compressed transcript's frame may ask for (zstd's levels 1-19 ask 8 MiB at most). */
+  MaxWindowBytes = 8 * 1024 * 1024,
+}
+
+/** A transcript file found too costly to read, as it was then (its version: size, mtime, inode). */
+export interface CostlyTranscript {
+  file: string;
+  version: string;
+  why: string;
+}
+
+/** What a reader is told: how long one file may take, and the files found too costly before. */
+export interface TranscriptBounds {
+  readForMs: number;
+  costly: readonly CostlyTranscript[];
+}
+
+/** The transcript is too costly to read: `known` when it was found so before (and has not changed). */
+export class TranscriptTooCostly extends Error {
+  constructor(
+    readonly costly: CostlyTranscript,
+    readonly known: boolean,
+  ) {
+    super(costly.why);
+  }
 }
 
 /** The recorded agent: metadata.agent of a session, as written (so nothing about it is trusted). */
@@ -162,7 +191,7 @@ async function inside(realRoot: string, candidate: string): Promise<string | und
 
 /** The file found per agent id, and its lines while it keeps its size and time: search runs at every keystroke. */
 const found = new Map<string, string>();
-const rendered = new Map<string, { size: number; mtimeMs: number; lines: string[]; partial: boolean }>();
+const rendered = new Map<string, { version: string; lines: string[]; partial: boolean }>();
 /** Entries each cache keeps, the least recently stored dropped first. */
 const CACHED = 16;
 
@@ -230,90 +259,66 @@ async function readTail(file: string): Promise<{ text: string; partial: boolean 
   return wholeLines((await readRange(file, start, size - start)).toString('utf8'), start > 0);
 }
 
-/** zlib's zstd decompressor: Node 22.15+ has it, Node 20 does not. */
-const createZstdDecompress = (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress;
+const versionOf = (st: fs.Stats) => `${st.size}:${st.mtimeMs}:${st.ino}`;
 
-/** A zstd-decompressing stream: zlib's where this Node has one, else fzstd's (pure JS, same output). */
-function zstdDecompressor(): Transform {
-  if (createZstdDecompress) return createZstdDecompress();
-  const decoder = new Decompress();
-  const stream = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      try {
-        decoder.push(chunk);
-        done();
-      } catch (err) {
-        done(err as Error); // a corrupt frame fails the read, as zlib's would
-      }
-    },
-    flush(done) {
-      try {
-        decoder.push(new Uint8Array(0), true);
-        done();
-      } catch (err) {
-        done(err as Error);
-      }
-    },
-  });
-  // Copied: the decoder may reuse its output buffer for the next block.
-  decoder.ondata = (data) => void stream.push(Buffer.from(data));
-  return stream;
-}
-
-/** The last `TailBytes` of a zstd file's content, decompressed as a stream so that only the tail is held. */
-async function readZstdTail(file: string): Promise<{ text: string; partial: boolean }> {
-  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let cut = false;
-  // The read stream closes the handle when it ends or fails.
-  await pipeline(handle.createReadStream(), zstdDecompressor(), async (chunks: AsyncIterable<Buffer>) => {
-    for await (const chunk of chunks) {
-      kept.push(chunk);
-      keptBytes += chunk.length;
-      while (keptBytes - kept[0].length >= TranscriptTuning.TailBytes) {
-        keptBytes -= kept.shift()!.length;
-        cut = true;
-      }
-    }
-  });
-  const tail = Buffer.concat(kept);
-  const start = Math.max(0, tail.length - TranscriptTuning.TailBytes);
-  return wholeLines(tail.subarray(start).toString('utf8'), cut || start > 0);
-}
-
-async function render(profile: Profile, file: string): Promise<{ lines: string[]; partial: boolean }> {
-  const { size, mtimeMs } = await fs.promises.stat(file);
+async function render(
+  profile: Profile,
+  file: string,
+  bounds: TranscriptBounds,
+): Promise<{ lines: string[]; partial: boolean }> {
+  const version = versionOf(await fs.promises.stat(file));
   const cached = rendered.get(file);
-  if (cached && cached.size === size && cached.mtimeMs === mtimeMs) return cached;
-  const { text, partial } = await (file.endsWith('.zst') ? readZstdTail(file) : readTail(file));
+  if (cached?.version === version) return cached;
+  const known = bounds.costly.find((c) => c.file === file && c.version === version);
+  if (known) throw new TranscriptTooCostly(known, true);
+  let read: { text: string; partial: boolean };
+  if (file.endsWith('.zst')) {
+    const zstdBounds = {
+      tailBytes: TranscriptTuning.TailBytes,
+      maxUnpackedBytes: TranscriptTuning.MaxUnpackedBytes,
+      maxWindowBytes: TranscriptTuning.MaxWindowBytes,
+      readForMs: bounds.readForMs,
+    };
+    const tail = await readZstdTail(file, zstdBounds).catch((err: Error) => {
+      if (!(err instanceof ZstdTooCostly)) throw err;
+      const why = `transcript too costly: ${file}: ${err.message}; not read again until it changes`;
+      throw new TranscriptTooCostly({ file, version, why }, false);
+    });
+    read = wholeLines(tail.bytes.toString('utf8'), tail.cut);
+  } else read = await readTail(file);
   const lines =
     profile === 'claude'
-      ? claudeLines(text)
+      ? claudeLines(read.text)
       : profile === 'codex'
-        ? codexLines(text)
-        : geminiLines(text, file.endsWith('.json'));
-  remember(rendered, file, { size, mtimeMs, lines, partial });
-  return { lines, partial };
+        ? codexLines(read.text)
+        : geminiLines(read.text, file.endsWith('.json'));
+  remember(rendered, file, { version, lines, partial: read.partial });
+  return { lines, partial: read.partial };
 }
+
+/** No time bound and nothing known: what a caller that is not the daemon's worker reads with. */
+const UNBOUNDED: TranscriptBounds = { readForMs: Infinity, costly: [] };
 
 /**
  * The conversation of a session's agent as readable lines, or undefined when it has no transcript
  * Holdfast can find (not an agent, a profile without one, no id recorded yet, no file, unreadable).
+ * Throws TranscriptTooCostly when the file is over a bound, or was so before and has not changed.
  */
 export async function readTranscript(
   agent: TranscriptAgent | undefined,
   cwd: string,
   home: string = os.homedir(),
+  bounds: TranscriptBounds = UNBOUNDED,
 ): Promise<Transcript | undefined> {
   try {
     const file = await findTranscript(agent, cwd, home);
     if (!file) return undefined;
     const profile = profileOf(agent)!.profile;
-    const { lines, partial } = await render(profile, file);
+    const { lines, partial } = await render(profile, file, bounds);
     return { agentName: builtinAgent(profile)?.name ?? profile, file, lines, partial };
-  } catch {
-    // Unreadable (permissions, removed while read): the session's own history is still searched.
+  } catch (err) {
+    if (err instanceof TranscriptTooCostly) throw err;
+    // Unreadable (permissions, removed while read, corrupt): the session's own history is still searched.
     return undefined;
   }
 }

@@ -33,12 +33,31 @@ interface GitResult {
 
 const GIT_TIMEOUT_MS = 30_000;
 
+/**
+ * Config that would have git run a program, turned off where Holdfast looks at or removes a worktree
+ * (an agent in it may have planted a repository or config there): the fsmonitor hook, hooks; `status`
+ * runs with --ignore-submodules=dirty, so it starts no git in a submodule's own repository.
+ */
+const NO_PROGRAMS = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];
+
+/**
+ * Where git runs: `git -C DIR`; a repository whose worktree Holdfast looks at or removes (NO_PROGRAMS);
+ * or a linked worktree through its admin folder in the repository (NO_PROGRAMS too).
+ */
+type GitPlace = string | { repo: string } | { gitDir: string; workTree: string };
+
 /** Runs git; resolves with its exit code (non-zero is no error here), rejects only when git cannot run. */
-function git(dir: string, args: string[]): Promise<GitResult> {
+function git(place: GitPlace, args: string[]): Promise<GitResult> {
+  const where =
+    typeof place === 'string'
+      ? ['-C', place]
+      : 'repo' in place
+        ? ['-C', place.repo, ...NO_PROGRAMS]
+        : ['-C', place.workTree, `--git-dir=${place.gitDir}`, `--work-tree=${place.workTree}`, ...NO_PROGRAMS];
   return new Promise((resolve, reject) => {
     execFile(
       'git',
-      ['-C', dir, ...args],
+      [...where, ...args],
       { encoding: 'utf8', timeout: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env: gitEnv() },
       (err, stdout, stderr) => {
         const errno = (err as NodeJS.ErrnoException | null)?.code;
@@ -60,8 +79,8 @@ function firstLine(result: GitResult): string {
   return (result.stderr.trim() || result.stdout.trim()).split('\n')[0].replace(/^fatal: /, '');
 }
 
-async function gitOk(dir: string, args: string[]): Promise<string> {
-  const result = await git(dir, args);
+async function gitOk(place: GitPlace, args: string[]): Promise<string> {
+  const result = await git(place, args);
   if (result.code !== 0) throw new WorktreeError(`git ${args[0]} failed: ${firstLine(result)}`);
   return result.stdout;
 }
@@ -85,7 +104,7 @@ export async function checkBranchName(repo: string, branch: string): Promise<voi
   if (result.code !== 0 || branch.startsWith('-')) throw new WorktreeError(`not a valid branch name: "${branch}"`);
 }
 
-export async function branchExists(repo: string, branch: string): Promise<boolean> {
+export async function branchExists(repo: GitPlace, branch: string): Promise<boolean> {
   return (await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0;
 }
 
@@ -167,17 +186,53 @@ function checkOwnFolder(dir: string): void {
   }
 }
 
+/**
+ * The worktree as git reaches it without reading anything in its folder: its admin folder in the
+ * repository (`<common dir>/worktrees/NAME`, whose `gitdir` names the folder), once `git worktree list`
+ * of the repository lists the folder as a linked worktree. Refused otherwise: metadata names the folder,
+ * and an agent in it may have put a repository of its own there, whose config git would obey.
+ */
+async function linkedWorktree(worktree: WorktreeInfo): Promise<{ gitDir: string; workTree: string }> {
+  const repo = { repo: worktree.repo };
+  const notOne = `${worktree.path} is not a worktree of ${worktree.repo} (git worktree list); not touched`;
+  const listed = await git(repo, ['worktree', 'list', '--porcelain', '-z']);
+  if (listed.code !== 0) throw new WorktreeError(`git worktree list failed: ${firstLine(listed)}`);
+  const real = realpathOr(worktree.path);
+  const linked = listed.stdout
+    .split('\0')
+    .filter((field) => field.startsWith('worktree '))
+    .slice(1)
+    .map((field) => realpathOr(field.slice('worktree '.length)));
+  if (!linked.includes(real)) throw new WorktreeError(notOne);
+  const common = await gitOk(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  const admin = path.join(common.trim(), 'worktrees');
+  for (const name of fs.readdirSync(admin)) {
+    const gitdir = fs.readFileSync(path.join(admin, name, 'gitdir'), 'utf8').trim();
+    if (realpathOr(path.dirname(gitdir)) === real) return { gitDir: path.join(admin, name), workTree: real };
+  }
+  throw new WorktreeError(notOne);
+}
+
+function realpathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file); // gone: compared as written
+  }
+}
+
 /** What removing `worktree` and its branch would lose; nothing when its folder is gone. */
 export async function worktreeLoss(worktree: WorktreeInfo): Promise<WorktreeLoss> {
   if (!fs.existsSync(worktree.path)) return { uncommitted: [], unpushed: 0 };
-  const status = await gitOk(worktree.path, ['status', '--porcelain']);
+  const place = await linkedWorktree(worktree);
+  const status = await gitOk(place, ['status', '--porcelain', '--ignore-submodules=dirty']);
   const uncommitted = status.split('\n').filter((line) => line.trim() !== '');
-  const upstream = await git(worktree.path, ['rev-parse', '--verify', '--quiet', '@{u}']);
+  const upstream = await git(place, ['rev-parse', '--verify', '--quiet', '@{u}']);
   const counted =
     upstream.code === 0
-      ? await gitOk(worktree.path, ['rev-list', '--count', '@{u}..HEAD'])
+      ? await gitOk(place, ['rev-list', '--count', '@{u}..HEAD'])
       : // Without an upstream: commits that no other branch (local or remote-tracking) holds.
-        await gitOk(worktree.path, [
+        await gitOk(place, [
           'rev-list',
           '--count',
           'HEAD',
@@ -206,19 +261,21 @@ export function describeLoss(loss: WorktreeLoss, branch: string): string | undef
  * (the user was told what would be lost).
  */
 export async function removeWorktree(worktree: WorktreeInfo, options: { force?: boolean } = {}): Promise<void> {
-  if (!options.force) {
-    const lost = describeLoss(await worktreeLoss(worktree), worktree.branch);
-    if (lost) throw new WorktreeError(`the worktree ${worktree.path} has ${lost}; not removed`);
-  }
+  const repo = { repo: worktree.repo };
   if (fs.existsSync(worktree.path)) {
-    await gitOk(worktree.repo, ['worktree', 'remove', '--force', worktree.path]);
+    const place = await linkedWorktree(worktree);
+    if (!options.force) {
+      const lost = describeLoss(await worktreeLoss(worktree), worktree.branch);
+      if (lost) throw new WorktreeError(`the worktree ${worktree.path} has ${lost}; not removed`);
+    }
+    await gitOk(repo, ['worktree', 'remove', '--force', place.workTree]);
   } else {
-    await gitOk(worktree.repo, ['worktree', 'prune']);
+    await gitOk(repo, ['worktree', 'prune']);
   }
-  await dropBranch(worktree.repo, worktree.branch);
+  await dropBranch(repo, worktree.branch);
 }
 
-async function dropBranch(repo: string, branch: string): Promise<void> {
+async function dropBranch(repo: GitPlace, branch: string): Promise<void> {
   if (await branchExists(repo, branch)) await gitOk(repo, ['branch', '-D', branch]);
 }
 

@@ -2,7 +2,8 @@
 // 'attention' event with the same state: the last lines of its screen when it starts to wait, again at
 // its next quiet spell (a hook may report before the prompt is drawn), and for Claude Code, Codex and
 // Gemini the end of the agent's last message from its transcript. Reading a transcript costs up to a
-// few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget. Each
+// few megabytes of JSON, so it runs in a text worker (textWorkers.ts), under the search budget; one too
+// costly to read gives no reason, is logged once (textWorkers.ts) and not read again until it changes. Each
 // screen read gives a permission prompt's reason when one is on it (promptAnswer.ts); whether it is marked
 // is its watch's word (promptWatch.ts).
 import { DisposableStore, IDisposable } from '../base/disposable';
@@ -60,10 +61,12 @@ export class AttentionExplainer implements IDisposable {
     const job = {
       kind: 'reason' as const,
       agent: { profile: agent.profile, sessionId: agent.sessionId },
-      cwd: session.info().cwd,
+      // Where the agent was started (Claude Code names its folder so), not where a program says it is now.
+      cwd: session.info().startCwd!,
     };
+    const tooCostly = (ms: number) => `transcript too costly: not read within ${ms} ms (search.budgetMs)`;
     this.workers
-      .run(job, "reading the agent's transcript", () => session.isDisposed)
+      .run(job, "reading the agent's transcript", () => session.isDisposed, tooCostly)
       .then(
         (reason) => {
           if (reason !== null) session.activity.explain(since, reason, 'transcript');

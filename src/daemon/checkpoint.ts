@@ -258,6 +258,7 @@ export class Checkpointer {
         id: s.id,
         name: info.name,
         cwd: info.cwd,
+        startCwd: info.startCwd,
         cols: info.cols,
         rows: info.rows,
         createdAt: info.createdAt,

@@ -51,8 +51,10 @@ export class ClientRoles {
   }
 
   /** Removes a subscriber; an owner that leaves leaves no owner (its size stays). */
-  remove(subscriber: Subscriber): void {
-    this.subscribers.delete(subscriber);
-    if (this.currentOwner === subscriber) this.currentOwner = undefined;
+  remove(...subscribers: Subscriber[]): void {
+    for (const subscriber of subscribers) {
+      this.subscribers.delete(subscriber);
+      if (this.currentOwner === subscriber) this.currentOwner = undefined;
+    }
   }
 }

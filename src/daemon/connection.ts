@@ -1,6 +1,6 @@
-// One client connection: handshake, frames in and out, its attached channels, and the bound on
-// what may queue up for it. A client that falls behind stops receiving output and is resynced
-// with a fresh snapshot once its socket drains: the program is never slowed down by it.
+// One client connection: handshake, frames in and out (taken at a pace, requestPace.ts), its attached
+// channels, and the bound on what may queue up for it. A client that falls behind stops receiving output
+// and is resynced with a fresh snapshot once its socket drains: the program is never slowed down by it.
 import type * as net from 'node:net';
 import { DisposableStore, disposeErrorText, IDisposable, toDisposable } from '../base/disposable';
 import {
@@ -16,9 +16,10 @@ import {
 import { clientHelloSchema, DaemonHello } from '../protocol/hello';
 import { DaemonEvent, ErrorCode, PROTOCOL_VERSION, RequestMessage, Role } from '../protocol/messages';
 import { InputLimit } from '../protocol/limits';
-import type { Subscriber } from './clientRoles';
+import { Channel, detachAll } from './channel';
 import { ConnectionRights } from './connectionRights';
 import { OutputCork } from './outputCork';
+import { RequestPace } from './requestPace';
 import type { Session } from './session';
 import { DaemonError } from './daemonError';
 
@@ -42,41 +43,6 @@ export interface RequestHandler {
   handle(connection: ClientConnection, method: string, params: unknown): Promise<unknown>;
 }
 
-/** An attached channel: a subscriber of one session. */
-export class Channel implements Subscriber {
-  phase: 'pending' | 'live' = 'pending';
-  /** Output was dropped for this channel; it gets a fresh snapshot once the socket drains. */
-  stale = false;
-
-  constructor(
-    private readonly connection: ClientConnection,
-    readonly channel: number,
-    readonly session: Session,
-    public role: Role,
-  ) {}
-
-  get lagging(): boolean {
-    return this.connection.isBehind;
-  }
-
-  sendSnapshot(bytes: Buffer): void {
-    this.stale = false;
-    this.connection.sendRaw(FrameKind.Snapshot, this.channel, bytes);
-  }
-
-  sendOutput(bytes: Buffer): void {
-    if (this.stale || this.connection.isBehind) {
-      this.stale = true;
-      return;
-    }
-    this.connection.sendRaw(FrameKind.Output, this.channel, bytes);
-  }
-
-  sendEvent(event: DaemonEvent): void {
-    this.connection.sendEvent(event);
-  }
-}
-
 export class ClientConnection implements IDisposable {
   /** Bounds by kind, checked at the header: a frame over its bound is refused before it is held. */
   private readonly decoder = new FrameDecoder((kind) =>
@@ -84,11 +50,14 @@ export class ClientConnection implements IDisposable {
   );
   private readonly disposables = new DisposableStore();
   readonly channels = new Map<number, Channel>();
+  /** Channels by session: the events of a session go to each connection with a channel on it. */
+  private readonly perSession = new Map<string, number>();
   private ready = false;
   private closed = false;
   private behind = false;
   /** Output gathered into few writes (outputCork.ts). */
   private readonly cork: OutputCork;
+  private readonly pace: RequestPace;
   /** Receives every session's events (set by the 'subscribe' request). */
   subscribedToAll = false;
   clientName = '';
@@ -110,6 +79,7 @@ export class ClientConnection implements IDisposable {
     );
     this.disposables.add(toDisposable(() => clearTimeout(handshakeTimer)));
     this.cork = this.disposables.add(new OutputCork(socket));
+    this.pace = this.disposables.add(new RequestPace(socket, () => this.onData(Buffer.alloc(0), handshakeTimer)));
     socket.on('data', (chunk: Buffer) => this.onData(chunk, handshakeTimer));
     socket.on('drain', () => this.onDrain());
     socket.on('error', () => undefined); // 'close' follows
@@ -132,12 +102,18 @@ export class ClientConnection implements IDisposable {
   private onData(chunk: Buffer, handshakeTimer: NodeJS.Timeout): void {
     if (this.closed) return;
     try {
-      for (const frame of this.decoder.decode(chunk)) {
-        if (this.closed) return;
+      this.decoder.append(chunk);
+      // Frames past the pace wait in the decoder, the socket paused, until the pace lets them in.
+      while (!this.ready || this.pace.mayTake()) {
+        const frame = this.decoder.next();
+        if (!frame || this.closed) break;
         if (!this.ready) {
           this.onHello(frame.kind, frame.payload);
           clearTimeout(handshakeTimer);
-        } else this.onFrame(frame.kind, frame.payload);
+        } else {
+          this.pace.took();
+          this.onFrame(frame.kind, frame.payload);
+        }
       }
       if (!this.ready && this.decoder.pendingBytes > ConnectionLimits.MaxHelloBytes) {
         throw new DaemonError(ErrorCode.Protocol, HELLO_TOO_LARGE);
@@ -212,18 +188,23 @@ export class ClientConnection implements IDisposable {
   }
 
   private dispatch(id: number, method: string, params: unknown): void {
-    this.handler.handle(this, method, params).then(
-      (result) => this.sendJson({ id, ok: true, result: result ?? {} }, `the answer to ${method}`, id),
-      (err) => {
-        const code = err instanceof DaemonError ? err.code : ErrorCode.Internal;
-        if (code === ErrorCode.Internal) this.log(`request ${method} failed: ${(err as Error).stack ?? err}`);
-        this.sendJson(
-          { id, ok: false, error: { code, message: (err as Error).message } },
-          `the error of ${method}`,
-          id,
-        );
-      },
-    );
+    this.pace.started();
+    const settled = () => this.pace.settled();
+    this.handler
+      .handle(this, method, params)
+      .finally(settled)
+      .then(
+        (result) => this.sendJson({ id, ok: true, result: result ?? {} }, `the answer to ${method}`, id),
+        (err) => {
+          const code = err instanceof DaemonError ? err.code : ErrorCode.Internal;
+          if (code === ErrorCode.Internal) this.log(`request ${method} failed: ${(err as Error).stack ?? err}`);
+          this.sendJson(
+            { id, ok: false, error: { code, message: (err as Error).message } },
+            `the error of ${method}`,
+            id,
+          );
+        },
+      );
   }
 
   /**
@@ -255,14 +236,24 @@ export class ClientConnection implements IDisposable {
       throw new DaemonError(ErrorCode.Limit, `at most ${ConnectionLimits.MaxChannels} channels per connection`);
     const attached = new Channel(this, channel, session, role);
     this.channels.set(channel, attached);
+    this.perSession.set(session.id, (this.perSession.get(session.id) ?? 0) + 1);
     return attached;
+  }
+
+  /** Whether it has a channel on the session (in constant time: a client may hold 1,024 channels). */
+  watches(sessionId: string): boolean {
+    return this.perSession.has(sessionId);
   }
 
   removeChannel(channel: number): Channel | undefined {
     const attached = this.channels.get(channel);
     if (!attached) return undefined;
     this.channels.delete(channel);
+    const left = this.perSession.get(attached.session.id)! - 1;
+    if (left > 0) this.perSession.set(attached.session.id, left);
+    else this.perSession.delete(attached.session.id);
     attached.session.detach(attached);
+    attached.phase = 'live'; // awaits no snapshot any more
     return attached;
   }
 
@@ -297,7 +288,14 @@ export class ClientConnection implements IDisposable {
     }
   }
 
+  /** A channel of this connection began (true) or ended (false) waiting for its snapshot. */
+  snapshotAwaited(awaiting: boolean): void {
+    if (awaiting) this.pace.started();
+    else this.pace.settled();
+  }
+
   private onDrain(): void {
+    this.pace.drained();
     if (!this.behind) return;
     this.behind = false;
     for (const attached of this.channels.values()) {
@@ -338,7 +336,9 @@ export class ClientConnection implements IDisposable {
     if (this.disposables.isDisposed) return;
     this.closed = true;
     try {
-      for (const channel of [...this.channels.keys()]) this.removeChannel(channel);
+      detachAll(this.channels.values());
+      this.channels.clear();
+      this.perSession.clear();
       this.disposables.dispose();
     } catch (err) {
       // logged, not thrown: it runs on the socket's close, and the daemon must still drop the connection

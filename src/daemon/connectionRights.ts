@@ -12,6 +12,11 @@ import type { Session } from './session';
 export enum GrantLimit {
   /** Live credentials of one daemon; each is held by a connection or a session, so real use stays far below. */
   MaxCredentials = 1024,
+  /**
+   * Live credentials one connection minted: `holdfast mcp` mints one per tool call, on a connection of its
+   * own; a connection alone could otherwise take the daemon's whole 1,024 from every other client.
+   */
+  MaxPerConnection = 32,
 }
 
 /** What a request needs: nothing beyond a hello, to read its session, to act on it, or full rights. */
@@ -134,6 +139,8 @@ export function checkRequest<M extends Method>(
 interface Grant {
   readonly digest: string;
   readonly rights: ConnectionRights;
+  /** The connection that minted it (none: taken over from a previous daemon). */
+  readonly minter?: object;
   /** The connections that minted or use it, and the sessions started with it (by id, until they end). */
   readonly holders: Set<Holder>;
 }
@@ -186,6 +193,12 @@ export class Credentials {
     const ids = params.sessions
       ? [...new Set(params.sessions.map((ref) => parent.resolve(registry, ref).id))]
       : parent.sessionIds;
+    const mine = [...(this.held.get(minter) ?? [])].filter((grant) => grant.minter === minter).length;
+    if (mine >= GrantLimit.MaxPerConnection)
+      throw new DaemonError(
+        ErrorCode.Limit,
+        `this connection minted ${mine} live credentials, its limit: use them, or grant from another connection`,
+      );
     if (this.grants.size >= GrantLimit.MaxCredentials)
       throw new DaemonError(
         ErrorCode.Limit,
@@ -196,6 +209,7 @@ export class Credentials {
       digest: digestOf(credential),
       rights: new ConnectionRights(readOnly, ids && new Set(ids), credential),
       holders: new Set(),
+      minter,
     };
     this.grants.set(grant.digest, grant);
     this.hold(grant, minter);

@@ -23,6 +23,7 @@ import {
   duringHandoff,
   handoffUnderWay,
   handOffSessions,
+  successorScript,
   OwnState,
   predecessorState,
   resumeSessions,
@@ -96,7 +97,12 @@ export class Daemon implements RequestHandler, MethodHost {
     );
     if (options.succession) this.resume(options.succession, own!);
     this.disposables.add(this.registry.onEvent((event) => this.route(event)));
-    this.textWorkers = this.disposables.add(new TextWorkers(() => this.recovery.config.config.search.budgetMs));
+    this.textWorkers = this.disposables.add(
+      new TextWorkers(
+        () => this.recovery.config.config.search.budgetMs,
+        (line) => this.log.write(line),
+      ),
+    );
     this.recovery = this.disposables.add(
       new Recovery(
         this.registry,
@@ -173,6 +179,7 @@ export class Daemon implements RequestHandler, MethodHost {
   async handOff(script: string | undefined, reason: string): Promise<{ pid: number; sessions: number }> {
     if (this.stopping) throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
     if (this.handoff) throw handoffUnderWay('another handoff');
+    if (script !== undefined) script = successorScript(script);
     let done!: () => void;
     this.handoff = new Promise<void>((resolve) => (done = resolve));
     this.log.write(`handing off every session to a successor (${reason})`);
@@ -258,8 +265,7 @@ export class Daemon implements RequestHandler, MethodHost {
     for (const connection of this.connections) {
       if (connection.subscribedToAll) {
         if (!sessionId || connection.rights.mayRead(sessionId)) connection.sendEvent(event);
-      } else if (sessionId && [...connection.channels.values()].some((c) => c.session.id === sessionId))
-        connection.sendEvent(event);
+      } else if (sessionId && connection.watches(sessionId)) connection.sendEvent(event);
     }
     this.credentials.noteEvent(event); // after: a scoped subscriber hears of the removal of its own session
   }

@@ -4,7 +4,8 @@
 import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } from '../protocol/messages';
 import { conversationIdProblem } from '../agents/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
-import type { Channel, ClientConnection } from './connection';
+import type { Channel } from './channel';
+import type { ClientConnection } from './connection';
 import type { ConnectionRights, Credentials } from './connectionRights';
 import { DaemonError } from './daemonError';
 import { NOTIFY_TOKEN_ENV } from './notifyCredentials';

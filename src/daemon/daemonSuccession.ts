@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AttachParams, ErrorCode, Method, Params } from '../protocol/messages';
 import type { Credentials, HandedGrant } from './connectionRights';
 import { DaemonError } from './daemonError';
+import { trustedFile, UntrustedFileError } from '../host/fileTrust';
 import { handOff, HandoffResult, SuccessorCommand } from './handoff';
 import { HandoffLimit } from './handoffManifest';
 import type { HandablePty } from './programPty';
@@ -81,10 +82,21 @@ export interface SuccessionHost {
   log(line: string): void;
 }
 
+/**
+ * A successor script as its real path, once no one but this user and root can change it or a folder
+ * above it: the successor gets every PTY master and the notify secret. `bad-request` naming why else.
+ */
+export function successorScript(script: string): string {
+  try {
+    return trustedFile(script);
+  } catch (err) {
+    if (!(err instanceof UntrustedFileError)) throw err;
+    throw new DaemonError(ErrorCode.BadRequest, `refusing the successor's script: ${err.message}`);
+  }
+}
+
 /** Hands every session to a successor; rejects (every session carrying on here) if it did not take them. */
 export async function handOffSessions(host: SuccessionHost, script?: string): Promise<HandoffResult> {
-  if (script !== undefined && !fs.statSync(script, { throwIfNoEntry: false })?.isFile())
-    throw new Error(`no daemon script at ${script}`);
   const sessions = host.registry.list();
   const budget = Math.min(
     SessionHandoffLimit.ScreenChars,

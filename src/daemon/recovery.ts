@@ -204,7 +204,8 @@ export class Recovery implements IDisposable {
           new Session({
             id,
             argv: saved.argv ?? [],
-            cwd: saved.cwd,
+            cwd: saved.startCwd ?? saved.cwd,
+            ...(saved.startCwd !== undefined && saved.cwd !== saved.startCwd ? { reportedCwd: saved.cwd } : {}),
             env: {},
             // A crafted file's 10000x10000 would cost the daemon a gigabyte: the same bounds as a client's.
             ...clampScreenSize(saved.cols, saved.rows),

@@ -8,7 +8,8 @@ import { runJob, TextJob, WorkerLoaded } from './textJobs';
 const port = parentPort;
 if (!port) throw new Error('searchWorker.js runs as a worker thread of the daemon');
 // An idle worker never collects: after a job that held big files, its heap (hundreds of MiB for a few
-// 15 MB checkpoints) would stay the daemon's. Collected at once after such a job instead.
+// 15 MB checkpoints, tens for a transcript unpacked to its bound) would stay the daemon's. Collected at
+// once after such a job instead.
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc') as () => void;
 const COLLECT_ABOVE_HEAP_BYTES = 32 * 1024 * 1024;
@@ -16,7 +17,9 @@ const COLLECT_ABOVE_HEAP_BYTES = 32 * 1024 * 1024;
 port.on('message', (job: TextJob) => {
   void runJob(job).then((answer) => {
     port.postMessage(answer);
-    if (job.kind === 'checkpoints' && v8.getHeapStatistics().used_heap_size > COLLECT_ABOVE_HEAP_BYTES) collect();
+    // Unpacked transcripts are buffers, outside the heap's count: either may be big.
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    if (job.kind !== 'test' && Math.max(heapUsed, arrayBuffers) > COLLECT_ABOVE_HEAP_BYTES) collect();
   });
 });
 const loaded: WorkerLoaded = { loaded: true };

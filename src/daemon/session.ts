@@ -37,6 +37,8 @@ export interface SessionOptions extends PtyOptions {
   launchArgv?: string[];
   /** Taken over from a previous daemon (a succession), with `process` its adopted PTY. */
   resumed?: ResumedSession;
+  /** The directory its program last reported (OSC 7), kept from a previous daemon or a checkpoint. */
+  reportedCwd?: string;
 }
 
 export class Session implements IDisposable {
@@ -61,8 +63,8 @@ export class Session implements IDisposable {
   private readonly scrollback: number;
   private cols: number;
   private rows: number;
-  private startCwd: string;
-  private reportedCwd = '';
+  private readonly startCwd: string;
+  private reportedCwd: string;
   private exitStatus: ExitStatus | null = null;
   readonly hasExited: Promise<void>;
   /** Output bursts, quiet, bells and whether it needs the user. */
@@ -77,7 +79,7 @@ export class Session implements IDisposable {
     this.metadata = options.metadata;
     this.argv = options.argv;
     [this.cols, this.rows] = [options.cols, options.rows];
-    this.startCwd = options.cwd;
+    [this.startCwd, this.reportedCwd] = [options.cwd, options.reportedCwd ?? ''];
     this.createdAt = options.resumed?.createdAt ?? Date.now();
     this.exitAt = options.resumed?.exitAt;
     this.activity = this.disposables.add(
@@ -165,6 +167,7 @@ export class Session implements IDisposable {
       exit: this.exitStatus,
       argv: this.argv,
       cwd: this.reportedCwd || this.startCwd,
+      startCwd: this.startCwd,
       cols: this.cols,
       rows: this.rows,
       title: this.emulator.title,
@@ -246,10 +249,11 @@ export class Session implements IDisposable {
     this.redraw.setView(subscriber, view);
   }
 
-  detach(subscriber: Subscriber): void {
-    this.roles.remove(subscriber);
-    this.redraw.forget(subscriber);
-    this.snapshots.forget(subscriber);
+  detach(...subscribers: Subscriber[]): void {
+    this.roles.remove(...subscribers);
+    for (const subscriber of subscribers) this.redraw.forget(subscriber);
+    this.snapshots.forget(...subscribers);
+    this.updateQueryAnswering();
     this.changed();
   }
 
@@ -296,8 +300,7 @@ export class Session implements IDisposable {
 
   resize(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;
-    this.cols = cols;
-    this.rows = rows;
+    [this.cols, this.rows] = [cols, rows];
     this.pty.resize(cols, rows);
     this.emulator.resize(cols, rows);
     this.emulator.scrollback = scrollbackWithinBudget(this.scrollback, cols);
@@ -327,10 +330,7 @@ export class Session implements IDisposable {
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
   textCopy = (history: boolean): Promise<SessionTextCopy> => this.emulator.textCopy(history);
 
-  /**
-   * Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped
-   * and nothing of its group is left.
-   */
+  /** Signals the process group, then SIGKILL after `graceMs`; resolves once the leader is reaped, its group empty. */
   kill(signal: NodeJS.Signals = 'SIGHUP', graceMs = 2000): Promise<void> {
     return this.groupKill.kill(signal, graceMs);
   }

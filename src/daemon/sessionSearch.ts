@@ -29,7 +29,8 @@ export async function searchSessions(
         name: session.name,
         text: await session.textCopy(true),
         ...(agent ? { agent } : {}),
-        cwd: session.info().cwd,
+        // Where the agent was started (Claude Code names its folder so), not where a program says it is now.
+        cwd: session.info().startCwd!,
       };
     }),
   );

@@ -41,6 +41,10 @@ interface Waiter {
   checking?: boolean;
   /** The screen changed (or the program exited) while it ran: check again. */
   checkAgain?: boolean;
+  /** A text check has answered: the pattern is known to compile. */
+  checked?: boolean;
+  /** Its time ran out before the first check answered: that answer ends it (a bad pattern fails it). */
+  timedOut?: boolean;
 }
 
 export class SessionWaits implements IDisposable {
@@ -79,7 +83,12 @@ export class SessionWaits implements IDisposable {
       };
       if (condition.kind !== 'text' && this.isMet(condition)) return resolve(true);
       this.waiters.add(waiter);
-      timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      // A text waiter's pattern is compiled in the worker at its first check: until that answers, a
+      // timeout could hide a bad pattern behind `met: false` (a new worker takes 0.5-3 s to start).
+      timer = setTimeout(() => {
+        if (condition.kind === 'text' && !waiter.checked) waiter.timedOut = true;
+        else waiter.resolve(false);
+      }, timeoutMs);
       if (condition.kind === 'idle') this.armIdleWait(waiter);
       if (condition.kind === 'text') this.checkText(waiter);
     });
@@ -101,8 +110,10 @@ export class SessionWaits implements IDisposable {
       .then(
         (met) => {
           waiter.checking = false;
+          waiter.checked = true;
           if (!this.waiters.has(waiter)) return;
           if (met) waiter.resolve(true);
+          else if (waiter.timedOut) waiter.resolve(false);
           else if (waiter.checkAgain) this.checkText(waiter);
           // Text that is not there now never will be.
           else if (this.exited) waiter.resolve(false);

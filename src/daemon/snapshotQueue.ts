@@ -67,8 +67,8 @@ export class SnapshotQueue implements IDisposable {
   }
 
   /** A detached subscriber gets nothing more. */
-  forget(subscriber: Subscriber): void {
-    this.awaiting.delete(subscriber);
+  forget(...subscribers: Subscriber[]): void {
+    for (const subscriber of subscribers) this.awaiting.delete(subscriber);
   }
 
   private ask(): void {
@@ -134,6 +134,9 @@ export class SnapshotQueue implements IDisposable {
 
   dispose(): void {
     this.disposed = true;
+    // Their snapshot will not come: they count in their connection's pace while they await one.
+    for (const subscriber of this.awaiting.keys()) subscriber.phase = 'live';
+    this.awaiting.clear();
     for (const followUp of this.historyFollowUps) clearTimeout(followUp);
     this.historyFollowUps.clear();
   }

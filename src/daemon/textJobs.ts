@@ -2,8 +2,15 @@
 // pattern over copies of sessions' text (decoded there) and over their agents' transcript files; and
 // the checkpoint files, read, parsed and checked there (a hostile one may be 16 MiB of deep JSON).
 import { inspectSaved } from '../agents/agents';
-import { readTranscript, TranscriptAgent } from '../agents/transcripts';
+import {
+  CostlyTranscript,
+  readTranscript,
+  TranscriptAgent,
+  TranscriptBounds,
+  TranscriptTooCostly,
+} from '../agents/transcripts';
 import { listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
+import { UnsafeDirectoryError } from '../host/paths';
 import { CheckpointLimit } from '../protocol/limits';
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
 import type { CheckpointFile, CheckpointSummary, InspectedSession, SkippedCheckpoint } from '../protocol/recovery';
@@ -23,11 +30,25 @@ export interface SearchedSession {
   cwd: string;
 }
 
+/**
+ * How the transcripts of a search or reason job are read: TextWorkers sets it as the job starts (half
+ * the budget for one file, and the files found too costly so far); this when a caller runs a job itself.
+ */
+const TRANSCRIPTS_UNTOLD: TranscriptBounds = { readForMs: 1000, costly: [] };
+
 export type TextJob =
-  | { kind: 'search'; pattern: string; flags: string; context: number; limit: number; sessions: SearchedSession[] }
+  | {
+      kind: 'search';
+      pattern: string;
+      flags: string;
+      context: number;
+      limit: number;
+      sessions: SearchedSession[];
+      transcripts?: TranscriptBounds;
+    }
   | { kind: 'test'; pattern: string; flags: string; text: SessionTextCopy }
   /** Why an agent waits: the end of its last message, from its transcript (attentionReason.ts). */
-  | { kind: 'reason'; agent: TranscriptAgent; cwd: string }
+  | { kind: 'reason'; agent: TranscriptAgent; cwd: string; transcripts?: TranscriptBounds }
   /** The checkpoints in `dir` (summaries), and the one named `id` when asked for (CheckpointFound). */
   | { kind: 'checkpoints'; dir: string; currentId: string; id?: string; readForMs: number };
 
@@ -59,9 +80,11 @@ export type JobResult<J extends TextJob> = J extends { kind: 'search' }
       ? CheckpointsRead
       : boolean;
 
-export type JobAnswer =
+/** `costly`: transcripts the job found too costly to read (textWorkers.ts keeps them for later jobs). */
+export type JobAnswer = { costly?: CostlyTranscript[] } & (
   | { ok: true; result: SearchResult | CheckpointsRead | boolean | string | null }
-  | { ok: false; code: ErrorCode.BadRequest | ErrorCode.Limit | ErrorCode.Internal; message: string };
+  | { ok: false; code: ErrorCode.BadRequest | ErrorCode.Limit | ErrorCode.Internal; message: string }
+);
 
 /** The worker's first message: its script is loaded, jobs run from now (their budget too). */
 export interface WorkerLoaded {
@@ -121,22 +144,40 @@ function matchLines(
   return true;
 }
 
-/** Matches in session order, the lines of each in order, then its transcript's; at most `limit`. */
-async function search(job: Extract<TextJob, { kind: 'search' }>): Promise<SearchResult> {
+/**
+ * Matches in session order, the lines of each in order, then its transcript's; at most `limit`. A
+ * transcript too costly to read is skipped and said so (`costly` gets it when newly found).
+ */
+async function search(job: Extract<TextJob, { kind: 'search' }>, costly: CostlyTranscript[]): Promise<SearchResult> {
   const plan = { pattern: compiledPattern(job.pattern, job.flags), context: job.context, limit: job.limit };
   const matches: SearchMatch[] = [];
+  const skipped: NonNullable<SearchResult['skippedTranscripts']> = [];
   let linesSearched = 0;
+  const result = (truncated: boolean): SearchResult => ({
+    matches,
+    truncated,
+    linesSearched,
+    ...(skipped.length > 0 ? { skippedTranscripts: skipped } : {}),
+  });
   for (const searched of job.sessions) {
     const source = { session: searched.session, name: searched.name };
     const { lines, alternate } = logicalLines(searched.text);
     linesSearched += lines.length;
-    if (!matchLines(lines, source, plan, matches, alternate)) return { matches, truncated: true, linesSearched };
+    if (!matchLines(lines, source, plan, matches, alternate)) return result(true);
     // The daemon runs as the user, in the user's home: the agent's files are its to read.
-    const transcript = await readTranscript(searched.agent, searched.cwd);
+    // Sessions of one agent thread share its file: one found too costly is not read again in this job.
+    const told = job.transcripts ?? TRANSCRIPTS_UNTOLD;
+    const bounds = { ...told, costly: [...told.costly, ...costly] };
+    const transcript = await readTranscript(searched.agent, searched.cwd, undefined, bounds).catch((err: Error) => {
+      if (!(err instanceof TranscriptTooCostly)) throw err;
+      skipped.push({ session: searched.session, why: err.message });
+      if (!err.known) costly.push(err.costly);
+      return undefined;
+    });
     if (transcript && !matchLines(transcript.lines, { ...source, source: 'transcript' }, plan, matches))
-      return { matches, truncated: true, linesSearched };
+      return result(true);
   }
-  return { matches, truncated: false, linesSearched };
+  return result(false);
 }
 
 /**
@@ -200,21 +241,35 @@ function found({ summary, data }: { summary: CheckpointSummary; data: Checkpoint
   return { summary, inspected, data, droppedScreens };
 }
 
+/** Why an agent waits, from its transcript; one too costly to read is no reason (TextWorkers logs it once). */
+async function reason(job: Extract<TextJob, { kind: 'reason' }>): Promise<JobAnswer> {
+  try {
+    const transcript = await readTranscript(job.agent, job.cwd, undefined, job.transcripts ?? TRANSCRIPTS_UNTOLD);
+    return { ok: true, result: (transcript && transcriptReason(transcript.lines)) ?? null };
+  } catch (err) {
+    if (!(err instanceof TranscriptTooCostly)) throw err;
+    return { ok: true, result: null, ...(err.known ? {} : { costly: [err.costly] }) };
+  }
+}
+
 /** Runs a job; every failure is an answer (a bad or too costly pattern, or a bug: internal). */
 export async function runJob(job: TextJob): Promise<JobAnswer> {
   try {
-    if (job.kind === 'search') return { ok: true, result: await search(job) };
-    if (job.kind === 'checkpoints') return { ok: true, result: checkpoints(job) };
-    if (job.kind === 'reason') {
-      const transcript = await readTranscript(job.agent, job.cwd);
-      return { ok: true, result: (transcript && transcriptReason(transcript.lines)) ?? null };
+    if (job.kind === 'search') {
+      const costly: CostlyTranscript[] = [];
+      const result = await search(job, costly);
+      return { ok: true, result, ...(costly.length > 0 ? { costly } : {}) };
     }
+    if (job.kind === 'checkpoints') return { ok: true, result: checkpoints(job) };
+    if (job.kind === 'reason') return await reason(job);
     const pattern = compiledPattern(job.pattern, job.flags);
     return { ok: true, result: logicalLines(job.text).lines.some((line) => pattern.test(line)) };
   } catch (err) {
     const message = (err as Error).message;
     if (err instanceof PatternLimitError) return { ok: false, code: ErrorCode.Limit, message };
     if (err instanceof PatternError) return { ok: false, code: ErrorCode.BadRequest, message };
+    if (err instanceof UnsafeDirectoryError)
+      return { ok: false, code: ErrorCode.Internal, message: `refusing to read checkpoints: ${message}` };
     return { ok: false, code: ErrorCode.Internal, message: (err as Error).stack ?? message };
   }
 }

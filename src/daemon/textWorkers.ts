@@ -1,6 +1,8 @@
 // The worker threads that run search and text waits (searchWorker.ts) off the daemon's main thread:
 // at most two (fewer on one core), each job within a time budget. A job that runs out of it, or whose
-// client went away, is stopped by terminating its worker; a new one starts for the next job.
+// client went away, is stopped by terminating its worker; a new one starts for the next job. The
+// transcripts a job found too costly to read are kept here, across workers, so no job reads them again
+// until they change (a Codex session waiting every 0.4 s re-read a 4 GiB one each time).
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -8,6 +10,7 @@ import type { IDisposable } from '../base/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
 import { WatchdogTiming } from './workerWatchdog';
+import type { CostlyTranscript } from '../agents/transcripts';
 import type { JobAnswer, JobResult, TextJob, WorkerLoaded } from './textJobs';
 
 export enum TextWorkerTuning {
@@ -17,6 +20,8 @@ export enum TextWorkerTuning {
   IdleMs = 30_000,
   /** How often a running job looks whether its client is still there. */
   CancelCheckMs = 100,
+  /** Transcripts kept as too costly, the oldest forgotten first. */
+  MaxCostlyTranscripts = 64,
 }
 
 /**
@@ -56,13 +61,37 @@ export class TextWorkers implements IDisposable {
   private readonly slots: Slot[];
   private readonly queue: Queued[] = [];
   private disposed = false;
+  /** By file: the version found too costly to read. */
+  private readonly costly = new Map<string, CostlyTranscript>();
 
   constructor(
     /** The budget of each job now, ms: the config's `search.budgetMs` (2000 unless set). */
     private readonly budgetMs: () => number,
+    /** The daemon's log: a transcript found too costly is said there once. */
+    private readonly log: (line: string) => void,
     size = Math.min(TextWorkerTuning.MaxWorkers, availableParallelism()),
   ) {
     this.slots = Array.from({ length: Math.max(1, size) }, () => new Slot());
+  }
+
+  /**
+   * What a job that reads transcripts is told as it starts: half its budget for one file (the rest is
+   * the pattern's), and the files found too costly so far (by a job queued beside it, too).
+   */
+  private withTranscriptBounds(job: TextJob): TextJob {
+    if (job.kind !== 'search' && job.kind !== 'reason') return job;
+    return { ...job, transcripts: { readForMs: this.budgetMs() / 2, costly: [...this.costly.values()] } };
+  }
+
+  private noteCostly(found: readonly CostlyTranscript[]): void {
+    for (const costly of found) {
+      if (this.costly.get(costly.file)?.version === costly.version) continue; // two workers read it at once
+      this.log(costly.why);
+      this.costly.delete(costly.file);
+      if (this.costly.size >= TextWorkerTuning.MaxCostlyTranscripts)
+        this.costly.delete(this.costly.keys().next().value!);
+      this.costly.set(costly.file, costly);
+    }
   }
 
   /**
@@ -109,6 +138,7 @@ export class TextWorkers implements IDisposable {
     };
     const onMessage = (answer: JobAnswer | WorkerLoaded) => {
       if ('loaded' in answer) return;
+      if (answer.costly) this.noteCostly(answer.costly);
       finish(() => {
         if (answer.ok) queued.resolve(answer.result);
         else queued.reject(new DaemonError(answer.code, `${queued.what}: ${answer.message}`));
@@ -138,7 +168,7 @@ export class TextWorkers implements IDisposable {
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
     };
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    worker.postMessage(queued.job);
+    worker.postMessage(this.withTranscriptBounds(queued.job));
   }
 
   /**

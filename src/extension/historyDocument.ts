@@ -5,12 +5,15 @@
 import * as vscode from 'vscode';
 import { printable, printableLines } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
-import { readTranscript } from '../agents/transcripts';
+import { readTranscript, TranscriptTooCostly } from '../agents/transcripts';
 import { CommandContext, sessionArg } from './commandContext';
 import { showInformation, showQuickPick } from './ui';
 import { ui, uiText } from '../text/uiText';
 
 export const HISTORY_SCHEME = 'holdfast-history';
+
+/** How long the extension host spends unpacking a compressed transcript at most. */
+const TRANSCRIPT_READ_MS = 5000;
 
 /** Registers a command with the one failure report every Holdfast command has (commands.ts's `run`). */
 export type RegisterCommand = (
@@ -50,7 +53,17 @@ async function readHistory(ctx: CommandContext, sessionId: string): Promise<stri
     client.request('read', { session: sessionId, scrollback: Number.MAX_SAFE_INTEGER }),
     client.request('show', { session: sessionId }),
   ]);
-  const transcript = await readTranscript(agentOf(session.metadata), session.cwd);
+  let transcript: Awaited<ReturnType<typeof readTranscript>>;
+  try {
+    // Where the agent was started (Claude Code names its folder so), not where a program says it is now.
+    transcript = await readTranscript(agentOf(session.metadata), session.startCwd ?? session.cwd, undefined, {
+      readForMs: TRANSCRIPT_READ_MS,
+      costly: [],
+    });
+  } catch (err) {
+    if (!(err instanceof TranscriptTooCostly)) throw err;
+    return [...lines, '', `${CONVERSATION_HEADER}not shown: ${err.message}) ──`];
+  }
   if (!transcript) return lines;
   const tail = transcript.partial ? ', its latest part' : '';
   const header = `${CONVERSATION_HEADER}${transcript.agentName}'s transcript ${transcript.file}${tail}) ──`;

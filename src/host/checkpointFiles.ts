@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkpointFileSchema } from './checkpointSchema';
 import { CheckpointLimit } from '../protocol/limits';
-import { stateDir } from './paths';
+import { checkPrivateDir, stateDir } from './paths';
 import { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
 
 const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
@@ -85,14 +85,10 @@ export interface ListedCheckpointFile {
 }
 
 export function listCheckpointFiles(dir: string): ListedCheckpointFile[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (err) {
-    // No directory: nothing written yet. Anything else (not readable) is the caller's to report.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  // Checked as the daemon checks it before writing: another user's directory (a shared XDG_STATE_HOME)
+  // would show their checkpoints as this user's, and restore or resume from them. Missing: none yet.
+  if (!checkPrivateDir(dir, true)) return [];
+  const names = fs.readdirSync(dir);
   const out: ListedCheckpointFile[] = [];
   for (const name of names) {
     const match = FILE_PATTERN.exec(name);

@@ -37,6 +37,8 @@ export const savedSessionSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
   cwd: z.string(),
+  /** Where its client started it (SessionInfo.startCwd); absent from older files: `cwd` stands for both. */
+  startCwd: z.string().optional(),
   cols: z.number(),
   rows: z.number(),
   /** Only when `recovery.screenText` is on: shells put the running command (and its secrets) there. */

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { tempSocketDir } from './tempSocketDir';
 
 export const SOCKET_NAME = 'holdfast.sock';
 
@@ -39,8 +40,9 @@ export function systemRuntimeDir(root: string = SYSTEM_RUNTIME_ROOT): string | u
  * The default socket: $XDG_RUNTIME_DIR/holdfast/holdfast.sock; without XDG_RUNTIME_DIR (a client
  * started with a trimmed environment, e.g. an MCP client's defaults) the same place under
  * /run/user/UID on Linux when systemRuntimeDir accepts it; else a per-user dir under the temp dir
- * ($TMPDIR/holdfast-UID). macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and private
- * already (/var/folders/.../T); without one, macOS uses the private state dir rather than the
+ * ($TMPDIR/holdfast-UID, or a name of our own when another user took that: tempSocketDir.ts).
+ * macOS never sets XDG_RUNTIME_DIR, and its TMPDIR is per-user and private already
+ * (/var/folders/.../T); without one, macOS uses the private state dir rather than the
  * world-shared /tmp. Every choice must be 0700 and yours (endpointTrust.ts).
  * HOLDFAST_RUNTIME_ROOT stands in for /run/user (tests lay one out in a temp dir).
  */
@@ -57,7 +59,7 @@ export function defaultSocketPath(
   }
   const tmp = env.TMPDIR && path.isAbsolute(env.TMPDIR) ? path.resolve(env.TMPDIR) : undefined;
   if (!tmp && platform === 'darwin') return path.join(stateDir(env, platform), 'run', SOCKET_NAME);
-  return path.join(tmp ?? os.tmpdir(), `holdfast-${userId()}`, SOCKET_NAME);
+  return path.join(tempSocketDir(tmp ?? os.tmpdir(), stateDir(env, platform)), SOCKET_NAME);
 }
 
 /** --socket wins, then HOLDFAST_SOCKET, then the default. */
@@ -96,7 +98,16 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
   } catch (err) {
     throw new UnsafeDirectoryError(`cannot create ${dir}: ${(err as Error).message}`);
   }
-  const st = fs.lstatSync(dir);
+  checkPrivateDir(dir, strict);
+}
+
+/**
+ * Checks, without making it, that `dir` is as ensurePrivateDir leaves it; false when it does not exist.
+ * Throws UnsafeDirectoryError, naming the fix, when it is not a real directory of this user's or not private.
+ */
+export function checkPrivateDir(dir: string, strict: boolean): boolean {
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!st) return false;
   if (!st.isDirectory()) throw new UnsafeDirectoryError(`${dir} is not a directory`);
   if (st.uid !== userId())
     throw new UnsafeDirectoryError(
@@ -110,4 +121,5 @@ export function ensurePrivateDir(dir: string, strict: boolean): void {
         `others (fix: chmod 700 ${dir})`,
     );
   }
+  return true;
 }

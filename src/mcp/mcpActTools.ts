@@ -108,7 +108,7 @@ export const startTool = defineTool({
       daemonScript: daemonScriptPath(),
       env: ctx.env,
     });
-    const { session } = await withScoped(ctx, base, (client) => client.request('create', params));
+    const { session } = await withScoped(ctx, base, (client) => client.request('create', params), true);
     ctx.rights.addStarted(session.id);
     const summary = summarize(session);
     return { data: summary, text: `started ${summaryLine(summary)}` };

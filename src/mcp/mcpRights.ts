@@ -1,5 +1,6 @@
 // What an MCP client may see and do: all sessions, or only those named with --sessions (ids,
-// names, and "workspace": sessions under the server's directory), plus the ones it started.
+// names, and "workspace": sessions started under the server's directory or recorded by a VS Code window
+// of that workspace), plus the ones it started.
 // A session outside the set is never listed, read or acted on, and is refused with the same
 // words as one that does not exist, so a refusal tells nothing about it.
 import * as fs from 'node:fs';
@@ -78,6 +79,14 @@ export class Rights {
     this.started.add(id);
   }
 
+  /**
+   * The ids a credential of this server names: the visible sessions; for what start_session starts, not
+   * the one the agent runs in, so `holdfast send` run there cannot type into the agent itself.
+   */
+  credentialSessions(sessions: readonly SessionInfo[], forStarted: boolean): string[] {
+    return sessions.filter((s) => this.visible(s) && !(forStarted && s.id === this.self)).map((s) => s.id);
+  }
+
   /** Typing into or killing the session the agent runs in would feed or end the agent itself. */
   assertMayAct(info: SessionInfo): void {
     if (info.id === this.self)
@@ -87,8 +96,14 @@ export class Rights {
   visible(info: SessionInfo): boolean {
     if (!this.named || this.started.has(info.id)) return true;
     if (this.named.has(info.id) || this.named.has(info.name)) return true;
+    // Where its client started it and the workspace a window recorded, never `cwd`: a program moves that
+    // with an OSC 7. An older daemon tells no start directory: only the recorded workspace counts then.
     const workspace = workspacePath(info);
-    return this.roots.some((root) => isUnder(info.cwd, root) || (workspace !== undefined && isUnder(workspace, root)));
+    const started = info.startCwd;
+    return this.roots.some(
+      (root) =>
+        (started !== undefined && isUnder(started, root)) || (workspace !== undefined && isUnder(workspace, root)),
+    );
   }
 
   /**

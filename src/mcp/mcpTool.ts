@@ -51,13 +51,13 @@ export function defineTool<I extends Shape, O extends Shape>(tool: ToolDef<I, O>
  * server asks it for a credential of the sessions it may see now (read-only with --read-only) and makes
  * every request with it, and what start_session starts gets that credential in its environment.
  */
-async function scopedClient(ctx: ToolContext, base: HoldfastClient): Promise<HoldfastClient> {
+async function scopedClient(ctx: ToolContext, base: HoldfastClient, forStarted: boolean): Promise<HoldfastClient> {
   const { rights } = ctx;
   // An older daemon has no credentials: the server's own checks are all there is then.
   if ((!rights.restricted && !rights.readOnly) || !base.supports(Capability.Grant)) return base;
   for (let attempt = 1; ; attempt++) {
     const sessions = rights.restricted
-      ? (await base.request('list', {})).sessions.filter((s) => rights.visible(s)).map((s) => s.id)
+      ? rights.credentialSessions((await base.request('list', {})).sessions, forStarted)
       : undefined;
     try {
       const { credential } = await base.request('grant', { sessions, readOnly: rights.readOnly || undefined });
@@ -76,11 +76,15 @@ export async function withDaemon<T>(ctx: ToolContext, fn: (client: HoldfastClien
   return withScoped(ctx, await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env)), fn);
 }
 
-/** Runs `fn` with the tools' connection made from `base` (see scopedClient) and closes both. */
+/**
+ * Runs `fn` with the tools' connection made from `base` (see scopedClient) and closes both;
+ * `forStarted`: the connection start_session creates with, whose credential the new session carries.
+ */
 export async function withScoped<T>(
   ctx: ToolContext,
   base: HoldfastClient,
   fn: (client: HoldfastClient) => Promise<T>,
+  forStarted = false,
 ): Promise<T> {
   let client = base;
   // A cancelled wait must not hold its daemon wait for up to ten minutes.
@@ -90,7 +94,7 @@ export async function withScoped<T>(
   };
   ctx.signal?.addEventListener('abort', cancel, { once: true });
   try {
-    client = await scopedClient(ctx, base);
+    client = await scopedClient(ctx, base, forStarted);
     // The credential is held by the new connection from here on.
     if (client !== base) base.close();
     if (ctx.signal?.aborted) throw new Error('cancelled by the client');

@@ -85,19 +85,27 @@ export class FrameDecoder {
    * handled before it throws (a hello and a request over the bound arriving in one chunk).
    */
   *decode(chunk: Buffer): Generator<Frame> {
+    this.append(chunk);
+    for (let frame = this.next(); frame; frame = this.next()) yield frame;
+  }
+
+  /** Bytes to decode; next() takes the frames out, when the reader is ready for them. */
+  append(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    while (this.buffered >= HEADER_BYTES) {
-      const head = this.peek(HEADER_BYTES);
-      const length = head.readUInt32BE(0);
-      const kind = head[4];
-      const max = this.maxPayload(kind);
-      if (length > max)
-        throw new FrameError('oversized', `frame of ${length} bytes exceeds the ${max}-byte limit`, kind);
-      if (this.buffered < HEADER_BYTES + length) break;
-      const whole = this.take(HEADER_BYTES + length);
-      yield { kind: whole[4], payload: whole.subarray(HEADER_BYTES) };
-    }
+  }
+
+  /** The next whole frame, or undefined until more bytes come; throws on a frame over its bound. */
+  next(): Frame | undefined {
+    if (this.buffered < HEADER_BYTES) return undefined;
+    const head = this.peek(HEADER_BYTES);
+    const length = head.readUInt32BE(0);
+    const kind = head[4];
+    const max = this.maxPayload(kind);
+    if (length > max) throw new FrameError('oversized', `frame of ${length} bytes exceeds the ${max}-byte limit`, kind);
+    if (this.buffered < HEADER_BYTES + length) return undefined;
+    const whole = this.take(HEADER_BYTES + length);
+    return { kind: whole[4], payload: whole.subarray(HEADER_BYTES) };
   }
 
   /** Bytes held for a frame not yet complete. */

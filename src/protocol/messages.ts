@@ -43,6 +43,11 @@ export interface SessionInfo {
   exit: ExitStatus | null;
   argv: string[];
   cwd: string; // from OSC 7 when the program reports it, else the start directory
+  /**
+   * The directory the client that created it started it in (or relaunched it in): a program never
+   * changes it, so scopes are decided on it (`holdfast mcp --sessions workspace`). An older daemon sends none.
+   */
+  startCwd?: string;
   cols: number;
   rows: number;
   title: string;
@@ -194,11 +199,14 @@ export interface SearchMatch {
 /**
  * truncated: more lines matched than `limit`. linesSearched: the sessions' history + screen lines read
  * (transcripts not counted; when truncated, until the search stopped); an older daemon sends none.
+ * skippedTranscripts: agents' transcripts not searched, and why (too costly to read: too big unpacked,
+ * or slower than the budget allows; not read again until the file changes).
  */
 export interface SearchResult {
   matches: SearchMatch[];
   truncated: boolean;
   linesSearched?: number;
+  skippedTranscripts?: { session: string; why: string }[];
 }
 
 /** Method → [params, result]. */

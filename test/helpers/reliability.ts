@@ -39,6 +39,13 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/** CPU time (user + system) a process has used, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
 /** Samples a process's RSS every `everyMs` until stopped; keeps the peak. */
 export class RssSampler {
   peak = 0;

@@ -20,5 +20,7 @@ export function sessionInfo(id: string, extra: Partial<SessionInfo> = {}): Sessi
     attention: { state: 'idle', since: 1000, source: 'output' },
     metadata: {},
     ...extra,
+    // Started where it is unless a test says a program moved it (OSC 7).
+    startCwd: extra.startCwd ?? extra.cwd ?? '/',
   };
 }

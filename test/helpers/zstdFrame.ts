@@ -25,11 +25,12 @@ export function zstdFrame(data: Buffer): Buffer {
 
 /**
  * `bytes` copies of `byte` as one zstd frame of RLE blocks (4 bytes each): a small file that decompresses
- * to gigabytes. Header: the magic, no content size, a 128 KiB window; each block: 3 bytes (last-block bit,
- * type 1 = RLE, size), then the byte.
+ * to gigabytes, as `head -c 4G /dev/zero | zstd` makes (134 KB, a 2 MiB window: windowLog 21). Header:
+ * the magic, no content size, a window of 2^windowLog bytes; each block: 3 bytes (last-block bit, type 1 =
+ * RLE, size), then the byte.
  */
-export function zstdRunFrame(byte: number, bytes: number): Buffer {
-  const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (17 - 10) << 3]);
+export function zstdRunFrame(byte: number, bytes: number, windowLog = 17): Buffer {
+  const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, (windowLog - 10) << 3]);
   const count = Math.ceil(bytes / BLOCK_BYTES);
   const blocks = Buffer.alloc(count * 4);
   for (let i = 0; i < count; i++) {

@@ -98,10 +98,18 @@ export const grepCommand: Command = {
       limit: intOpt(ctx.args, 'limit', 1),
     };
     const result = await withClient(ctx, (client) => client.request('search', params));
+    const notes = [
+      ...(result.truncated ? [`stopped at ${result.matches.length} matches (--limit N for more)`] : []),
+      ...(result.skippedTranscripts ?? []).map((s) => `the transcript of ${s.session} was not searched: ${s.why}`),
+    ];
     return {
-      data: { matches: result.matches, truncated: result.truncated },
+      data: {
+        matches: result.matches,
+        truncated: result.truncated,
+        ...(result.skippedTranscripts ? { skippedTranscripts: result.skippedTranscripts } : {}),
+      },
       text: formatMatches(result.matches, context),
-      note: result.truncated ? `stopped at ${result.matches.length} matches (--limit N for more)` : undefined,
+      note: notes.length > 0 ? notes.join('; ') : undefined,
       exitCode: result.matches.length > 0 ? ExitCode.Ok : ExitCode.Failed,
     };
   },

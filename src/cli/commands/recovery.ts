@@ -15,6 +15,7 @@ import { printable } from '../../text/printable';
 import { commandLine } from '../../text/shellQuote';
 import { formatAge, formatState, formatTime, table, tildify } from '../output';
 import { daemonScriptPath } from '../../host/bundles';
+import { UnsafeDirectoryError } from '../../host/paths';
 
 function verb(ctx: Context, verbs: string[]): string {
   const name = ctx.args.positionals[0];
@@ -87,9 +88,21 @@ function inspectResult(result: { checkpoint: CheckpointSummary; sessions: Inspec
   return { data: result, text: head + inspectedTable(result.sessions) + resumeLines(result.sessions) };
 }
 
-/** list and inspect work without a daemon (after a reboot): they read the files themselves. */
+/**
+ * list and inspect work without a daemon (after a reboot): they read the files themselves, from a
+ * directory checked as the daemon checks it.
+ */
 function withoutDaemon(ctx: Context, name: string, id: string | undefined): CommandResult {
-  const { checkpoints, skipped } = readCheckpoints(recoveryDir(ctx.env), '');
+  const dir = recoveryDir(ctx.env);
+  let read: ReturnType<typeof readCheckpoints>;
+  try {
+    read = readCheckpoints(dir, '');
+  } catch (err) {
+    if (!(err instanceof UnsafeDirectoryError)) throw err;
+    const fix = err.message.includes('(fix:') ? '' : ' (fix: set XDG_STATE_HOME to a directory of yours)';
+    throw new CliError(ExitCode.Failed, 'unsafe', `refusing to read checkpoints: ${err.message}${fix}`);
+  }
+  const { checkpoints, skipped } = read;
   if (name === 'list') return listResult({ checkpoints: checkpoints.map((c) => c.summary), skipped });
   const found = checkpoints.find((c) => c.summary.id === id);
   if (!found)
