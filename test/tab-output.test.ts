@@ -150,7 +150,8 @@ test('a flood into a tab: its writes and what it holds stay bounded, and it ends
     console.log(
       `flood ${floodChars} chars; to VS Code ${written}; largest write ${largestWrite}; most behind ${mostBehind}`,
     );
-    assert.ok(largestWrite <= OutputPace.SliceChars, `largest write ${largestWrite}`);
+    // A slice, and the NUL the local-echo guard puts before its first line feed (localEchoGuard.ts).
+    assert.ok(largestWrite <= OutputPace.SliceChars + 1, `largest write ${largestWrite}`);
     assert.ok(mostBehind <= OutputPace.MaxBehindChars + 1024 * 1024, `most behind ${mostBehind}`);
   } finally {
     tab.dispose();
