@@ -28,17 +28,37 @@ function focusedRows(page: Page): Promise<string[]> {
 }
 
 /**
- * Types `echo LABEL-$((6*7))` and Enter into the focused pane (keys only, as a user types), and checks
- * the rendered rows once the new prompt is drawn: the command's row, then `LABEL-42` on a row of its own.
+ * Types `echo LABEL-$((6*7))` and Enter into the focused pane twice, as a user types (keys only): key by
+ * key, then the first key alone and, once the shell echoed it (local echo then trusts the row and draws
+ * what follows at once), the rest in one burst. Either way VS Code often gets the echo of the last keys,
+ * the line break and the output in one piece, which is when its local echo went wrong: without the guard,
+ * 3 to 4 commands of 8 each way (code-server 4.96.4 and 4.139.1), so the test's ten commands catch it.
  */
-async function typeCommand(wb: Workbench, session: SessionView, label: string): Promise<void> {
+async function typeCommands(wb: Workbench, session: SessionView, label: string): Promise<void> {
+  const page = wb.page;
+  await typeCommand(wb, session, `${label}`, () => page.keyboard.type(`echo ${label}-$((6*7))`));
+  await typeCommand(wb, session, `${label}-burst`, async () => {
+    await page.keyboard.type('e');
+    await waitFor(async () => (await focusedRows(page)).some((row) => /[#$] e$/.test(row)), {
+      timeout: 10_000,
+      message: 'the first key echoed',
+    });
+    await page.keyboard.insertText(`cho ${label}-burst-$((6*7))`);
+  });
+}
+
+/**
+ * Types a command with `keys`, then Enter, and checks the rendered rows once the new prompt is drawn: the
+ * command's row, then `LABEL-42` on a row of its own.
+ */
+async function typeCommand(wb: Workbench, session: SessionView, label: string, keys: () => Promise<void>) {
   const page = wb.page;
   await waitFor(() => page.evaluate(() => !!document.activeElement?.classList.contains('xterm-helper-textarea')), {
     timeout: 10_000,
     message: 'a terminal pane to have the keyboard focus',
   });
   const command = `echo ${label}-$((6*7))`;
-  await page.keyboard.type(command);
+  await keys();
   await page.keyboard.press('Enter');
   await e2e.iso.waitForScreen(session.id, new RegExp(`^${label}-42\\r?$`, 'm'));
   let rows: string[] = [];
@@ -70,13 +90,13 @@ test(
       await e2e.open(folder);
       const session = await e2e.newTerminal();
       await e2e.wb.focusTerminal();
-      await typeCommand(e2e.wb, session, 'typed');
+      await typeCommands(e2e.wb, session, 'typed');
 
       await e2e.wb.reloadWindow();
       await e2e.wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
       await e2e.wb.waitForTerminalText(PROMPT_RE);
       await e2e.wb.focusTerminal();
-      await typeCommand(e2e.wb, session, 'after-reload');
+      await typeCommands(e2e.wb, session, 'after-reload');
 
       const [daemon] = daemonPids(e2e.iso);
       await e2e.wb.runCommand('Holdfast: Restart Daemon');
@@ -86,10 +106,10 @@ test(
       });
       assert.ok(!daemonPids(e2e.iso).includes(daemon), 'a new daemon serves the session');
       await e2e.wb.focusTerminal();
-      await typeCommand(e2e.wb, session, 'after-restart');
+      await typeCommands(e2e.wb, session, 'after-restart');
 
       const member = await e2e.newTerminal(e2e.wb, 'Holdfast: Split Terminal');
-      await typeCommand(e2e.wb, member, 'split');
+      await typeCommands(e2e.wb, member, 'split');
 
       await e2e.closeBrowser();
       await e2e.server.stop();
@@ -102,7 +122,7 @@ test(
         message: `the split ${member.name} back and active`,
       });
       await wb.runCommand('Terminal: Focus Terminal');
-      await typeCommand(wb, member, 'after-quit');
+      await typeCommands(wb, member, 'after-quit');
     });
   },
 );
