@@ -82,7 +82,7 @@ async function typeCommand(wb: Workbench, session: SessionView, label: string, k
 }
 
 test(
-  'with local echo on, a command and its output show on their own rows: new tab, reload, Restart Daemon, split, restart',
+  'with local echo on, a command and its output on their own rows: new tab, reload, Restart Daemon, split, restart',
   { timeout: 420_000 },
   async (t) => {
     await e2e.run(t.name, async () => {

@@ -186,7 +186,7 @@ test(
 );
 
 test(
-  'with two tabs and the first active, Split Terminal splits the first, as VS Code does; Reload Window keeps the groups',
+  'with two tabs and the first active, Split Terminal splits the first as VS Code does; Reload Window keeps the groups',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
