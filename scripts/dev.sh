@@ -22,7 +22,7 @@ fi
 npm run build
 
 # 2. code-server, Node 24 and Chromium's friends (cached after the first run).
-setup="$(bash scripts/setup-e2e.sh)"
+setup="$(bash scripts/setup-e2e.sh --newest)"
 node24="$(sed -n 's/^HOLDFAST_E2E_NODE=//p' <<<"$setup")"
 cs_entry="$ROOT/.vscode-test/code-server/node_modules/code-server/out/node/entry.js"
 [ -x "$node24" ] && [ -f "$cs_entry" ] || {

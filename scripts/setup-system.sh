@@ -19,6 +19,7 @@ test  unzip                 test/packages.test.ts opens each .vsix
 test  g++-aarch64-linux-gnu test/packages.test.ts cross-compiles node-pty for linux-arm64
 e2e   chromium              the browser the e2e drives (playwright-core)
 e2e   libkrb5-dev           headers for code-server'"'"'s native kerberos module (scripts/setup-e2e.sh)
+e2e   ripgrep               rg for code-server 4.96.4'"'"'s install, whose postinstall would download it from GitHub
 bench tmux                  npm run bench compares Holdfast with tmux
 '
 

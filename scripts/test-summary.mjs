@@ -29,7 +29,7 @@ for (const [name, secs] of rows(path.join(dir, 'phases.tsv'))) {
   const pass = rows(path.join(dir, `${name}.tsv`));
   for (const [kind, key, value] of pass) if (kind === 'count' && key in counts) counts[key] += Number(value);
   // The e2e files, slowest first: where the time of the longest phase goes.
-  if (name === 'e2e') {
+  if (name === 'e2e' || name === 'e2e-oldest') {
     const files = pass.filter(([kind]) => kind === 'file').sort((a, b) => Number(b[2]) - Number(a[2]));
     for (const [, file, secs] of files) out.push(`    ${path.basename(file).padEnd(26)}${seconds(secs)}`);
   }

@@ -275,7 +275,14 @@ export class Daemon implements RequestHandler, MethodHost {
     let params = checkRequest(connection.rights, method, parseParams(method, rawParams), this.registry);
     if (this.stopping && !READ_ONLY_METHODS.has(method))
       throw new DaemonError(ErrorCode.Stopping, 'the daemon is stopping');
-    if (this.handoff) params = duringHandoff(method, params);
+    if (this.handoff)
+      try {
+        params = duringHandoff(method, params);
+      } catch (err) {
+        // Asked again once the handoff is done (busyRetry.ts): the log says who waited for it.
+        this.log.write(`${connection.clientName}: ${(err as Error).message}`);
+        throw err;
+      }
     return (this.methods[method] as (params: unknown, connection: ClientConnection) => unknown)(params, connection);
   }
 

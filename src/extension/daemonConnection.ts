@@ -127,7 +127,7 @@ export class DaemonConnection implements IDisposable {
       else client.onClose(() => resolve());
     });
     // The daemon may close the connection before it answers: the close awaited next is what counts.
-    // An answer is a refusal (`busy`: a handoff under way): nothing was stopped.
+    // An answer is a refusal (`busy`: a handoff that did not end within the client's bound): nothing stopped.
     await client.request('stop', {}).catch((err: Error) => {
       if (client.isClosed) return;
       this.expectingStop = false;

@@ -9,6 +9,7 @@ import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
 import { DisposableStore, Emitter, IDisposable, timeout } from '../base/disposable';
 import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
 import { archiveAction } from './archives';
+import { guardLocalEcho } from './localEchoGuard';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';
 import { TabInput } from './tabInput';
 import { RendererPace } from './rendererWriter';
@@ -35,7 +36,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   private state: life.TabState = life.initialTabState;
   private readonly out = new TabOutput(
-    (text) => this.writeEmitter.fire(text),
+    (text) => this.writeEmitter.fire(guardLocalEcho(text)),
     () => this.resync(),
     {
       ...DEFAULT_PACE,

@@ -132,7 +132,7 @@ export async function removeSession(ctx: CommandContext, id: string | undefined)
 }
 
 /** Resolves once `terminal` is the active terminal, or after `ms`. */
-function becomesActive(terminal: vscode.Terminal, ms: number): Promise<void> {
+export function becomesActive(terminal: vscode.Terminal, ms: number): Promise<void> {
   if (vscode.window.activeTerminal === terminal) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

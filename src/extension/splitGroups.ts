@@ -4,6 +4,8 @@
 import * as vscode from 'vscode';
 import { readLayout } from '../protocol/tabLayout';
 import { CommandContext } from './commandContext';
+import { nextOrder } from './layout';
+import { becomesActive } from './sessionCommands';
 import type { SplitRequest } from './tabs';
 
 /**
@@ -16,6 +18,9 @@ import type { SplitRequest } from './tabs';
 function holdfastProfile(extensionId: string) {
   return { profileName: 'Holdfast', title: 'Holdfast', extensionIdentifier: extensionId, id: 'holdfast.terminal' };
 }
+
+/** How long a split waits for VS Code to open its tab, and for a moved terminal to become active. */
+const SPLIT_WAIT_MS = 5000;
 
 export async function splitTerminal(ctx: CommandContext): Promise<void> {
   const { tabs } = ctx;
@@ -32,17 +37,52 @@ export async function splitTerminal(ctx: CommandContext): Promise<void> {
   }
   // Another extension's or VS Code's own terminal is split too, as VS Code would; Holdfast records
   // no group for it (that terminal is not one it can bring back).
+  let split = await splitBeside(ctx, active, false);
+  if (split === 'misplaced') {
+    // VS Code 1.96 to 1.139 put a profile's split beside the panel's last terminal (see nextSplit): the
+    // misplaced tab closed before its session started, the active terminal is moved to the end of the
+    // panel (the same terminal, so the same process), where that same split lands beside it.
+    await moveToPanelEnd(ctx, active);
+    split = await splitBeside(ctx, active, true);
+  }
+  // VS Code focuses the group's last terminal before the split has arrived: the split is the one meant.
+  if (split !== 'misplaced') split?.show();
+}
+
+/**
+ * Runs VS Code's Split with Holdfast's profile beside `active`: the new tab, or `misplaced` when VS Code
+ * put it in another group (unless `acceptAny`), in which case the tab is already closed, sessionless.
+ */
+async function splitBeside(
+  ctx: CommandContext,
+  active: vscode.Terminal,
+  acceptAny: boolean,
+): Promise<vscode.Terminal | 'misplaced' | undefined> {
   active.show();
   const request: SplitRequest = { splitOf: groupOf(ctx, active) };
-  tabs.expectSplit(request);
-  const split = nextSplit(ctx, active, request, 5000);
+  ctx.tabs.expectSplit(request);
+  const split = nextSplit(ctx, active, request, acceptAny);
   try {
     await vscode.commands.executeCommand('workbench.action.terminal.split', holdfastProfile(ctx.extensionId));
   } finally {
-    tabs.expectSplit(undefined);
+    ctx.tabs.expectSplit(undefined);
   }
-  // VS Code focuses the group's last terminal before the split has arrived: the split is the one meant.
-  (await split)?.show();
+  return split;
+}
+
+/** Moves `terminal` to a group of its own at the end of the panel, out of its split group, last in the record too. */
+async function moveToPanelEnd(ctx: CommandContext, terminal: vscode.Terminal): Promise<void> {
+  terminal.show();
+  // The move commands move the *active* terminal, and show() makes ours active only a moment later.
+  await becomesActive(terminal, SPLIT_WAIT_MS);
+  if (vscode.window.activeTerminal !== terminal)
+    throw new Error(`the tab "${terminal.name}" did not become active, so it was not split`);
+  await vscode.commands.executeCommand('workbench.action.terminal.moveToEditor');
+  await vscode.commands.executeCommand('workbench.action.terminal.moveToTerminalPanel');
+  const id = ctx.tabs.tabOf(terminal)?.sessionId;
+  if (!id) return;
+  const sessions = await ctx.sessions.refresh(await ctx.tabs.connection.get());
+  await ctx.tabs.leaveSplitGroup(id, { order: nextOrder(sessions, ctx.tabs.workspace) });
 }
 
 function layoutOf(ctx: CommandContext, terminal: vscode.Terminal) {
@@ -58,22 +98,24 @@ function groupOf(ctx: CommandContext, terminal: vscode.Terminal): string | undef
 }
 
 /**
- * The next Holdfast terminal to open in this window, if one opens within `ms`. Its group is that of
- * the terminal active when it opened: VS Code makes a profile's split beside the terminal active when
- * the new one is created, and its own profile code makes the panel's last terminal active at about
- * that moment, so the split can land beside another group than the one meant. The extension host
- * hears of active terminals and new ones in the order VS Code made them (an order, not a timing), and
- * the session is created only after its tab opened: it records the group the user sees.
+ * The next Holdfast terminal to open in this window, if one opens within SPLIT_WAIT_MS. VS Code places a
+ * profile's split beside the terminal active when it creates it; in 1.96 to 1.139 its profile code makes
+ * the panel's last terminal active first (once the extension host has handed the profile over, before
+ * the new terminal is made), so unless `active` is the panel's last terminal the split lands in another
+ * group. The extension host hears of active terminals and new ones in the order VS Code made them (an
+ * order, not a timing), and the session is created only after its tab opened: the group recorded is the
+ * one the user sees, and a split in another group than `active`'s (`misplaced`, unless `acceptAny`) is
+ * closed before it has a session.
  */
 function nextSplit(
   ctx: CommandContext,
   active: vscode.Terminal,
   request: SplitRequest,
-  ms: number,
-): Promise<vscode.Terminal | undefined> {
+  acceptAny: boolean,
+): Promise<vscode.Terminal | 'misplaced' | undefined> {
   return new Promise((resolve) => {
     let parent = active;
-    const done = (terminal: vscode.Terminal | undefined) => {
+    const done = (terminal: vscode.Terminal | 'misplaced' | undefined) => {
       clearTimeout(timer);
       opened.dispose();
       changed.dispose();
@@ -81,10 +123,20 @@ function nextSplit(
     };
     const changed = vscode.window.onDidChangeActiveTerminal((t) => t && (parent = t));
     const opened = vscode.window.onDidOpenTerminal((t) => {
-      if (!ctx.tabs.tabOf(t)) return;
-      request.splitOf = groupOf(ctx, parent);
-      done(t);
+      const tab = ctx.tabs.tabOf(t);
+      if (!tab) return;
+      const group = groupOf(ctx, parent);
+      if (acceptAny || parent === active || (group !== undefined && group === request.splitOf)) {
+        request.splitOf = group;
+        return done(t);
+      }
+      // Closed before it starts a session (VS Code opens a tab before it starts its pseudoterminal).
+      request.cancelled = true;
+      tab.closeIntent = 'removed';
+      tab.close();
+      t.dispose();
+      done('misplaced');
     });
-    const timer = setTimeout(() => done(undefined), ms);
+    const timer = setTimeout(() => done(undefined), SPLIT_WAIT_MS);
   });
 }

@@ -40,8 +40,8 @@ export interface TabsOptions {
   sessionRemoved?(session: SessionInfo): void;
 }
 
-/** A split's group (the first session's id), settled by splitGroups.ts once VS Code has placed the tab. */
-export type SplitRequest = { splitOf?: string };
+/** A split's group (its first session's id), settled by splitGroups.ts; `cancelled`: closed before a session. */
+export type SplitRequest = { splitOf?: string; cancelled?: boolean };
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
 export interface Launch {
@@ -206,6 +206,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
         try {
           const params = await this.createParams(sessionName, { location, splitOf: split?.splitOf }, size, launch);
+          if (split?.cancelled) throw new Error('the split was placed in another group and closed');
           return (await creator.request('create', params)).session;
         } catch (err) {
           launch?.createFailed?.(err);

@@ -1,6 +1,7 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import { Emitter, IDisposable } from '../base/disposable';
+import { askUntilDone, BusyRetry, BusyRetryClient } from './busyRetry';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
 import type { ClientHello, DaemonHello } from './hello';
 import { readDaemonHello } from './helloAnswer';
@@ -17,13 +18,8 @@ import {
   SessionInfo,
 } from './messages';
 import { trustedToken } from '../host/endpointTrust';
-
-/** No daemon listens on the socket: the path is missing or the connection was refused. */
-export class NoDaemonError extends Error {
-  constructor(readonly socketPath: string) {
-    super(`no Holdfast daemon is listening on ${socketPath}`);
-  }
-}
+import { NoDaemonError, openSocket } from './socket';
+export { NoDaemonError, openSocket } from './socket';
 
 /** The daemon answered a request with an error. */
 export class RequestError extends Error {
@@ -42,6 +38,8 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** A scoped credential (HOLDFAST_TOKEN) sent instead of the token file's token. */
   credential?: string;
+  /** How long a request refused `busy` by a handoff is asked again (busyRetry.ts); BusyRetry.DeadlineMs. */
+  busyRetryMs?: number;
 }
 
 /** Frames whose payload is JSON, after the hello (a kind unknown to this client is skipped unread). */
@@ -104,21 +102,26 @@ export class Attachment implements IDisposable {
   }
 }
 
-export class HoldfastClient implements IDisposable {
+export class HoldfastClient implements IDisposable, BusyRetryClient {
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly channels = new Map<number, { handlers: AttachHandlers; nextSnapshot: SnapshotReason }>();
   private nextId = 1;
   private nextChannel = 1;
-  private closed = false;
+  private ended = false;
+  /** Closed by its owner (close()), not by the daemon: a request refused `busy` is not asked again. */
+  closedOnPurpose = false;
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
   private readonly onCloseEmitter = new Emitter<Error | undefined>();
   readonly onEvent = this.onEventEmitter.event;
   readonly onClose = this.onCloseEmitter.event;
+  private closedNow: () => void = () => undefined;
+  readonly closed = new Promise<void>((resolve) => (this.closedNow = resolve));
 
   private constructor(
     private readonly socket: net.Socket,
     private readonly decoder: FrameDecoder,
     readonly hello: DaemonHello,
+    private readonly options: ConnectOptions,
   ) {}
 
   static async connect(options: ConnectOptions): Promise<HoldfastClient> {
@@ -175,22 +178,36 @@ export class HoldfastClient implements IDisposable {
       socket.on('close', onClose);
     });
     // The decoder keeps any partial frame that arrived with the hello; whole ones are replayed.
-    const client = new HoldfastClient(socket, decoder, daemonHello);
+    const client = new HoldfastClient(socket, decoder, daemonHello, options);
     client.listen();
     queueMicrotask(() => client.onFrames(rest));
     return client;
   }
 
   get isClosed(): boolean {
-    return this.closed;
+    return this.ended;
   }
 
   supports(capability: string): boolean {
     return this.hello.capabilities.includes(capability);
   }
 
+  /** A request; refused `busy` by a handoff, it is asked again once the handoff is done (busyRetry.ts). */
   request<M extends Method>(method: M, params: Params<M>): Promise<Result<M>> {
-    if (this.closed) return Promise.reject(new Error('connection to the daemon is closed'));
+    return askUntilDone(this, method, params);
+  }
+
+  get busyDeadlineMs(): number {
+    return this.options.busyRetryMs ?? BusyRetry.DeadlineMs;
+  }
+
+  connectAgain(): Promise<HoldfastClient> {
+    return HoldfastClient.connect(this.options);
+  }
+
+  /** A request as the daemon answers it, a `busy` refusal included. */
+  requestOnce<M extends Method>(method: M, params: Params<M>): Promise<Result<M>> {
+    if (this.isClosed) return Promise.reject(new Error('connection to the daemon is closed'));
     const id = this.nextId++;
     return new Promise<Result<M>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -211,7 +228,7 @@ export class HoldfastClient implements IDisposable {
   }
 
   sendRaw(kind: FrameKind, channel: number, bytes: Uint8Array): void {
-    if (!this.closed) this.socket.write(encodeRaw(kind, channel, bytes));
+    if (!this.ended) this.socket.write(encodeRaw(kind, channel, bytes));
   }
 
   forgetChannel(channel: number): void {
@@ -228,7 +245,8 @@ export class HoldfastClient implements IDisposable {
   }
 
   close(): void {
-    if (this.closed) return;
+    this.closedOnPurpose = true;
+    if (this.ended) return;
     this.socket.end();
     this.socket.destroy();
   }
@@ -252,7 +270,7 @@ export class HoldfastClient implements IDisposable {
 
   private onFrames(frames: { kind: number; payload: Buffer }[]): void {
     for (const frame of frames) {
-      if (this.closed) return;
+      if (this.ended) return;
       let json: unknown;
       try {
         json = JSON_KINDS.has(frame.kind) ? parseJson(frame.payload) : undefined;
@@ -315,8 +333,9 @@ export class HoldfastClient implements IDisposable {
   }
 
   private onSocketClose(err?: Error): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.ended) return;
+    this.ended = true;
+    this.closedNow();
     this.socket.destroy();
     const reason = err ?? new Error('connection to the daemon closed');
     for (const waiter of this.pending.values()) waiter.reject(reason);
@@ -325,26 +344,4 @@ export class HoldfastClient implements IDisposable {
     this.onEventEmitter.dispose();
     this.onCloseEmitter.dispose();
   }
-}
-
-/** Connects to a Unix socket. Missing or refused means no daemon; a timeout proves nothing and is its own error. */
-export function openSocket(socketPath: string, timeoutMs: number): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = net.createConnection(socketPath);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`connecting to ${socketPath} timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeAllListeners('error');
-      resolve(socket);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK')
-        reject(new NoDaemonError(socketPath));
-      else reject(new Error(`cannot connect to ${socketPath}: ${err.code ?? err.message}`));
-    });
-  });
 }

@@ -3,9 +3,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ARTIFACTS_DIR, BASE_SETTINGS, CODE_SERVER_ENTRY, NODE24, REPO_ROOT } from './environment';
+import { ARTIFACTS_DIR, BASE_SETTINGS, CODE_SERVER_ENTRY, CODE_SERVER_NODE, REPO_ROOT } from './environment';
 import { allProcs, isAlive, kill, ProcInfo, processTree } from './processes';
 import { freePort, makeTempDir, safeName, sleep, waitFor } from './utilities';
+
+/** What an installed extension holds as copies, not links (see installExtension). */
+const COPIED_ENTRIES = new Set(['package.json', 'dist']);
 
 export interface CodeServerOptions {
   /** Extension folder to install (symlinked as publisher.name-version). Default: the repo. null: none. */
@@ -35,7 +38,7 @@ export class CodeServer {
   private readonly workspaceTrust: boolean;
 
   constructor(opts: CodeServerOptions = {}) {
-    if (!fs.existsSync(NODE24) || !fs.existsSync(CODE_SERVER_ENTRY)) {
+    if (!fs.existsSync(CODE_SERVER_NODE) || !fs.existsSync(CODE_SERVER_ENTRY)) {
       throw new Error(`code-server is not installed (${CODE_SERVER_ENTRY}); run: bash scripts/setup-e2e.sh`);
     }
     this.dir = makeTempDir(safeName(opts.name ?? 'code-server'));
@@ -83,8 +86,11 @@ export class CodeServer {
   }
 
   /**
-   * Installs an extension folder by symlinking it as `publisher.name-version` (taken from its
-   * package.json unless `version` is given) into the extensions dir. Returns the link's path.
+   * Installs an extension folder as `publisher.name-version` (taken from its package.json unless `version`
+   * is given) in the extensions dir: links to the folder's entries, but copies of package.json (VS Code
+   * 1.96 writes what it learns of an extension, `__metadata`, into it) and dist/ (the extension host tells
+   * which extension calls its API by the path of the calling code, which must lie inside the extension).
+   * Returns the installed folder's path.
    */
   installExtension(folder: string, opts: { version?: string } = {}): string {
     const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as {
@@ -93,10 +99,15 @@ export class CodeServer {
       version: string;
     };
     const id = `${manifest.publisher}.${manifest.name}-${opts.version ?? manifest.version}`.toLowerCase();
-    const link = path.join(this.extensionsDir, id);
-    fs.rmSync(link, { recursive: true, force: true });
-    fs.symlinkSync(path.resolve(folder), link, 'dir');
-    return link;
+    const installed = path.join(this.extensionsDir, id);
+    fs.rmSync(installed, { recursive: true, force: true });
+    fs.mkdirSync(installed);
+    for (const entry of fs.readdirSync(folder)) {
+      const from = path.resolve(folder, entry);
+      if (COPIED_ENTRIES.has(entry)) fs.cpSync(from, path.join(installed, entry), { recursive: true });
+      else fs.symlinkSync(from, path.join(installed, entry));
+    }
+    return installed;
   }
 
   /** Removes every installed copy of `publisher.name` (any version). */
@@ -150,7 +161,7 @@ export class CodeServer {
       )
         delete env[key];
     }
-    env.PATH = `${path.dirname(NODE24)}:${env.PATH ?? '/usr/bin:/bin'}`;
+    env.PATH = `${path.dirname(CODE_SERVER_NODE)}:${env.PATH ?? '/usr/bin:/bin'}`;
     env.SHELL = env.SHELL || '/bin/bash';
     for (const [key, value] of Object.entries(this.env)) {
       if (value === undefined) delete env[key];
@@ -158,7 +169,7 @@ export class CodeServer {
     }
     const log = fs.openSync(this.logFile, 'a');
     fs.writeSync(log, `\n==== start ${new Date().toISOString()} port ${this.port}\n`);
-    const child = spawn(NODE24, args, { env, cwd: this.dir, stdio: ['ignore', log, log], detached: true });
+    const child = spawn(CODE_SERVER_NODE, args, { env, cwd: this.dir, stdio: ['ignore', log, log], detached: true });
     fs.closeSync(log);
     this.child = child;
     // Never leave an editor behind, even when a test process ends without its after() hooks.

@@ -30,7 +30,7 @@ export {
   CHROMIUM,
   CHROMIUM_ARGS,
   CODE_SERVER_ENTRY,
-  NODE24,
+  CODE_SERVER_NODE,
   REPO_ROOT,
 } from './environment';
 export { freePort, makeTempDir, sleep, trace, waitFor, writeExecutable } from './utilities';
