@@ -223,7 +223,7 @@ class HostedEmulator {
       try {
         for (const view of read.views) {
           if (read.have[view] === key) continue;
-          // A full view replays the shell's marks; a screen view does not (its full view follows and would repeat them).
+          // A full view replays the shell's marks; a screen view does not (the full view after it would repeat them).
           const bytes =
             rendered.get(view) ??
             encoder.encode(view === 'screen' ? emulator.snapshot(0) : emulator.snapshot(undefined, 'signed'));
