@@ -19,6 +19,8 @@ test  unzip                 test/packages.test.ts opens each .vsix
 test  g++-aarch64-linux-gnu test/packages.test.ts cross-compiles node-pty for linux-arm64
 e2e   chromium              the browser the e2e drives (playwright-core)
 e2e   libkrb5-dev           headers for code-server'"'"'s native kerberos module (scripts/setup-e2e.sh)
+e2e   zsh                   shell integration (VS Code'"'"'s scripts) in zsh: test/e2e/shell-integration, shell-scripts
+e2e   fish                  the same in fish
 bench tmux                  npm run bench compares Holdfast with tmux
 '
 

@@ -92,7 +92,7 @@ export class Session implements IDisposable {
     this.shellNonce = shellNonce;
     const emulatorOptions = { cols, rows, scrollback, promptProfile, shellNonce };
     this.emulator = this.disposables.add(new SessionEmulator(options.emulators, emulatorOptions, resumed?.base));
-    this.shell = this.disposables.add(new SessionShell(this, this.emulator));
+    this.shell = this.disposables.add(new SessionShell(this, this.emulator, shellNonce !== undefined));
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );

@@ -201,7 +201,7 @@ export class SessionRegistry implements IDisposable {
       const agent = agentOf(metadata);
       const shell =
         params.shellIntegration && !agent
-          ? this.shellStarts.launch(argv, env, os.homedir(), params.shellIntegration)
+          ? this.shellStarts.launch(argv, env, env.HOME || os.homedir(), params.shellIntegration)
           : undefined;
       const launched = shell?.argv ?? withAgentHooks(argv, builtinAgent(agent?.profile) ?? {}, NOTIFY_ARGV);
       session = new Session({

@@ -23,6 +23,11 @@ export interface ShellHost {
   send(data: string): string | undefined;
 }
 
+export enum ShellTiming {
+  /** How long `run` waits for a shell that is about to show its prompt (just started, or drawing it). */
+  PromptWaitMs = 10_000,
+}
+
 function notReady(id: string, why: string): DaemonError {
   return new DaemonError(ErrorCode.NotReady, `session ${id}: ${why}; nothing was typed`);
 }
@@ -35,6 +40,8 @@ export class SessionShell implements IDisposable {
   constructor(
     private readonly host: ShellHost,
     private readonly emulator: SessionEmulator,
+    /** Its shell was started with VS Code's shell integration: a prompt is to be expected. */
+    private readonly integrated: boolean,
   ) {
     this.listener = emulator.onShell((note) => {
       if (note.kind === 'shell') this.current = note.shell;
@@ -53,7 +60,7 @@ export class SessionShell implements IDisposable {
     if (this.running) throw notReady(id, 'a command `run` typed is still running');
     this.running = () => undefined;
     try {
-      await this.checkReady();
+      await this.checkReady(timeoutMs);
       emulator.captureOutput = true;
       return await this.typeAndWait(command, timeoutMs);
     } finally {
@@ -62,18 +69,40 @@ export class SessionShell implements IDisposable {
     }
   }
 
-  private async checkReady(): Promise<void> {
+  private async checkReady(timeoutMs: number): Promise<void> {
     const { id } = this.host;
-    const emulator = this.emulator;
     if (!this.host.isRunning) throw new DaemonError(ErrorCode.Exited, `session ${id} has exited`);
+    const prompt = await this.promptSoon(Math.min(timeoutMs, ShellTiming.PromptWaitMs));
     if (!this.current) throw notReady(id, 'its program reports no shell prompt (no shell integration, OSC 633)');
-    const prompt = await emulator.read({ kind: 'prompt' });
     if (!prompt.ready) {
       const what = this.current.command === undefined ? '' : `: it runs ${printable(this.current.command)}`;
       throw notReady(id, `its shell is not at its prompt${what}`);
     }
     if (prompt.typed) throw notReady(id, `text is typed at its prompt (${printable(prompt.typed.slice(0, 80))})`);
     if (!(await inForeground(this.host.pid))) throw notReady(id, 'a program runs in the foreground of its terminal');
+  }
+
+  /**
+   * The prompt as it is, or as it is once the shell is ready within `waitMs`: a shell started with
+   * integration moments ago, or between a command's end and its next prompt, is about to be. Not one
+   * that runs a command, nor one that never reported a prompt without having been started with the scripts.
+   */
+  private async promptSoon(waitMs: number): Promise<{ ready: boolean; typed: string }> {
+    const prompt = await this.emulator.read({ kind: 'prompt' });
+    const expected = this.current ? this.current.phase === 'prompt' : this.integrated;
+    if (prompt.ready || !expected || waitMs <= 0) return prompt;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      const listener = this.emulator.onShell((note) => {
+        if (note.kind === 'shell' && (note.ready || note.shell.phase === 'running')) done();
+      });
+    });
+    return this.emulator.read({ kind: 'prompt' });
   }
 
   private typeAndWait(command: string, timeoutMs: number): Promise<RunResult> {

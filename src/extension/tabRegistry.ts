@@ -6,6 +6,15 @@ import { SessionTab } from './pseudoterminal';
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');
 
+/**
+ * A tab's terminal, and the nonce VS Code trusts its shell's command lines by (VS Code 1.9x and later
+ * read shellIntegrationNonce; the types of 1.95 do not have it yet).
+ */
+export function tabTerminalOptions(tab: SessionTab, name: string): vscode.ExtensionTerminalOptions {
+  const nonce = tab.shellNonce;
+  return { name, pty: tab, iconPath: TAB_ICON, ...(nonce ? { shellIntegrationNonce: nonce } : {}) };
+}
+
 export class TabRegistry {
   private readonly bySession = new Map<string, SessionTab>();
   private readonly terminals = new Map<SessionTab, vscode.Terminal>();
@@ -61,9 +70,7 @@ export class TabRegistry {
     parent?: vscode.Terminal,
   ): vscode.Terminal {
     return vscode.window.createTerminal({
-      name,
-      pty: tab,
-      iconPath: TAB_ICON,
+      ...tabTerminalOptions(tab, name),
       location: parent ? { parentTerminal: parent } : toLocation(location, preserveFocus),
     });
   }

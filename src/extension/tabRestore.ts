@@ -11,7 +11,7 @@ import { DaemonConnection } from './daemonConnection';
 import { planRestore, RestoreItem } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
-import { TAB_ICON, TabRegistry } from './tabRegistry';
+import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 
 export interface RestoreContext {
   readonly registry: TabRegistry;
@@ -48,7 +48,7 @@ export class TabRestore {
     if (index < 0) return undefined;
     const [item] = this.restoreQueue.splice(index, 1);
     const tab = this.ctx.existingTab(item.session);
-    return new vscode.TerminalProfile({ name: item.session.name, pty: tab, iconPath: TAB_ICON });
+    return new vscode.TerminalProfile(tabTerminalOptions(tab, item.session.name));
   }
 
   private async doRestore(): Promise<number> {

@@ -3,7 +3,6 @@
 // the rest lives by concern: which tab shows which session (tabRegistry.ts), bringing tabs back
 // after a reload / restart / crash (tabRestore.ts), and what Kill / Detach / Relaunch and closing a
 // tab mean (sessionActions.ts). A tab's own life is in pseudoterminal.ts and tabState.ts.
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { HoldfastClient } from '../protocol/client';
 import { DisposableStore } from '../base/disposable';
@@ -14,11 +13,13 @@ import { DaemonConnection } from './daemonConnection';
 import { defaultSessionName, nextOrder } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionActions } from './sessionActions';
-import { buildSessionEnv } from './sessionEnv';
+import { SessionStart, sessionStart } from './sessionStart';
+import { reportError } from './errorReport';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
+import type { ShellIntegration } from './shellIntegration';
 import type { Size, TabHost, TabTarget } from './tabHost';
-import { TAB_ICON, TabRegistry } from './tabRegistry';
+import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { TabRestore } from './tabRestore';
 
 export { TAB_ICON } from './tabRegistry';
@@ -34,6 +35,8 @@ export interface TabsOptions {
   windowCliHook: string | undefined;
   /** A session this window killed is gone (its worktree may be offered for removal). */
   sessionRemoved?(session: SessionInfo): void;
+  /** VS Code's shell integration in the shells: the scripts, the setting, each session's nonce. */
+  shell: ShellIntegration;
 }
 
 /** A split's group (the first session's id), settled by splitGroups.ts once VS Code has placed the tab. */
@@ -79,7 +82,8 @@ export class TabManager implements TabHost, vscode.Disposable {
       windowCliHook,
       isFrozen: () => this.frozen,
       freeze: () => this.freeze(),
-      sessionStart: (cliHook) => this.sessionStart(cliHook),
+      sessionStart: (cliHook, nonce) => this.sessionStart(cliHook, nonce),
+      sessionStarted: (session, nonce) => options.shell.remember(session.id, nonce),
       showSession: (session, location) => this.showSession(session, location),
       reportError: (message, error) => this.reportError(message, error),
       warn: (line) => log.warn(line),
@@ -157,7 +161,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       const startup = split ? undefined : await this.restorer.startupProfile();
       if (startup) return startup;
       const tab = new SessionTab(this, await this.newTarget('panel', undefined, undefined, split));
-      return new vscode.TerminalProfile({ name: tab.pendingName, pty: tab, iconPath: TAB_ICON });
+      return new vscode.TerminalProfile(tabTerminalOptions(tab, tab.pendingName));
     } catch (err) {
       this.reportError('Holdfast could not start a terminal', err);
       throw err;
@@ -186,7 +190,8 @@ export class TabManager implements TabHost, vscode.Disposable {
   }
 
   private existingTab(session: SessionInfo): SessionTab {
-    const tab = new SessionTab(this, { kind: 'existing', session });
+    const shellNonce = this.options.shell.nonceFor(session.id);
+    const tab = new SessionTab(this, { kind: 'existing', session, shellNonce });
     this.registry.bind(session.id, tab);
     return tab;
   }
@@ -200,12 +205,15 @@ export class TabManager implements TabHost, vscode.Disposable {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
     const sessionName = name?.trim() || defaultSessionName(sessions, launch?.nameBase);
+    const shellNonce = this.options.shell.nonceFor();
     return {
       kind: 'new',
       name: sessionName,
+      shellNonce,
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
         try {
-          const params = await this.createParams(sessionName, { location, splitOf: split?.splitOf }, size, launch);
+          const layout = { location, splitOf: split?.splitOf, shellNonce };
+          const params = await this.createParams(sessionName, layout, size, launch);
           return (await creator.request('create', params)).session;
         } catch (err) {
           launch?.createFailed?.(err);
@@ -215,24 +223,14 @@ export class TabManager implements TabHost, vscode.Disposable {
     };
   }
 
-  /** Where new sessions start, and the environment they get (PATH with `holdfast` and `code`). */
-  sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> } {
-    return {
-      cwd:
-        vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file'
-          ? vscode.workspace.workspaceFolders[0].uri.fsPath
-          : os.homedir(),
-      env: buildSessionEnv(process.env, {
-        pathPrepend: this.options.sessionPath(),
-        cliHook,
-        termProgramVersion: vscode.version,
-      }),
-    };
+  /** Where new sessions start, their environment (PATH with `holdfast` and `code`), their shell's integration. */
+  sessionStart(cliHook?: string, shellNonce?: string): SessionStart {
+    return sessionStart(this.options.sessionPath(), this.options.shell.params(shellNonce), cliHook);
   }
 
   private async createParams(
     name: string,
-    { location, splitOf }: { location: TabLocation; splitOf?: string },
+    { location, splitOf, shellNonce }: { location: TabLocation; splitOf?: string; shellNonce: string },
     size: Size | undefined,
     launch?: Launch,
   ): Promise<CreateParams> {
@@ -252,7 +250,7 @@ export class TabManager implements TabHost, vscode.Disposable {
     return {
       name,
       argv: launch?.argv ?? [shell.path, ...shell.args],
-      ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined),
+      ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined, shellNonce),
       ...(launch?.cwd ? { cwd: launch.cwd } : {}),
       cols: size?.cols,
       rows: size?.rows,
@@ -299,6 +297,7 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   sessionKnown(tab: SessionTab, session: SessionInfo): void {
     this.registry.bind(session.id, tab);
+    this.options.shell.remember(session.id, tab.shellNonce);
     this.actions.sessionCreated(tab, session);
   }
 
@@ -326,12 +325,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   }
 
   reportError(message: string, error: unknown): void {
-    const detail = error instanceof Error ? error.message : String(error);
-    this.options.log.error(`${message}: ${detail}`);
-    void vscode.window.showErrorMessage(`${message}: ${detail}`, 'Show Daemon Status', 'Open Log').then((choice) => {
-      if (choice === 'Show Daemon Status') void vscode.commands.executeCommand('holdfast.showStatus');
-      else if (choice === 'Open Log') void vscode.commands.executeCommand('holdfast.openLog');
-    });
+    reportError(this.options.log, message, error);
   }
 
   private track(terminal: vscode.Terminal): void {
