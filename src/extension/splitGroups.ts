@@ -1,6 +1,8 @@
 // Holdfast: Split Terminal. Like VS Code's own Split Terminal: a new terminal beside the active one,
 // in its split group; without an active terminal, a new one. The new session records the group
-// (its first session's id, see splitLayout.ts) so the group comes back after a reload or a restart.
+// (its first session's id, see splitLayout.ts) so the group comes back after a reload or a restart;
+// it starts in the directory the split terminal's shell is in.
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { readLayout } from '../protocol/tabLayout';
 import { CommandContext } from './commandContext';
@@ -33,7 +35,7 @@ export async function splitTerminal(ctx: CommandContext): Promise<void> {
   // Another extension's or VS Code's own terminal is split too, as VS Code would; Holdfast records
   // no group for it (that terminal is not one it can bring back).
   active.show();
-  const request: SplitRequest = { splitOf: groupOf(ctx, active) };
+  const request: SplitRequest = { splitOf: groupOf(ctx, active), cwd: cwdOf(ctx, active) };
   tabs.expectSplit(request);
   const split = nextSplit(ctx, active, request, 5000);
   try {
@@ -49,6 +51,19 @@ function layoutOf(ctx: CommandContext, terminal: vscode.Terminal) {
   const tab = ctx.tabs.tabOf(terminal);
   const id = tab?.sessionId;
   return id ? readLayout(ctx.sessions.get(id)?.metadata ?? tab?.session?.metadata) : undefined;
+}
+
+/**
+ * Where a split beside `terminal` starts, as VS Code's own split does (`terminal.integrated.splitCwd`,
+ * `inherited` by default): the directory its shell reported (shell integration, or a Holdfast session's).
+ */
+function cwdOf(ctx: CommandContext, terminal: vscode.Terminal): string | undefined {
+  if (vscode.workspace.getConfiguration('terminal.integrated').get<string>('splitCwd', 'inherited') !== 'inherited')
+    return undefined;
+  const tab = ctx.tabs.tabOf(terminal);
+  const cwd =
+    terminal.shellIntegration?.cwd?.fsPath ?? (tab?.sessionId ? ctx.sessions.get(tab.sessionId)?.cwd : undefined);
+  return cwd && fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory() ? cwd : undefined;
 }
 
 /** The group a split beside `terminal` joins: its first session's id; none for a terminal not Holdfast's. */
@@ -83,6 +98,7 @@ function nextSplit(
     const opened = vscode.window.onDidOpenTerminal((t) => {
       if (!ctx.tabs.tabOf(t)) return;
       request.splitOf = groupOf(ctx, parent);
+      request.cwd = cwdOf(ctx, parent);
       done(t);
     });
     const timer = setTimeout(() => done(undefined), ms);

@@ -40,7 +40,7 @@ export interface TabsOptions {
 }
 
 /** A split's group (the first session's id), settled by splitGroups.ts once VS Code has placed the tab. */
-export type SplitRequest = { splitOf?: string };
+export type SplitRequest = { splitOf?: string; cwd?: string };
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
 export interface Launch {
@@ -212,7 +212,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       shellNonce,
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
         try {
-          const layout = { location, splitOf: split?.splitOf, shellNonce };
+          const layout = { location, splitOf: split?.splitOf, shellNonce, cwd: split?.cwd };
           const params = await this.createParams(sessionName, layout, size, launch);
           return (await creator.request('create', params)).session;
         } catch (err) {
@@ -230,7 +230,12 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   private async createParams(
     name: string,
-    { location, splitOf, shellNonce }: { location: TabLocation; splitOf?: string; shellNonce: string },
+    {
+      location,
+      splitOf,
+      shellNonce,
+      cwd,
+    }: { location: TabLocation; splitOf?: string; shellNonce: string; cwd?: string },
     size: Size | undefined,
     launch?: Launch,
   ): Promise<CreateParams> {
@@ -251,6 +256,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       name,
       argv: launch?.argv ?? [shell.path, ...shell.args],
       ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined, shellNonce),
+      ...(cwd ? { cwd } : {}),
       ...(launch?.cwd ? { cwd: launch.cwd } : {}),
       cols: size?.cols,
       rows: size?.rows,

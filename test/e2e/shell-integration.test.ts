@@ -139,6 +139,15 @@ test(
       assert.match(result.output.replace(/\x1b\][^\x07]*\x07/g, ''), /^hi\r?$/m, JSON.stringify(result.output));
       assert.equal(result.commandLine, 'echo hi; (exit 3)');
       assert.equal(result.cwd, folder, 'the shell reported its directory');
+
+      // Split Terminal starts where the split terminal's shell is (its cd reported by shell integration).
+      const sub = path.join(folder, 'sub dir');
+      fs.mkdirSync(sub);
+      const first = e2e.iso.sessions().find((s) => s.state === 'running' && s.cwd === folder)!;
+      await typeLine(e2e.wb, `cd '${sub}'`);
+      await waitFor(() => e2e.iso.session(first.id).cwd === sub, { timeout: 15_000, message: 'the cd reported' });
+      const split = await e2e.newTerminal(e2e.wb, 'Holdfast: Split Terminal');
+      assert.equal(split.cwd, sub, 'the split starts in the directory of the terminal it splits');
     });
   },
 );
