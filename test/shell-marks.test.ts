@@ -5,8 +5,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
+import { Emulator } from '../src/daemon/emulator';
+import { MarkLimit } from '../src/daemon/shellMarks';
 import { HoldfastClient } from '../src/protocol/client';
 import { isAlive, startTestDaemon, TestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
+import { parsed } from './helpers/emulatorParsed';
 import { atPrompt, integratedBash, MarkRecorder, NONCE } from './helpers/marks';
 
 let daemon: TestDaemon;
@@ -99,6 +102,34 @@ test('marks are trimmed with the scrollback: only the kept lines keep theirs', a
   assert.ok(!marks.some((m) => m.includes('E;echo n1;')), 'the first commands scrolled out with their marks');
   assert.ok(marks.some((m) => m.includes('E;echo n39;')));
   await client.request('remove', { session: session.id });
+});
+
+test('forged marks cost bounded memory: at most LiveMarks on rows, CharsPerLine of them per stored line', async () => {
+  // Every line two whole commands, each with a command line of 4,000 random letters (nothing to compress).
+  const letters = () => Array.from({ length: 4000 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26)));
+  const stream = (marks: boolean) => {
+    const m = (s: string) => (marks ? `\x1b]633;${s}\x07` : '');
+    const command = () => `${m('A')}$ ${m('B')}${m(`E;${letters().join('')}`)}${m('C')}${m('D;0')}`;
+    let data = '';
+    for (let i = 0; i < 2000; i++) data += `${command()}${command()}x${i}\r\n`;
+    return data;
+  };
+  const stored = async (marks: boolean) => {
+    const emulator = new Emulator({ cols: 120, rows: 40, scrollback: 1000, shellNonce: NONCE });
+    try {
+      await parsed(emulator, stream(marks));
+      emulator.compactHistory();
+      assert.ok(emulator.historyLength > 500, `${emulator.historyLength} lines stored`);
+      return { perLine: emulator.historyBytes / emulator.historyLength, live: emulator.shell.liveMarks };
+    } finally {
+      emulator.dispose();
+    }
+  };
+  const plain = await stored(false);
+  const marked = await stored(true);
+  assert.ok(marked.live <= MarkLimit.LiveMarks, `${marked.live} marks on rows`);
+  const added = marked.perLine - plain.perLine;
+  assert.ok(added <= MarkLimit.CharsPerLine, `${added.toFixed(0)} bytes of marks a stored line`);
 });
 
 test('a handoff keeps the marks, the shell state and the trust of its command lines', async () => {

@@ -68,3 +68,12 @@ export function commandOutput(
   }
   return { text, truncated };
 }
+
+/** The text from row `row`, column `x` of the normal buffer to its cursor, trimmed (what is typed at a prompt). */
+export function textFrom(terminal: Terminal, row: number, x: number): string {
+  const buffer = terminal.buffer.normal;
+  const parts: string[] = [];
+  for (let y = row; y <= Math.max(buffer.baseY + buffer.cursorY, row); y++)
+    parts.push(buffer.getLine(y)?.translateToString(true, y === row ? x : 0) ?? '');
+  return parts.join('').trim();
+}

@@ -160,3 +160,10 @@ export function shellMarkSequence(mark: ShellMark, nonce: string | undefined): s
       return '\x1b]633;P;HasRichCommandDetection=True\x07';
   }
 }
+
+/** Lines with the marks of shellMarkSequence in them, without `nonce` (a screen written to disk). */
+export function unsignedLines(lines: string[], nonce: string | undefined): string[] {
+  if (!nonce) return lines;
+  const signed = `;${nonce}\x07`;
+  return lines.map((line) => (line.includes(signed) ? line.replaceAll(signed, '\x07') : line));
+}

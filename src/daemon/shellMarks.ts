@@ -13,10 +13,10 @@ import type { IMarker, Terminal } from '@xterm/headless';
 import { Emitter, IDisposable } from '../base/disposable';
 import type { ShellState } from '../protocol/shell';
 import type { PromptMark } from './attention';
-import { commandOutput, CommandOutput, OutputStart } from './commandOutput';
+import { commandOutput, CommandOutput, OutputStart, textFrom } from './commandOutput';
 import type { EmbeddedMark } from './historyEncoding';
-import type { HistoryStore } from './historyStore';
-import { ShellMark, shellMarkOf, shellMarkSequence } from './programReports';
+import type { HistoryCapture } from './historyCapture';
+import { ShellMark, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
 import type { SnapshotMarks } from './snapshot';
 import { core } from './xtermInternals';
 
@@ -25,6 +25,8 @@ export enum MarkLimit {
   LiveMarks = 2048,
   /** Marks kept with one line of the history store (a prompt line has at most five). */
   MarksPerLine = 8,
+  /** Their sequences' characters kept with one stored line: a longer command line is kept on screen only. */
+  CharsPerLine = 2048,
   /** D marks after a command started that say its end (a program's output may print some before the shell's). */
   EndsPerCommand = 4,
 }
@@ -55,12 +57,6 @@ export interface FoundMark {
   index: number;
 }
 
-/** The history store and the rows of xterm's buffer it already holds. */
-export interface MarkHistory {
-  readonly store: HistoryStore;
-  readonly skippedRows: number;
-}
-
 export class ShellMarks implements IDisposable {
   /** Marks on xterm's normal buffer, by row, column and order. */
   private live: LiveMark[] = [];
@@ -83,7 +79,8 @@ export class ShellMarks implements IDisposable {
   private outputFrom: { mark: LiveMark } | { index: number; x: number } | { lost: true } = { lost: true };
   /** `run` waits on this session: each command's end comes with its output. */
   capture = false;
-  history: MarkHistory | undefined;
+  /** The history store, and the rows of xterm's buffer it already holds. */
+  history: Pick<HistoryCapture, 'store' | 'skippedRows'> | undefined;
   private readonly disposables: IDisposable[];
   private readonly onNoteEmitter = new Emitter<ShellNote>();
   readonly onNote = this.onNoteEmitter.event;
@@ -255,6 +252,12 @@ export class ShellMarks implements IDisposable {
     this.someGone = false;
   }
 
+  /** Marks on xterm's rows now (the bench's memory row). */
+  get liveMarks(): number {
+    this.compact();
+    return this.live.length;
+  }
+
   /** The first row that has a mark (the history capture takes marks only when it reaches one). */
   get firstRow(): number {
     this.compact();
@@ -265,11 +268,15 @@ export class ShellMarks implements IDisposable {
   take(start: number, end: number, index: number): EmbeddedMark[] {
     this.compact();
     const taken: EmbeddedMark[] = [];
+    let chars = 0;
     while (this.live.length > 0 && this.live[0].marker.line < end) {
       const live = this.live.shift()!;
       const row = live.marker.line - start;
-      if (row >= 0 && taken.length < MarkLimit.MarksPerLine)
-        taken.push({ row, x: live.x, seq: shellMarkSequence(live.mark, this.nonce) });
+      const seq = shellMarkSequence(live.mark, this.nonce);
+      if (row >= 0 && taken.length < MarkLimit.MarksPerLine && chars + seq.length <= MarkLimit.CharsPerLine) {
+        taken.push({ row, x: live.x, seq });
+        chars += seq.length;
+      }
       if ('mark' in this.outputFrom && this.outputFrom.mark === live)
         this.outputFrom = { index, x: row * this.terminal.cols + live.x };
       live.gone = true;
@@ -305,10 +312,7 @@ export class ShellMarks implements IDisposable {
 
   /** Stored lines without the nonce their trusted command lines carry (for a checkpoint on disk). */
   unsigned(lines: string[]): string[] {
-    const nonce = this.nonce;
-    if (!nonce) return lines;
-    const signed = `;${nonce}\x07`;
-    return lines.map((line) => (line.includes(signed) ? line.replaceAll(signed, '\x07') : line));
+    return unsignedLines(lines, this.nonce);
   }
 
   /** The current (or last) command's output, from its start to the cursor. */
@@ -321,13 +325,7 @@ export class ShellMarks implements IDisposable {
   /** The text typed at the prompt after its B mark (empty: nobody is typing there). */
   typedInput(): string {
     const b = this.prompt.B;
-    if (!this.ready || !b || b.gone) return '';
-    const buffer = this.terminal.buffer.normal;
-    const cursorRow = buffer.baseY + buffer.cursorY;
-    const parts: string[] = [];
-    for (let y = b.marker.line; y <= Math.max(cursorRow, b.marker.line); y++)
-      parts.push(buffer.getLine(y)?.translateToString(true, y === b.marker.line ? b.x : 0) ?? '');
-    return parts.join('').trim();
+    return this.ready && b && !b.gone ? textFrom(this.terminal, b.marker.line, b.x) : '';
   }
 
   private clear(): void {
