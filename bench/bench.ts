@@ -419,7 +419,7 @@ async function main(): Promise<number> {
     }
   }
 
-  // 8. shell integration: what VS Code's scripts and the daemon's marks cost (listed last) -------
+  // 9. shell integration: what VS Code's scripts and the daemon's marks cost (listed last) -------
   if (only.has('shell')) await shellTable(ctx, quick, floodMb, table, raw);
 
   await client.close();
@@ -671,7 +671,7 @@ async function shellTable(
   raw.shell = r;
   const { on, off, floodOn, floodOff, memory } = r;
   const row = (metric: string, holdfast: string, other: string, ratio: string, target: string, met: boolean | null) =>
-    table.push({ row: '8 shell', metric, holdfast, tmux: '', other, ratio, target, met });
+    table.push({ row: '9 shell', metric, holdfast, tmux: '', other, ratio, target, met });
   row(
     `keystroke echo at a bash prompt, integration on / off: median / p99 (medians of ${r.rounds} rounds)`,
     `${ms(on.median)} / ${ms(on.p99)}`,

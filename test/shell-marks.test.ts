@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Emulator } from '../src/daemon/emulator';
-import { MarkLimit } from '../src/daemon/shellMarks';
+import { MARK_CHARS_PER_LINE, MarkLimit } from '../src/daemon/shellMarks';
 import { HoldfastClient } from '../src/protocol/client';
 import { isAlive, startTestDaemon, TestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 import { parsed } from './helpers/emulatorParsed';
@@ -104,7 +104,7 @@ test('marks are trimmed with the scrollback: only the kept lines keep theirs', a
   await client.request('remove', { session: session.id });
 });
 
-test('forged marks cost bounded memory: at most LiveMarks on rows, CharsPerLine of them per stored line', async () => {
+test('forged marks cost bounded memory: LiveMarks on rows, MARK_CHARS_PER_LINE a stored line', async () => {
   // Every line two whole commands, each with a command line of 4,000 random letters (nothing to compress).
   const letters = () => Array.from({ length: 4000 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26)));
   const stream = (marks: boolean) => {
@@ -129,7 +129,7 @@ test('forged marks cost bounded memory: at most LiveMarks on rows, CharsPerLine 
   const marked = await stored(true);
   assert.ok(marked.live <= MarkLimit.LiveMarks, `${marked.live} marks on rows`);
   const added = marked.perLine - plain.perLine;
-  assert.ok(added <= MarkLimit.CharsPerLine, `${added.toFixed(0)} bytes of marks a stored line`);
+  assert.ok(added <= MARK_CHARS_PER_LINE, `${added.toFixed(0)} bytes of marks a stored line`);
 });
 
 test('a handoff keeps the marks, the shell state and the trust of its command lines', async () => {

@@ -20,13 +20,14 @@ import { ShellMark, shellMarkOf, shellMarkSequence, unsignedLines } from './prog
 import type { SnapshotMarks } from './snapshot';
 import { core } from './xtermInternals';
 
+/** Characters of marks' sequences kept with one stored line: a longer command line is kept on xterm's rows only. */
+export const MARK_CHARS_PER_LINE = 2048;
+
 export enum MarkLimit {
   /** Marks on xterm's rows at once (a flood of them keeps the newest). */
   LiveMarks = 2048,
   /** Marks kept with one line of the history store (a prompt line has at most five). */
   MarksPerLine = 8,
-  /** Their sequences' characters kept with one stored line: a longer command line is kept on screen only. */
-  CharsPerLine = 2048,
   /** D marks after a command started that say its end (a program's output may print some before the shell's). */
   EndsPerCommand = 4,
 }
@@ -273,7 +274,7 @@ export class ShellMarks implements IDisposable {
       const live = this.live.shift()!;
       const row = live.marker.line - start;
       const seq = shellMarkSequence(live.mark, this.nonce);
-      if (row >= 0 && taken.length < MarkLimit.MarksPerLine && chars + seq.length <= MarkLimit.CharsPerLine) {
+      if (row >= 0 && taken.length < MarkLimit.MarksPerLine && chars + seq.length <= MARK_CHARS_PER_LINE) {
         taken.push({ row, x: live.x, seq });
         chars += seq.length;
       }

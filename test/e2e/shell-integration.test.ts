@@ -165,6 +165,7 @@ for (const shell of ['zsh', 'fish']) {
       await typeLine(wb, 'true');
       await typeLine(wb, 'false');
       const before = await trueFalse(wb);
+      assert.equal(before.length, 2, JSON.stringify(before));
       await walkBack(wb);
       await wb.reloadWindow();
       await wb.waitForHoldfastTabs([{ name: session.name, active: true }], { timeout: 60_000 });
