@@ -48,7 +48,12 @@ function home(shell: string, login: boolean): string {
 /** What process `pid` runs, once it has left the daemon's image for its program's (a fork, then exec). */
 async function commandLineOf(pid: number): Promise<string[]> {
   const read = () => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  await waitFor(() => !read().some((arg) => arg.endsWith('daemon.js')), 5000, `process ${pid} to exec its program`);
+  // Empty while the kernel swaps in the new program (seen under load), the daemon's own before the exec.
+  const execd = () => {
+    const argv = read();
+    return argv.length > 0 && !argv.some((arg) => arg.endsWith('daemon.js'));
+  };
+  await waitFor(execd, 5000, `process ${pid} to exec its program`);
   return read();
 }
 
