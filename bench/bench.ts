@@ -4,7 +4,7 @@
 // could not run at all.
 //
 // Other options:
-//   --only flood,echo,reattach,memory,idle,watchers   run some rows only
+//   --only flood,echo,reattach,memory,idle,watchers,parts,shell   run some rows only
 //   --runs N                                           runs per measurement (after the warm-up)
 //   --profile DIR                                      run the daemons under node --cpu-prof into DIR
 //                                                      and summarize the profiles at the end
@@ -37,10 +37,11 @@ import {
   tmuxScrollSessions,
 } from './rows';
 import { micro } from './micro';
+import { shellRows } from './shellRows';
 import { hasTmux, TmuxServer } from './tmux';
 import { log, machine, median, now, onCleanup, phase, phases, run, runCleanups, tempDir } from './util';
 
-const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts'] as const;
+const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts', 'shell'] as const;
 type RowName = (typeof ROWS)[number];
 
 interface TableRow {
@@ -418,6 +419,9 @@ async function main(): Promise<number> {
     }
   }
 
+  // 9. shell integration: what VS Code's scripts and the daemon's marks cost (listed last) -------
+  if (only.has('shell')) await shellTable(ctx, quick, floodMb, table, raw);
+
   await client.close();
 
   // 4 + 5. memory and idle (a fresh daemon and tmux server) -------------------------------
@@ -653,6 +657,54 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     log(`${signal}: cleaning up`);
     void runCleanups().then(() => process.exit(130));
   });
+}
+
+/** The `shell` rows: echo and a flood at a bash prompt with VS Code's shell integration and without; marks' memory. */
+async function shellTable(
+  ctx: Context,
+  quick: boolean,
+  floodMb: string,
+  table: TableRow[],
+  raw: Record<string, unknown>,
+): Promise<void> {
+  const r = await shellRows(ctx, quick ? 2 : 5);
+  raw.shell = r;
+  const { on, off, floodOn, floodOff, memory } = r;
+  const row = (metric: string, holdfast: string, other: string, ratio: string, target: string, met: boolean | null) =>
+    table.push({ row: '9 shell', metric, holdfast, tmux: '', other, ratio, target, met });
+  row(
+    `keystroke echo at a bash prompt, integration on / off: median / p99 (medians of ${r.rounds} rounds)`,
+    `${ms(on.median)} / ${ms(on.p99)}`,
+    `${ms(off.median)} / ${ms(off.p99)} (off)`,
+    `+${ms(on.median - off.median)} median`,
+    '< +0.1 ms',
+    on.median - off.median < 0.1,
+  );
+  row(
+    `cat ${floodMb} MB typed at a bash prompt, integration on / off: wall [daemon CPU]`,
+    `${ms(floodOn.ms)} [${ms(floodOn.cpuMs)}]`,
+    `${ms(floodOff.ms)} [${ms(floodOff.cpuMs)}] (off)`,
+    `${x(floodOn.ms, floodOff.ms)} wall, ${x(floodOn.cpuMs, floodOff.cpuMs)} CPU`,
+    '≤ 1.05×',
+    floodOn.ms <= floodOff.ms * 1.05,
+  );
+  row(
+    `${memory.commands} commands in the scrollback: history store with marks / without; marks on rows`,
+    `${mb(memory.storeBytesWithMarks / 1024)} / ${mb(memory.storeBytes / 1024)}; ${memory.liveMarks}`,
+    '',
+    `+${((memory.storeBytesWithMarks - memory.storeBytes) / memory.commands).toFixed(1)} B a command`,
+    '(evidence)',
+    null,
+  );
+  const h = memory.hostile;
+  row(
+    `hostile: ${h.lines} lines, each a whole command with a 4 KiB command line: store B/line; marks on rows`,
+    `${h.storeBytesPerLine.toFixed(0)} (${h.plainStoreBytesPerLine.toFixed(0)} without marks); ${h.liveMarks}`,
+    '',
+    '',
+    '≤ +4 KiB a line (2,048 chars); ≤ 2048',
+    h.storeBytesPerLine - h.plainStoreBytesPerLine <= 4096 + 64 && h.liveMarks <= 2048,
+  );
 }
 
 main().then(

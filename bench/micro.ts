@@ -62,7 +62,7 @@ function ptyBytes(file: string): Buffer {
 }
 
 /** Writes `data` in PTY-sized chunks and resolves once all of it is parsed. */
-function feed(emulator: Emulator, data: Buffer, chunk = 4096): Promise<void> {
+export function feed(emulator: Emulator, data: Buffer, chunk = 4096): Promise<void> {
   return new Promise((resolve) => {
     const sub = emulator.onParsed(() => {
       if (emulator.backlog === 0) {

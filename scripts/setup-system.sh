@@ -20,6 +20,8 @@ test  g++-aarch64-linux-gnu test/packages.test.ts cross-compiles node-pty for li
 e2e   chromium              the browser the e2e drives (playwright-core)
 e2e   libkrb5-dev           headers for code-server'"'"'s native kerberos module (scripts/setup-e2e.sh)
 e2e   ripgrep               rg for code-server 4.96.4'"'"'s install, whose postinstall would download it from GitHub
+e2e   zsh                   shell integration (VS Code'"'"'s scripts) in zsh: test/e2e/shell-integration, shell-scripts
+e2e   fish                  the same in fish
 bench tmux                  npm run bench compares Holdfast with tmux
 '
 

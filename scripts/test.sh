@@ -116,7 +116,7 @@ node_test load --test-timeout=300000 out/test/reliability-load.test.js
 # that the last to start are short. Three at a time was slower on 2 cores (docs/testing.md): the e2e is CPU-bound.
 # HOLDFAST_E2E_CONCURRENCY=1 runs one at a time. Screenshots and logs of failures go to test-artifacts/.
 # HOLDFAST_E2E_TRACE prints each step.
-E2E_SLOWEST_FIRST=(reload splits succession sidebar restart mcp attention tabs transcript windows)
+E2E_SLOWEST_FIRST=(reload splits succession sidebar restart shell-integration mcp attention tabs transcript windows)
 e2e_files=()
 for name in "${E2E_SLOWEST_FIRST[@]}"; do e2e_files+=("out/test/e2e/$name.test.js"); done
 for file in out/test/e2e/*.test.js; do

@@ -16,7 +16,7 @@ import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor 
 import { sessionInfo } from './helpers/sessionInfo';
 
 const READ_TOOLS = ['list_sessions', 'read_screen', 'read_history', 'search_history', 'wait'];
-const ACT_TOOLS = ['send', 'start_session', 'kill_session'];
+const ACT_TOOLS = ['send', 'start_session', 'kill_session', 'run_command'];
 const SHELL = ['bash', '--norc', '--noprofile'];
 
 describe('holdfast mcp', () => {

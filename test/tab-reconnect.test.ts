@@ -203,7 +203,12 @@ test('regression: the connection fails as a relaunch asks for it: the tab is as 
     await isLive(tab);
     r.proxy.refuseNext(1); // the next connection, the relaunch's, is cut as soon as it arrives
     await cut(r);
-    const ctx = { connection: r.connection, windowCliHook: undefined, sessionStart: () => ({ cwd: '/', env: {} }) };
+    const ctx = {
+      connection: r.connection,
+      windowCliHook: undefined,
+      sessionStart: () => ({ cwd: '/', env: {} }),
+      sessionStarted: () => undefined,
+    };
     const request = { id: r.session.id, how: 'relaunch' as const, known: r.session };
     await assert.rejects(startNewRun(ctx, request, tab));
     assert.equal(tab.status, 'reconnecting', 'back as it was: live, with its connection lost');

@@ -20,9 +20,12 @@ export interface CommandResult {
   data: unknown;
   /** Printed on stdout without --json (nothing when absent). */
   text?: string;
+  /** `text` is printed as it is, without a newline added at its end (a command's output). */
+  exactText?: boolean;
   /** A line for stderr in both modes (e.g. why a wait ended without its condition). */
   note?: string;
-  exitCode?: ExitCode;
+  /** Usually an ExitCode; `run` ends with its command's. */
+  exitCode?: ExitCode | number;
 }
 
 export interface Command {

@@ -75,10 +75,23 @@ export function sessionTable(sessions: SessionInfo[], now = Date.now()): string 
     `${s.clients.owners}+${s.clients.watchers}`,
     formatAge(s.createdAt, now),
     printable(tildify(s.cwd)),
+    printable(formatShell(s)),
     printable(s.title),
     printable(reasonOf(s) ?? ''),
   ]);
-  return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'TITLE', 'REASON'], rows);
+  return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'SHELL', 'TITLE', 'REASON'], rows);
+}
+
+/** What a session's shell reports (shell integration): what runs, or its prompt and the last exit code. */
+export function formatShell(s: Pick<SessionInfo, 'state' | 'shell'>, long = false): string {
+  const shell = s.state === 'exited' ? undefined : s.shell;
+  if (!shell) return '';
+  const exit = shell.lastExit === undefined ? '' : `last exit ${shell.lastExit ?? '?'}`;
+  if (shell.phase === 'running') {
+    const what = shell.command === undefined ? 'running' : `running ${shell.command}`;
+    return long ? `${what} (since ${formatTime(shell.since)})` : what;
+  }
+  return long ? `at its prompt${exit ? `, ${exit}` : ''}` : exit ? `prompt (${exit})` : 'prompt';
 }
 
 /** Why a running session waits or is done (the daemon's attention reason), if it says. */
@@ -102,8 +115,9 @@ export function sessionDetails(s: SessionInfo): string {
       ['exit', s.exit.signal ? `signal ${s.exit.signal}` : `code ${s.exit.code}`],
       ['exited', formatTime(s.exit.at)],
     );
+  lines.push(['command', commandLine(s.argv)]);
+  if (formatShell(s)) lines.push(['shell', formatShell(s, true)]);
   lines.push(
-    ['command', commandLine(s.argv)],
     ['cwd', s.cwd],
     ['size', `${s.cols}x${s.rows}`],
     ['title', s.title],
@@ -122,6 +136,7 @@ export function sessionDetails(s: SessionInfo): string {
  */
 export function writeResult(io: Io, json: boolean, result: CommandResult): void {
   if (json) io.stdout(safeJson(result.data ?? null) + '\n');
+  else if (result.text && result.exactText) io.stdout(printableLines(result.text));
   else if (result.text) io.stdout(printableLines(result.text.endsWith('\n') ? result.text : result.text + '\n'));
   if (result.note) io.stderr(`holdfast: ${printable(oneLine(result.note))}\n`);
 }

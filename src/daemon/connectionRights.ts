@@ -39,6 +39,7 @@ const NEEDS: { [M in Method]: Need } = {
   claim: 'act',
   resize: 'act',
   send: 'act',
+  run: 'act',
   answer: 'act',
   kill: 'act',
   remove: 'act',

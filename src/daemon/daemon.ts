@@ -93,6 +93,7 @@ export class Daemon implements RequestHandler, MethodHost {
         { ...DEFAULT_LIMITS, ...limitsFromEnv(process.env), ...options.limits },
         (line) => log.write(line),
         own && Buffer.from(own.notifySecret, 'hex'),
+        own?.shellScripts,
       ),
     );
     if (options.succession) this.resume(options.succession, own!);

@@ -55,6 +55,12 @@ function sendText(session: Session, data: string): Record<string, never> {
   return {};
 }
 
+/** `run`: a command typed at the shell's prompt, answered with its end (sessionShell.ts). */
+async function runCommand(session: Session, p: Params<'run'>): Promise<unknown> {
+  const result = await session.shell.run(p.command, Math.min(p.timeoutMs ?? MAX_WAIT_MS, MAX_WAIT_MS));
+  return { ...result, session: session.info() };
+}
+
 /**
  * The condition as the session waits for it: a text pattern is compiled and matched in a worker
  * (a bad one is the client's bad request, a too costly one a `limit`, both on its first check).
@@ -145,6 +151,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
     },
     send: (p) => sendText(registry.get(p.session), p.data),
     answer: (p) => answerPrompt(registry.get(p.session), p.choice, p.shown),
+    run: (p) => runCommand(registry.get(p.session), p),
     read: (p) => registry.get(p.session).screen(p.scrollback ?? 0),
     wait: async (p, connection) => {
       const session = registry.get(p.session);

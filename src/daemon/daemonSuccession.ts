@@ -26,6 +26,8 @@ export const ownStateSchema = z
   .object({
     predecessor: z.number().int().min(1),
     notifySecret: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The VS Code shell integration scripts folder it knew (shellStart.ts). */
+    shellScripts: z.string().max(4096).optional(),
     grants: z
       .array(
         z
@@ -117,6 +119,7 @@ export async function handOffSessions(host: SuccessionHost, script?: string): Pr
       ownState: (): OwnState => ({
         predecessor: process.pid,
         notifySecret: host.registry.notifyCredentials.secret.toString('hex'),
+        ...(host.registry.shellStarts.scripts ? { shellScripts: host.registry.shellStarts.scripts } : {}),
         grants: host.credentials.handed(),
       }),
     });
@@ -154,6 +157,7 @@ const REFUSED_DURING_HANDOFF: ReadonlySet<Method> = new Set<Method>([
   'resize',
   'claim',
   'send',
+  'run',
   'answer',
   'notify',
   'grant',

@@ -9,10 +9,11 @@ import { AlternateScroll } from './alternateScroll';
 import type { PromptMark } from './attention';
 import { HistoryCapture } from './historyCapture';
 import { HistoryStore, HistoryTuning } from './historyStore';
-import { cwdFromOsc7, promptMarkOf } from './programReports';
+import { registerReports } from './programReports';
 import { ParseQueue } from './parseQueue';
 import { linesToSkip } from './plainRun';
 import { linesToRead, SessionTextCopy } from './sessionText';
+import { ShellMarks } from './shellMarks';
 import { renderSnapshot } from './snapshot';
 import { copyText } from './textCopy';
 import { checkXtermInternals, core } from './xtermInternals';
@@ -28,7 +29,12 @@ export interface EmulatorOptions {
   historyMargin?: number | null;
   /** The agent whose permission prompt its worker watches the screen for (promptWatch.ts), if any. */
   promptProfile?: string;
+  /** The VSCODE_NONCE its shell was started with: the command lines that carry it are trusted. */
+  shellNonce?: string;
 }
+
+/** A snapshot's shell marks: none, with trusted command lines signed by the nonce, or without it (on disk). */
+export type MarkReplay = 'none' | 'signed' | 'unsigned';
 
 /**
  * xterm keeps only the screen's height of scrollback (what a resize may pull back onto the screen):
@@ -50,6 +56,8 @@ export class Emulator implements IDisposable {
   readonly terminal: Terminal;
   private readonly history: HistoryCapture | undefined;
   private readonly alternate: AlternateScroll;
+  /** Its shell's command marks (VS Code's OSC 633) and what they say. */
+  readonly shell: ShellMarks;
   private readonly disposables: IDisposable[] = [];
   private readonly queue: ParseQueue;
   /** Plain text skipped (plainRun.ts) until the session was last quiet: more since, and the flood is skipped. */
@@ -105,6 +113,8 @@ export class Emulator implements IDisposable {
         margin,
         options.scrollback,
       );
+    this.shell = new ShellMarks(this.terminal, options.shellNonce);
+    if (this.history) [this.history.marks, this.shell.history] = [this.shell, this.history];
     this.queue = this.parseQueue(parse);
     this.alternate = new AlternateScroll(this.terminal, options.scrollback);
     const parser = this.terminal.parser;
@@ -118,26 +128,10 @@ export class Emulator implements IDisposable {
         this.onTitleEmitter.fire(this.titleText);
       }),
       this.terminal.onBell(() => this.onBellEmitter.fire()),
-      // The desktop notification an agent sends when it waits for the user (iTerm2's OSC 9, as
-      // Claude Code and Codex CLI can; OSC 777 notify) asks for attention like a bell does.
-      // OSC 9;4 is ConEmu's progress report, not a notification.
-      parser.registerOscHandler(9, (data) => {
-        if (!data.startsWith('4;')) this.onBellEmitter.fire();
-        return true;
-      }),
-      parser.registerOscHandler(777, (data) => {
-        if (data.startsWith('notify;')) this.onBellEmitter.fire();
-        return true;
-      }),
-      parser.registerOscHandler(133, (data) => {
-        const mark = promptMarkOf(data);
-        if (mark) this.onPromptMarkEmitter.fire(mark);
-        return true;
-      }),
-      parser.registerOscHandler(7, (data) => {
-        const cwd = cwdFromOsc7(data);
-        if (cwd) this.onCwdEmitter.fire(cwd);
-        return true;
+      ...registerReports(parser, {
+        bell: () => this.onBellEmitter.fire(),
+        promptMark: (mark) => this.onPromptMarkEmitter.fire(mark),
+        cwd: (cwd) => this.onCwdEmitter.fire(cwd),
       }),
       // Queries the headless terminal does not answer itself.
       ...[10, 11, 12].map((ident) =>
@@ -248,8 +242,11 @@ export class Emulator implements IDisposable {
   }
 
   /** Only valid when called from an onParsed listener or with an empty backlog. */
-  snapshot(scrollback?: number): string {
-    return renderSnapshot(this.terminal, this.titleText, scrollback, this.historyVt(scrollback), this.skippedRows);
+  snapshot(scrollback?: number, marks: MarkReplay = 'none'): string {
+    let history = this.historyVt(scrollback);
+    if (marks === 'unsigned') history = this.shell.unsigned(history);
+    const shellMarks = marks === 'none' ? undefined : this.shell.snapshotMarks(marks === 'signed');
+    return renderSnapshot(this.terminal, this.titleText, scrollback, history, this.skippedRows, shellMarks);
   }
 
   /** Rows at the top of xterm's buffer already in the history store: readers start below them. */
@@ -333,6 +330,7 @@ export class Emulator implements IDisposable {
     this.queue.dispose();
     for (const d of this.disposables) d.dispose();
     this.history?.dispose();
+    this.shell.dispose();
     this.onParsedEmitter.dispose();
     this.onReplyEmitter.dispose();
     this.onTitleEmitter.dispose();

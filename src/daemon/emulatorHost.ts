@@ -64,6 +64,7 @@ class HostedEmulator {
     emulator.onBell(() => this.note({ kind: 'bell' }));
     emulator.onPromptMark((mark) => this.note({ kind: 'mark', mark }));
     emulator.onCwd((cwd) => this.note({ kind: 'cwd', cwd }));
+    emulator.shell.onNote((note) => this.note(note));
     emulator.onError((err) => this.note({ kind: 'error', message: err.stack ?? err.message }));
     this.watchPrompts(open.options.promptProfile);
     if (base) {
@@ -92,6 +93,8 @@ class HostedEmulator {
       this.sizeAfterBase = undefined;
       this.resize(size.cols, size.rows);
       this.promptWatch?.changed();
+      // What the base's marks said was not told (its notes are not): the shell's state as they left it.
+      this.emulator.shell.tellState();
       for (const answer of this.afterCut.splice(0)) answer();
       // A snapshot asked for while the base was parsed waits for a cut: this is one (no chunk parsed yet).
       if (this.snapshots.length > 0) this.takeSnapshots(true);
@@ -179,8 +182,12 @@ class HostedEmulator {
     switch (read.kind) {
       case 'text': {
         const { cols, rows } = emulator.terminal;
-        return { kind: 'text', text: emulator.snapshot(read.scrollback), cols, rows };
+        return { kind: 'text', text: emulator.snapshot(read.scrollback, read.marks), cols, rows };
       }
+      case 'prompt':
+        return { kind: 'prompt', ready: emulator.shell.ready, typed: emulator.shell.typedInput() };
+      case 'commandOutput':
+        return { kind: 'commandOutput', output: emulator.shell.output() };
       case 'lines':
         return { kind: 'lines', lines: emulator.lines(read.scrollback), cursor: emulator.cursor() };
       case 'textCopy':
@@ -216,7 +223,10 @@ class HostedEmulator {
       try {
         for (const view of read.views) {
           if (read.have[view] === key) continue;
-          const bytes = rendered.get(view) ?? encoder.encode(emulator.snapshot(view === 'screen' ? 0 : undefined));
+          // A full view replays the shell's marks; a screen view does not (the full view after it would repeat them).
+          const bytes =
+            rendered.get(view) ??
+            encoder.encode(view === 'screen' ? emulator.snapshot(0) : emulator.snapshot(undefined, 'signed'));
           rendered.set(view, bytes);
           // Each answer transfers its own buffer.
           views[view] = ready.length > 1 ? bytes.slice() : bytes;
@@ -287,6 +297,9 @@ export class EmulatorHost {
         return hosted.setAnswerQueries(message.on);
       case 'promptProfile':
         return hosted.watchPrompts(message.profile);
+      case 'captureOutput':
+        hosted.emulator.shell.capture = message.on;
+        return;
       case 'compact':
         return hosted.compact();
       case 'read':

@@ -2,8 +2,10 @@
 // emulator worker thread (emulatorWorker.ts, emulatorHost.ts). Sessions are numbered per daemon;
 // chunks are counted per session, so every answer says at which chunk it was taken.
 import type { PromptMark, ScreenPrompt } from './attention';
-import type { EmulatorOptions } from './emulator';
+import type { EmulatorOptions, MarkReplay } from './emulator';
 import type { SessionTextCopy } from './sessionText';
+import type { ShellNote } from './shellMarks';
+import type { CommandOutput } from './commandOutput';
 
 /** What the main thread mirrors of an emulator, as of its last parsed chunk. */
 export interface EmulatorState {
@@ -25,6 +27,7 @@ export type EmulatorNote =
   | { kind: 'mark'; mark: PromptMark }
   | { kind: 'permissionPrompt'; prompt?: ScreenPrompt }
   | { kind: 'cwd'; cwd: string }
+  | Extract<ShellNote, { kind: 'shell' | 'commandEnd' }>
   | { kind: 'error'; message: string };
 
 /** The notes a session's attention is made of. */
@@ -39,8 +42,12 @@ export type EmulatorRead =
    * synchronized update to end. A view whose state key is in `have` is not rendered again.
    */
   | { kind: 'snapshot'; views: SnapshotView[]; have: Partial<Record<SnapshotView, string>>; syncDeadline: number }
-  /** The screen and up to `scrollback` lines above it as VT text (checkpoints), now. */
-  | { kind: 'text'; scrollback?: number }
+  /** The screen and up to `scrollback` lines above it as VT text (checkpoints, a handoff), now. */
+  | { kind: 'text'; scrollback?: number; marks: MarkReplay }
+  /** Whether its shell waits at its prompt, and what is typed there. */
+  | { kind: 'prompt' }
+  /** The current (or last) command's output so far. */
+  | { kind: 'commandOutput' }
   | { kind: 'lines'; scrollback: number }
   | { kind: 'textCopy'; history: boolean };
 
@@ -56,6 +63,8 @@ export type ReadResult =
       views: Partial<Record<SnapshotView, Uint8Array>>;
     }
   | { kind: 'text'; text: string; cols: number; rows: number }
+  | { kind: 'prompt'; ready: boolean; typed: string }
+  | { kind: 'commandOutput'; output: CommandOutput }
   | { kind: 'lines'; lines: string[]; cursor: { x: number; y: number } }
   | { kind: 'textCopy'; copy: SessionTextCopy };
 
@@ -78,6 +87,8 @@ export type ToWorker =
   | { kind: 'scrollback'; id: number; lines: number }
   | { kind: 'answerQueries'; id: number; on: boolean }
   | { kind: 'promptProfile'; id: number; profile?: string }
+  /** `run` waits on the session: each command's end is told with its output. */
+  | { kind: 'captureOutput'; id: number; on: boolean }
   | { kind: 'compact'; id: number }
   | { kind: 'read'; id: number; request: number; read: EmulatorRead }
   | { kind: 'close'; id: number };

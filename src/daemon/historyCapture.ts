@@ -8,12 +8,12 @@
 // what scrolls past it itself, so only the lines still there when the session goes quiet are encoded
 // (most of a flood never is). The rows this holds are bounded per thread (DeferredCellsPerThread);
 // past that a session captures as it goes.
-import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { Terminal } from '@xterm/headless';
-import type { IBufferLine } from '@xterm/headless';
+import type { IBufferLine, Terminal } from '@xterm/headless';
 import type { IDisposable } from '../base/disposable';
 import { encodeRows, plainRow } from './historyEncoding';
-import { HistoryStore, HistoryTuning, joinEncoded } from './historyStore';
+import { rowsFor } from './historyRows';
+import { HistoryStore, HistoryTuning } from './historyStore';
+import type { ShellMarks } from './shellMarks';
 import { core, CoreBuffer, PackedCell } from './xtermInternals';
 
 type Cell = PackedCell;
@@ -59,6 +59,8 @@ export class HistoryCapture implements IDisposable {
   private tracked: CoreBuffer['lines'] | undefined;
   private trimListener: IDisposable | undefined;
   private readonly disposables: IDisposable[];
+  /** A shell's command marks: those on a captured line go into the store with it, and come back with it. */
+  marks: Pick<ShellMarks, 'firstRow' | 'take' | 'restore'> | undefined;
 
   constructor(
     private readonly terminal: Terminal,
@@ -241,13 +243,17 @@ export class HistoryCapture implements IDisposable {
         // The last piece may be cut from a line that goes on in the rows xterm keeps.
         const continuedBy = end === until ? normal.getLine(until) : undefined;
         const cut = continuedBy?.isWrapped ? continuedBy : undefined;
-        const plain = end === start + 1 && !cut ? plainRow(buffer.lines.get(start), this.terminal.cols) : undefined;
+        const marks = this.marks && this.marks.firstRow < end ? this.marks.take(start, end, this.store.end) : [];
+        const plain =
+          end === start + 1 && !cut && marks.length === 0
+            ? plainRow(buffer.lines.get(start), this.terminal.cols)
+            : undefined;
         this.capturedSinceQuiet++;
         if (plain !== undefined) this.store.push(plain);
         else {
           const rows: IBufferLine[] = [];
           for (let y = start; y < end; y++) rows.push(normal.getLine(y)!);
-          this.store.push(encodeRows(rows, this.terminal.cols, this.cell, cut));
+          this.store.push(encodeRows(rows, this.terminal.cols, this.cell, cut, marks));
         }
         start = end;
       }
@@ -292,10 +298,15 @@ export class HistoryCapture implements IDisposable {
     buffer.lines.maxLength = Math.max(buffer.lines.length, this.terminal.rows + this.scrollback);
     const missing = Math.min(this.keep(rows) - this.linesAbove(buffer), this.store.length);
     if (missing <= 0) return;
-    const restored = this.rowsFor(this.store.slice(this.store.length - missing));
+    const { rows: restored, marks } = rowsFor(
+      this.terminal,
+      this.store.slice(this.store.length - missing),
+      this.store.end - missing,
+    );
     if (buffer.lines.length + restored.length > buffer.lines.maxLength) return;
     this.store.takeNewest(missing);
     buffer.lines.splice(0, 0, ...restored);
+    this.marks?.restore(marks);
     buffer.ybase += restored.length;
     buffer.ydisp += restored.length;
     const savedY = buffer.savedY + restored.length - this.savedRowsAbove;
@@ -306,24 +317,5 @@ export class HistoryCapture implements IDisposable {
   afterResize(): void {
     this.compact();
     this.limitRows();
-  }
-
-  /** Buffer rows at the current width for encoded lines, printed by a scratch terminal. */
-  private rowsFor(encoded: string[]): unknown[] {
-    // A printed character fills at most one row: room for every row the lines can take.
-    const rowsAtMost = encoded.reduce((n, line) => n + line.length + 1, 0);
-    const scratch = new Terminal({ cols: this.terminal.cols, rows: 1, scrollback: rowsAtMost, allowProposedApi: true });
-    try {
-      scratch.loadAddon(new Unicode11Addon());
-      scratch.unicode.activeVersion = this.terminal.unicode.activeVersion;
-      const scratchCore = core(scratch);
-      scratchCore._writeBuffer.writeSync(joinEncoded(encoded));
-      const lines = scratchCore.buffers.normal.lines;
-      const rows: unknown[] = [];
-      for (let y = 0; y < lines.length; y++) rows.push(lines.get(y));
-      return rows;
-    } finally {
-      scratch.dispose();
-    }
   }
 }

@@ -9,6 +9,13 @@ import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, CoreLine, PackedCell } 
 
 type Cell = PackedCell;
 
+/** A shell's command mark in a logical line being encoded: its row among the line's rows, its column, its sequence. */
+export interface EmbeddedMark {
+  row: number;
+  x: number;
+  seq: string;
+}
+
 /** sgrFor of the cell, computed again only when its packed attributes change (most cells repeat the last pen). */
 function penCache(): (cell: Cell) => string {
   let fg = -1;
@@ -34,9 +41,23 @@ function penCache(): (cell: Cell) => string {
  * column 0 with the default pen and leave the default pen: printed at any width, the terminal
  * wraps it as xterm's reflow would. Never contains a line feed. (A plain row is plainRow's.)
  */
-export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, continuedBy?: IBufferLine): string {
+export function encodeRows(
+  rows: IBufferLine[],
+  cols: number,
+  cell: Cell,
+  continuedBy?: IBufferLine,
+  /** A shell's command marks on these rows (row index among `rows`, column), in order: kept in place. */
+  marks: readonly EmbeddedMark[] = [],
+): string {
   const penKey = penCache();
-  const cells: { chars: string; pen: string; blank: boolean; erasable: boolean }[] = [];
+  const cells: { chars: string; pen: string; blank: boolean; erasable: boolean; end: number }[] = [];
+  /** Each mark's place: before cells[index]; `col` its offset in the line (rows x cols + column). */
+  const placed: { index: number; col: number; seq: string }[] = [];
+  let m = 0;
+  const placeUpTo = (col: number) => {
+    for (; m < marks.length && marks[m].row * cols + marks[m].x <= col; m++)
+      placed.push({ index: cells.length, col: marks[m].row * cols + marks[m].x, seq: marks[m].seq });
+  };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     let end = cols;
@@ -50,12 +71,15 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, contin
     }
     for (let x = 0; x < end; x++) {
       row.getCell(x, cell);
-      if (cell.getWidth() === 0) continue;
+      const width = cell.getWidth();
+      if (width === 0) continue;
+      if (m < marks.length) placeUpTo(r * cols + x);
       const chars = cell.getChars();
       const erasable = chars === '' && cell.fg === 0 && (cell.bg & ~BG_COLOUR_BITS) === 0;
-      cells.push({ chars, pen: penKey(cell), blank: chars === '', erasable });
+      cells.push({ chars, pen: penKey(cell), blank: chars === '', erasable, end: r * cols + x + width });
     }
   }
+  placeUpTo(Infinity);
   // Empty cells at the end that carry only a background (an erase with a coloured pen) stay erased,
   // so a later reflow does not count them as text; inside the line they are drawn as spaces.
   let tail = cells.length;
@@ -66,7 +90,9 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, contin
   // size of its text (25 MB per session of 10k coloured lines until the store compressed them).
   const out: string[] = [];
   let pen = '';
+  let p = 0;
   for (let i = 0; i < tail; i++) {
+    for (; p < placed.length && placed[p].index === i; p++) out.push(placed[p].seq);
     const c = cells[i];
     if (c.pen !== pen) {
       out.push(c.pen);
@@ -79,6 +105,13 @@ export function encodeRows(rows: IBufferLine[], cols: number, cell: Cell, contin
     if (c.pen !== pen) out.push(c.pen);
     out.push(`\x1b[${cells.length - tail}X`);
     pen = c.pen;
+  }
+  // Marks past the text: the cursor moves there (an erase does not move it), then the mark.
+  let at = tail > 0 ? cells[tail - 1].end : 0;
+  for (; p < placed.length; p++) {
+    if (placed[p].col > at) out.push(`\x1b[${placed[p].col - at}C`);
+    at = Math.max(at, placed[p].col);
+    out.push(placed[p].seq);
   }
   if (pen !== '' && pen !== '\x1b[0m') out.push('\x1b[0m');
   if (continuedBy) out.push(CONTINUED);

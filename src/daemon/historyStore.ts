@@ -41,8 +41,11 @@ const LINE_SEPARATOR = '\n';
  */
 export const CONTINUED = '\u0000';
 
-/** What an encoding adds to a line's text: SGR, the erase of a coloured tail, CONTINUED. */
-const ENCODING_MARKS = /\x1b\[[0-9;:]*[mX]|\u0000$/g;
+/**
+ * What an encoding adds to a line's text: SGR, the erase of a coloured tail, CONTINUED, and a shell's
+ * command marks (OSC 633, with the cursor moves that place one past the text: shellMarks.ts).
+ */
+const ENCODING_MARKS = /\x1b\[[0-9;:]*[mXC]|\x1b\]633;[^\x07]*\x07|\u0000$/g;
 
 /** The text of an encoded line, as translateToString(true) gives it for the row(s). */
 export function plainText(encoded: string): string {
@@ -121,6 +124,8 @@ export class HistoryStore {
   /** Lines of the first block already dropped by the budget. */
   private dropped = 0;
   private total = 0;
+  /** Lines ever pushed less those taken back: the index the next line pushed gets (command output's start). */
+  private ended = 0;
   /** Chars of uncompressed blocks. */
   private uncompressed = 0;
 
@@ -129,6 +134,16 @@ export class HistoryStore {
 
   get length(): number {
     return this.total;
+  }
+
+  /** The index (counted since the store was made) of the line pushed next. */
+  get end(): number {
+    return this.ended;
+  }
+
+  /** The index of the oldest line kept. */
+  get first(): number {
+    return this.ended - this.total;
   }
 
   push(line: string): void {
@@ -143,6 +158,7 @@ export class HistoryStore {
     last.chars += line.length;
     this.uncompressed += line.length;
     this.total++;
+    this.ended++;
     while (this.total > this.budget) this.dropOldest();
   }
 
@@ -195,6 +211,7 @@ export class HistoryStore {
       block.count -= k;
       remove -= k;
       this.total -= k;
+      this.ended -= k;
       if (block.count === first) {
         this.uncompressed -= block.chars;
         this.blocks.pop();

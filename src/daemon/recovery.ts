@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import { IDisposable } from '../base/disposable';
 import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
 import { resumeArgv } from '../agents/agents';
+import type { ShellIntegrationParams } from '../protocol/shell';
 import { CheckpointLimit, clampScreenSize, TextLimit } from '../protocol/limits';
 import { hasControl } from '../text/printable';
 import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
@@ -116,7 +117,7 @@ export class Recovery implements IDisposable {
       this.log('config: reloaded');
       return { config: this.config.config, file: this.config.file };
     },
-    relaunch: (p) => this.relaunch(this.registry.get(p.session), p.argv, p.env),
+    relaunch: (p) => this.relaunch(this.registry.get(p.session), p.argv, p.env, p.shellIntegration),
     resume: async (p) => {
       const session = this.registry.get(p.session);
       const from = archivedFrom(session.metadata);
@@ -245,6 +246,8 @@ export class Recovery implements IDisposable {
     old: Session,
     argv: string[] | undefined,
     env: Record<string, string> | undefined,
+    /** Omitted: as the old run's shell was started (its nonce kept, for the tab that trusts it). */
+    shellIntegration?: ShellIntegrationParams,
   ): Promise<{ session: ReturnType<Session['info']>; replaced: string }> {
     if (old.isRunning)
       throw new DaemonError(
@@ -262,6 +265,7 @@ export class Recovery implements IDisposable {
       cols: info.cols,
       rows: info.rows,
       metadata,
+      shellIntegration: shellIntegration ?? (old.shellNonce ? { nonce: old.shellNonce } : undefined),
     });
     this.registry.replace(old, session);
     this.log(`session ${session.id} "${session.name}" started in ${old.id}'s place: pid ${session.pid}`);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { metadataSchema } from '../host/checkpointSchema';
 import { InputLimit, TextLimit } from '../protocol/limits';
 import { ErrorCode, Method, Params } from '../protocol/messages';
+import { RunLimit } from '../protocol/shell';
 import { hasControl } from '../text/printable';
 import { DaemonError } from './daemonError';
 
@@ -40,6 +41,19 @@ const channel = z
   .min(0)
   .max(2 ** 32 - 1);
 const none = z.object({});
+const shellIntegration = z
+  .object({
+    scripts: noNul('shellIntegration.scripts')
+      .max(4096)
+      .refine((s) => s.startsWith('/'), 'an absolute path')
+      .optional(),
+    // What the shell prints back in its command lines: letters, digits and dashes (a UUID).
+    nonce: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{16,128}$/, '16 to 128 letters, digits or dashes')
+      .optional(),
+  })
+  .strict();
 
 const attentionState = z.enum(['running', 'waiting', 'done', 'idle']);
 const waitCondition = z.discriminatedUnion('kind', [
@@ -66,6 +80,7 @@ export const PARAMS = {
     rows: dimension.optional(),
     scrollback: z.number().int().min(0).optional(),
     metadata: metadataSchema.optional(),
+    shellIntegration: shellIntegration.optional(),
   }),
   attach: z.object({
     session: sessionRef,
@@ -90,6 +105,15 @@ export const PARAMS = {
     session: sessionRef,
     choice: z.enum(['approve', 'deny']),
     shown: z.string().max(64).optional(), // promptAreaDigest of the block the client showed
+  }),
+  run: z.object({
+    session: sessionRef,
+    command: z
+      .string()
+      .min(1, 'a command is required')
+      .max(RunLimit.CommandChars, `command must be at most ${RunLimit.CommandChars} characters`)
+      .refine((c) => !hasControl(c), 'command must be one line of text, without control characters (tab, ESC)'),
+    timeoutMs: z.number().min(0).optional(),
   }),
   read: z.object({ session: sessionRef, scrollback: z.number().int().min(0).optional() }),
   wait: z.object({ session: sessionRef, condition: waitCondition, timeoutMs: z.number().min(0).optional() }),
@@ -119,7 +143,12 @@ export const PARAMS = {
   'config.get': z.object({ key: z.string().optional() }),
   'config.set': z.object({ key: z.string(), value: z.unknown() }),
   'config.reload': none,
-  relaunch: z.object({ session: sessionRef, argv: argv.optional(), env: env.optional() }),
+  relaunch: z.object({
+    session: sessionRef,
+    argv: argv.optional(),
+    env: env.optional(),
+    shellIntegration: shellIntegration.optional(),
+  }),
   resume: z.object({ session: sessionRef, env: env.optional(), resumeArgv: argv.optional() }),
   search: z.object({
     pattern: z.string().min(1, 'a pattern is required'), // compiled by searchSessions (textPattern.ts)

@@ -84,10 +84,16 @@ export function isBlankDefault(cell: Cell): boolean {
   return cell.fg === 0 && cell.bg === 0 && cell.getWidth() === 1 && cell.getChars() === '';
 }
 
+/** A shell's command marks to replay on rows of the normal buffer: per row, each mark's column and sequence. */
+export type RowMarks = ReadonlyMap<number, readonly { x: number; seq: string }[]>;
+
 class LineWriter {
   private pen: Pen = DEFAULT_PEN;
   readonly out: string[] = [];
   private readonly cell: Cell;
+  /** The marks of the line being written, and how many of them are out. */
+  private marks: readonly { x: number; seq: string }[] = [];
+  private marksOut = 0;
   /**
    * The empty last cell a wide character left when it did not fit and wrapped. Its attributes
    * come from the pen the wrap happens with, so the next line's first character is printed with them.
@@ -123,6 +129,7 @@ class LineWriter {
     const wrappedWithBackground = line.isWrapped && (line.getCell(0, cell) as Cell).bg !== 0;
     let x = pad ? this.writeAfterPad(line, pad) : 0;
     while (x < end) {
+      this.marksUpTo(x);
       line.getCell(x, cell);
       const width = cell.getWidth();
       if (width === 0) {
@@ -132,7 +139,8 @@ class LineWriter {
       const chars = cell.getChars();
       this.setPen(cell);
       if (chars === '') {
-        x = this.writeEmptyRun(line, x, end, fillToEnd);
+        // A run stops at the next mark, so that the mark goes out where it was.
+        x = this.writeEmptyRun(line, x, Math.min(end, this.nextMarkX(x)), fillToEnd);
         continue;
       }
       this.out.push(chars);
@@ -140,7 +148,12 @@ class LineWriter {
     }
     if (fillToEnd && end < this.cols) {
       this.resetPen();
-      this.out.push(' '.repeat(this.cols - end));
+      // Marks in the blank end of a row that wraps on: placed by the spaces, before the wrap.
+      for (let at = end; at < this.cols; at = Math.min(this.cols, this.nextMarkX(at))) {
+        this.marksUpTo(at);
+        this.out.push(' '.repeat(Math.min(this.cols, this.nextMarkX(at)) - at));
+      }
+      this.marksUpTo(this.cols);
     } else if (this.wrapPad && end < this.cols - 1) {
       // Up to the pad, where the next line's wide character wraps from.
       this.resetPen();
@@ -149,6 +162,33 @@ class LineWriter {
       // The wrap that began this line scrolled with a coloured pen, filling the new line with it.
       this.resetPen();
       this.out.push('\x1b[K');
+    }
+    this.trailingMarks(continues);
+  }
+
+  /** Sets the marks of the next line written. */
+  setMarks(marks: readonly { x: number; seq: string }[] | undefined): void {
+    this.marks = marks ?? [];
+    this.marksOut = 0;
+  }
+
+  private nextMarkX(after: number): number {
+    const next = this.marks[this.marksOut];
+    return next && next.x > after ? next.x : Infinity;
+  }
+
+  /** The marks printed at or before column `x`. */
+  private marksUpTo(x: number): void {
+    for (; this.marksOut < this.marks.length && this.marks[this.marksOut].x <= x; this.marksOut++)
+      this.out.push(this.marks[this.marksOut].seq);
+  }
+
+  /** Marks past the line's text: the cursor goes to each one's column in its row (CHA), unless the row wraps on. */
+  private trailingMarks(continues: boolean): void {
+    for (; this.marksOut < this.marks.length; this.marksOut++) {
+      const { x, seq } = this.marks[this.marksOut];
+      if (!continues && x < this.cols) this.out.push(`\x1b[${x + 1}G`);
+      this.out.push(seq);
     }
   }
 
@@ -220,11 +260,12 @@ class LineWriter {
   }
 
   /** Lines [from, to) one after another; line breaks scroll earlier lines into the scrollback. */
-  writeFlowing(from: number, to: number): void {
+  writeFlowing(from: number, to: number, marks?: RowMarks): void {
     this.wrapPad = undefined;
     for (let y = from; y < to; y++) {
       const line = this.buffer.getLine(y);
       if (!line) break;
+      this.setMarks(marks?.get(y));
       const next = y + 1 < to ? this.buffer.getLine(y + 1) : undefined;
       const continues = !!next?.isWrapped;
       this.writeLine(line, continues, continues && next!.getCell(0, this.cell)!.getWidth() === 2);
@@ -250,6 +291,7 @@ class LineWriter {
         this.resetPen();
         this.out.push(`\x1b[${y + 1};1H`);
       }
+      this.setMarks(undefined);
       this.writeLine(line, continues, continues && next!.getCell(0, this.cell)!.getWidth() === 2);
     }
     this.resetPen();
@@ -266,6 +308,8 @@ export function serializeBuffers(
   scrollback = Infinity,
   history: string[] = [],
   skippedRows = 0,
+  /** A shell's command marks on the normal buffer's rows (replayed where they were printed). */
+  marks?: RowMarks,
 ): string {
   const normal = terminal.buffer.normal;
   const rows = terminal.rows;
@@ -276,7 +320,7 @@ export function serializeBuffers(
     const cell = normal.getNullCell();
     while (to > from + 1) {
       const line = normal.getLine(to - 1);
-      if (!line || line.isWrapped) break;
+      if (!line || line.isWrapped || marks?.has(to - 1)) break;
       let empty = true;
       for (let x = 0; x < terminal.cols && empty; x++) empty = isBlankDefault(line.getCell(x, cell) as Cell);
       if (!empty) break;
@@ -287,7 +331,7 @@ export function serializeBuffers(
   // History lines print from column 0 with the default pen and wrap at the receiver's width.
   if (history.length > 0)
     writer.out.push(joinEncoded(history), history[history.length - 1].endsWith(CONTINUED) ? '' : '\r\n');
-  writer.writeFlowing(from, to);
+  writer.writeFlowing(from, to, marks);
   const out = writer.out;
   if (terminal.buffer.active.type === 'alternate') {
     // The normal screen's cursor is what DECSC saves on the switch, so 1049l restores it.

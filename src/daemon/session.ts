@@ -4,42 +4,24 @@ import type { AttentionState, ChannelView, DaemonEvent, ExitStatus, SessionInfo 
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
 import { ClientRoles, Subscriber } from './clientRoles';
-import type { EmulatorWorkers } from './emulatorWorkers';
 import type { SessionTextCopy } from './sessionText';
 import { GroupKill } from './groupKill';
 import { promptProfileOf } from './promptAnswer';
 import { SessionActivity } from './sessionActivity';
 import type { ProgramProcess } from './programPty';
-import { PtyProcess, PtyOptions } from './ptyProcess';
+import { PtyProcess } from './ptyProcess';
 import { PtyReadGate, TypingSignal } from './ptyReadGate';
 import { SequenceBoundary } from './sequenceBoundary';
 import { SessionEmulator } from './sessionEmulator';
+import type { MarkReplay } from './emulator';
 import { SessionWaits, WaitFor } from './sessionWaits';
 import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
 import { WatcherRedraw } from './watcherRedraw';
-import type { ResumedSession } from './sessionHandoff';
+import { SessionShell } from './sessionShell';
+import type { SessionOptions } from './sessionOptions';
 
 export type { ProgramProcess } from './programPty';
-
-export interface SessionOptions extends PtyOptions {
-  id: string;
-  name: string;
-  scrollback: number;
-  metadata: Record<string, unknown>;
-  /** The worker threads that run the emulators. */
-  emulators: EmulatorWorkers;
-  /** When an owner last typed into any session: then a session nobody watches is read at a pace. */
-  typing: TypingSignal;
-  onEmulatorError?: (err: Error) => void;
-  /** Instead of spawning argv on a PTY. */
-  process?: ProgramProcess;
-  /** What is spawned, when it is more than argv (an agent's hook options). */
-  launchArgv?: string[];
-  /** Taken over from a previous daemon (a succession), with `process` its adopted PTY. */
-  resumed?: ResumedSession;
-  /** The directory its program last reported (OSC 7), kept from a previous daemon or a checkpoint. */
-  reportedCwd?: string;
-}
+export type { SessionOptions } from './sessionOptions';
 
 export class Session implements IDisposable {
   readonly id: string;
@@ -69,6 +51,10 @@ export class Session implements IDisposable {
   readonly hasExited: Promise<void>;
   /** Output bursts, quiet, bells and whether it needs the user. */
   readonly activity: SessionActivity;
+  /** Its shell's integration: what the shell reports, and `run`. */
+  readonly shell: SessionShell;
+  /** The VSCODE_NONCE its shell was started with (handed to a successor, kept by a relaunch). */
+  readonly shellNonce: string | undefined;
   private readonly onEventEmitter = new Emitter<DaemonEvent>();
   /** Session-wide events: the server passes them to subscribers of all sessions and to this session's channels. */
   readonly onEvent = this.onEventEmitter.event;
@@ -102,8 +88,11 @@ export class Session implements IDisposable {
     this.scrollback = options.scrollback;
     const scrollback = scrollbackWithinBudget(options.scrollback, options.cols);
     const promptProfile = promptProfileOf(options.metadata);
-    const emulatorOptions = { cols: options.cols, rows: options.rows, scrollback, promptProfile };
+    const { cols, rows, shellNonce } = options;
+    this.shellNonce = shellNonce;
+    const emulatorOptions = { cols, rows, scrollback, promptProfile, shellNonce };
     this.emulator = this.disposables.add(new SessionEmulator(options.emulators, emulatorOptions, resumed?.base));
+    this.shell = this.disposables.add(new SessionShell(this, this.emulator, shellNonce !== undefined));
     this.pty = this.disposables.add(
       options.process ?? new PtyProcess({ ...options, argv: options.launchArgv ?? options.argv }),
     );
@@ -125,6 +114,8 @@ export class Session implements IDisposable {
     this.disposables.add(this.emulator.onError(() => this.emulator.screenUnavailable && this.changed())); // no screen
     this.disposables.add(
       this.emulator.onCwd((cwd) => {
+        // A shell reports it at every prompt: a change is news (a checkpoint is written for it), the same is not.
+        if (cwd === this.reportedCwd) return;
         this.reportedCwd = cwd;
         this.changed();
       }),
@@ -178,6 +169,7 @@ export class Session implements IDisposable {
       attention: this.activity.attentionNow,
       metadata: this.metadata,
       ...(this.emulator.screenUnavailable ? { screenUnavailable: this.emulator.screenUnavailable } : {}),
+      ...(this.shell.state ? { shell: this.shell.state } : {}),
     };
   }
 
@@ -323,10 +315,12 @@ export class Session implements IDisposable {
     return { program: this.pty, pending: this.boundary.pending, emulator: this.emulator, scrollback: this.scrollback };
   }
 
-  /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
-  snapshotText = (scrollback?: number): Promise<string> => this.emulator.snapshotText(scrollback);
+  /** VT bytes rebuilding the screen and up to `scrollback` lines above it (checkpoints: marks unsigned; a handoff). */
+  snapshotText = (scrollback?: number, marks: MarkReplay = 'unsigned'): Promise<string> =>
+    this.emulator.read({ kind: 'text', scrollback, marks }).then((result) => result.text);
   /** The screen's text and cursor (`scrollback`: the last lines above it first). */
-  screen = (scrollback = 0): ReturnType<SessionEmulator['lines']> => this.emulator.lines(scrollback);
+  screen = (scrollback = 0): Promise<{ lines: string[]; cursor: { x: number; y: number } }> =>
+    this.emulator.lines(scrollback).then(({ lines, cursor }) => ({ lines, cursor }));
   /** The screen's text (`history`: and everything above it) copied for search and text waits. */
   textCopy = (history: boolean): Promise<SessionTextCopy> => this.emulator.textCopy(history);
 

@@ -19,9 +19,9 @@ import type {
 } from './emulatorProtocol';
 import type { EmulatorLink, EmulatorThread, EmulatorWorkers } from './emulatorWorkers';
 import type { IdleCollector } from './idleCollector';
-import type { SessionTextCopy } from './sessionText';
 
 export type SnapshotResult = Extract<ReadResult, { kind: 'snapshot' }>;
+export type ShellNotes = Extract<EmulatorNote, { kind: 'shell' | 'commandEnd' }>;
 type Answer = Extract<ToSession, { kind: 'answer' }>;
 
 interface PendingRead {
@@ -73,6 +73,9 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
   readonly onSignal = this.onSignalEmitter.event;
   private readonly onCwdEmitter = this.emitters.add(new Emitter<string>());
   readonly onCwd = this.onCwdEmitter.event;
+  private readonly onShellEmitter = this.emitters.add(new Emitter<ShellNotes>());
+  /** What its shell's marks say: its state, a command's end (sessionShell.ts). */
+  readonly onShell = this.onShellEmitter.event;
   private readonly onErrorEmitter = this.emitters.add(new Emitter<Error>());
   /** The emulator threw while parsing and carried on, or its worker was replaced. */
   readonly onError = this.onErrorEmitter.event;
@@ -208,36 +211,30 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
     });
   }
 
-  /** VT text rebuilding the screen and up to `scrollback` lines above it (checkpoints). */
-  async snapshotText(scrollback?: number): Promise<string> {
-    const result = await this.askFor({ kind: 'text', scrollback });
-    if (result.kind !== 'text') throw new Error(`a ${result.kind} answer to a text read`);
-    return result.text;
-  }
-
   /** Plain text of the active buffer: the screen's rows, or the last `scrollback` logical lines and the screen's. */
-  async lines(scrollback = 0): Promise<{ lines: string[]; cursor: { x: number; y: number } }> {
-    const result = await this.askFor({ kind: 'lines', scrollback });
-    if (result.kind !== 'lines') throw new Error(`a ${result.kind} answer to a lines read`);
-    return { lines: result.lines, cursor: result.cursor };
-  }
+  lines = (scrollback = 0) => this.read({ kind: 'lines', scrollback });
 
   /** The active buffer's text, copied for a reader on another thread (search, text waits). */
-  async textCopy(history: boolean): Promise<SessionTextCopy> {
-    const result = await this.askFor({ kind: 'textCopy', history });
-    if (result.kind !== 'textCopy') throw new Error(`a ${result.kind} answer to a textCopy read`);
-    return result.copy;
-  }
+  textCopy = (history: boolean) => this.read({ kind: 'textCopy', history }).then((result) => result.copy);
 
-  private askFor(read: EmulatorRead): Promise<ReadResult> {
+  /** Any read but a snapshot, answered as far as parsing has got. */
+  read<K extends Exclude<EmulatorRead['kind'], 'snapshot'>>(
+    read: Extract<EmulatorRead, { kind: K }>,
+  ): Promise<Extract<ReadResult, { kind: K }>> {
     return new Promise((resolve, reject) => {
       if (this.disposed) return reject(new DaemonError(ErrorCode.NoSession, 'the session was removed'));
-      this.ask(read, (answer) =>
-        answer.result
-          ? resolve(answer.result)
-          : reject(new DaemonError(this.disposed ? ErrorCode.NoSession : ErrorCode.Internal, answer.error ?? '')),
-      );
+      const kind = (read as EmulatorRead).kind;
+      this.ask(read, ({ result, error }) => {
+        if (result?.kind === kind) return resolve(result as Extract<ReadResult, { kind: K }>);
+        const why = error ?? `a ${result?.kind} answer to a ${kind} read`;
+        reject(new DaemonError(this.disposed ? ErrorCode.NoSession : ErrorCode.Internal, why));
+      });
     });
+  }
+
+  /** `run` waits on the session: its worker tells each command's end with its output. */
+  set captureOutput(on: boolean) {
+    this.thread.send({ kind: 'captureOutput', id: this.id, on });
   }
 
   private ask(read: EmulatorRead, done: (answer: Answer) => void): void {
@@ -283,6 +280,9 @@ export class SessionEmulator implements IDisposable, EmulatorLink {
         return this.onSignalEmitter.fire(note);
       case 'cwd':
         return this.onCwdEmitter.fire(note.cwd);
+      case 'shell':
+      case 'commandEnd':
+        return this.onShellEmitter.fire(note);
       case 'error':
         return this.onErrorEmitter.fire(new Error(note.message));
     }

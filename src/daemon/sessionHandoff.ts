@@ -72,6 +72,11 @@ export const handedStateSchema = z
     lastOutputAt: time,
     bellAt: time,
     exitAt: time.optional(),
+    /** Its shell's VSCODE_NONCE: the successor trusts the command lines it signs (shellMarks.ts). */
+    shellNonce: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{16,128}$/)
+      .optional(),
   })
   .strict();
 
@@ -102,13 +107,12 @@ async function screenWithin(
   budget: number,
   log: (line: string) => void,
 ): Promise<{ text: string; cols: number; rows: number }> {
-  const { emulator } = session.handover;
-  let text = await emulator.snapshotText();
+  let text = await session.snapshotText(undefined, 'signed');
   let lines = [...text.matchAll(/\n/g)].length;
   while (text.length > budget && lines > 0) {
     const kept = Math.floor((lines * budget) / text.length / 2);
     log(`session ${session.id}: its screen is ${text.length} characters, over ${budget}: handed with ${kept} lines`);
-    text = await emulator.snapshotText(kept);
+    text = await session.snapshotText(kept, 'signed');
     lines = kept;
   }
   const info = session.info();
@@ -146,6 +150,7 @@ export async function sessionStateAtCut(
     lastOutputAt: info.lastOutputAt,
     bellAt: info.bellAt,
     ...(info.exit ? { exitAt: info.exit.at } : {}),
+    ...(session.shellNonce ? { shellNonce: session.shellNonce } : {}),
   };
 }
 
@@ -215,6 +220,7 @@ export function resumeSession(
     emulators: shared.emulators,
     typing: shared.typing,
     process: program,
+    shellNonce: state.shellNonce,
     onEmulatorError: (err) => log(`session ${id}: emulator: ${err.message}`),
     resumed: {
       createdAt: state.createdAt,

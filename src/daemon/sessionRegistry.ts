@@ -14,6 +14,7 @@ import { EmulatorWorkers } from './emulatorWorkers';
 import { NOTIFY_TOKEN_ENV, NotifyCredentials } from './notifyCredentials';
 import { TypingSignal } from './ptyReadGate';
 import { Session } from './session';
+import { ShellStarts } from './shellStart';
 
 /**
  * How an agent's hook runs `holdfast notify`: this daemon's Node (VS Code's Electron, run as Node)
@@ -142,6 +143,8 @@ export class SessionRegistry implements IDisposable {
   readonly emulators: EmulatorWorkers;
   /** When an owner last typed (ptyReadGate.ts): sessions nobody watches are read at a pace meanwhile. */
   readonly typing = new TypingSignal();
+  /** Shells started with VS Code's shell integration: the scripts folder known, zsh's startup files. */
+  readonly shellStarts: ShellStarts;
 
   constructor(
     private readonly socket: string,
@@ -149,8 +152,11 @@ export class SessionRegistry implements IDisposable {
     private readonly log: (line: string) => void = () => undefined,
     /** A previous daemon's (a succession): its sessions' notify credentials stay valid. */
     notifySecret?: Buffer,
+    /** A previous daemon's known VS Code scripts folder. */
+    shellScripts?: string,
   ) {
     this.notifyCredentials = new NotifyCredentials(notifySecret);
+    this.shellStarts = new ShellStarts(path.join(path.dirname(socket), 'zsh'), log, shellScripts);
     this.emulators = new EmulatorWorkers(log);
   }
 
@@ -190,14 +196,21 @@ export class SessionRegistry implements IDisposable {
     const metadata = params.metadata ?? {};
     let session: Session;
     try {
-      // An agent runs with its hooks (which report its state to this daemon); the session shows the argv asked for.
-      const launched = withAgentHooks(argv, builtinAgent(agentOf(metadata)?.profile) ?? {}, NOTIFY_ARGV);
+      // An agent runs with its hooks (which report its state to this daemon); a shell with VS Code's
+      // shell integration when asked; the session shows the argv asked for.
+      const agent = agentOf(metadata);
+      const shell =
+        params.shellIntegration && !agent
+          ? this.shellStarts.launch(argv, env, env.HOME || os.homedir(), params.shellIntegration)
+          : undefined;
+      const launched = shell?.argv ?? withAgentHooks(argv, builtinAgent(agent?.profile) ?? {}, NOTIFY_ARGV);
       session = new Session({
         id,
         name,
         argv,
         cwd,
-        env,
+        env: shell?.env ?? env,
+        shellNonce: shell?.nonce,
         ...size,
         scrollback,
         metadata,

@@ -3,7 +3,7 @@
 // it internal (xtermInternals.ts): scroll region, cursor (including a pending wrap), modes, mouse
 // encoding, cursor style and visibility, the pen the program writes with, and the title.
 import type { Terminal } from '@xterm/headless';
-import { serializeBuffers, sgrFor } from './screenSerializer';
+import { RowMarks, serializeBuffers, sgrFor } from './screenSerializer';
 import { core, PackedCell } from './xtermInternals';
 
 /** Full reset, then clear the scrollback: the receiver may be showing an older screen. */
@@ -20,6 +20,12 @@ const MOUSE_TRACKING: Record<string, string> = {
 const MOUSE_ENCODING: Record<string, string> = { SGR: '\x1b[?1006h', SGR_PIXELS: '\x1b[?1016h' };
 const CURSOR_STYLE: Record<string, number> = { block: 2, underline: 4, bar: 6 };
 
+/** A shell's command marks to replay (shellMarks.ts): what goes first (its properties), and per row. */
+export interface SnapshotMarks {
+  lead: string;
+  rows: RowMarks;
+}
+
 /**
  * `history`: encoded lines from the history store, older than the emulator's own scrollback;
  * `skippedRows`: rows at the top of xterm's buffer that the store already has.
@@ -30,11 +36,13 @@ export function renderSnapshot(
   scrollback?: number,
   history: string[] = [],
   skippedRows = 0,
+  marks?: SnapshotMarks,
 ): string {
   const internals = core(terminal);
   const modes = terminal.modes;
   const buffer = internals.buffer;
-  let out = SNAPSHOT_PREFIX + serializeBuffers(terminal, scrollback, history, skippedRows);
+  let out = SNAPSHOT_PREFIX + (marks?.lead ?? '');
+  out += serializeBuffers(terminal, scrollback, history, skippedRows, marks?.rows);
 
   if (title) out += `\x1b]2;${title.replace(/[\x00-\x1f\x7f]/g, '')}\x07`;
 

@@ -5,7 +5,7 @@ import type { StoredLines } from './historyStore';
 import type { AlternateCopy, SessionTextCopy } from './sessionText';
 
 /** A row's text; when the next row continues it, with its trailing spaces (text) but not a wide character's gap. */
-function rowText(row: IBufferLine, next: IBufferLine | undefined, cols: number): string {
+export function rowText(row: IBufferLine, next: IBufferLine | undefined, cols: number): string {
   if (!next?.isWrapped) return row.translateToString(true);
   const text = row.translateToString(false);
   // A wide character that did not fit in the last column wrapped and left that cell empty.

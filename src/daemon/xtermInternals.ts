@@ -2,11 +2,12 @@
 // API for them: the write loop's parse step (to contain a parser exception), the buffers' ring of
 // rows and their packed cell words (history capture, snapshots), the input handler's pen, the
 // cursor's visibility and style, the mouse encoding, the buffer service's scroll (alternate screen
-// history), the parser's and UTF-8 decoder's state (skipping plain text). They were read from the
+// history), the parser's and UTF-8 decoder's state (skipping plain text), a marker on any row of the
+// normal buffer (a shell's command marks). They were read from the
 // pinned version below; checkXtermInternals() runs before the first emulator is made and stops with
 // a message naming what moved, rather than letting another version corrupt screens.
 import { Terminal } from '@xterm/headless';
-import type { IBufferCell, IBufferLine } from '@xterm/headless';
+import type { IBufferCell, IBufferLine, IMarker } from '@xterm/headless';
 import type { IDisposable } from '../base/disposable';
 
 /** The version these internals were read from; package.json pins it exactly. */
@@ -49,6 +50,8 @@ export interface CoreBuffer {
     set(index: number, value: unknown): void;
     splice(start: number, deleteCount: number, ...items: unknown[]): void;
   };
+  /** A marker on row `line` (registerMarker makes one only at the active buffer's cursor). */
+  addMarker(line: number): IMarker;
   ybase: number;
   ydisp: number;
   x: number;
@@ -106,6 +109,7 @@ export function checkXtermInternals(): void {
       typeof c?.buffers?.normal?.lines?.onTrim !== 'function' && '_core.buffers.normal.lines.onTrim',
       typeof c?._bufferService?.scroll !== 'function' && '_core._bufferService.scroll',
       typeof c?.buffers?.alt?.ybase !== 'number' && '_core.buffers.alt',
+      typeof c?.buffers?.normal?.addMarker !== 'function' && '_core.buffers.normal.addMarker',
       typeof c?.buffer?.savedY !== 'number' && '_core.buffer.savedY',
       typeof c?.coreService?.isCursorHidden !== 'boolean' && '_core.coreService.isCursorHidden',
       typeof c?.coreMouseService?.activeEncoding !== 'string' && '_core.coreMouseService.activeEncoding',

@@ -23,6 +23,7 @@ import { settings } from './settings';
 import { reportStartupShellSetting } from './startupTerminal';
 import { StatusBar } from './statusBar';
 import { systemdScopePrefix, systemdScopeWorks } from './systemdScope';
+import { ShellIntegration } from './shellIntegration';
 import { TabManager } from './tabs';
 import { offerWorktreeRemoval } from './worktreeCommands';
 
@@ -73,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): void {
       windowCliHook: config.windowCliHook,
       sessionPath: launchers.sessionPath,
       sessionRemoved: (session) => void offerWorktreeRemoval(session, log),
+      shell: new ShellIntegration(context.globalState),
     }),
   );
   const services: Services = { context, config, log, install, launchers, connection, sessions, tabs };

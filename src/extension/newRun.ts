@@ -4,6 +4,7 @@
 // taking keys and reconnecting, never left replacing.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { SessionInfo } from '../protocol/messages';
+import type { ShellIntegrationParams } from '../protocol/shell';
 import { readLayout } from '../protocol/tabLayout';
 import { printable } from '../text/printable';
 import { commandLine } from '../text/shellQuote';
@@ -15,7 +16,12 @@ import type { SessionTab } from './pseudoterminal';
 export interface NewRunContext {
   readonly connection: Pick<DaemonConnection, 'get' | 'socket'>;
   readonly windowCliHook: string | undefined;
-  sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> };
+  sessionStart(
+    cliHook?: string,
+    shellNonce?: string,
+  ): { env: Record<string, string>; shellIntegration?: ShellIntegrationParams };
+  /** Keeps the nonce the new run's shell was started with (its tab trusts its command lines). */
+  sessionStarted(session: SessionInfo, nonce: string | undefined): void;
 }
 
 export interface NewRunRequest {
@@ -41,7 +47,8 @@ export async function startNewRun(
     const client = await ctx.connection.get();
     // The new run keeps the session's metadata, so its `code` hook too (pointed here when the tab takes input).
     const hookId = ctx.windowCliHook ? readLayout(request.known?.metadata).cliHook : undefined;
-    const { env } = ctx.sessionStart(hookId ? hookPath(ctx.connection.socket, hookId) : undefined);
+    const start = ctx.sessionStart(hookId ? hookPath(ctx.connection.socket, hookId) : undefined, tab?.shellNonce);
+    const { env, shellIntegration } = start;
     const { id, resumeArgv } = request;
     if (request.how === 'resume') {
       const result = await client.request('resume', { session: id, env, ...(resumeArgv ? { resumeArgv } : {}) });
@@ -49,7 +56,8 @@ export async function startNewRun(
       const what = '(a new run of the agent; the conversation continues)';
       return { session, note: `resumed: ${commandLine(result.argv)} in ${printable(session.cwd)} ${what}` };
     }
-    const session = (await client.request('relaunch', { session: id, env })).session;
+    const session = (await client.request('relaunch', { session: id, env, shellIntegration })).session;
+    ctx.sessionStarted(session, tab?.shellNonce);
     const what = '(a new run, not the old process)';
     return { session, note: `relaunched: ${commandLine(session.argv)} in ${printable(session.cwd)} ${what}` };
   } catch (err) {

@@ -85,6 +85,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     return this.info?.id;
   }
 
+  /** The nonce its terminal is made with (shellIntegration.ts). */
+  get shellNonce(): string | undefined {
+    return this.target.shellNonce;
+  }
+
   /** Where the tab is in its life (tabState.ts). */
   get status(): life.TabStateKind {
     return this.state.kind;

@@ -10,6 +10,7 @@ import { DaemonConnection } from './daemonConnection';
 import { startNewRun } from './newRun';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
+import type { SessionStart } from './sessionStart';
 import { settings } from './settings';
 import { leaveGroupPatches } from './splitLayout';
 import { TabRegistry } from './tabRegistry';
@@ -27,7 +28,9 @@ export interface ActionsContext {
   /** The window is going away: record nothing more. */
   isFrozen(): boolean;
   freeze(): void;
-  sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> };
+  sessionStart(cliHook?: string, shellNonce?: string): SessionStart;
+  /** A new run's shell was started with `nonce` (its tab's). */
+  sessionStarted(session: SessionInfo, nonce: string | undefined): void;
   showSession(session: SessionInfo, location: TabLocation): vscode.Terminal | undefined;
   reportError(message: string, error: unknown): void;
   warn(line: string): void;

@@ -1,6 +1,8 @@
 // Holdfast: Split Terminal. Like VS Code's own Split Terminal: a new terminal beside the active one,
 // in its split group; without an active terminal, a new one. The new session records the group
-// (its first session's id, see splitLayout.ts) so the group comes back after a reload or a restart.
+// (its first session's id, see splitLayout.ts) so the group comes back after a reload or a restart;
+// it starts in the directory the split terminal's shell is in.
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { readLayout } from '../protocol/tabLayout';
 import { CommandContext } from './commandContext';
@@ -59,7 +61,7 @@ async function splitBeside(
   acceptAny: boolean,
 ): Promise<vscode.Terminal | 'misplaced' | undefined> {
   active.show();
-  const request: SplitRequest = { splitOf: groupOf(ctx, active) };
+  const request: SplitRequest = { splitOf: groupOf(ctx, active), cwd: cwdOf(ctx, active) };
   ctx.tabs.expectSplit(request);
   const split = nextSplit(ctx, active, request, acceptAny);
   try {
@@ -89,6 +91,19 @@ function layoutOf(ctx: CommandContext, terminal: vscode.Terminal) {
   const tab = ctx.tabs.tabOf(terminal);
   const id = tab?.sessionId;
   return id ? readLayout(ctx.sessions.get(id)?.metadata ?? tab?.session?.metadata) : undefined;
+}
+
+/**
+ * Where a split beside `terminal` starts, as VS Code's own split does (`terminal.integrated.splitCwd`,
+ * `inherited` by default): the directory its shell reported (shell integration, or a Holdfast session's).
+ */
+function cwdOf(ctx: CommandContext, terminal: vscode.Terminal): string | undefined {
+  if (vscode.workspace.getConfiguration('terminal.integrated').get<string>('splitCwd', 'inherited') !== 'inherited')
+    return undefined;
+  const tab = ctx.tabs.tabOf(terminal);
+  const cwd =
+    terminal.shellIntegration?.cwd?.fsPath ?? (tab?.sessionId ? ctx.sessions.get(tab.sessionId)?.cwd : undefined);
+  return cwd && fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory() ? cwd : undefined;
 }
 
 /** The group a split beside `terminal` joins: its first session's id; none for a terminal not Holdfast's. */
@@ -128,6 +143,7 @@ function nextSplit(
       const group = groupOf(ctx, parent);
       if (acceptAny || parent === active || (group !== undefined && group === request.splitOf)) {
         request.splitOf = group;
+        request.cwd = cwdOf(ctx, parent);
         return done(t);
       }
       // Closed before it starts a session (VS Code opens a tab before it starts its pseudoterminal).

@@ -6,9 +6,13 @@ import type { SessionTab } from './pseudoterminal';
 import type { WindowTyping } from './windowTyping';
 
 /** What a tab shows: a session to create when the tab opens, or one that exists. */
-export type TabTarget =
+export type TabTarget = (
   | { kind: 'new'; name: string; create(client: HoldfastClient, size: Size | undefined): Promise<SessionInfo> }
-  | { kind: 'existing'; session: SessionInfo };
+  | { kind: 'existing'; session: SessionInfo }
+) & {
+  /** The nonce VS Code trusts the shell's command lines by (shellIntegration.ts): the tab is created with it. */
+  shellNonce?: string;
+};
 
 export interface Size {
   cols: number;

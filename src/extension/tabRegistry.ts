@@ -3,10 +3,19 @@
 import * as vscode from 'vscode';
 import { TabLocation } from '../protocol/tabLayout';
 import { SessionTab } from './pseudoterminal';
-import { createTerminal } from './ui';
+import { createTerminal, UiTerminalOptions } from './ui';
 import type { UiText } from '../text/uiText';
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');
+
+/**
+ * A tab's terminal, and the nonce VS Code trusts its shell's command lines by (VS Code 1.9x and later
+ * read shellIntegrationNonce; the types of 1.95 do not have it yet).
+ */
+export function tabTerminalOptions(tab: SessionTab, name: UiText): UiTerminalOptions {
+  const nonce = tab.shellNonce;
+  return { name, pty: tab, iconPath: TAB_ICON, ...(nonce ? { shellIntegrationNonce: nonce } : {}) };
+}
 
 export class TabRegistry {
   private readonly bySession = new Map<string, SessionTab>();
@@ -63,9 +72,7 @@ export class TabRegistry {
     parent?: vscode.Terminal,
   ): vscode.Terminal {
     const terminal = createTerminal({
-      name,
-      pty: tab,
-      iconPath: TAB_ICON,
+      ...tabTerminalOptions(tab, name),
       location: parent ? { parentTerminal: parent } : toLocation(location, preserveFocus),
     });
     this.terminals.set(tab, terminal); // known before VS Code opens it (whether it is on screen is asked then)

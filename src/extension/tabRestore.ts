@@ -11,7 +11,7 @@ import { DaemonConnection } from './daemonConnection';
 import { planRestore, RestoreItem } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionList } from './sessionList';
-import { TAB_ICON, TabRegistry } from './tabRegistry';
+import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { uiText } from '../text/uiText';
 import { terminalProfile } from './ui';
 
@@ -52,7 +52,7 @@ export class TabRestore {
     if (index < 0) return undefined;
     const [item] = this.restoreQueue.splice(index, 1);
     const tab = this.ctx.existingTab(item.session);
-    return terminalProfile({ name: uiText(item.session.name), pty: tab, iconPath: TAB_ICON });
+    return terminalProfile(tabTerminalOptions(tab, uiText(item.session.name)));
   }
 
   private async doRestore(): Promise<number> {

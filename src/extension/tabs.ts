@@ -3,7 +3,6 @@
 // the rest lives by concern: which tab shows which session (tabRegistry.ts), bringing tabs back
 // after a reload / restart / crash (tabRestore.ts), and what Kill / Detach / Relaunch and closing a
 // tab mean (sessionActions.ts). A tab's own life is in pseudoterminal.ts and tabState.ts.
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { HoldfastClient } from '../protocol/client';
 import { DisposableStore } from '../base/disposable';
@@ -14,11 +13,13 @@ import { DaemonConnection } from './daemonConnection';
 import { defaultSessionName, nextOrder } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionActions } from './sessionActions';
-import { buildSessionEnv } from './sessionEnv';
+import { SessionStart, sessionStart } from './sessionStart';
+import { reportError } from './errorReport';
 import { SessionList } from './sessionList';
 import { settings } from './settings';
+import type { ShellIntegration } from './shellIntegration';
 import type { Size, TabHost, TabTarget } from './tabHost';
-import { TAB_ICON, TabRegistry } from './tabRegistry';
+import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { TabRestore } from './tabRestore';
 import { showErrorWithHelp, terminalProfile } from './ui';
 import { uiText } from '../text/uiText';
@@ -38,10 +39,12 @@ export interface TabsOptions {
   windowCliHook: string | undefined;
   /** A session this window killed is gone (its worktree may be offered for removal). */
   sessionRemoved?(session: SessionInfo): void;
+  /** VS Code's shell integration in the shells: the scripts, the setting, each session's nonce. */
+  shell: ShellIntegration;
 }
 
-/** A split's group (its first session's id), settled by splitGroups.ts; `cancelled`: closed before a session. */
-export type SplitRequest = { splitOf?: string; cancelled?: boolean };
+/** A split's group (its first session's id) and directory, settled by splitGroups.ts; `cancelled`: closed before a session. */
+export type SplitRequest = { splitOf?: string; cwd?: string; cancelled?: boolean };
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
 export interface Launch {
@@ -88,7 +91,8 @@ export class TabManager implements TabHost, vscode.Disposable {
       windowCliHook,
       isFrozen: () => this.frozen,
       freeze: () => this.freeze(),
-      sessionStart: (cliHook) => this.sessionStart(cliHook),
+      sessionStart: (cliHook, nonce) => this.sessionStart(cliHook, nonce),
+      sessionStarted: (session, nonce) => options.shell.remember(session.id, nonce),
       showSession: (session, location) => this.showSession(session, location),
       reportError: (message, error) => this.reportError(message, error),
       warn: (line) => log.warn(line),
@@ -157,7 +161,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       const startup = split ? undefined : await this.restorer.startupProfile();
       if (startup) return startup;
       const tab = new SessionTab(this, await this.newTarget('panel', undefined, undefined, split));
-      return terminalProfile({ name: uiText(tab.pendingName), pty: tab, iconPath: TAB_ICON });
+      return terminalProfile(tabTerminalOptions(tab, uiText(tab.pendingName)));
     } catch (err) {
       this.reportError('Holdfast could not start a terminal', err);
       throw err;
@@ -186,7 +190,8 @@ export class TabManager implements TabHost, vscode.Disposable {
   }
 
   private existingTab(session: SessionInfo): SessionTab {
-    const tab = new SessionTab(this, { kind: 'existing', session });
+    const shellNonce = this.options.shell.nonceFor(session.id);
+    const tab = new SessionTab(this, { kind: 'existing', session, shellNonce });
     this.registry.bind(session.id, tab);
     return tab;
   }
@@ -200,12 +205,15 @@ export class TabManager implements TabHost, vscode.Disposable {
     const client = await this.connection.get();
     const sessions = await this.options.sessions.refresh(client);
     const sessionName = name?.trim() || defaultSessionName(sessions, launch?.nameBase);
+    const shellNonce = this.options.shell.nonceFor();
     return {
       kind: 'new',
       name: sessionName,
+      shellNonce,
       create: async (creator: HoldfastClient, size: Size | undefined): Promise<SessionInfo> => {
         try {
-          const params = await this.createParams(sessionName, { location, splitOf: split?.splitOf }, size, launch);
+          const layout = { location, splitOf: split?.splitOf, shellNonce, cwd: split?.cwd };
+          const params = await this.createParams(sessionName, layout, size, launch);
           if (split?.cancelled) throw new Error('the split was placed in another group and closed');
           return (await creator.request('create', params)).session;
         } catch (err) {
@@ -216,24 +224,19 @@ export class TabManager implements TabHost, vscode.Disposable {
     };
   }
 
-  /** Where new sessions start, and the environment they get (PATH with `holdfast` and `code`). */
-  sessionStart(cliHook?: string): { cwd: string; env: Record<string, string> } {
-    return {
-      cwd:
-        vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file'
-          ? vscode.workspace.workspaceFolders[0].uri.fsPath
-          : os.homedir(),
-      env: buildSessionEnv(process.env, {
-        pathPrepend: this.options.sessionPath(),
-        cliHook,
-        termProgramVersion: vscode.version,
-      }),
-    };
+  /** Where new sessions start, their environment (PATH with `holdfast` and `code`), their shell's integration. */
+  sessionStart(cliHook?: string, shellNonce?: string): SessionStart {
+    return sessionStart(this.options.sessionPath(), this.options.shell.params(shellNonce), cliHook);
   }
 
   private async createParams(
     name: string,
-    { location, splitOf }: { location: TabLocation; splitOf?: string },
+    {
+      location,
+      splitOf,
+      shellNonce,
+      cwd,
+    }: { location: TabLocation; splitOf?: string; shellNonce: string; cwd?: string },
     size: Size | undefined,
     launch?: Launch,
   ): Promise<CreateParams> {
@@ -253,7 +256,8 @@ export class TabManager implements TabHost, vscode.Disposable {
     return {
       name,
       argv: launch?.argv ?? [shell.path, ...shell.args],
-      ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined),
+      ...this.sessionStart(hookId ? hookPath(socket, hookId) : undefined, shellNonce),
+      ...(cwd ? { cwd } : {}),
       ...(launch?.cwd ? { cwd: launch.cwd } : {}),
       cols: size?.cols,
       rows: size?.rows,
@@ -300,6 +304,7 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   sessionKnown(tab: SessionTab, session: SessionInfo): void {
     this.registry.bind(session.id, tab);
+    this.options.shell.remember(session.id, tab.shellNonce);
     this.actions.sessionCreated(tab, session);
   }
 
@@ -330,10 +335,7 @@ export class TabManager implements TabHost, vscode.Disposable {
   }
 
   reportError(message: string, error: unknown): void {
-    const detail = error instanceof Error ? error.message : String(error);
-    this.options.log.error(`${message}: ${detail}`);
-    // The message names sessions, the detail may quote a program's text: all of it is made UI text.
-    showErrorWithHelp(uiText(`${message}: ${detail}`));
+    reportError(this.options.log, message, error);
   }
 
   private track(terminal: vscode.Terminal): void {

@@ -131,7 +131,7 @@ export function setBadge(view: vscode.WebviewView, badge: { value: number; toolt
 }
 
 /** A terminal tab's options: its name is rendered with icons (and as markdown in its hover). */
-type UiTerminalOptions = Omit<vscode.ExtensionTerminalOptions, 'name'> & { name: UiText };
+export type UiTerminalOptions = Omit<vscode.ExtensionTerminalOptions, 'name'> & { name: UiText };
 
 export function terminalProfile(options: UiTerminalOptions): vscode.TerminalProfile {
   return new vscode.TerminalProfile(options);

@@ -1,5 +1,6 @@
 // Control messages (JSON). See docs/protocol.md.
 import type { RecoveryMethods } from './recovery';
+import type { RunParams, RunResult, ShellIntegrationParams, ShellState } from './shell';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -18,6 +19,7 @@ export enum Capability {
   Grant = 'grant', // grant: scoped credentials; every request checked against its connection's rights
   Handoff = 'handoff', // handoff: a successor daemon takes over every session, programs and screens
   View = 'view', // view: a hidden channel is sent nothing, an owner that fell behind is redrawn (ChannelView)
+  Shell = 'shell', // create.shellIntegration, SessionInfo.shell, command marks replayed on attach, run
 }
 
 export const ALL_CAPABILITIES: Capability[] = Object.values(Capability);
@@ -60,6 +62,8 @@ export interface SessionInfo {
   metadata: Record<string, unknown>;
   /** Why it has no screen (its emulator worker could not start): its output still reaches clients. */
   screenUnavailable?: string;
+  /** What its shell reports through its shell integration (OSC 633), once it has reported anything. */
+  shell?: ShellState;
 }
 
 export type AttentionState = 'running' | 'waiting' | 'done' | 'idle';
@@ -137,6 +141,8 @@ export interface CreateParams {
   rows?: number;
   scrollback?: number;
   metadata?: Record<string, unknown>;
+  /** Start the shell with VS Code's shell integration (src/protocol/shell.ts). */
+  shellIntegration?: ShellIntegrationParams;
 }
 
 export interface AttachParams {
@@ -236,6 +242,8 @@ export interface Methods extends RecoveryMethods {
   stop: [Record<string, never>, Record<string, never>];
   search: [SearchParams, SearchResult];
   grant: [GrantParams, GrantResult];
+  /** Types a command at the shell's prompt and answers with its exit code and output (src/protocol/shell.ts). */
+  run: [RunParams, RunResult & { session: SessionInfo }];
   /** A successor daemon (this one's command line, or `script`) takes every session; then this one exits. */
   handoff: [{ script?: string }, { pid: number; sessions: number }];
 }
@@ -278,6 +286,7 @@ export enum ErrorCode {
   Forbidden = 'forbidden', // outside the rights of this connection (a scoped or read-only credential)
   NoPrompt = 'no-prompt', // `answer`: the screen shows no permission prompt whose keys Holdfast knows
   Unconfirmed = 'unconfirmed', // `answer`: neither the agent's hook nor the prompt shown (`shown`) vouches for it
+  NotReady = 'not-ready', // `run`: its shell reports no prompt, or is not at an empty one in its terminal's foreground
   Protocol = 'protocol',
   Internal = 'internal',
 }

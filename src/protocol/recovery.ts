@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { checkpointFileSchema, savedSessionSchema } from '../host/checkpointSchema';
 import type { ExitStatus, SessionInfo } from './messages';
+import type { ShellIntegrationParams } from './shell';
 
 export const CHECKPOINT_VERSION = 1;
 
@@ -101,7 +102,7 @@ export interface RecoveryMethods {
   'config.reload': [Record<string, never>, { config: DaemonConfig; file: string }];
   /** A new process in an exited (e.g. archived) session's place: same name, cwd, size, metadata, position. */
   relaunch: [
-    { session: string; argv?: string[]; env?: Record<string, string> },
+    { session: string; argv?: string[]; env?: Record<string, string>; shellIntegration?: ShellIntegrationParams },
     { session: SessionInfo; replaced: string },
   ];
   /**

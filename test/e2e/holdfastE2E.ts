@@ -40,6 +40,8 @@ export interface HoldfastE2EOptions {
   isolatedHome?: boolean;
   /** More environment for code-server, and so the extension host and the daemon it starts (test hooks). */
   env?: Record<string, string>;
+  /** Other extension folders installed beside Holdfast (e.g. one that drives its terminals). */
+  extraExtensions?: string[];
 }
 
 export interface ScenarioOptions extends HoldfastE2EOptions {
@@ -89,6 +91,7 @@ export class HoldfastE2E {
       extensionPath: opts.extensionPath,
       args: opts.serverArgs,
     });
+    for (const folder of opts.extraExtensions ?? []) this.server.installExtension(folder);
   }
 
   static async start(opts: HoldfastE2EOptions): Promise<HoldfastE2E> {

@@ -7,6 +7,7 @@ import { mcpCommand } from './mcp';
 import { serveCommand, stopCommand, upgradeCommand, versionCommand } from './daemon';
 import { grepCommand } from './grep';
 import { readCommand, replyCommand, sendCommand, waitCommand } from './io';
+import { runCommand } from './shellRun';
 import { notifyCommand } from './notify';
 import { configCommand, recoveryCommand, relaunchCommand, resumeCommand } from './recovery';
 import { killCommand, listCommand, newCommand, resizeCommand, rmCommand, showCommand } from './sessions';
@@ -18,6 +19,7 @@ export const COMMANDS: Command[] = [
   readCommand,
   sendCommand,
   replyCommand,
+  runCommand,
   approveCommand,
   denyCommand,
   waitCommand,

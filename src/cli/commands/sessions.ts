@@ -38,6 +38,11 @@ export const newCommand: Command = {
     rows: { type: 'string', value: 'R', help: 'rows (default 24)' },
     env: { type: 'string', multiple: true, value: 'K=V', help: 'set a variable in the session (repeatable)' },
     scrollback: { type: 'string', value: 'N', help: 'scrollback lines kept (default 10000)' },
+    'shell-integration': {
+      type: 'string',
+      value: 'DIR|off',
+      help: "VS Code's shell integration scripts for bash, zsh, fish, pwsh (default: the daemon's; off: none)",
+    },
   },
   details: [
     'Without a command the session runs your login shell. Put the command after `--` when it has ' +
@@ -47,6 +52,9 @@ export const newCommand: Command = {
     'With --worktree the session runs in `git worktree add -b BRANCH <repo parent>/<repo>.worktrees/<branch>` ' +
       '(slashes in BRANCH become -; --worktree-folder DIR puts it in DIR instead), recorded in its metadata ' +
       'as `worktree`; if the session cannot start, the worktree and branch are removed again.',
+    "A bash, zsh, fish or pwsh starts with VS Code's shell integration (what `holdfast run` needs) when the " +
+      'daemon knows where VS Code keeps its scripts (a VS Code window with Holdfast told it) or --shell-integration ' +
+      'names the folder (`code --locate-shell-integration-path bash` prints a script in it).',
     'This is the only command that starts a daemon. A daemon it starts exits when its last session is removed.',
   ],
   async run(ctx) {
@@ -59,6 +67,7 @@ export const newCommand: Command = {
       rows: intOpt(args, 'rows', 1, MAX_DIMENSION),
       scrollback: intOpt(args, 'scrollback', 0),
       argv: argv.length > 0 ? argv : undefined,
+      ...shellIntegrationOpt(stringOpt(args, 'shell-integration')),
     };
     // Checked here too, so a typo does not start a daemon only to be refused by it.
     if (!fs.statSync(params.cwd!, { throwIfNoEntry: false })?.isDirectory())
@@ -193,3 +202,10 @@ export const rmCommand: Command = {
     return { data: { removed: id } };
   },
 };
+
+/** --shell-integration DIR|off as create's parameter (nothing for off). */
+export function shellIntegrationOpt(value: string | undefined): Pick<CreateParams, 'shellIntegration'> {
+  if (value === 'off') return {};
+  if (value === undefined) return { shellIntegration: {} };
+  return { shellIntegration: { scripts: path.resolve(value) } };
+}
