@@ -21,7 +21,7 @@ import type { ShellIntegration } from './shellIntegration';
 import type { Size, TabHost, TabTarget } from './tabHost';
 import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { TabRestore } from './tabRestore';
-import { showErrorWithHelp, terminalProfile } from './ui';
+import { terminalProfile } from './ui';
 import { uiText } from '../text/uiText';
 import { TabVisibility } from './tabVisibility';
 import { WindowTyping } from './windowTyping';
@@ -43,7 +43,7 @@ export interface TabsOptions {
   shell: ShellIntegration;
 }
 
-/** A split's group (its first session's id) and directory, settled by splitGroups.ts; `cancelled`: closed before a session. */
+/** A split's group (its first session's id) and directory, set by splitGroups.ts; `cancelled`: closed sessionless. */
 export type SplitRequest = { splitOf?: string; cwd?: string; cancelled?: boolean };
 
 /** What a new session runs instead of the shell (an agent), and what it records about it. */
@@ -103,10 +103,10 @@ export class TabManager implements TabHost, vscode.Disposable {
     vscode.window.terminals.forEach((t) => this.track(t));
     this.store.add(
       connection.onDidLose(({ daemonGone, expected }) =>
-        this.forEachTab((tab) => (daemonGone ? tab.daemonGone(expected) : tab.connectionLost())),
+        this.registry.all().forEach((tab) => (daemonGone ? tab.daemonGone(expected) : tab.connectionLost())),
       ),
     );
-    this.store.add(connection.onDidConnect((client) => this.forEachTab((tab) => tab.reconnected(client))));
+    this.store.add(connection.onDidConnect((client) => this.registry.all().forEach((tab) => tab.reconnected(client))));
   }
 
   get connection(): DaemonConnection {
@@ -340,10 +340,6 @@ export class TabManager implements TabHost, vscode.Disposable {
 
   private track(terminal: vscode.Terminal): void {
     this.registry.track(terminal);
-  }
-
-  private forEachTab(fn: (tab: SessionTab) => void): void {
-    for (const tab of this.registry.all()) fn(tab);
   }
 
   dispose(): void {
