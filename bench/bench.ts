@@ -422,7 +422,7 @@ async function main(): Promise<number> {
   // 9. shell integration: what VS Code's scripts and the daemon's marks cost (listed last) -------
   if (only.has('shell')) await shellTable(ctx, quick, floodMb, table, raw);
 
-  await client.close();
+  client.close();
 
   // 4 + 5. memory and idle (a fresh daemon and tmux server) -------------------------------
   if (only.has('memory') || only.has('idle')) {

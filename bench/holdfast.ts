@@ -124,7 +124,7 @@ export async function startBenchDaemon(launch: DaemonLaunch = {}): Promise<Bench
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {
-        // gone
+        // the process is already gone: nothing left to signal
       }
     }
   };

@@ -109,7 +109,10 @@ function mapFor(url: string): SourceMap | null {
   const file = url.startsWith('file://') ? new URL(url).pathname : url;
   if (!maps.has(file)) {
     try {
-      maps.set(file, new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, 'utf8'))));
+      maps.set(
+        file,
+        new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]),
+      );
     } catch {
       maps.set(file, null);
     }

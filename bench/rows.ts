@@ -302,9 +302,9 @@ export async function echoNodePty(ctx: Context, count: number): Promise<Latency>
     cols: 120,
     rows: 40,
     cwd: ctx.dir,
-    env: process.env as Record<string, string>,
+    env: process.env,
     encoding: null,
-  } as import('node-pty').IPtyForkOptions);
+  });
   let onChunk: (chunk: Buffer) => void = () => undefined;
   let ready = false;
   let seenText = '';

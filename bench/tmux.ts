@@ -72,7 +72,7 @@ export class ScriptPty {
     try {
       process.kill(-this.child.pid!, 'SIGHUP');
     } catch {
-      // gone
+      // the process is already gone: nothing left to signal
     }
     await waitExit(this.child, 3000);
   }
@@ -141,7 +141,7 @@ export class TmuxServer {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
-        // gone
+        // the process is already gone: nothing left to signal
       }
     }
   }

@@ -70,7 +70,7 @@ export async function runCleanups(): Promise<void> {
     try {
       await step();
     } catch {
-      // best effort
+      // one cleanup that fails must not keep the others from running
     }
   }
 }
@@ -97,7 +97,7 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL
     try {
       child.kill(signal);
     } catch {
-      // gone
+      // the process is already gone: nothing left to signal
     }
   }
 }
@@ -217,7 +217,7 @@ export function procCpu(pid: number): ProcCpu {
       involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
       threads++;
     } catch {
-      // thread ended
+      // the thread ended while read: not counted
     }
   }
   return { cpuMs, voluntary, mainVoluntary, mainCpuMs, involuntary, threads };

@@ -85,7 +85,7 @@ function focusedRows(page: Page): Promise<string> {
 }
 
 /** Runs `command` in the `index`th tab (typed, as a person does); the typed terminal gets focus back. */
-async function runIn(page: Page, index: number, keys: string | 'Control+C'): Promise<void> {
+async function runIn(page: Page, index: number, keys: string): Promise<void> {
   await focusTab(page, index);
   if (keys === 'Control+C') await page.keyboard.press('Control+C');
   else {
@@ -116,7 +116,7 @@ function cpuNow(e2e: HoldfastE2E): Record<string, number> {
     try {
       out[kind] = (out[kind] ?? 0) + procCpu(pid).cpuMs;
     } catch {
-      // ended meanwhile
+      // the process ended meanwhile: its CPU is not counted
     }
   };
   const kindOf = (cmdline: string[]) => cmdline.find((a) => a.startsWith('--type='))?.slice(7);

@@ -156,7 +156,7 @@ function sessionVariable(pid: number, name: string): string | undefined {
 
 test('a bad report gets a clear one-line error and changes nothing', async () => {
   const session = await startCodex();
-  const credential = sessionVariable(session.pid!, 'HOLDFAST_NOTIFY_TOKEN');
+  const credential = sessionVariable(session.pid, 'HOLDFAST_NOTIFY_TOKEN');
   assert.match(credential ?? '', /^[0-9a-f]{64}$/);
   await assert.rejects(client.request('notify', { session: session.id, state: 'sleeping' as 'done' }), /state/);
   await assert.rejects(
@@ -193,7 +193,7 @@ test("a hook reports only for its own session: another session's or no credentia
   const inOther: NodeJS.ProcessEnv = {
     ...daemon.env,
     HOLDFAST_SESSION: other.id,
-    HOLDFAST_NOTIFY_TOKEN: sessionVariable(other.pid!, 'HOLDFAST_NOTIFY_TOKEN'),
+    HOLDFAST_NOTIFY_TOKEN: sessionVariable(other.pid, 'HOLDFAST_NOTIFY_TOKEN'),
   };
   const forged = [
     'notify',
@@ -224,7 +224,7 @@ test("a hook reports only for its own session: another session's or no credentia
     value: "refused (auth: B's own HOLDFAST_NOTIFY_TOKEN needed); B's attention and resume command unchanged",
   });
   // Its own credential is accepted.
-  const own = { ...daemon.env, HOLDFAST_NOTIFY_TOKEN: sessionVariable(victim.pid!, 'HOLDFAST_NOTIFY_TOKEN') };
+  const own = { ...daemon.env, HOLDFAST_NOTIFY_TOKEN: sessionVariable(victim.pid, 'HOLDFAST_NOTIFY_TOKEN') };
   await cliOk(own, ['notify', '--session', victim.id, '--state', 'waiting']);
   await untilState(victim.id, 'waiting', 'hook');
 });

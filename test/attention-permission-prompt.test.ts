@@ -163,7 +163,7 @@ test('Codex at its prompt: waiting with the mark and its question; approve sends
   const digest = /--shown ([0-9a-f]{16})$/m.exec(asked.stderr)?.[1];
   assert.equal(digest, await shownDigest(client, session.id, 'codex'));
   assert.equal(fs.existsSync(file), false, 'nothing was typed');
-  const approved = await runCli(daemon.env, ['approve', session.id, '--shown', digest!, '--json']);
+  const approved = await runCli(daemon.env, ['approve', session.id, '--shown', digest, '--json']);
   assert.equal(approved.code, 0, approved.stderr);
   assert.deepEqual(JSON.parse(approved.stdout), { question: CODEX_QUESTION, sent: '1' });
   const answered = await attentionWhen(client, session.id, ['running', 'idle']);

@@ -26,7 +26,7 @@ function usage(fn: () => unknown): CliError {
     fn();
   } catch (thrown) {
     const err = toCliError(thrown);
-    assert.equal(err.exitCode, ExitCode.Usage, `expected a usage error, got ${thrown}`);
+    assert.equal(err.exitCode, ExitCode.Usage, `expected a usage error, got ${String(thrown)}`);
     return err;
   }
   assert.fail('expected a usage error');

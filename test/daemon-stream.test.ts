@@ -141,7 +141,7 @@ test('watchers of a flood are redrawn: screens while it lasts, scrollback at its
   await waitFor(async () => (await watcher.lines()).includes('AFTER-42'), 10_000, 'the next output at the watcher');
   assert.equal(watcher.snapshots, snapshots, 'streamed, not redrawn');
   assert.ok(watcher.outputBytes > watcherBefore + watcherBytes);
-  await watcherClient.close();
+  watcherClient.close();
   await client.request('remove', { session: session.id });
 });
 

@@ -17,6 +17,7 @@ function snapshotTaken(emulator: SessionEmulator): Promise<void> {
 
 /** Counts the batches posted to any worker thread until `restore`. */
 function countPosts(): { readonly count: number; restore(): void } {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was once counted
   const originalPost = Worker.prototype.postMessage;
   let count = 0;
   Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {

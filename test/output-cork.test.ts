@@ -8,7 +8,7 @@ import { OutputCork, OutputCorkTuning } from '../src/daemon/outputCork';
 function fixture() {
   const socket = { corks: 0, uncorks: 0, cork: () => void socket.corks++, uncork: () => void socket.uncorks++ };
   const clock = { ms: 1000 };
-  const cork = new OutputCork(socket as never, () => clock.ms);
+  const cork = new OutputCork(socket, () => clock.ms);
   return { socket, clock, cork };
 }
 

@@ -66,7 +66,7 @@ test('a client killed in the middle of a frame: the daemon and its other clients
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve) =>
-      child.stdout!.on('data', (d: Buffer) => d.toString().includes('HALF') && resolve()),
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('HALF') && resolve()),
     );
     await waitFor(
       async () => (await client.request('status', {})).clients === 3,

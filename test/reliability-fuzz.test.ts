@@ -290,9 +290,7 @@ test(
           await raw.connected();
           const size = InputLimit.RequestBytes - 4 - (i % 2 === 0 ? 0 : int(r, 1024));
           raw.socket.write(helloFrame(daemon.socket));
-          raw.socket.write(
-            encodeRaw(i % 3 === 0 ? FrameKind.Input : ((9 + int(r, 200)) as FrameKind), 5, Buffer.alloc(size, 0x61)),
-          );
+          raw.socket.write(encodeRaw(i % 3 === 0 ? FrameKind.Input : 9 + int(r, 200), 5, Buffer.alloc(size, 0x61)));
           raw.socket.write(encodeJson(FrameKind.Request, { id: 77, method: 'status', params: {} }));
           await waitFor(() => raw.answered.has(77), 60_000, 'the answer after a huge frame');
           tally.frames += 3;

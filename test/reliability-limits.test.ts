@@ -107,7 +107,7 @@ test(
     try {
       const client = await daemon.connect();
       // A frame exactly at the cap is read (an Input for no channel: ignored); one byte more is refused.
-      const atCap = await new RawConnection(daemon.socket);
+      const atCap = new RawConnection(daemon.socket);
       await atCap.connected();
       atCap.socket.write(helloFrame(daemon.socket));
       atCap.socket.write(encodeRaw(FrameKind.Input, 999, Buffer.alloc(InputLimit.RequestBytes - 4)));

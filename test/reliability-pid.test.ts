@@ -34,7 +34,7 @@ function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch {
-    // already gone
+    // the process is already gone: nothing left to signal
   }
 }
 

@@ -51,7 +51,7 @@ class Reported {
 function reportServer(socketPath: string): {
   server: net.Server;
   sockets: net.Socket[];
-  role(name: string): Promise<Reported>;
+  role: (name: string) => Promise<Reported>;
 } {
   const roles = new Map<string, Reported>();
   const sockets: net.Socket[] = [];

@@ -180,7 +180,7 @@ test('a flood into a tab: its writes and what it holds stay bounded, and it ends
   let mostBehind = 0;
   let written = 0;
   let mostUnparsed = 0;
-  const out = tab['out'] as TabOutput;
+  const out = tab['out'];
   // The renderer: a real xterm.js, whose answers to the probes come back as the tab's input.
   replay.terminal.onData((data) => tab.handleInput(data));
   tab.onDidWrite((text) => {

@@ -68,9 +68,9 @@ test('a restored tab of a session that exited with code 1 comes back exited, wit
   const attaching = life.start(life.initialTabState)!;
   const landed = life.attached(attaching, exitedWith1);
   assert.deepEqual(landed, { kind: 'exited', exit: { code: 1, signal: null, at: 1 } });
-  assert.equal(life.processEnded(landed!), true, 'closing it asks nothing: nothing runs');
+  assert.equal(life.processEnded(landed), true, 'closing it asks nothing: nothing runs');
   // The exit is not announced a second time by a late exit event.
-  assert.equal(life.processExited(landed!, { code: 1, signal: null, at: 1 }), undefined);
+  assert.equal(life.processExited(landed, { code: 1, signal: null, at: 1 }), undefined);
   // An archived session comes back archived, a running one live.
   assert.equal(life.attached(life.start(life.initialTabState)!, archived)!.kind, 'archived');
   assert.equal(life.attached(life.start(life.initialTabState)!, running)!.kind, 'live');

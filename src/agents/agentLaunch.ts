@@ -43,7 +43,7 @@ export function findExecutable(command: string, searchPath: string | undefined, 
         return candidate;
       }
     } catch {
-      // not here
+      // not in this folder: the next one on PATH
     }
   }
   return undefined;

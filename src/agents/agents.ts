@@ -166,7 +166,7 @@ export function resumeArgv(metadata: Record<string, unknown>, template?: readonl
   if (agent.sessionId === undefined && !template && profile?.resumeLatestArgv) return [...profile.resumeLatestArgv];
   const problem = conversationIdProblem(agent.sessionId);
   if (problem) return problem;
-  return command.map((a) => a.split(AGENT_ID_PLACEHOLDER).join(agent.sessionId!));
+  return command.map((a) => a.split(AGENT_ID_PLACEHOLDER).join(agent.sessionId));
 }
 
 /**

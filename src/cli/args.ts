@@ -57,7 +57,7 @@ export function parseCommandArgs(argv: string[], options: OptionSpecs): ParsedAr
     if (terminator && token.index > terminator.index) rest.push(token.value);
     else positionals.push(token.value);
   }
-  return { values: parsed.values as Record<string, Value>, positionals, rest };
+  return { values: parsed.values, positionals, rest };
 }
 
 /** parseArgs explains itself at length; keep its first sentence and our own hint. */

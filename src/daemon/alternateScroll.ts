@@ -38,6 +38,7 @@ export class AlternateScroll implements IDisposable {
     this.store = new HistoryStore(scrollback);
     this.cell = terminal.buffer.alternate.getNullCell() as PackedCell;
     this.bufferService = core(terminal)._bufferService;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, or called on the service
     this.scroll = this.bufferService.scroll;
     const parser = terminal.parser;
     this.disposables = [

@@ -122,7 +122,7 @@ export class ClientConnection implements IDisposable {
       if (err instanceof FrameError) this.failFrame(err);
       else if (err instanceof DaemonError) this.fail(err.code, err.message);
       else {
-        this.log(`connection ${this.id}: ${(err as Error).stack ?? err}`);
+        this.log(`connection ${this.id}: ${(err as Error).stack ?? String(err)}`);
         this.fail(ErrorCode.Internal, 'internal error');
       }
     }

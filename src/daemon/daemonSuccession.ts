@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AttachParams, ErrorCode, Method, Params } from '../protocol/messages';
-import type { Credentials, HandedGrant } from './connectionRights';
+import type { Credentials } from './connectionRights';
 import { DaemonError } from './daemonError';
 import { trustedFile, UntrustedFileError } from '../host/fileTrust';
 import { handOff, HandoffResult, SuccessorCommand } from './handoff';
@@ -176,7 +176,7 @@ export function duringHandoff<M extends Method>(method: M, params: Params<M>): P
   if (REFUSED_DURING_HANDOFF.has(method)) throw handoffUnderWay(method);
   if (method !== 'attach') return params;
   const { cols: _cols, rows: _rows, ...unsized } = params as AttachParams;
-  return unsized as Params<M>;
+  return unsized;
 }
 
 /** What a successor starts from: its predecessor's own state, checked. */
@@ -199,7 +199,7 @@ export function resumeSessions(received: Received, own: OwnState, host: Successi
       );
     return session;
   });
-  host.credentials.takeOver(own.grants as HandedGrant[], grace);
+  host.credentials.takeOver(own.grants, grace);
   return sessions;
 }
 

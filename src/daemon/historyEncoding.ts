@@ -133,5 +133,5 @@ export function plainRow(line: CoreLine | undefined, cols: number): string | und
     marks |= data[i + 1] | data[i + 2] | (content & COMBINED_MASK);
     if (content & CODE_POINT_MASK) end = x + 1;
   }
-  return marks === 0 ? line!.translateToString(false, 0, end) : undefined;
+  return marks === 0 ? line.translateToString(false, 0, end) : undefined;
 }

@@ -132,9 +132,7 @@ export function checkNodePtyInternals(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- node-pty is external: its own package.json
   const version = (require('node-pty/package.json') as { version: string }).version;
   // A program that ends by itself: never signalled, so no reused pid can be hit.
-  const internals = internalsOf(
-    pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 2, rows: 1, encoding: null } as pty.IPtyForkOptions),
-  );
+  const internals = internalsOf(pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 2, rows: 1, encoding: null }));
   const missing = [
     typeof internals._socket?.destroy !== 'function' && '_socket.destroy',
     typeof internals._socket?.read !== 'function' && '_socket.read',

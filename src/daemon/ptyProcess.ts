@@ -36,9 +36,7 @@ export interface PtyOptions {
   processGroups?: ProcessGroups;
 }
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(os.constants.signals).map(([name, num]) => [num as number, name]),
-);
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(os.constants.signals).map(([name, num]) => [num, name]));
 
 export function signalName(num: number): string {
   return SIGNAL_NAMES.get(num) ?? `SIG${num}`;
@@ -73,7 +71,7 @@ export class PtyProcess implements HandablePty {
       cwd: options.cwd,
       env: options.env,
       encoding: null, // raw bytes: no string conversion on the hot path
-    } as pty.IPtyForkOptions);
+    });
     this.guard = new GroupGuard(this.term.pid, this.term.pid, 'child', options.processGroups ?? processGroups);
     this.keepOutputAfterExit();
     this.disposables.push(
@@ -156,7 +154,7 @@ export class PtyProcess implements HandablePty {
     const internals = internalsOf(this.term);
     if (internals._socket.destroyed) return; // the terminal is closed: nothing reads input any more
     const written = internals._writeStream._writeQueue.length === 0 ? writeNow(internals._fd, data, this.log) : 0;
-    if (written < data.length) this.term.write(data.subarray(written) as unknown as string);
+    if (written < data.length) this.term.write(data.subarray(written));
   }
 
   resize(cols: number, rows: number): void {
@@ -202,7 +200,7 @@ export class PtyProcess implements HandablePty {
     if (this.held.phase !== 'cut') return;
     const late = this.held.uncut();
     if (output.length > 0) this.onDataEmitter.fire(output);
-    if (input.length + late.length > 0) this.term.write(Buffer.concat([input, late]) as unknown as string);
+    if (input.length + late.length > 0) this.term.write(Buffer.concat([input, late]));
     restartReading(internalsOf(this.term)._socket);
     if (this.held.paused) this.term.pause();
     const destroy = this.deferredDestroy;

@@ -181,7 +181,7 @@ export function isMethod(method: string): method is Method {
 /** The request's params, or a bad-request that names the first wrong field. */
 export function parseParams<M extends Method>(method: M, raw: unknown): Params<M> {
   const result = PARAMS[method].safeParse(raw ?? {});
-  if (result.success) return result.data as Params<M>;
+  if (result.success) return result.data;
   const issue = result.error.issues[0];
   const where = issue.path.length > 0 ? issue.path.join('.') : 'params';
   throw new DaemonError(ErrorCode.BadRequest, `${method}: ${where}: ${issue.message}`);

@@ -268,7 +268,7 @@ class LineWriter {
       this.setMarks(marks?.get(y));
       const next = y + 1 < to ? this.buffer.getLine(y + 1) : undefined;
       const continues = !!next?.isWrapped;
-      this.writeLine(line, continues, continues && next!.getCell(0, this.cell)!.getWidth() === 2);
+      this.writeLine(line, continues, continues && next.getCell(0, this.cell)!.getWidth() === 2);
       if (y + 1 < to && !continues) {
         // Reset first: a line feed that scrolls fills the new line with the current background.
         this.resetPen();
@@ -292,7 +292,7 @@ class LineWriter {
         this.out.push(`\x1b[${y + 1};1H`);
       }
       this.setMarks(undefined);
-      this.writeLine(line, continues, continues && next!.getCell(0, this.cell)!.getWidth() === 2);
+      this.writeLine(line, continues, continues && next.getCell(0, this.cell)!.getWidth() === 2);
     }
     this.resetPen();
   }

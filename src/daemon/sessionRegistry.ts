@@ -93,7 +93,7 @@ export function loginShell(): string {
     const shell = os.userInfo().shell;
     if (shell) return shell;
   } catch {
-    // no passwd entry
+    // no passwd entry for this user: plain sh then
   }
   return '/bin/sh';
 }

@@ -35,7 +35,7 @@ export interface WaitedSession {
 
 interface Waiter {
   readonly condition: WaitFor;
-  resolve(met: boolean): void;
+  resolve: (met: boolean) => void;
   fail(err: Error): void;
   /** A text check of this waiter is running. */
   checking?: boolean;

@@ -106,7 +106,7 @@ export class TextWorkers implements IDisposable {
   ): Promise<JobResult<J>> {
     return new Promise((resolve, reject) => {
       if (this.disposed) return reject(new DaemonError(ErrorCode.Stopping, 'the daemon is stopping'));
-      this.queue.push({ job, what, tooCostly, cancelled, resolve: resolve as (r: unknown) => void, reject });
+      this.queue.push({ job, what, tooCostly, cancelled, resolve: resolve, reject });
       this.next();
     });
   }

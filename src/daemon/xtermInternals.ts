@@ -68,7 +68,7 @@ export interface CoreBufferService {
 
 export interface CoreTerminal {
   _bufferService: CoreBufferService;
-  _writeBuffer: { _action(data: unknown, promiseResult: boolean): unknown; writeSync(data: string): void };
+  _writeBuffer: { _action: (data: unknown, promiseResult: boolean) => unknown; writeSync(data: string): void };
   buffers: { normal: CoreBuffer; alt: CoreBuffer };
   /** The active buffer. */
   buffer: CoreBuffer;

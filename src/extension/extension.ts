@@ -93,7 +93,7 @@ function readConfig(context: vscode.ExtensionContext): WindowConfig {
   const custom = settings.socketPath() || undefined;
   const socket = resolveSocketPath(custom);
   return {
-    version: context.extension.packageJSON.version ?? '0.0.0',
+    version: (context.extension.packageJSON as { version?: string }).version ?? '0.0.0',
     socket,
     customSocket: custom ? socket : undefined,
     workspace: workspaceKey(

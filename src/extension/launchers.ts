@@ -14,7 +14,7 @@ export interface Launchers {
   /** The editor's own CLI script, when this editor ships one. */
   remoteCli?: string;
   /** Folders a new session puts first on its PATH. */
-  sessionPath(): string[];
+  sessionPath: () => string[];
 }
 
 /** Writes the launchers; a failure is logged and leaves the terminals without them. */

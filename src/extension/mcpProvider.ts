@@ -46,7 +46,7 @@ export function registerMcpProvider(
   store.add(vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()));
   store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => changed.fire()));
   const cliScript = path.join(context.extensionPath, 'dist', 'cli.js');
-  const version: string = context.extension.packageJSON.version ?? '0.0.0';
+  const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
   const provider: McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: changed.event,
     provideMcpServerDefinitions: () => {

@@ -262,7 +262,7 @@ export class TabManager implements TabHost, vscode.Disposable {
       cols: size?.cols,
       rows: size?.rows,
       scrollback: settings.scrollback(),
-      metadata: withLayout(launch?.metadata ?? {}, layout as Record<string, unknown>),
+      metadata: withLayout(launch?.metadata ?? {}, layout),
     };
   }
 

@@ -43,7 +43,7 @@ export interface ToolDef<I extends Shape = Shape, O extends Shape = Shape> {
 
 /** Keeps the schema types of one tool checked against its run function. */
 export function defineTool<I extends Shape, O extends Shape>(tool: ToolDef<I, O>): ToolDef {
-  return tool as unknown as ToolDef;
+  return tool;
 }
 
 /**

@@ -210,7 +210,7 @@ export class HoldfastClient implements IDisposable, BusyRetryClient {
     if (this.isClosed) return Promise.reject(new Error('connection to the daemon is closed'));
     const id = this.nextId++;
     return new Promise<Result<M>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve, reject });
       this.socket.write(encodeJson(FrameKind.Request, { id, method, params }));
     });
   }

@@ -126,5 +126,5 @@ export function agentOf(
   metadata: Record<string, unknown> | undefined,
 ): (AgentMetadata & { name?: string; icon?: string }) | undefined {
   const agent = metadata?.agent;
-  return agent && typeof agent === 'object' && !Array.isArray(agent) ? (agent as AgentMetadata) : undefined;
+  return agent && typeof agent === 'object' && !Array.isArray(agent) ? agent : undefined;
 }

@@ -70,7 +70,7 @@ function holdfastTabNames(tabs: TerminalTab[]): string[] {
 }
 
 function agentMeta(session: SessionView): { profile?: string; sessionId?: string; resumeArgv?: string[] } {
-  return (session.metadata?.agent ?? {}) as { profile?: string; sessionId?: string; resumeArgv?: string[] };
+  return session.metadata?.agent ?? {};
 }
 
 test(
@@ -177,7 +177,7 @@ test(
       assert.equal(typeof hook, 'string');
       assert.ok(
         readEnviron(resumed.pid).includes(
-          `VSCODE_IPC_HOOK_CLI=${path.join(path.dirname(e2e.iso.socket), 'cli', `${hook}.sock`)}`,
+          `VSCODE_IPC_HOOK_CLI=${path.join(path.dirname(e2e.iso.socket), 'cli', `${String(hook)}.sock`)}`,
         ),
         "the resumed agent has its session's code hook",
       );

@@ -31,7 +31,7 @@ export async function withArtifacts<T>(
           fs.writeFileSync(path.join(ARTIFACTS_DIR, `${base}-window${i}-console.txt`), wb.consoleLines.join('\n'));
         }
       } catch {
-        /* best effort */
+        // an artifact is a failure's aid: saving it must not fail the test
       }
     }
     const server = parts.server?.();

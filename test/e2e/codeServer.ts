@@ -177,7 +177,7 @@ export class CodeServer {
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
-        /* gone */
+        // the process is already gone: nothing left to signal
       }
     };
     process.once('exit', killOnExit);
@@ -234,7 +234,7 @@ export class CodeServer {
     try {
       process.kill(-pgid, 'SIGTERM');
     } catch {
-      /* gone */
+      // the process is already gone: nothing left to signal
     }
     const grace = opts.graceMs ?? 5_000;
     const done = await Promise.race([this.exited.then(() => true), sleep(grace).then(() => false)]);
@@ -242,14 +242,14 @@ export class CodeServer {
       try {
         process.kill(-pgid, 'SIGKILL');
       } catch {
-        /* gone */
+        // the process is already gone: nothing left to signal
       }
     }
     for (const pid of toReap) if (isAlive(pid)) kill(pid, 'SIGKILL');
     try {
       process.kill(-pgid, 'SIGKILL');
     } catch {
-      /* group empty */
+      // the group is empty already: nothing left to kill
     }
     await this.exited;
     await waitFor(() => toReap.every((pid) => !isAlive(pid)) && sameSession().length === 0, {
@@ -305,7 +305,7 @@ export class CodeServer {
       const logs = path.join(this.userDataDir, 'logs');
       if (fs.existsSync(logs)) fs.cpSync(logs, path.join(dest, 'vscode-logs'), { recursive: true });
     } catch {
-      /* best effort */
+      // the logs are a failure's aid: copying them must not fail the test
     }
     return dest;
   }

@@ -30,7 +30,7 @@ export async function echoOnce(page: Page, count: number, timeoutMs: number): Pr
       [ECHO_KEY, count],
       { polling: 'raf', timeout: timeoutMs },
     )
-    .then((handle) => handle.jsonValue() as Promise<number>)
+    .then((handle) => handle.jsonValue())
     .catch(() => undefined);
   return seen === undefined ? undefined : seen - (await lastKeydown(page));
 }

@@ -20,7 +20,7 @@ export function readProc(pid: number): ProcInfo | undefined {
     try {
       cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     } catch {
-      /* gone */
+      // the process ended while read: no command line to match
     }
     return { pid, state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]), sid: Number(rest[3]), cmdline };
   } catch {
@@ -77,6 +77,6 @@ export function kill(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
   } catch {
-    /* already gone */
+    // the process is already gone: nothing left to signal
   }
 }

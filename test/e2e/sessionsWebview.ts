@@ -49,10 +49,10 @@ export class SessionsWebview {
     const frame = await this.frame();
     // An expression, not a function built in the page: the webview's CSP forbids eval there.
     const selector = JSON.stringify(`.card[data-session-id="${id}"]`);
-    return frame.evaluate(
+    return frame.evaluate<T | undefined>(
       `(() => { const card = document.querySelector(${selector}); ` +
         `return card ? (${fn.toString()})(card) : undefined; })()`,
-    ) as Promise<T | undefined>;
+    );
   }
 
   /** The preview's rows as rendered by xterm.js's DOM renderer. */

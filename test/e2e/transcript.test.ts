@@ -62,7 +62,7 @@ scenarioHooks(
 );
 
 function agentOf(session: SessionView): { profile?: string; sessionId?: string } {
-  return (session.metadata?.agent ?? {}) as { profile?: string; sessionId?: string };
+  return session.metadata?.agent ?? {};
 }
 
 /** The lines the active editor shows, top to bottom, each with its number from the gutter. */

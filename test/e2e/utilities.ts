@@ -43,7 +43,7 @@ export async function waitFor<T>(
     try {
       const value = await condition();
       lastValue = value;
-      if (value !== undefined && value !== null && value !== false) return value as T;
+      if (value !== undefined && value !== null && value !== false) return value;
     } catch (err) {
       lastError = err;
     }

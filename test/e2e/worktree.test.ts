@@ -39,7 +39,7 @@ scenarioHooks(
 );
 
 function worktreeMeta(session: SessionView): { path?: string; branch?: string; repo?: string } {
-  return (session.metadata?.worktree ?? {}) as { path?: string; branch?: string; repo?: string };
+  return session.metadata?.worktree ?? {};
 }
 
 /** Runs the command through the palette and returns the session it started on `branch`. */

@@ -26,7 +26,7 @@ export class AttachTerminal {
       cols,
       rows,
       cwd: box.dir,
-      env: { ...box.env, TERM: 'xterm-256color' } as Record<string, string>,
+      env: { ...box.env, TERM: 'xterm-256color' },
     });
     this.term.onData((data) => (this.output += data));
   }
@@ -52,7 +52,7 @@ export class AttachTerminal {
           .slice(-15)
           .join('\n');
       } catch {
-        // no log yet
+        // no log yet: the daemon has not written its first line
       }
       throw new Error(`${(err as Error).message}\nsessions: ${sessions.stdout}\ndaemon log:\n${log}`, { cause: err });
     }

@@ -85,7 +85,7 @@ function successorsOn(socket: string): number[] {
       if (argv.includes('--successor') && at >= 0 && argv[at + 1] === socket && isAlive(Number(entry)))
         pids.push(Number(entry));
     } catch {
-      // Gone while read.
+      // The process ended while read: not one of them.
     }
   }
   return pids;

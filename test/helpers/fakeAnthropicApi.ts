@@ -105,6 +105,6 @@ export async function startFakeAnthropicApi(tool: ToolCall | readonly ToolCall[]
     url: `http://127.0.0.1:${server.port}`,
     paths: server.paths,
     toolCalls,
-    close: server.close,
+    close: server.close.bind(server),
   };
 }

@@ -65,6 +65,6 @@ export async function startFakeGeminiApi(call: GeminiFunctionCall): Promise<Fake
     url: `http://127.0.0.1:${server.port}`,
     paths: server.paths,
     toolCalls,
-    close: server.close,
+    close: server.close.bind(server),
   };
 }

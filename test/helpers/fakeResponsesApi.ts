@@ -84,6 +84,6 @@ export async function startFakeResponsesApi(call: FunctionCall): Promise<FakeRes
     url: `http://127.0.0.1:${server.port}/v1`,
     paths: server.paths,
     toolCalls,
-    close: server.close,
+    close: server.close.bind(server),
   };
 }

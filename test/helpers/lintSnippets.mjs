@@ -1,10 +1,11 @@
-// Lints source snippets at given paths with the layer and UI sink rules alone (scripts/layers.mjs,
-// scripts/uiSinks.mjs), for test/lint-*.test.ts (helpers/lint.ts): stdin is [{file, code}], stdout the rule ids
+// Lints source snippets at given paths with the layer, UI sink and empty-catch rules alone (scripts/layers.mjs,
+// scripts/uiSinks.mjs, scripts/emptyCatch.mjs), for test/lint-*.test.ts (helpers/lint.ts): stdin is [{file, code}], stdout the rule ids
 // and messages reported for each, in order.
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { layerConfigs } from '../../scripts/layers.mjs';
 import { uiSinkConfigs } from '../../scripts/uiSinks.mjs';
+import { emptyCatchPlugin } from '../../scripts/emptyCatch.mjs';
 
 process.stdin.setEncoding('utf8');
 let input = '';
@@ -17,6 +18,7 @@ const eslint = new ESLint({
     { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
     ...layerConfigs,
     ...uiSinkConfigs,
+    { files: ['**/*.ts'], plugins: { holdfast: emptyCatchPlugin }, rules: { 'holdfast/empty-catch': 'error' } },
   ],
 });
 const reports = [];

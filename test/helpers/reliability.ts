@@ -209,7 +209,7 @@ export function startLatencyProbe(socket: string, session: string, rounds: Round
   const script = path.join(__dirname, 'latencyProbe.js');
   const child = spawn(process.execPath, [script, socket, session], { stdio: ['ignore', 'pipe', 'inherit'] });
   let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop()!;
     for (const line of lines) rounds.push(line.split(' ').map(Number) as Round);

@@ -283,8 +283,8 @@ export function differences(a: Terminal, b: Terminal, title: [string, string]): 
     const la = ba.getLine(ba.baseY + y);
     const lb = bb.getLine(bb.baseY + y);
     for (let x = 0; x < a.cols; x++) {
-      const ka = la?.getCell(x, ca) ? cellKey(ca as unknown as CellView) : '';
-      const kb = lb?.getCell(x, cb) ? cellKey(cb as unknown as CellView) : '';
+      const ka = la?.getCell(x, ca) ? cellKey(ca) : '';
+      const kb = lb?.getCell(x, cb) ? cellKey(cb) : '';
       if (ka !== kb) {
         diffs.push(`cell ${x},${y}: [${ka}] vs [${kb}]`);
         break;
