@@ -105,9 +105,14 @@ test('Claude Code: --settings hooks report running, waiting and done, and the co
   assert.ok(fs.existsSync(CLI_SCRIPT), 'the hook runs dist/cli.js notify');
   const id = '0b4f2a52-7c9e-4d8f-9a3e-5b6c7d8e9f01';
   const session = await start(['claude', '--session-id', id], { profile: 'claude', sessionId: id });
-  const { met } = await waitForText(client, session.id, 'hooks: Notification,Stop,UserPromptSubmit', 20_000);
+  const { met } = await waitForText(
+    client,
+    session.id,
+    'hooks: Notification,PermissionRequest,Stop,UserPromptSubmit',
+    20_000,
+  );
   const { lines } = await client.request('read', { session: session.id });
-  assert.ok(met, `the stand-in got --settings with three hooks:\n${lines.join('\n')}`);
+  assert.ok(met, `the stand-in got --settings with four hooks:\n${lines.join('\n')}`);
   assert.ok(
     lines.some((l) => l.includes(`claude argv: ["--session-id","${id}"]`)),
     lines.join('\n'),
