@@ -10,6 +10,7 @@ import { PROTOCOL_VERSION, SessionInfo } from '../src/protocol/messages';
 import * as fs from 'node:fs';
 import { tokenPathFor } from '../src/host/paths';
 import { log, Marker, now, onCleanup, tempDir, waitUntil } from './util';
+import { DAEMON_BUNDLES } from '../src/host/bundles';
 
 export interface BenchDaemon {
   pid: number;
@@ -34,7 +35,7 @@ export function daemonScript(): string {
   if (pinnedScript) return pinnedScript;
   const dir = tempDir('hf-bench-dist-');
   // With the worker threads' bundles beside it: the daemon starts them from its own folder.
-  for (const file of ['daemon.js', 'searchWorker.js', 'emulatorWorker.js'].flatMap((f) => [f, `${f}.map`])) {
+  for (const file of DAEMON_BUNDLES.flatMap((f) => [f, `${f}.map`])) {
     if (fs.existsSync(path.join(__dirname, file))) fs.copyFileSync(path.join(__dirname, file), path.join(dir, file));
   }
   pinnedScript = path.join(dir, 'daemon.js');

@@ -4,6 +4,7 @@
 // The sessions webview (sidebar, wall of screens) is browser code: its own bundle and styles in dist/webview.
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { forbiddenInputs } from './bundleRules.mjs';
 
 const entries = {
   daemon: 'src/daemon/main.ts',
@@ -11,6 +12,8 @@ const entries = {
   searchWorker: 'src/daemon/searchWorker.ts',
   // The daemon's worker threads that own the sessions' emulators (src/daemon/emulatorWorkers.ts starts them).
   emulatorWorker: 'src/daemon/emulatorWorker.ts',
+  // The text workers' checkpoint reader, loaded on the first checkpoints job (src/daemon/textJobs.ts).
+  checkpointReader: 'src/daemon/checkpointReader.ts',
   cli: 'src/cli/main.ts',
   mcp: 'src/mcp/mcpServer.ts',
   extension: 'src/extension/extension.ts',
@@ -29,24 +32,13 @@ const common = {
   define: { HOLDFAST_VERSION: JSON.stringify(process.env.npm_package_version ?? '0.0.0') },
 };
 
-/**
- * Fails the build when the CLI bundle took in a module of src/daemon or src/mcp: the CLI starts dist/daemon.js
- * and loads dist/mcp.js (src/host/bundles.ts), it holds neither.
- */
-function checkCliHoldsNoOtherSide(result) {
-  const modules = Object.keys(result.metafile.inputs).filter((input) => /^src\/(daemon|mcp)\//.test(input));
-  if (modules.length > 0)
-    throw new Error(`dist/cli.js must not contain the daemon or the MCP server, but bundles ${modules.join(', ')}`);
-}
-
 const builds = Object.entries(entries)
   .filter(([, file]) => existsSync(file))
   .map(([name, file]) =>
-    name === 'cli'
-      ? esbuild
-          .build({ ...common, entryPoints: [file], outfile: `dist/${name}.js`, metafile: true })
-          .then(checkCliHoldsNoOtherSide)
-      : esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js` }),
+    esbuild.build({ ...common, entryPoints: [file], outfile: `dist/${name}.js`, metafile: true }).then((result) => {
+      const problem = forbiddenInputs(name, result.metafile);
+      if (problem) throw new Error(problem);
+    }),
   );
 builds.push(
   esbuild.build({

@@ -22,6 +22,7 @@ import {
   waitFor,
 } from './helpers/daemon';
 import { daemonLog, daemonLogNow } from './helpers/reliability';
+import { DAEMON_BUNDLES } from '../src/host/bundles';
 
 const ALL = 1_000_000;
 
@@ -291,7 +292,7 @@ test('a crash whose handoff fails: the daemon carries on with every session; the
   const dir = tempDir('hf-crash-');
   const dist = path.join(dir, 'dist');
   fs.mkdirSync(dist);
-  for (const file of ['daemon.js', 'emulatorWorker.js', 'searchWorker.js'])
+  for (const file of DAEMON_BUNDLES)
     fs.copyFileSync(path.join(path.dirname(DAEMON_SCRIPT), file), path.join(dist, file));
   const modules = path.join(ROOT, 'node_modules');
   const env: NodeJS.ProcessEnv = { ...isolatedEnv(dir), NODE_PATH: modules, HOLDFAST_TEST_CRASH_NAME: 'crash' };

@@ -10,12 +10,13 @@ import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/host/launch';
 import { isAlive, isolatedEnv, ROOT, tempDir, waitFor } from './helpers/daemon';
 import { daemonLogNow, record } from './helpers/reliability';
+import { DAEMON_BUNDLES } from '../src/host/bundles';
 
 /** The daemon's bundle in a folder of its own, with `worker` as its emulatorWorker.js. */
 function daemonCopy(dir: string, worker?: string): string {
   const dist = path.join(dir, 'dist');
   fs.mkdirSync(dist);
-  for (const file of ['daemon.js', 'searchWorker.js'])
+  for (const file of DAEMON_BUNDLES.filter((f) => f !== 'emulatorWorker.js'))
     fs.copyFileSync(path.join(ROOT, 'dist', file), path.join(dist, file));
   if (worker !== undefined) fs.writeFileSync(path.join(dist, 'emulatorWorker.js'), worker);
   return path.join(dist, 'daemon.js');

@@ -40,7 +40,7 @@ test("src and test files are linted with typescript-eslint's type-checked rules"
   }
 });
 
-test('a catch that does nothing says why in four words or more; a catch with a statement needs no comment', async () => {
+test('a catch that does nothing says why in four words or more; one with a statement needs no comment', async () => {
   const [gone, blank, said, handled] = await lint([
     { file: 'src/daemon/x.ts', code: 'try { f(); } catch {\n  /* gone */\n}\n' },
     { file: 'src/daemon/x.ts', code: 'try { f(); } catch {}\n' },

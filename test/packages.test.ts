@@ -14,6 +14,7 @@ import { runChecks } from '../src/extension/doctor';
 import { binaryTarget, currentTarget, headerTarget, missingPtyBinary } from '../src/host/nodePtyBinary';
 import { cliSandbox, CLI_SCRIPT } from './helpers/cli';
 import { ROOT } from './helpers/daemon';
+import { DAEMON_BUNDLES } from '../src/host/bundles';
 
 const run = promisify(execFile);
 const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64'];
@@ -75,7 +76,7 @@ test('npm run package: one .vsix per target, with its own node-pty binary and no
     const entries = unzipList(vsix);
     const manifest = unzipEntry(vsix, 'extension.vsixmanifest').toString('utf8');
     assert.match(manifest, new RegExp(`TargetPlatform="${target}"`), target);
-    for (const bundle of ['extension.js', 'daemon.js', 'searchWorker.js', 'emulatorWorker.js', 'cli.js', 'mcp.js'])
+    for (const bundle of ['extension.js', ...DAEMON_BUNDLES, 'cli.js', 'mcp.js'])
       assert.ok(entries.includes(`extension/dist/${bundle}`), `${target}: ${bundle}`);
     // Everything under node-pty that is not its JavaScript, package.json or licence is a binary.
     const pty = 'extension/node_modules/node-pty/';

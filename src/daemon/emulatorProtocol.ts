@@ -36,6 +36,9 @@ export type AttentionSignal = Extract<EmulatorNote, { kind: 'bell' | 'mark' | 'p
 /** screen: the visible screen and modes; full: with the scrollback. */
 export type SnapshotView = 'screen' | 'full';
 
+/** What every snapshot starts with: a full reset, the scrollback cleared (the receiver may show an older screen). */
+export const SNAPSHOT_PREFIX = '\x1bc\x1b[3J';
+
 export type EmulatorRead =
   /**
    * At an exact cut point (between two chunks), waiting until `syncDeadline` (ms since the epoch) for a

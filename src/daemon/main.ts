@@ -13,7 +13,6 @@ import { checkEmulatorWorkerBundle } from './emulatorWorkers';
 import { receiveHandoff } from './handoffReceive';
 import { checkNodePtyInternals } from './nodePtyInternals';
 import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
-import { checkXtermInternals } from './xtermInternals';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -41,8 +40,8 @@ async function main(): Promise<number> {
   const socket = resolveSocketPath(values.socket);
   const limits: Record<string, number> = {};
   try {
-    // Another version of either library fails here, loudly, not later in a session.
-    checkXtermInternals();
+    // Another version of node-pty fails here, loudly, not later in a session. @xterm/headless is checked where
+    // it runs, in the emulator worker (emulator.ts): the main thread never loads it.
     checkNodePtyInternals();
     checkEmulatorWorkerBundle();
     // Then: the previous daemon waits for the answer, its sessions cut meanwhile.

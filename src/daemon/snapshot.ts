@@ -4,10 +4,8 @@
 // encoding, cursor style and visibility, the pen the program writes with, and the title.
 import type { Terminal } from '@xterm/headless';
 import { RowMarks, serializeBuffers, sgrFor } from './screenSerializer';
+import { SNAPSHOT_PREFIX } from './emulatorProtocol';
 import { core, PackedCell } from './xtermInternals';
-
-/** Full reset, then clear the scrollback: the receiver may be showing an older screen. */
-export const SNAPSHOT_PREFIX = '\x1bc\x1b[3J';
 
 type PenCell = PackedCell;
 

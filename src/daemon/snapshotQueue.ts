@@ -3,8 +3,7 @@
 // that point follow it, so the client's stream goes on right after the snapshot.
 import type { IDisposable } from '../base/disposable';
 import type { ClientRoles, Subscriber } from './clientRoles';
-import type { SnapshotView } from './emulatorProtocol';
-import { SNAPSHOT_PREFIX } from './snapshot';
+import { SNAPSHOT_PREFIX, type SnapshotView } from './emulatorProtocol';
 import type { SessionEmulator, SnapshotResult } from './sessionEmulator';
 
 export enum SnapshotTiming {

@@ -1,7 +1,8 @@
 // What search and text waits hand to a worker thread (searchWorker.ts), and the work itself: a
 // pattern over copies of sessions' text (decoded there) and over their agents' transcript files; and
-// the checkpoint files, read, parsed and checked there (a hostile one may be 16 MiB of deep JSON).
-import { inspectSaved } from '../agents/agents';
+// the checkpoint files, read, parsed and checked there (a hostile one may be 16 MiB of deep JSON) by
+// checkpointReader.ts, a bundle of its own loaded on the first such job.
+import * as path from 'node:path';
 import {
   CostlyTranscript,
   readTranscript,
@@ -9,13 +10,11 @@ import {
   TranscriptBounds,
   TranscriptTooCostly,
 } from '../agents/transcripts';
-import { listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
-import { UnsafeDirectoryError } from '../host/paths';
-import { CheckpointLimit } from '../protocol/limits';
 import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
 import type { CheckpointFile, CheckpointSummary, InspectedSession, SkippedCheckpoint } from '../protocol/recovery';
 import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../text/textPattern';
 import { transcriptReason } from './attentionReason';
+import type * as CheckpointReader from './checkpointReader';
 import { isAlternateMarker, logicalLines, SessionTextCopy } from './sessionText';
 
 /** A longer line (a logical line can be long) is cut in a search's answer, so replies stay small. */
@@ -180,65 +179,15 @@ async function search(job: Extract<TextJob, { kind: 'search' }>, costly: CostlyT
   return result(false);
 }
 
-/**
- * What a list read of each file: by path, with the version read (size, mtime, inode), so that a list
- * reads only files that are new or changed since (six 15 MB files took a loaded machine over 2 s).
- */
-const listed = new Map<string, { version: string; summary: CheckpointSummary } | { version: string; error: string }>();
-
-function fileVersion(f: ListedCheckpointFile): string {
-  return `${f.size}:${f.mtimeMs}:${f.ino}`;
-}
+let reader: typeof CheckpointReader | undefined;
 
 /**
- * Only the summaries cross back to the main thread, and the one checkpoint asked for (then only its
- * file is read). Each file's text is let go before the next is read: a worker ended with a big heap
- * costs the main thread its teardown.
+ * dist/checkpointReader.js, loaded on the first checkpoints job: its schemas bring zod, which a worker
+ * replaced after a runaway search (most jobs) would otherwise load again each time.
  */
-function checkpoints(job: Extract<TextJob, { kind: 'checkpoints' }>): CheckpointsRead {
-  const read: CheckpointsRead = { checkpoints: [], skipped: [], unread: 0 };
-  const readUntil = Date.now() + job.readForMs;
-  const files = listCheckpointFiles(job.dir);
-  if (job.id === undefined) {
-    const present = new Set(files.map((f) => f.path));
-    for (const file of listed.keys()) if (!present.has(file)) listed.delete(file);
-  }
-  for (const f of files) {
-    if (job.id !== undefined && f.id !== job.id) continue;
-    const version = fileVersion(f);
-    const known = job.id === undefined ? listed.get(f.path) : undefined;
-    if (known?.version === version) {
-      if ('error' in known) read.skipped.push({ file: f.path, error: known.error });
-      else read.checkpoints.push({ ...known.summary, current: known.summary.id === job.currentId });
-      continue;
-    }
-    if (Date.now() > readUntil) {
-      read.unread++;
-      continue;
-    }
-    try {
-      const checkpoint = readCheckpoint(f, job.currentId);
-      read.checkpoints.push(checkpoint.summary);
-      listed.set(f.path, { version, summary: checkpoint.summary });
-      if (job.id !== undefined) read.found = found(checkpoint);
-    } catch (err) {
-      read.skipped.push({ file: f.path, error: (err as Error).message });
-      listed.set(f.path, { version, error: (err as Error).message });
-    }
-  }
-  read.checkpoints.sort((a, b) => b.writtenAt - a.writtenAt);
-  return read;
-}
-
-function found({ summary, data }: { summary: CheckpointSummary; data: CheckpointFile }): CheckpointFound {
-  const inspected = data.sessions.map(inspectSaved);
-  const droppedScreens: CheckpointFound['droppedScreens'] = [];
-  for (const saved of data.sessions) {
-    if (saved.screen === undefined || saved.screen.length <= CheckpointLimit.ScreenChars) continue;
-    droppedScreens.push({ id: saved.id, chars: saved.screen.length });
-    delete saved.screen;
-  }
-  return { summary, inspected, data, droppedScreens };
+function checkpointReader(): typeof CheckpointReader {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- another bundle, found beside this one
+  return (reader ??= require(path.join(__dirname, 'checkpointReader.js')) as typeof CheckpointReader);
 }
 
 /** Why an agent waits, from its transcript; one too costly to read is no reason (TextWorkers logs it once). */
@@ -260,7 +209,7 @@ export async function runJob(job: TextJob): Promise<JobAnswer> {
       const result = await search(job, costly);
       return { ok: true, result, ...(costly.length > 0 ? { costly } : {}) };
     }
-    if (job.kind === 'checkpoints') return { ok: true, result: checkpoints(job) };
+    if (job.kind === 'checkpoints') return checkpointReader().readCheckpoints(job);
     if (job.kind === 'reason') return await reason(job);
     const pattern = compiledPattern(job.pattern, job.flags);
     return { ok: true, result: logicalLines(job.text).lines.some((line) => pattern.test(line)) };
@@ -268,8 +217,6 @@ export async function runJob(job: TextJob): Promise<JobAnswer> {
     const message = (err as Error).message;
     if (err instanceof PatternLimitError) return { ok: false, code: ErrorCode.Limit, message };
     if (err instanceof PatternError) return { ok: false, code: ErrorCode.BadRequest, message };
-    if (err instanceof UnsafeDirectoryError)
-      return { ok: false, code: ErrorCode.Internal, message: `refusing to read checkpoints: ${message}` };
     return { ok: false, code: ErrorCode.Internal, message: (err as Error).stack ?? message };
   }
 }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
 import { Log } from './log';
+import { DAEMON_BUNDLES } from '../host/bundles';
 
 export interface DaemonInstall {
   /** The folder of this build's copy. */
@@ -41,7 +42,7 @@ function nodePtyRuntimeFiles(ptyDir: string): string[] {
 }
 
 /** The bundles the copy holds; the daemon runs the CLI from it too (agents' hooks run `cli.js notify`). */
-const COPIED_BUNDLES = ['daemon.js', 'searchWorker.js', 'emulatorWorker.js', 'cli.js', 'mcp.js'];
+const COPIED_BUNDLES = [...DAEMON_BUNDLES, 'cli.js', 'mcp.js'];
 
 /**
  * Name of the copy: the extension version plus a hash of its bundles, so a rebuilt dev bundle gets

@@ -3,6 +3,9 @@
 // started as its own process (`holdfast new`, `serve`, start_session); the MCP server runs in the CLI's.
 import * as path from 'node:path';
 
+/** The daemon's bundles: it starts its worker threads and loads the checkpoint reader from its own folder. */
+export const DAEMON_BUNDLES = ['daemon.js', 'searchWorker.js', 'emulatorWorker.js', 'checkpointReader.js'];
+
 /** The bundled daemon sits next to the bundled CLI and MCP server (dist/daemon.js beside dist/cli.js). */
 export function daemonScriptPath(): string {
   return path.join(__dirname, 'daemon.js');

@@ -1,6 +1,6 @@
-// Lints source snippets at given paths with the layer, UI sink and empty-catch rules alone (scripts/layers.mjs,
-// scripts/uiSinks.mjs, scripts/emptyCatch.mjs), for test/lint-*.test.ts (helpers/lint.ts): stdin is [{file, code}], stdout the rule ids
-// and messages reported for each, in order.
+// Lints source snippets at given paths with the layer, UI sink and empty-catch rules alone
+// (scripts/layers.mjs, scripts/uiSinks.mjs, scripts/emptyCatch.mjs), for test/lint-*.test.ts (helpers/lint.ts):
+// stdin is [{file, code}], stdout the rule ids and messages reported for each, in order.
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { layerConfigs } from '../../scripts/layers.mjs';
