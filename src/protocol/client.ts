@@ -1,5 +1,6 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
 import * as net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Emitter, IDisposable } from '../base/disposable';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
 import type { ClientHello, DaemonHello } from './hello';
@@ -42,6 +43,12 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** A scoped credential (HOLDFAST_TOKEN) sent instead of the token file's token. */
   credential?: string;
+  /**
+   * Another way to the daemon than its socket (src/link: ssh's stdio to the host's `holdfast bridge`), opened
+   * instead; `socket` then only names it in messages. The far end proves its own daemon and puts its token in,
+   * so no token file is read here and only `credential` (one that daemon granted) is sent.
+   */
+  transport?: () => Duplex;
 }
 
 /** Frames whose payload is JSON, after the hello (a kind unknown to this client is skipped unread). */
@@ -116,15 +123,17 @@ export class HoldfastClient implements IDisposable {
   readonly onClose = this.onCloseEmitter.event;
 
   private constructor(
-    private readonly socket: net.Socket,
+    private readonly socket: Duplex,
     private readonly decoder: FrameDecoder,
     readonly hello: DaemonHello,
   ) {}
 
   static async connect(options: ConnectOptions): Promise<HoldfastClient> {
     // Nothing is sent to a path that is not provably this user's daemon (another user's fake would get it all).
-    const token = trustedToken(options.socket, () => new NoDaemonError(options.socket), undefined, options.credential);
-    const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
+    const token = options.transport
+      ? options.credential
+      : trustedToken(options.socket, () => new NoDaemonError(options.socket), undefined, options.credential);
+    const socket = options.transport ? options.transport() : await openSocket(options.socket, options.timeoutMs ?? 5000);
     // A daemon that closes during the handshake (stopping, or its queue full) fails it through 'close'
     // below; without a listener, writing the hello to it would throw EPIPE into the caller's process.
     socket.on('error', () => undefined);
