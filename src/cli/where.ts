@@ -22,7 +22,8 @@ export function linkFor(command: Command, args: ParsedArgs, env: NodeJS.ProcessE
   const ref = stringOpt(args, 'host') ?? fromEnv;
   const host = ref === undefined ? undefined : resolveHost(ref, readHosts(env));
   if (!host) return localLink(resolveSocketPath(socketOpt, env), env);
-  if (command.here) throw usageError(`${command.name} ${command.here}; on ${ref}: ssh ${host.target} holdfast ${command.name}`);
+  if (command.here)
+    throw usageError(`${command.name} ${command.here}; on ${ref}: ssh ${host.target} holdfast ${command.name}`);
   // A scoped credential is this machine's daemon's: its holder gets no rights on other hosts through this user's keys.
   if (env[SCOPE_TOKEN_ENV])
     throw new CliError(

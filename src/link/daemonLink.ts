@@ -95,5 +95,8 @@ function hostError(name: string, err: unknown, stream: SshStream | undefined, ti
   if (stream?.failure) return stream.failure;
   // ssh still ran: the far end said nothing in time, or something that is not a daemon's hello.
   const why = printable(oneLine(err instanceof Error ? err.message : String(err)));
-  return new SshFailure(why.endsWith('did not answer the handshake') ? `${why} within ${timeoutMs} ms` : why, 'transient');
+  return new SshFailure(
+    why.endsWith('did not answer the handshake') ? `${why} within ${timeoutMs} ms` : why,
+    'transient',
+  );
 }

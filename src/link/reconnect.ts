@@ -78,5 +78,9 @@ export async function reconnect(link: DaemonLink, options: ReconnectOptions = {}
 
 /** Why a connection ended, as the link knows it (ssh's own words) or the client does. */
 export function lossReason(link: DaemonLink, client: HoldfastClient, error: Error | undefined): Error {
-  return link.lossOf(client) ?? error ?? new Error(`the connection to ${link.name === 'local' ? 'the daemon' : link.name} closed`);
+  return (
+    link.lossOf(client) ??
+    error ??
+    new Error(`the connection to ${link.name === 'local' ? 'the daemon' : link.name} closed`)
+  );
 }

@@ -41,7 +41,11 @@ const SSH_MESSAGES: [RegExp, (target: string) => string, SshFailureKind][] = [
   [/Connection refused/, (t) => `ssh: ${t} refused the connection (no sshd listening there?)`, 'transient'],
   [/timed out|Timeout, server \S+ not responding/i, (t) => `ssh: ${t} did not answer (timed out)`, 'transient'],
   [/No route to host|Network is unreachable/, (t) => `ssh: no route to ${t}`, 'transient'],
-  [/Connection (closed|reset) by|Broken pipe|kex_exchange_identification/, (t) => `ssh: ${t} closed the connection`, 'transient'],
+  [
+    /Connection (closed|reset) by|Broken pipe|kex_exchange_identification/,
+    (t) => `ssh: ${t} closed the connection`,
+    'transient',
+  ],
 ];
 
 /** The last line ssh (or the remote shell) wrote, printable and short: a line nothing above knows. */
@@ -90,5 +94,8 @@ export function sshFailure(
 /** ssh itself could not start here (HOLDFAST_SSH names a program that is not there). */
 export function sshNotStarted(program: string, err: NodeJS.ErrnoException): SshFailure {
   const why = err.code === 'ENOENT' ? 'not found' : (err.code ?? err.message);
-  return new SshFailure(`cannot run ${printable(program)} (${why}): OpenSSH's client is needed to reach a host`, 'permanent');
+  return new SshFailure(
+    `cannot run ${printable(program)} (${why}): OpenSSH's client is needed to reach a host`,
+    'permanent',
+  );
 }

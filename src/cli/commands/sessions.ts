@@ -9,6 +9,7 @@ import { Command } from '../command';
 import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { formatState, sessionDetails, sessionTable } from '../output';
+import { listAllHosts } from '../allHosts';
 
 const MAX_DIMENSION = 10000;
 
@@ -67,7 +68,9 @@ export const newCommand: Command = {
     const folder = stringOpt(args, 'worktree-folder');
     if (folder !== undefined && branch === undefined) throw usageError('--worktree-folder needs --worktree BRANCH');
     if (branch !== undefined && remote)
-      throw usageError(`--worktree runs git on this machine; on ${ctx.link.name}: ssh ${ctx.link.host!.target} holdfast new --worktree`);
+      throw usageError(
+        `--worktree runs git on this machine; on ${ctx.link.name}: ssh ${ctx.link.host!.target} holdfast new --worktree`,
+      );
     const worktree = branch === undefined ? undefined : await newWorktree(params, branch, folder);
     try {
       const client = await ctx.link.connect({ start: true });
@@ -114,11 +117,20 @@ async function newWorktree(params: CreateParams, branch: string, folder?: string
 export const listCommand: Command = {
   name: 'list',
   summary: 'list sessions',
-  usage: 'list',
-  options: {},
-  details: ['--json prints {"sessions": [SessionInfo...]}.'],
+  usage: 'list [--all-hosts]',
+  options: {
+    'all-hosts': { type: 'boolean', help: 'this machine and every host of config.json, with a HOST column' },
+  },
+  details: [
+    '--json prints {"sessions": [SessionInfo...]}; with --all-hosts {"hosts": [{host, sessions, error?}]}.',
+    'With --all-hosts a host that fails (ssh, no answer in its timeout) is listed with its error, and the exit is 1.',
+  ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
+    if (boolOpt(ctx.args, 'all-hosts')) {
+      if (stringOpt(ctx.args, 'host') !== undefined) throw usageError('--all-hosts lists every host: leave out --host');
+      return listAllHosts(ctx);
+    }
     const { sessions } = await withClient(ctx, (client) => client.request('list', {}));
     return { data: { sessions }, text: sessionTable(sessions) };
   },

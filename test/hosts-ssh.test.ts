@@ -1,0 +1,105 @@
+// Hosts over SSH with a real sshd on loopback: `--host`, `list --all-hosts` with a local, a remote and a failing
+// host, the one-line states of a host key unknown and a port nobody answers, and a remote session driven from here.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { cliSandbox, CliSandbox, isOneErrorLine, runCli } from './helpers/cli';
+import { NOBODY_THERE, REMOTE, SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
+
+let box: CliSandbox;
+let sshd: SshServer;
+before(async () => {
+  box = cliSandbox();
+  sshd = await startSshServer();
+  box.env.HOLDFAST_SSH = sshd.sshProgram;
+  box.env.XDG_CONFIG_HOME = path.join(box.dir, 'config');
+  fs.mkdirSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(
+    path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'),
+    JSON.stringify({
+      hosts: [
+        { target: REMOTE, name: 'remote' },
+        { target: NOBODY_THERE, timeoutMs: 15_000 },
+      ],
+    }),
+  );
+});
+after(async () => {
+  await box?.cleanup();
+  await sshd?.stop();
+});
+
+const BASH = ['--', 'bash', '--norc', '--noprofile'];
+
+test('a remote session is started, driven and read over ssh, in the remote daemon alone', async () => {
+  const id = (await box.ok(['--host', 'remote', 'new', '--name', 'far', '--env', 'PS1=far$ ', ...BASH])).trim();
+  await box.ok(['--host', 'remote', 'send', 'far', '--text', 'echo remote-$((6*7))', '--enter']);
+  await box.ok(['--host', 'remote', 'wait', 'far', '--for', 'text:^remote-42$', '--timeout-ms', '20000']);
+  // HOLDFAST_HOST names the host as --host does.
+  const screen = await runCli({ ...box.env, HOLDFAST_HOST: 'remote' }, ['read', id]);
+  assert.equal(screen.code, 0, screen.stderr);
+  assert.match(screen.stdout, /^remote-42$/m);
+  // The remote daemon is the remote user's own: this machine's has no such session, and its token is not ours.
+  const here = await box.run(['show', id]);
+  assert.notEqual(here.code, 0);
+  const remoteSocket = path.join(sshd.remoteEnv.XDG_RUNTIME_DIR!, 'holdfast', 'holdfast.sock');
+  assert.ok(fs.existsSync(remoteSocket), 'the remote daemon listens in the remote XDG_RUNTIME_DIR');
+  const remoteShow = JSON.parse(
+    await (async () => {
+      const r = await runCli({ ...sshd.remoteEnv }, ['show', id, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout;
+    })(),
+  ) as { name: string };
+  assert.equal(remoteShow.name, 'far');
+});
+
+test('list --all-hosts: a HOST column for this machine and the remote, the failing host with its error', async () => {
+  await box.ok(['new', '--name', 'near', ...BASH]);
+  const result = await box.run(['list', '--all-hosts']);
+  assert.equal(result.code, 1, 'a failing host makes the exit 1');
+  const lines = result.stdout.split('\n');
+  assert.match(lines[0], /^HOST\s+ID\s+NAME/);
+  assert.ok(
+    lines.some((l) => /^local\s+\S+\s+near\b/.test(l)),
+    result.stdout,
+  );
+  assert.ok(
+    lines.some((l) => /^remote\s+\S+\s+far\b/.test(l)),
+    result.stdout,
+  );
+  assert.match(result.stdout, new RegExp(`^${NOBODY_THERE}: ssh: ${NOBODY_THERE} refused the connection`, 'm'));
+  const json = JSON.parse((await box.run(['list', '--all-hosts', '--json'])).stdout) as {
+    hosts: { host: string; sessions: { name: string }[]; error?: string }[];
+  };
+  assert.deepEqual(
+    json.hosts.map((h) => [h.host, h.sessions.map((s) => s.name), h.error === undefined]),
+    [
+      ['local', ['near'], true],
+      ['remote', ['far'], true],
+      [NOBODY_THERE, [], false],
+    ],
+  );
+});
+
+test('a host whose key is unknown: one line naming the fix, never a prompt', async () => {
+  const started = Date.now();
+  const result = await box.run(['--host', UNKNOWN_KEY, 'list'], { timeoutMs: 30_000 });
+  assert.equal(result.code, 1);
+  assert.ok(isOneErrorLine(result.stderr), result.stderr);
+  assert.match(result.stderr, new RegExp(`ssh: host key unknown — run \`ssh ${UNKNOWN_KEY}\` once`));
+  assert.ok(Date.now() - started < 30_000);
+});
+
+test('commands that only run here refuse --host with why; a target that would be an option is refused', async () => {
+  const doctor = await box.run(['--host', 'remote', 'doctor']);
+  assert.equal(doctor.code, 2);
+  assert.match(
+    doctor.stderr,
+    /doctor checks this machine's files and daemon; on remote: ssh hf-remote holdfast doctor/,
+  );
+  const bad = await box.run(['--host=-oProxyCommand=x', 'list']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /does not start with "-"/);
+});
