@@ -6,6 +6,7 @@ import { ErrorCode } from '../protocol/messages';
 import { UntrustedEndpointError } from '../host/endpointTrust';
 import { DaemonLink, LinkConnectOptions } from './daemonLink';
 import { SshFailure } from './sshFailure';
+import { oneLine, printable } from '../text/printable';
 
 /** The pauses between attempts: a daemon that is there answers the first; the last repeats. */
 export const RECONNECT_DELAYS_MS = [50, 100, 250, 500, 1000, 2000, 5000];
@@ -83,4 +84,47 @@ export function lossReason(link: DaemonLink, client: HoldfastClient, error: Erro
     error ??
     new Error(`the connection to ${link.name === 'local' ? 'the daemon' : link.name} closed`)
   );
+}
+
+/** The one line a client says when its connection is lost, before it reconnects. */
+export function lostLine(link: DaemonLink, reason: Error): string {
+  const where = link.host ? link.name : 'the daemon';
+  return `the connection to ${where} was lost (${printable(oneLine(reason.message))}); reconnecting…`;
+}
+
+export interface RidingOptions {
+  /** Says the loss, once per drop, before reconnecting. */
+  say(line: string): void;
+  signal?: AbortSignal;
+  /** No reconnect after this (the caller's own timeout). */
+  deadline?: number;
+}
+
+/**
+ * Runs `fn` on a connection through `link` and, when the connection is lost under it (a handoff, ssh gone), says so,
+ * reconnects and runs it again: for requests that may be asked twice (a wait, a read). A refusal is thrown as it is.
+ */
+export async function riding<T>(
+  link: DaemonLink,
+  fn: (client: HoldfastClient) => Promise<T>,
+  options: RidingOptions,
+): Promise<T> {
+  let client = await link.connect();
+  try {
+    for (;;) {
+      let lost: Error | undefined;
+      const closed = client.onClose((error) => (lost = lossReason(link, client, error)));
+      try {
+        return await fn(client);
+      } catch (err) {
+        if (!client.isClosed || err instanceof RequestError) throw err;
+        options.say(lostLine(link, lost ?? (err as Error)));
+      } finally {
+        closed.dispose();
+      }
+      client = await reconnect(link, { signal: options.signal, deadline: options.deadline });
+    }
+  } finally {
+    client.close();
+  }
 }

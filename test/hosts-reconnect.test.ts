@@ -1,0 +1,114 @@
+// Clients that ride through a lost connection: `holdfast attach` across a local `holdfast upgrade` (a handoff) and
+// across its ssh process killed (a real sshd on loopback), `holdfast wait` across an upgrade. Each says so in one
+// line, reconnects by itself and resyncs; the program never notices (same pid, same shell variables).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { connectOptions } from '../src/host/clientOptions';
+import { HoldfastClient } from '../src/protocol/client';
+import { AttachTerminal, showSession, STEP_TIMEOUT_MS } from './helpers/attach';
+import { cliSandbox, CliSandbox, runCli, waitFor } from './helpers/cli';
+import { REMOTE, SshServer, startSshServer } from './helpers/sshd';
+
+let box: CliSandbox;
+let sshd: SshServer;
+before(async () => {
+  box = cliSandbox();
+  sshd = await startSshServer();
+  box.env.HOLDFAST_SSH = sshd.sshProgram;
+  box.env.XDG_CONFIG_HOME = path.join(box.dir, 'config');
+  fs.mkdirSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(
+    path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'),
+    JSON.stringify({ hosts: [{ target: REMOTE, name: 'remote' }] }),
+  );
+});
+after(async () => {
+  await box?.cleanup();
+  await sshd?.stop();
+});
+
+const BASH = ['--env', 'PS1=$ ', '--', 'bash', '--norc', '--noprofile'];
+
+/** The processes whose parent is `pid` (Linux). */
+function childrenOf(pid: number): number[] {
+  const list = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return list ? list.split(/\s+/).map(Number) : [];
+}
+
+function commandOf(pid: number): string {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+}
+
+/** Types a line that sets a variable, then checks it is still set after the reconnect: the shell is the same one. */
+async function typeAndSee(t: AttachTerminal, line: string, expected: string, what: string): Promise<void> {
+  const mark = t.output.length;
+  t.term.write(`${line}\r`);
+  await t.expect(expected, what, mark);
+}
+
+test('attach rides through `holdfast upgrade`: one line, then the same shell, typed into', async () => {
+  await box.ok(['new', '--name', 'here', ...BASH]);
+  const before = await showSession(box, 'here');
+  const t = new AttachTerminal(box, ['here']);
+  await t.expect('$ ', 'the prompt');
+  await typeAndSee(t, 'KEPT=here-$((20+22))', '$ ', 'the assignment');
+  const upgraded = await box.run(['upgrade']);
+  assert.equal(upgraded.code, 0, upgraded.stderr);
+  await t.expect(/holdfast: the connection to the daemon was lost \([^)]*\); reconnecting…/, 'the one line');
+  await typeAndSee(t, 'echo "[$KEPT]"', '[here-42]', 'the same shell after the handoff');
+  const after = await showSession(box, 'here');
+  assert.equal(after.pid, before.pid, 'the program is untouched');
+  assert.equal(after.clients.owners, 1);
+  t.term.write('\x1c');
+  const { rc } = await t.finished();
+  assert.equal(rc, 0);
+});
+
+test('wait rides through `holdfast upgrade` and still sees its text', async () => {
+  await box.ok(['new', '--name', 'waited', ...BASH]);
+  const waiting = runCli(box.env, ['wait', 'waited', '--for', 'text:^ready-after$', '--timeout-ms', '60000'], {
+    timeoutMs: 90_000,
+  });
+  // The wait is in the daemon once the daemon counts its connection beside ours (the CLI connects, then asks at once).
+  const probe = await HoldfastClient.connect(connectOptions(box.socket, box.env));
+  try {
+    await waitFor(async () => (await probe.request('status', {})).clients >= 2, STEP_TIMEOUT_MS, 'the wait to connect');
+  } finally {
+    probe.close();
+  }
+  const upgraded = await box.run(['upgrade']);
+  assert.equal(upgraded.code, 0, upgraded.stderr);
+  await box.ok(['send', 'waited', '--text', 'echo ready-after', '--enter']);
+  const result = await waiting;
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /^holdfast: the connection to the daemon was lost \([^)]*\); reconnecting…$/m);
+});
+
+test('attach over ssh: the ssh process killed, the attach reconnects and the remote program never noticed', async () => {
+  await box.ok(['--host', 'remote', 'new', '--name', 'far', ...BASH]);
+  const remoteBefore = JSON.parse(await box.ok(['--host', 'remote', 'show', 'far', '--json'])) as { pid: number };
+  const t = new AttachTerminal({ ...box, env: { ...box.env, HOLDFAST_HOST: 'remote' } }, ['far']);
+  await t.expect('$ ', 'the remote prompt');
+  await typeAndSee(t, 'KEPT=far-$((40+2))', '$ ', 'the assignment');
+  // The sh of the terminal runs node (the CLI), which runs ssh.
+  let ssh: number | undefined;
+  await waitFor(
+    () => {
+      const cli = childrenOf(t.term.pid).find((pid) => commandOf(pid).includes('attach'));
+      ssh = cli === undefined ? undefined : childrenOf(cli).find((pid) => commandOf(pid).includes('ssh'));
+      return ssh !== undefined;
+    },
+    STEP_TIMEOUT_MS,
+    'the attach to run ssh',
+  );
+  process.kill(ssh!, 'SIGKILL');
+  await t.expect(/holdfast: the connection to remote was lost \([^)]*SIGKILL[^)]*\); reconnecting…/, 'the one line');
+  await typeAndSee(t, 'echo "[$KEPT]"', '[far-42]', 'the same remote shell after the reconnect');
+  const remoteAfter = JSON.parse(await box.ok(['--host', 'remote', 'show', 'far', '--json'])) as { pid: number };
+  assert.equal(remoteAfter.pid, remoteBefore.pid, 'the remote program is untouched');
+  t.term.write('\x1c');
+  const { rc } = await t.finished();
+  assert.equal(rc, 0);
+});
