@@ -1,14 +1,17 @@
 // Clients that ride through a lost connection: `holdfast attach` across a local `holdfast upgrade` (a handoff) and
-// across its ssh process killed (a real sshd on loopback), `holdfast wait` across an upgrade. Each says so in one
+// across its ssh process killed (a real sshd on loopback), `holdfast wait` across an upgrade, `holdfast mcp --host`'s
+// wait across its ssh killed. Each says so in one
 // line, reconnects by itself and resyncs; the program never notices (same pid, same shell variables).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectOptions } from '../src/host/clientOptions';
 import { HoldfastClient } from '../src/protocol/client';
 import { AttachTerminal, showSession, STEP_TIMEOUT_MS } from './helpers/attach';
-import { cliSandbox, CliSandbox, runCli, waitFor } from './helpers/cli';
+import { CLI_SCRIPT, cliSandbox, CliSandbox, runCli, waitFor } from './helpers/cli';
 import { REMOTE, SshServer, startSshServer } from './helpers/sshd';
 
 let box: CliSandbox;
@@ -111,4 +114,45 @@ test('attach over ssh: the ssh process killed, the attach reconnects and the rem
   t.term.write('\x1c');
   const { rc } = await t.finished();
   assert.equal(rc, 0);
+});
+
+test('holdfast mcp --host: a wait in flight when its ssh is killed reconnects, is asked again and is met', async () => {
+  await box.ok(['--host', 'remote', 'new', '--name', 'mcp-far', ...BASH]);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_SCRIPT, 'mcp', '--host', 'remote'],
+    env: box.env as Record<string, string>,
+    cwd: box.dir,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'holdfast-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const waiting = client.callTool(
+      { name: 'wait', arguments: { session: 'mcp-far', for: 'text', pattern: '^mcp-after$', timeoutMs: 60_000 } },
+      undefined,
+      { timeout: 90_000 },
+    );
+    // In flight once the remote daemon counts its connection beside the probe's.
+    const remoteSocket = path.join(sshd.remoteEnv.XDG_RUNTIME_DIR!, 'holdfast', 'holdfast.sock');
+    const probe = await HoldfastClient.connect(connectOptions(remoteSocket, sshd.remoteEnv));
+    try {
+      await waitFor(async () => (await probe.request('status', {})).clients >= 2, STEP_TIMEOUT_MS, 'the wait');
+    } finally {
+      probe.close();
+    }
+    const ssh = childrenOf(transport.pid!).filter((pid) => commandOf(pid).includes('ssh'));
+    assert.equal(ssh.length, 1, 'one ssh, the wait call');
+    process.kill(ssh[0], 'SIGKILL');
+    await waitFor(() => stderr.includes('reconnecting'), STEP_TIMEOUT_MS, 'the one line on stderr');
+    assert.match(stderr, /^holdfast mcp: the connection to remote was lost \([^)]*SIGKILL[^)]*\); reconnecting…$/m);
+    await box.ok(['--host', 'remote', 'send', 'mcp-far', '--text', 'echo mcp-after', '--enter']);
+    const result = (await waiting) as unknown as { structuredContent: { met: boolean }; isError?: boolean };
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    assert.equal(result.structuredContent.met, true);
+  } finally {
+    await client.close();
+  }
 });

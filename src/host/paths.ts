@@ -86,7 +86,9 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.
  */
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   const base =
-    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : path.join(os.homedir(), '.config');
   return path.join(base, 'holdfast', 'config.json');
 }
 

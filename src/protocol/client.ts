@@ -133,7 +133,9 @@ export class HoldfastClient implements IDisposable {
     const token = options.transport
       ? options.credential
       : trustedToken(options.socket, () => new NoDaemonError(options.socket), undefined, options.credential);
-    const socket = options.transport ? options.transport() : await openSocket(options.socket, options.timeoutMs ?? 5000);
+    const socket = options.transport
+      ? options.transport()
+      : await openSocket(options.socket, options.timeoutMs ?? 5000);
     // A daemon that closes during the handshake (stopping, or its queue full) fails it through 'close'
     // below; without a listener, writing the hello to it would throw EPIPE into the caller's process.
     socket.on('error', () => undefined);

@@ -160,7 +160,8 @@ export async function startSshServer(): Promise<SshServer> {
         sshd.kill('SIGTERM');
         await gone;
       }
-      fs.rmSync(dir, { recursive: true, force: true });
+      // A daemon's last log line can land while the tree is removed.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
