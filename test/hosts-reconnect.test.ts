@@ -89,7 +89,7 @@ test('wait rides through `holdfast upgrade` and still sees its text', async () =
   assert.match(result.stderr, /^holdfast: the connection to the daemon was lost \([^)]*\); reconnecting…$/m);
 });
 
-test('attach over ssh: the ssh process killed, the attach reconnects and the remote program never noticed', async () => {
+test('attach over ssh: ssh killed, the attach reconnects and the remote program never noticed', async () => {
   await box.ok(['--host', 'remote', 'new', '--name', 'far', ...BASH]);
   const remoteBefore = JSON.parse(await box.ok(['--host', 'remote', 'show', 'far', '--json'])) as { pid: number };
   const t = new AttachTerminal({ ...box, env: { ...box.env, HOLDFAST_HOST: 'remote' } }, ['far']);

@@ -24,7 +24,9 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
   host: {
     type: 'string',
     value: 'TARGET',
-    help: 'the daemon on this SSH host (a hosts entry of config.json or any ssh target; default: $HOLDFAST_HOST; "local": this machine)',
+    help:
+      'the daemon on this SSH host (a hosts entry of config.json or any ssh target; default: $HOLDFAST_HOST; ' +
+      '"local": this machine)',
   },
   help: { type: 'boolean', short: 'h', help: 'show help for this command' },
 };

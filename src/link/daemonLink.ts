@@ -33,7 +33,8 @@ export interface DaemonLink {
 export class NoHostDaemonError extends NoDaemonError {
   constructor(readonly hostName: string) {
     super(`${hostName} (over ssh)`);
-    this.message = `no Holdfast daemon is listening on ${hostName} (start one there: \`holdfast new --host ${hostName}\`)`;
+    this.message =
+      `no Holdfast daemon is listening on ${hostName} ` + `(start one there: \`holdfast new --host ${hostName}\`)`;
   }
 }
 

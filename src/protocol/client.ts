@@ -1,8 +1,10 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
-import * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Emitter, IDisposable } from '../base/disposable';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
+import { NoDaemonError, openSocket } from './unixSocket';
+// Where every client has always found them.
+export { NoDaemonError, openSocket };
 import type { ClientHello, DaemonHello } from './hello';
 import { readDaemonHello } from './helloAnswer';
 import {
@@ -18,13 +20,6 @@ import {
   SessionInfo,
 } from './messages';
 import { trustedToken } from '../host/endpointTrust';
-
-/** No daemon listens on the socket: the path is missing or the connection was refused. */
-export class NoDaemonError extends Error {
-  constructor(readonly socketPath: string) {
-    super(`no Holdfast daemon is listening on ${socketPath}`);
-  }
-}
 
 /** The daemon answered a request with an error. */
 export class RequestError extends Error {
@@ -336,26 +331,4 @@ export class HoldfastClient implements IDisposable {
     this.onEventEmitter.dispose();
     this.onCloseEmitter.dispose();
   }
-}
-
-/** Connects to a Unix socket. Missing or refused means no daemon; a timeout proves nothing and is its own error. */
-export function openSocket(socketPath: string, timeoutMs: number): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = net.createConnection(socketPath);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`connecting to ${socketPath} timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeAllListeners('error');
-      resolve(socket);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK')
-        reject(new NoDaemonError(socketPath));
-      else reject(new Error(`cannot connect to ${socketPath}: ${err.code ?? err.message}`));
-    });
-  });
 }

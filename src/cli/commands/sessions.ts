@@ -69,7 +69,8 @@ export const newCommand: Command = {
     if (folder !== undefined && branch === undefined) throw usageError('--worktree-folder needs --worktree BRANCH');
     if (branch !== undefined && remote)
       throw usageError(
-        `--worktree runs git on this machine; on ${ctx.link.name}: ssh ${ctx.link.host!.target} holdfast new --worktree`,
+        `--worktree runs git on this machine; on ${ctx.link.name}: ` +
+          `ssh ${ctx.link.host!.target} holdfast new --worktree`,
       );
     const worktree = branch === undefined ? undefined : await newWorktree(params, branch, folder);
     try {
