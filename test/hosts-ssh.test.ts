@@ -21,6 +21,9 @@ before(async () => {
       hosts: [
         { target: REMOTE, name: 'remote' },
         { target: NOBODY_THERE, timeoutMs: 15_000 },
+        // Hostile or broken far ends, through the real sshd: one never answers, one sends a 4 GiB frame header.
+        { target: REMOTE, name: 'mute', command: 'read x #', timeoutMs: 1500 },
+        { target: REMOTE, name: 'huge', command: "printf '\\377\\377\\377\\377\\001'; read x #" },
       ],
     }),
   );
@@ -79,6 +82,8 @@ test('list --all-hosts: a HOST column for this machine and the remote, the faili
       ['local', ['near'], true],
       ['remote', ['far'], true],
       [NOBODY_THERE, [], false],
+      ['mute', [], false],
+      ['huge', [], false],
     ],
   );
 });
@@ -102,4 +107,17 @@ test('commands that only run here refuse --host with why; a target that would be
   const bad = await box.run(['--host=-oProxyCommand=x', 'list']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /does not start with "-"/);
+});
+
+test('a hostile far end costs a bounded wait and one line: one that never answers, one that sends a 4 GiB frame', async () => {
+  const started = Date.now();
+  const mute = await box.run(['--host', 'mute', 'list'], { timeoutMs: 30_000 });
+  assert.equal(mute.code, 1);
+  assert.ok(isOneErrorLine(mute.stderr), mute.stderr);
+  assert.match(mute.stderr, /did not answer the handshake within 1500 ms/);
+  const huge = await box.run(['--host', 'huge', 'list'], { timeoutMs: 30_000 });
+  assert.equal(huge.code, 1);
+  assert.ok(isOneErrorLine(huge.stderr), huge.stderr);
+  assert.match(huge.stderr, /frame of 4294967295 bytes exceeds the \d+-byte limit/);
+  assert.ok(Date.now() - started < 30_000, 'both bounded');
 });
