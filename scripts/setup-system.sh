@@ -18,7 +18,7 @@ test  procps                ps: the portable process path (HOLDFAST_PORTABLE_PRO
 test  unzip                 test/packages.test.ts opens each .vsix
 test  g++-aarch64-linux-gnu test/packages.test.ts cross-compiles node-pty for linux-arm64
 test  openssh-server        test/hosts-*.test.ts start a real sshd on loopback (hosts over SSH)
-test  openssh-client        ssh, which a host link runs, and ssh-keygen for the tests' keys
+test  openssh-client        ssh, which a host link runs, and ssh-keygen for the test key pairs
 e2e   chromium              the browser the e2e drives (playwright-core)
 e2e   libkrb5-dev           headers for code-server'"'"'s native kerberos module (scripts/setup-e2e.sh)
 bench tmux                  npm run bench compares Holdfast with tmux
