@@ -71,13 +71,17 @@ test('attach rides through `holdfast upgrade`: one line, then the same shell, ty
 
 test('wait rides through `holdfast upgrade` and still sees its text', async () => {
   await box.ok(['new', '--name', 'waited', ...BASH]);
-  const waiting = runCli(box.env, ['wait', 'waited', '--for', 'text:^ready-after$', '--timeout-ms', '60000'], {
-    timeoutMs: 90_000,
-  });
-  // The wait is in the daemon once the daemon counts its connection beside ours (the CLI connects, then asks at once).
+  // The wait is in the daemon once the daemon counts its connection beside ours alone (the CLI connects, then asks
+  // at once): the connections of the tests before have gone first.
   const probe = await HoldfastClient.connect(connectOptions(box.socket, box.env));
+  const connections = async () => (await probe.request('status', {})).clients;
+  let waiting: ReturnType<typeof runCli>;
   try {
-    await waitFor(async () => (await probe.request('status', {})).clients >= 2, STEP_TIMEOUT_MS, 'the wait to connect');
+    await waitFor(async () => (await connections()) === 1, STEP_TIMEOUT_MS, 'earlier connections to go');
+    waiting = runCli(box.env, ['wait', 'waited', '--for', 'text:^ready-after$', '--timeout-ms', '60000'], {
+      timeoutMs: 90_000,
+    });
+    await waitFor(async () => (await connections()) >= 2, STEP_TIMEOUT_MS, 'the wait to connect');
   } finally {
     probe.close();
   }
@@ -130,16 +134,19 @@ test('holdfast mcp --host: a wait in flight when its ssh is killed reconnects, i
   const client = new Client({ name: 'holdfast-test', version: '1.0.0' });
   await client.connect(transport);
   try {
-    const waiting = client.callTool(
-      { name: 'wait', arguments: { session: 'mcp-far', for: 'text', pattern: '^mcp-after$', timeoutMs: 60_000 } },
-      undefined,
-      { timeout: 90_000 },
-    );
-    // In flight once the remote daemon counts its connection beside the probe's.
+    // In flight once the remote daemon counts its connection beside the probe's alone (earlier ones gone first).
     const remoteSocket = path.join(sshd.remoteEnv.XDG_RUNTIME_DIR!, 'holdfast', 'holdfast.sock');
     const probe = await HoldfastClient.connect(connectOptions(remoteSocket, sshd.remoteEnv));
+    const connections = async () => (await probe.request('status', {})).clients;
+    let waiting: ReturnType<typeof client.callTool>;
     try {
-      await waitFor(async () => (await probe.request('status', {})).clients >= 2, STEP_TIMEOUT_MS, 'the wait');
+      await waitFor(async () => (await connections()) === 1, STEP_TIMEOUT_MS, 'earlier connections to go');
+      waiting = client.callTool(
+        { name: 'wait', arguments: { session: 'mcp-far', for: 'text', pattern: '^mcp-after$', timeoutMs: 60_000 } },
+        undefined,
+        { timeout: 90_000 },
+      );
+      await waitFor(async () => (await connections()) >= 2, STEP_TIMEOUT_MS, 'the wait');
     } finally {
       probe.close();
     }

@@ -44,6 +44,12 @@ test('a remote session is started, driven and read over ssh, in the remote daemo
   const screen = await runCli({ ...box.env, HOLDFAST_HOST: 'remote' }, ['read', id]);
   assert.equal(screen.code, 0, screen.stderr);
   assert.match(screen.stdout, /^remote-42$/m);
+  // reply types a line and Enter; grep searches the host's sessions.
+  await box.ok(['--host', 'remote', 'reply', 'far', 'echo', 'replied-$((5*5))']);
+  await box.ok(['--host', 'remote', 'wait', 'far', '--for', 'text:^replied-25$', '--timeout-ms', '20000']);
+  const found = await box.run(['--host', 'remote', 'grep', 'replied-25', '--json']);
+  assert.equal(found.code, 0, found.stderr);
+  assert.match(found.stdout, /replied-25/);
   // The remote daemon is the remote user's own: this machine's has no such session, and its token is not ours.
   const here = await box.run(['show', id]);
   assert.notEqual(here.code, 0);

@@ -28,7 +28,7 @@ export interface ReconnectOptions {
 }
 
 /** Whether an attempt's failure can pass by itself: a host key, a login, a token or a trust refusal stays. */
-function mayPass(err: unknown): boolean {
+export function mayPass(err: unknown): boolean {
   if (err instanceof SshFailure) return err.kind === 'transient';
   if (err instanceof UntrustedEndpointError) return false;
   if (err instanceof RequestError)

@@ -1,14 +1,14 @@
 // What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
 // and the pieces every tool shares: the daemon connection, the rights, the session summary.
 import { z } from 'zod';
-import { HoldfastClient, RequestError } from '../protocol/client';
+import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
 import { printable } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../agents/sessionStatus';
 import { compilePattern, PatternError, TextPattern } from '../text/textPattern';
 import type { DaemonLink } from '../link/daemonLink';
-import { lossReason, lostLine, reconnect } from '../link/reconnect';
+import { lossReason, lostLine, mayPass, reconnect } from '../link/reconnect';
 import { Rights } from './mcpRights';
 
 export interface ToolContext {
@@ -80,7 +80,15 @@ async function scopedClient(ctx: ToolContext, base: HoldfastClient): Promise<Hol
  * that may be made again (a handoff, ssh gone) is said on stderr in one line, reconnected, and the call made again.
  */
 export async function withDaemon<T>(ctx: ToolContext, fn: (client: HoldfastClient) => Promise<T>): Promise<T> {
-  let base = await ctx.link.connect();
+  let base: HoldfastClient;
+  try {
+    base = await ctx.link.connect();
+  } catch (err) {
+    // Dropped in the handshake (ssh gone): as after it. No daemon at all is said at once.
+    if (!ctx.askAgain || err instanceof NoDaemonError || !mayPass(err)) throw err;
+    process.stderr.write(`holdfast mcp: ${lostLine(ctx.link, err as Error)}\n`);
+    base = await reconnect(ctx.link, { signal: ctx.signal });
+  }
   for (;;) {
     let lost: Error | undefined;
     try {
