@@ -123,7 +123,7 @@ test('commands that only run here refuse --host with why; a target that would be
   assert.match(bad.stderr, /does not start with "-"/);
 });
 
-test('a hostile far end costs a bounded wait and one line: one that never answers, one that sends a 4 GiB frame', async () => {
+test('a hostile far end costs a bounded wait and one line: one never answers, one sends a 4 GiB frame', async () => {
   let started = Date.now();
   const mute = await box.run(['--host', 'mute', 'list'], { timeoutMs: 30_000 });
   const muteMs = Date.now() - started;
@@ -134,7 +134,7 @@ test('a hostile far end costs a bounded wait and one line: one that never answer
   record({
     item: 'hostile',
     name: 'a host whose far end never answers (over a real sshd), `--host H list`; in `list --all-hosts`',
-    value: `one line (did not answer the handshake within its 1.5 s timeoutMs) after ${muteMs} ms; the other hosts listed`,
+    value: `one line (no answer to the handshake within its 1.5 s timeoutMs) after ${muteMs} ms; the others listed`,
     bound: '< 15000 ms',
   });
   started = Date.now();
