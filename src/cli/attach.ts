@@ -22,6 +22,8 @@ import {
 } from './terminal';
 
 export const DEFAULT_DETACH_KEY = 'ctrl-\\';
+/** Chunks of keys held while (re)connecting; those typed beyond are dropped. */
+const MAX_KEYS_HELD = 1024;
 
 type EndReason = 'detached' | 'taken' | 'exited' | 'removed' | 'stopped' | 'disconnected' | 'signal';
 
@@ -235,8 +237,9 @@ class AttachSession {
     const at = findDetach(chunk, this.detachKeys);
     const keys = at < 0 ? chunk : chunk.subarray(0, at);
     if (this.role === 'owner' && keys.length > 0) {
-      if (this.earlyInput) this.earlyInput.push(Buffer.from(keys));
-      else this.attachment?.write(keys);
+      // Held while (re)connecting, up to a paste's worth: a wait of minutes must not grow without bound.
+      if (!this.earlyInput) this.attachment?.write(keys);
+      else if (this.earlyInput.length < MAX_KEYS_HELD) this.earlyInput.push(Buffer.from(keys));
     }
     if (at >= 0) this.end('detached', '', ExitCode.Ok);
   }
