@@ -3,14 +3,14 @@
 //
 // Shared folders, lowest first; each imports only the ones before it (protocol and host are one tier:
 // the client applies the host's endpoint rules, and launching a daemon uses the client):
-//   base <- text <- protocol, host <- agents
+//   base <- text <- protocol, host <- agents, link
 // Sides: daemon, cli, mcp and extension import the shared folders, never each other. A side starts or
 // loads another by its bundle (src/host/bundles.ts): `holdfast mcp` is a CLI command that loads dist/mcp.js.
 // Only src/extension imports vscode, and not its files headed `// Pure Node:` nor its webview.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-const SHARED = ['base', 'text', 'protocol', 'host', 'agents'];
+const SHARED = ['base', 'text', 'protocol', 'host', 'agents', 'link'];
 const SIDES = ['daemon', 'cli', 'mcp', 'extension'];
 
 /** What each folder of src/ may import besides itself. */
@@ -20,6 +20,7 @@ export const LAYERS = {
   protocol: ['base', 'text', 'host'],
   host: ['base', 'text', 'protocol'],
   agents: ['base', 'text', 'protocol', 'host'],
+  link: ['base', 'text', 'protocol', 'host'],
   daemon: SHARED,
   cli: SHARED,
   mcp: SHARED,
@@ -32,6 +33,7 @@ const WHY = {
   protocol: 'src/protocol (the wire) imports only src/base, src/text and src/host',
   host: 'src/host imports only src/base, src/text and src/protocol',
   agents: 'src/agents imports only the shared folders below it (base, text, protocol, host)',
+  link: 'src/link imports only the shared folders below it (base, text, protocol, host)',
 };
 
 /** A relative specifier that leaves the file's folder for src/FOLDER (`../x/y`, `../../x/y`). */

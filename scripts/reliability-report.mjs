@@ -39,6 +39,7 @@ const FILES = [
   'ui-text',
   'attention-permission-prompt',
   'agents-real-prompt',
+  'hosts-ssh',
 ];
 
 const ITEMS = [
@@ -119,7 +120,8 @@ const ITEMS = [
       'as a hostile client or program (patterns, sizes, names, titles, types, environment, crafted checkpoints). ' +
       'reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon ' +
       "refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI's output and to " +
-      'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. Each row is a ' +
+      'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. hosts-ssh: what ' +
+      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). Each row is a ' +
       'regression test that failed before its fix; docs/security.md says who is trusted with what.',
   ],
 ];

@@ -17,6 +17,8 @@ test  git                   the worktree tests make repositories and worktrees
 test  procps                ps: the portable process path (HOLDFAST_PORTABLE_PROCESS=1) lists process groups
 test  unzip                 test/packages.test.ts opens each .vsix
 test  g++-aarch64-linux-gnu test/packages.test.ts cross-compiles node-pty for linux-arm64
+test  openssh-server        test/hosts-*.test.ts start a real sshd on loopback (hosts over SSH)
+test  openssh-client        ssh, which a host link runs, and ssh-keygen for the test key pairs
 e2e   chromium              the browser the e2e drives (playwright-core)
 e2e   libkrb5-dev           headers for code-server'"'"'s native kerberos module (scripts/setup-e2e.sh)
 e2e   ripgrep               rg for code-server 4.96.4'"'"'s install, whose postinstall would download it from GitHub

@@ -21,6 +21,13 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
     value: 'PATH',
     help: 'daemon socket (default: $HOLDFAST_SOCKET, else $XDG_RUNTIME_DIR/holdfast/holdfast.sock; see docs/cli.md)',
   },
+  host: {
+    type: 'string',
+    value: 'TARGET',
+    help:
+      'the daemon on this SSH host (a hosts entry of config.json or any ssh target; default: $HOLDFAST_HOST; ' +
+      '"local": this machine)',
+  },
   help: { type: 'boolean', short: 'h', help: 'show help for this command' },
 };
 

@@ -1,11 +1,14 @@
 // `holdfast attach`: the session in the current terminal, as input owner or watcher, until the
-// detach key, a takeover, the program's exit, or the daemon going away. The terminal is restored
-// on every one of those ways out (and on signals and crashes, through process 'exit').
-import { Attachment, HoldfastClient } from '../protocol/client';
-import { DaemonEvent, ExitStatus, Role, SessionInfo } from '../protocol/messages';
+// detach key, a takeover, the program's exit, or the daemon stopping. A lost connection (a handoff,
+// ssh gone) is reconnected and the screen resynced. The terminal is restored on every way out (and
+// on signals and crashes, through process 'exit').
+import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
+import { DaemonEvent, ErrorCode, ExitStatus, Role, SessionInfo } from '../protocol/messages';
 import { boolOpt, expectPositionals, stringOpt } from './args';
 import { Command, CommandResult } from './command';
 import { connect } from './connect';
+import { DaemonLink } from '../link/daemonLink';
+import { lossReason, lostLine, reconnect } from '../link/reconnect';
 import { ExitCode, usageError } from './errors';
 import { keyBytes, UnknownKeyError } from '../text/keys';
 import { formatState } from './output';
@@ -19,6 +22,8 @@ import {
 } from './terminal';
 
 export const DEFAULT_DETACH_KEY = 'ctrl-\\';
+/** Chunks of keys held while (re)connecting; those typed beyond are dropped. */
+const MAX_KEYS_HELD = 1024;
 
 type EndReason = 'detached' | 'taken' | 'exited' | 'removed' | 'stopped' | 'disconnected' | 'signal';
 
@@ -36,6 +41,8 @@ export const attachCommand: Command = {
     'Ends when you press the detach key, when another client takes input over, when the program ' +
       'exits, or when the daemon stops; your terminal is reset each time (alternate screen, cursor, ' +
       'mouse, paste and keypad modes, scroll region, colours).',
+    'A lost connection (`holdfast upgrade`, ssh gone) is said in one line and reconnected by itself; the ' +
+      'screen is redrawn from the session, the program never notices. disconnected: it could not be.',
     '--json prints {"session": ID, "reason": ' +
       'detached|taken|exited|removed|stopped|disconnected|signal, "exit": ...} after the terminal is ' +
       'restored.',
@@ -52,14 +59,15 @@ export const attachCommand: Command = {
       throw err;
     }
     const client = await connect(ctx);
+    const attach = new AttachSession(ctx.link, client, role, detachKey);
     try {
       // The id (not the name the user typed) is what events carry.
       const { session } = await client.request('show', { session: ctx.args.positionals[0] });
       if (ctx.env.HOLDFAST_SESSION === session.id)
         throw usageError(`this shell runs inside session ${session.id}; attaching it to itself would loop`);
-      return await new AttachSession(client, session, role, detachKey).run();
+      return await attach.run(session);
     } finally {
-      client.close();
+      attach.client.close();
     }
   },
 };
@@ -79,31 +87,44 @@ class AttachSession {
   private resolveEnd!: (result: CommandResult) => void;
   private rejectEnd!: (err: Error) => void;
   private readonly cleanups: (() => void)[] = [];
+  /** The current connection's listeners: replaced with it on a reconnect. */
+  private readonly connectionCleanups: (() => void)[] = [];
+  /** Stops a reconnect under way when the attach ends. */
+  private readonly stopReconnect = new AbortController();
 
-  private readonly id: string;
-  private readonly name: string;
+  private id = '';
+  private name = '';
   /** Set when the program had already ended: show its last screen, then leave. */
-  private readonly exitedBefore: ExitStatus | null;
+  private exitedBefore: ExitStatus | null = null;
+  /** After a reconnect: the snapshot replaces the screen drawn before, history and all. */
+  private reconnected = false;
 
   constructor(
-    private readonly client: HoldfastClient,
-    session: SessionInfo,
+    private readonly link: DaemonLink,
+    public client: HoldfastClient,
     private role: Role,
     detachKey: Buffer,
   ) {
     this.detachKeys = detachSequences(detachKey);
-    this.id = session.id;
-    this.name = session.name;
-    this.exitedBefore = session.state === 'exited' ? session.exit : null;
   }
 
-  run(): Promise<CommandResult> {
+  run(session: SessionInfo): Promise<CommandResult> {
     const done = new Promise<CommandResult>((resolve, reject) => {
       this.resolveEnd = resolve;
       this.rejectEnd = reject;
     });
     this.takeTerminal();
     this.listen();
+    this.attachTo(session);
+    return done;
+  }
+
+  /** Attaches the current connection to `session` (again, after a reconnect). */
+  private attachTo(session: SessionInfo): void {
+    this.id = session.id;
+    this.name = session.name;
+    this.exitedBefore = session.state === 'exited' ? session.exit : null;
+    this.listenToConnection();
     const size =
       this.role === 'owner' && this.stdout.isTTY ? { cols: this.stdout.columns, rows: this.stdout.rows } : {};
     this.client
@@ -121,9 +142,37 @@ class AttachSession {
           if (this.ended) void attachment.detach();
           else this.flushEarlyInput();
         },
-        (err: Error) => this.fail(err),
+        // A connection lost before the answer is reconnected (its close says so); a refusal ends the attach.
+        (err: Error) => (err instanceof RequestError ? this.fail(err) : undefined),
       );
-    return done;
+  }
+
+  /** The connection is lost: one line, then a new connection and the same session again. */
+  private reconnect(error: Error | undefined): void {
+    for (const cleanup of this.connectionCleanups.splice(0)) cleanup();
+    this.attachment = undefined;
+    this.earlyInput ??= [];
+    this.snapshotSeen = false;
+    this.reconnected = true;
+    const lost = this.client;
+    // On the terminal, in raw mode, over the screen the resync redraws; a file or pipe keeps it off its bytes.
+    const line = `holdfast: ${lostLine(this.link, lossReason(this.link, this.client, error))}`;
+    if (this.stdout.isTTY) this.write(`\r\n${line}\r\n`);
+    else process.stderr.write(`${line}\n`);
+    reconnect(this.link, { signal: this.stopReconnect.signal })
+      .then(async (client) => {
+        this.client = client;
+        const { session } = await client.request('show', { session: this.id });
+        if (!this.ended) this.attachTo(session);
+      })
+      .catch((err: Error) => {
+        if (this.ended) return;
+        if (err instanceof RequestError && err.code === ErrorCode.NoSession)
+          return this.end('removed', `session ${this.label()} was removed`, ExitCode.Ok);
+        // Lost again before the session answered: once more, from the top.
+        if (this.client.isClosed && !(err instanceof RequestError) && this.client !== lost) return this.reconnect(err);
+        this.end('disconnected', `could not reconnect: ${err.message}`, ExitCode.Failed);
+      });
   }
 
   private takeTerminal(): void {
@@ -167,13 +216,18 @@ class AttachSession {
       this.cleanups.push(() => process.off(signal, handler));
     }
 
+    this.cleanups.push(
+      () => this.stopReconnect.abort(new Error('detached')),
+      () => this.connectionCleanups.splice(0).forEach((cleanup) => cleanup()),
+    );
+  }
+
+  private listenToConnection(): void {
     const events = this.client.onEvent((event) => {
       if (event.type === 'stopping') this.end('stopped', 'the daemon is stopping', ExitCode.Ok);
     });
-    const closed = this.client.onClose(() =>
-      this.end('disconnected', 'the daemon closed the connection', ExitCode.Failed),
-    );
-    this.cleanups.push(
+    const closed = this.client.onClose((error) => this.reconnect(error));
+    this.connectionCleanups.push(
       () => events.dispose(),
       () => closed.dispose(),
     );
@@ -183,8 +237,9 @@ class AttachSession {
     const at = findDetach(chunk, this.detachKeys);
     const keys = at < 0 ? chunk : chunk.subarray(0, at);
     if (this.role === 'owner' && keys.length > 0) {
-      if (this.earlyInput) this.earlyInput.push(Buffer.from(keys));
-      else this.attachment?.write(keys);
+      // Held while (re)connecting, up to a paste's worth: a wait of minutes must not grow without bound.
+      if (!this.earlyInput) this.attachment?.write(keys);
+      else if (this.earlyInput.length < MAX_KEYS_HELD) this.earlyInput.push(Buffer.from(keys));
     }
     if (at >= 0) this.end('detached', '', ExitCode.Ok);
   }
@@ -193,7 +248,7 @@ class AttachSession {
     if (this.ended) return;
     if (this.stdout.isTTY) this.write(snapshotPrefix(this.alt.active));
     this.alt.active = false;
-    const body = withoutFullReset(bytes, resync);
+    const body = withoutFullReset(bytes, resync || this.reconnected);
     this.alt.feed(body);
     this.write(body);
     this.snapshotSeen = true;

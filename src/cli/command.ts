@@ -1,4 +1,5 @@
 // What a command is: its options and help, and a run function that returns data (for --json) and text.
+import type { DaemonLink } from '../link/daemonLink';
 import { OptionSpecs, ParsedArgs } from './args';
 import { ExitCode } from './errors';
 
@@ -10,7 +11,10 @@ export interface Io {
 export interface Context {
   args: ParsedArgs;
   json: boolean;
+  /** This machine's socket (commands that only run here use it; others go through `link`). */
   socket: string;
+  /** The daemon the command talks to: this machine's, or a host's over SSH (--host). */
+  link: DaemonLink;
   env: NodeJS.ProcessEnv;
   io: Io;
 }
@@ -36,5 +40,7 @@ export interface Command {
   options: OptionSpecs;
   /** Extra help paragraphs. */
   details?: string[];
+  /** Set when the command only runs on this machine: why, as "runs …" (--host is refused with it). */
+  here?: string;
   run(ctx: Context): Promise<CommandResult>;
 }

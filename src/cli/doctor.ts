@@ -269,6 +269,7 @@ export const doctorCommand: Command = {
     'check the socket directory, token, daemon, node-pty, log directory and checkpoints; exit 1 if any check fails',
   usage: 'doctor',
   options: {},
+  here: "checks this machine's files and daemon",
   details: [
     'Never starts a daemon; "no daemon listening" is a failed check (exit 1), not exit 6. --json ' +
       'prints {"ok": bool, "checks": [{name, ok, detail, fix?, warning?}]}.',

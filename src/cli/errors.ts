@@ -2,6 +2,8 @@
 import { InputError } from '../base/inputError';
 import { NoDaemonError, RequestError } from '../protocol/client';
 import { ErrorCode } from '../protocol/messages';
+import { NoHostDaemonError } from '../link/daemonLink';
+import { SshFailure } from '../link/sshFailure';
 
 export enum ExitCode {
   Ok = 0,
@@ -35,8 +37,11 @@ export function noDaemonMessage(socketPath: string): string {
 export function toCliError(err: unknown): CliError {
   if (err instanceof CliError) return err;
   if (err instanceof InputError) return usageError(err.message);
+  if (err instanceof NoHostDaemonError) return new CliError(ExitCode.NoDaemon, 'no-daemon', err.message);
   if (err instanceof NoDaemonError)
     return new CliError(ExitCode.NoDaemon, 'no-daemon', noDaemonMessage(err.socketPath));
+  // A host out of reach: ssh's own line (host key, login, network) or a far end that said nothing in time.
+  if (err instanceof SshFailure) return new CliError(ExitCode.Failed, 'ssh', err.message);
   if (err instanceof RequestError) {
     switch (err.code) {
       case ErrorCode.NoSession:

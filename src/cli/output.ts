@@ -64,9 +64,31 @@ export function table(header: string[], rows: string[][]): string {
   );
 }
 
+export const SESSION_COLUMNS = [
+  'ID',
+  'NAME',
+  'PID',
+  'STATE',
+  'SIZE',
+  'CLIENTS',
+  'AGE',
+  'CWD',
+  'SHELL',
+  'TITLE',
+  'REASON',
+];
+
 export function sessionTable(sessions: SessionInfo[], now = Date.now()): string {
   if (sessions.length === 0) return '';
-  const rows = sessions.map((s) => [
+  return table(
+    SESSION_COLUMNS,
+    sessions.map((s) => sessionRow(s, now)),
+  );
+}
+
+/** A session's cells under SESSION_COLUMNS, each printable. */
+export function sessionRow(s: SessionInfo, now = Date.now()): string[] {
+  return [
     s.id,
     printable(s.name),
     String(s.pid),
@@ -78,8 +100,7 @@ export function sessionTable(sessions: SessionInfo[], now = Date.now()): string 
     printable(formatShell(s)),
     printable(s.title),
     printable(reasonOf(s) ?? ''),
-  ]);
-  return table(['ID', 'NAME', 'PID', 'STATE', 'SIZE', 'CLIENTS', 'AGE', 'CWD', 'SHELL', 'TITLE', 'REASON'], rows);
+  ];
 }
 
 /** What a session's shell reports (shell integration): what runs, or its prompt and the last exit code. */

@@ -8,6 +8,7 @@ import { CliError, ExitCode, toCliError, usageError } from './errors';
 import { commandHelp, overviewHelp } from './help';
 import { safeJson } from '../text/printable';
 import { writeError, writeResult } from './output';
+import { linkFor } from './where';
 
 export const processIo: Io = {
   stdout: (text) => void process.stdout.write(text),
@@ -23,7 +24,7 @@ export function hoistGlobals(argv: string[]): { name: string | undefined; args: 
   let i = 0;
   while (i < argv.length && argv[i].startsWith('-') && argv[i] !== '--') {
     const arg = argv[i];
-    if (arg === '--socket') {
+    if (arg === '--socket' || arg === '--host') {
       leading.push(arg, argv[i + 1] ?? '');
       i += 2;
     } else {
@@ -83,7 +84,7 @@ async function runCommand(
   try {
     const args = parseCommandArgs(argv, command.options);
     const socket = resolveSocketPath(typeof args.values.socket === 'string' ? args.values.socket : undefined, env);
-    ctx = { args, json, socket, env, io };
+    ctx = { args, json, socket, link: linkFor(command, args, env), env, io };
   } catch (err) {
     return fail(io, json, withHelpHint(toCliError(err), command));
   }

@@ -4,7 +4,6 @@
 // the file), re-read by `config.reload` (a bad file is refused and the current config kept).
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { IDisposable, toDisposable } from '../base/disposable';
 import { ErrorCode } from '../protocol/messages';
@@ -60,14 +59,6 @@ type Section = keyof DaemonConfig;
 export const CONFIG_KEYS = Object.entries(SECTIONS).flatMap(([section, keys]) =>
   Object.keys(keys).map((k) => `${section}.${k}`),
 );
-
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
-      ? env.XDG_CONFIG_HOME
-      : path.join(os.homedir(), '.config');
-  return path.join(base, 'holdfast', 'config.json');
-}
 
 function splitKey(key: unknown): [Section, string] {
   const match = typeof key === 'string' ? /^(\w+)\.(\w+)$/.exec(key) : null;

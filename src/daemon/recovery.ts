@@ -12,8 +12,9 @@ import { hasControl } from '../text/printable';
 import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
 import { recoveryDir } from '../host/checkpointFiles';
+import { configFilePath } from '../host/paths';
 import { Checkpointer } from './checkpoint';
-import { ConfigStore, configPath } from './config';
+import { ConfigStore } from './config';
 import { Session } from './session';
 import { DaemonError } from './daemonError';
 import { SessionRegistry } from './sessionRegistry';
@@ -38,7 +39,7 @@ export class Recovery implements IDisposable {
     /** Where checkpoint files are read and parsed, under the search budget (a file can be 16 MiB). */
     private readonly workers: TextWorkers,
   ) {
-    this.config = new ConfigStore(configPath(), log);
+    this.config = new ConfigStore(configFilePath(), log);
     this.checkpoints = new Checkpointer({
       dir: this.dir,
       startedAt,

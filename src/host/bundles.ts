@@ -25,6 +25,8 @@ export interface McpServerOptions {
   sessions: string[] | undefined;
   /** $HOLDFAST_SESSION: the session the agent itself runs in, if it runs in one. */
   self?: string;
+  /** --host: the SSH host whose daemon the server serves (src/link/hosts.ts's HostEntry), instead of `socket`'s. */
+  host?: { target: string; name?: string; command?: string; socket?: string; timeoutMs?: number };
 }
 
 /** What dist/mcp.js exports (its entry is src/mcp/mcpServer.ts). */

@@ -82,6 +82,18 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.
   return path.join(homeDir(env), '.local', 'state', 'holdfast');
 }
 
+/**
+ * The user's Holdfast config: $XDG_CONFIG_HOME/holdfast/config.json, else ~/.config/holdfast/config.json. The daemon
+ * reads its settings there, clients the hosts they reach over SSH (src/link/hosts.ts).
+ */
+export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : path.join(os.homedir(), '.config');
+  return path.join(base, 'holdfast', 'config.json');
+}
+
 export function defaultLogPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(stateDir(env), 'daemon.log');
 }

@@ -5,11 +5,8 @@ import { z } from 'zod';
 import { agentLaunch, findExecutable } from '../agents/agentLaunch';
 import { BUILTIN_AGENTS, builtinAgent } from '../agents/agents';
 import { SizeLimit, TextLimit } from '../protocol/limits';
-import { daemonScriptPath } from '../host/bundles';
-import { connectOrStart } from '../host/launch';
 import { CreateParams } from '../protocol/messages';
 import { parseSignal } from '../host/signals';
-import { connectOptions } from '../host/clientOptions';
 import { KEY_NAMES_HELP, sendPayload } from '../text/keys';
 import {
   defineTool,
@@ -94,7 +91,9 @@ export const startTool = defineTool({
   output: summarySchema.shape,
   async run(args, ctx) {
     const cwd = path.resolve(ctx.cwd, args.cwd ?? '.');
-    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`no such directory: ${cwd}`);
+    // A host's directories are its own: its daemon refuses one that is not there.
+    if (!ctx.link.host && !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+      throw new Error(`no such directory: ${cwd}`);
     const params: CreateParams = {
       name: args.name,
       cwd,
@@ -104,10 +103,7 @@ export const startTool = defineTool({
       ...launchOf(args.command, args.agent, cwd, ctx.env.PATH),
     };
     // Like `holdfast new`: the one tool that starts a daemon when none is listening.
-    const base = await connectOrStart(connectOptions(ctx.socket, ctx.env), {
-      daemonScript: daemonScriptPath(),
-      env: ctx.env,
-    });
+    const base = await ctx.link.connect({ start: true });
     const { session } = await withScoped(ctx, base, (client) => client.request('create', params), true);
     ctx.rights.addStarted(session.id);
     const summary = summarize(session);

@@ -13,6 +13,7 @@ import { Rights } from './mcpRights';
 import { runTool } from './mcpRunTool';
 import { ToolContext, ToolDef } from './mcpTool';
 import { waitTool } from './mcpWait';
+import { localLink, NoHostDaemonError, sshLink } from '../link/daemonLink';
 
 /** Every tool, reading ones first. */
 export const ALL_TOOLS: ToolDef[] = [...READ_TOOLS, waitTool, ...ACT_TOOLS, runTool];
@@ -24,7 +25,7 @@ export function toolsFor(readOnly: boolean): ToolDef[] {
 /** A tool's failure as the client sees it: one line, nothing a terminal would act on. */
 export function toolError(err: unknown): CallToolResult {
   const message =
-    err instanceof NoDaemonError
+    err instanceof NoDaemonError && !(err instanceof NoHostDaemonError)
       ? `no Holdfast daemon is listening on ${err.socketPath} (start_session starts one there; ` +
         'if your daemon is elsewhere, start this server as `holdfast mcp --socket PATH`, ' +
         'PATH being what `echo $HOLDFAST_SOCKET` prints in a Holdfast terminal)'
@@ -36,7 +37,8 @@ export function toolError(err: unknown): CallToolResult {
 
 async function callTool(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   try {
-    const { data, text } = await tool.run(args as never, ctx);
+    // A reading tool may be asked twice: one whose connection is lost under it asks again once reconnected.
+    const { data, text } = await tool.run(args as never, { ...ctx, askAgain: tool.readOnly });
     return { structuredContent: data, content: [{ type: 'text', text: printableLines(text) }] };
   } catch (err) {
     return toolError(err);
@@ -107,6 +109,7 @@ export async function serveStdio(ctx: ToolContext): Promise<void> {
 
 /** The entry of dist/mcp.js that `holdfast mcp` calls (src/host/bundles.ts): its command line's rights, then serve. */
 export const serve: McpServerBundle['serve'] = (options) => {
-  const { socket, env, cwd } = options;
-  return serveStdio({ socket, env, cwd, rights: new Rights(options) });
+  const { socket, env, cwd, host } = options;
+  const link = host ? sshLink(host, env, 'mcp') : localLink(socket, env);
+  return serveStdio({ link, env, cwd, rights: new Rights(options) });
 };

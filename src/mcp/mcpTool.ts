@@ -1,23 +1,27 @@
 // What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
 // and the pieces every tool shares: the daemon connection, the rights, the session summary.
 import { z } from 'zod';
-import { HoldfastClient, RequestError } from '../protocol/client';
+import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
 import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
 import { printable } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../agents/sessionStatus';
 import { compilePattern, PatternError, TextPattern } from '../text/textPattern';
-import { connectOptions } from '../host/clientOptions';
+import type { DaemonLink } from '../link/daemonLink';
+import { lossReason, lostLine, mayPass, reconnect } from '../link/reconnect';
 import { Rights } from './mcpRights';
 
 export interface ToolContext {
-  socket: string;
+  /** The daemon: this machine's socket, or an SSH host's (`holdfast mcp --host`). */
+  link: DaemonLink;
   env: NodeJS.ProcessEnv;
   /** The server's directory: where a session starts unless told otherwise. */
   cwd: string;
   rights: Rights;
   /** Aborted when the client cancels the call (or gives up on it): its daemon connection closes. */
   signal?: AbortSignal;
+  /** The call may be made again when its connection is lost under it (a reading tool's). */
+  askAgain?: boolean;
 }
 
 export type Shape = Record<string, z.ZodType>;
@@ -61,7 +65,7 @@ async function scopedClient(ctx: ToolContext, base: HoldfastClient, forStarted: 
       : undefined;
     try {
       const { credential } = await base.request('grant', { sessions, readOnly: rights.readOnly || undefined });
-      return await HoldfastClient.connect({ ...connectOptions(ctx.socket, ctx.env), credential });
+      return await ctx.link.connect({ credential });
     } catch (err) {
       // A session removed between the list and the grant: list again.
       const gone =
@@ -71,9 +75,41 @@ async function scopedClient(ctx: ToolContext, base: HoldfastClient, forStarted: 
   }
 }
 
-/** Runs `fn` with a connection to a running daemon (never starting one) and closes it. */
+/**
+ * Runs `fn` with a connection to a running daemon (never starting one) and closes it. A connection lost under a call
+ * that may be made again (a handoff, ssh gone) is said on stderr in one line, reconnected, and the call made again.
+ */
 export async function withDaemon<T>(ctx: ToolContext, fn: (client: HoldfastClient) => Promise<T>): Promise<T> {
-  return withScoped(ctx, await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env)), fn);
+  let base: HoldfastClient;
+  try {
+    base = await ctx.link.connect();
+  } catch (err) {
+    // Dropped in the handshake (ssh gone): as after it. No daemon at all is said at once.
+    if (!ctx.askAgain || err instanceof NoDaemonError || !mayPass(err)) throw err;
+    process.stderr.write(`holdfast mcp: ${lostLine(ctx.link, err as Error)}\n`);
+    base = await reconnect(ctx.link, { signal: ctx.signal });
+  }
+  for (;;) {
+    let lost: Error | undefined;
+    try {
+      return await withScoped(ctx, base, async (client) => {
+        let settled = false;
+        const closed = client.onClose((error) => {
+          if (!settled) lost = lossReason(ctx.link, client, error);
+        });
+        try {
+          return await fn(client);
+        } finally {
+          settled = true;
+          closed.dispose();
+        }
+      });
+    } catch (err) {
+      if (!ctx.askAgain || !lost || err instanceof RequestError || ctx.signal?.aborted) throw err;
+      process.stderr.write(`holdfast mcp: ${lostLine(ctx.link, lost)}\n`);
+    }
+    base = await reconnect(ctx.link, { signal: ctx.signal });
+  }
 }
 
 /**

@@ -1,10 +1,15 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
-import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Emitter, IDisposable } from '../base/disposable';
 import { askUntilDone, BusyRetry, BusyRetryClient } from './busyRetry';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
+import { NoDaemonError, openSocket } from './unixSocket';
+// Where every client has always found them.
+export { NoDaemonError, openSocket };
 import type { ClientHello, DaemonHello } from './hello';
 import { readDaemonHello } from './helloAnswer';
+import { Attachment } from './attachment';
+export { Attachment };
 import {
   AttachParams,
   DaemonEvent,
@@ -14,12 +19,8 @@ import {
   PROTOCOL_VERSION,
   ResponseMessage,
   Result,
-  Role,
-  SessionInfo,
 } from './messages';
 import { trustedToken } from '../host/endpointTrust';
-import { NoDaemonError, openSocket } from './socket';
-export { NoDaemonError, openSocket } from './socket';
 
 /** The daemon answered a request with an error. */
 export class RequestError extends Error {
@@ -40,6 +41,12 @@ export interface ConnectOptions {
   credential?: string;
   /** How long a request refused `busy` by a handoff is asked again (busyRetry.ts); BusyRetry.DeadlineMs. */
   busyRetryMs?: number;
+  /**
+   * Another way to the daemon than its socket (src/link: ssh's stdio to the host's `holdfast bridge`), opened
+   * instead; `socket` then only names it in messages. The far end proves its own daemon and puts its token in,
+   * so no token file is read here and only `credential` (one that daemon granted) is sent.
+   */
+  transport?: () => Duplex;
 }
 
 /** Frames whose payload is JSON, after the hello (a kind unknown to this client is skipped unread). */
@@ -55,51 +62,6 @@ export interface AttachHandlers {
   onSnapshot(bytes: Buffer, why: SnapshotReason): void;
   onOutput(bytes: Buffer): void;
   onEvent?(event: DaemonEvent): void;
-}
-
-export class Attachment implements IDisposable {
-  private detached = false;
-
-  constructor(
-    private readonly client: HoldfastClient,
-    readonly channel: number,
-    readonly session: SessionInfo,
-    public role: Role,
-  ) {}
-
-  write(data: string | Uint8Array): void {
-    if (this.detached) return;
-    this.client.sendRaw(FrameKind.Input, this.channel, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-  }
-
-  /** Owner only: sets the session's size. */
-  resize(cols: number, rows: number): Promise<unknown> {
-    return this.client.request('resize', { session: this.session.id, cols, rows });
-  }
-
-  /** The scrollback, after a historyLater attach: a 'history' snapshot follows. */
-  async requestHistory(): Promise<void> {
-    await this.client.request('history', { channel: this.channel });
-  }
-
-  /** Takes input over: this channel becomes the owner, the previous owner is told. */
-  async claim(cols?: number, rows?: number): Promise<SessionInfo> {
-    const { session } = await this.client.request('claim', { channel: this.channel, cols, rows });
-    this.role = 'owner';
-    return session;
-  }
-
-  async detach(): Promise<void> {
-    if (this.detached) return;
-    this.detached = true;
-    this.client.forgetChannel(this.channel);
-    // The channel is forgotten here already; a connection that closes first has detached it too.
-    if (!this.client.isClosed) await this.client.request('detach', { channel: this.channel }).catch(() => undefined);
-  }
-
-  dispose(): void {
-    void this.detach();
-  }
 }
 
 export class HoldfastClient implements IDisposable, BusyRetryClient {
@@ -118,7 +80,7 @@ export class HoldfastClient implements IDisposable, BusyRetryClient {
   readonly closed = new Promise<void>((resolve) => (this.closedNow = resolve));
 
   private constructor(
-    private readonly socket: net.Socket,
+    private readonly socket: Duplex,
     private readonly decoder: FrameDecoder,
     readonly hello: DaemonHello,
     private readonly options: ConnectOptions,
@@ -126,8 +88,12 @@ export class HoldfastClient implements IDisposable, BusyRetryClient {
 
   static async connect(options: ConnectOptions): Promise<HoldfastClient> {
     // Nothing is sent to a path that is not provably this user's daemon (another user's fake would get it all).
-    const token = trustedToken(options.socket, () => new NoDaemonError(options.socket), undefined, options.credential);
-    const socket = await openSocket(options.socket, options.timeoutMs ?? 5000);
+    const token = options.transport
+      ? options.credential
+      : trustedToken(options.socket, () => new NoDaemonError(options.socket), undefined, options.credential);
+    const socket = options.transport
+      ? options.transport()
+      : await openSocket(options.socket, options.timeoutMs ?? 5000);
     // A daemon that closes during the handshake (stopping, or its queue full) fails it through 'close'
     // below; without a listener, writing the hello to it would throw EPIPE into the caller's process.
     socket.on('error', () => undefined);

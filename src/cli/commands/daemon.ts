@@ -1,11 +1,9 @@
 // The daemon itself: serve (foreground, persistent), stop, upgrade (a new daemon takes the sessions), version.
-import { HoldfastClient } from '../../protocol/client';
 import { Capability, PROTOCOL_VERSION } from '../../protocol/messages';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
 import { Command } from '../command';
-import { connectOptions } from '../../host/clientOptions';
-import { withClient } from '../connect';
+import { connect, withClient } from '../connect';
 import { CliError, ExitCode } from '../errors';
 import { runForegroundDaemon } from '../foregroundDaemon';
 import { daemonScriptPath } from '../../host/bundles';
@@ -20,7 +18,7 @@ export const stopCommand: Command = {
   options: {},
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
-    const client = await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env));
+    const client = await connect(ctx);
     const pid = client.hello.pid;
     const closed = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), STOP_WAIT_MS);
@@ -66,6 +64,7 @@ export const upgradeCommand: Command = {
   summary: "a new daemon (this CLI's) takes over every session: the same programs, screens and history",
   usage: 'upgrade',
   options: {},
+  here: "hands this machine's daemon to this CLI's own",
   details: [
     "The running daemon hands each program's terminal and each session's state to a new daemon started " +
       "from this CLI's dist/daemon.js, which takes over the socket; the old one exits. Clients reconnect.",
@@ -73,7 +72,7 @@ export const upgradeCommand: Command = {
   ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
-    const client = await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env));
+    const client = await connect(ctx);
     const { pid, version, capabilities } = client.hello;
     let answer: { pid: number; sessions: number };
     try {
@@ -108,6 +107,7 @@ export const serveCommand: Command = {
   summary: 'run a persistent daemon in the foreground (stops on SIGTERM/SIGINT or `holdfast stop`)',
   usage: 'serve',
   options: {},
+  here: 'runs a daemon in this terminal',
   details: [
     'Unlike the on-demand daemon `holdfast new` starts, it stays when its last session is removed. ' +
       'Its log lines go to stderr and to $XDG_STATE_HOME/holdfast/daemon.log.',

@@ -2,6 +2,7 @@
 import { attachCommand } from '../attach';
 import { Command } from '../command';
 import { approveCommand, denyCommand } from './answer';
+import { bridgeCommand } from './bridge';
 import { doctorCommand } from '../doctor';
 import { mcpCommand } from './mcp';
 import { serveCommand, stopCommand, upgradeCommand, versionCommand } from './daemon';
@@ -37,6 +38,7 @@ export const COMMANDS: Command[] = [
   serveCommand,
   stopCommand,
   upgradeCommand,
+  bridgeCommand,
   doctorCommand,
   versionCommand,
 ];

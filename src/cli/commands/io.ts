@@ -5,6 +5,7 @@ import { compilePattern } from '../../text/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
 import { Command } from '../command';
 import { withClient } from '../connect';
+import { riding } from '../../link/reconnect';
 import { ExitCode, usageError } from '../errors';
 import { KEY_NAMES_HELP, sendPayload } from '../../text/keys';
 import { hasControl, printable } from '../../text/printable';
@@ -129,8 +130,17 @@ export const waitCommand: Command = {
     const condition: WaitCondition =
       parsed.kind === 'text' && boolOpt(ctx.args, 'history') ? { ...parsed, history: true } : parsed;
     const timeoutMs = intOpt(ctx.args, 'timeout-ms', 0);
-    const result = await withClient(ctx, (client) =>
-      client.request('wait', { session: ctx.args.positionals[0], condition, timeoutMs }),
+    // A lost connection (a handoff, ssh gone) is reconnected and the wait asked again for the time left.
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    const result = await riding(
+      ctx.link,
+      (client) =>
+        client.request('wait', {
+          session: ctx.args.positionals[0],
+          condition,
+          timeoutMs: deadline === undefined ? undefined : Math.max(1, deadline - Date.now()),
+        }),
+      { say: (line) => ctx.io.stderr(`holdfast: ${line}\n`), deadline },
     );
     if (result.met) return { data: result, text: condition.kind === 'exit' ? formatState(result.session) : undefined };
     // Not met: either the time ran out, or the program ended first and the condition can never hold.

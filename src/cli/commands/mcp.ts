@@ -49,6 +49,7 @@ export const mcpCommand: Command = {
       readOnly: boolOpt(ctx.args, 'read-only'),
       sessions: list === undefined ? undefined : parseSessionList(list),
       self: ctx.env.HOLDFAST_SESSION,
+      host: ctx.link.host,
     });
     // stdout belonged to the protocol: nothing more is printed.
     return { data: undefined };

@@ -79,6 +79,7 @@ export const notifyCommand: Command = {
     state: { type: 'string', value: 'S', help: `${STATES.join(', ')} (Codex's payload says done by itself)` },
     from: { type: 'string', value: 'AGENT', help: `the hook's agent, whose payload is read: ${AGENTS.join(', ')}` },
   },
+  here: "is an agent's hook, run inside its session",
   details: [
     "Claude Code's payload is read from stdin, Codex's is the last argument. The conversation id in " +
       'it is recorded, so resume continues that conversation.',

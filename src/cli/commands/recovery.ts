@@ -3,18 +3,15 @@
 import { inspectSaved } from '../../agents/agents';
 import { readCheckpoints, recoveryDir } from '../../host/checkpointFiles';
 import { HoldfastClient, NoDaemonError } from '../../protocol/client';
-import { connectOrStart } from '../../host/launch';
 import type { SessionInfo } from '../../protocol/messages';
 import type { CheckpointSummary, InspectedSession } from '../../protocol/recovery';
 import { expectPositionals } from '../args';
 import { Command, CommandResult, Context } from '../command';
-import { connectOptions } from '../../host/clientOptions';
 import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { printable } from '../../text/printable';
 import { commandLine } from '../../text/shellQuote';
 import { formatAge, formatState, formatTime, table, tildify } from '../output';
-import { daemonScriptPath } from '../../host/bundles';
 import { UnsafeDirectoryError } from '../../host/paths';
 
 function verb(ctx: Context, verbs: string[]): string {
@@ -133,15 +130,12 @@ export const recoveryCommand: Command = {
     let client: HoldfastClient;
     try {
       // Restore creates sessions, so like `new` it starts an on-demand daemon when none listens.
-      client =
-        name === 'restore'
-          ? await connectOrStart(connectOptions(ctx.socket, ctx.env), {
-              daemonScript: daemonScriptPath(),
-              env: ctx.env,
-            })
-          : await HoldfastClient.connect(connectOptions(ctx.socket, ctx.env));
+      client = await ctx.link.connect({ start: name === 'restore' });
     } catch (err) {
-      if (err instanceof NoDaemonError && (name === 'list' || name === 'inspect')) return withoutDaemon(ctx, name, id);
+      // The files are read here only for this machine's daemon: a host's are the host's.
+      const here = ctx.link.host === undefined;
+      if (here && err instanceof NoDaemonError && (name === 'list' || name === 'inspect'))
+        return withoutDaemon(ctx, name, id);
       throw err;
     }
     return withClosed(client, async () => {

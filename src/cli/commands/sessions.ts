@@ -1,17 +1,15 @@
 // Session lifecycle: new, list, show, resize, kill, rm.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { daemonScriptPath } from '../../host/bundles';
-import { connectOrStart } from '../../host/launch';
 import { parseSignal } from '../../host/signals';
 import { CreateParams } from '../../protocol/messages';
 import { createWorktree, removeWorktree, WorktreeError, WorktreeInfo } from '../../agents/worktree';
 import { expectPositionals, intOpt, listOpt, parseEnvPairs, stringOpt, boolOpt } from '../args';
 import { Command } from '../command';
-import { connectOptions } from '../../host/clientOptions';
 import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { formatState, sessionDetails, sessionTable } from '../output';
+import { listAllHosts } from '../allHosts';
 
 const MAX_DIMENSION = 10000;
 
@@ -60,29 +58,32 @@ export const newCommand: Command = {
   async run(ctx) {
     const { args } = ctx;
     const argv = [...args.positionals, ...args.rest];
+    const remote = ctx.link.host !== undefined;
     const params: CreateParams = {
       name: stringOpt(args, 'name'),
-      cwd: path.resolve(stringOpt(args, 'cwd') ?? process.cwd()),
+      cwd: remote ? hostCwd(stringOpt(args, 'cwd')) : path.resolve(stringOpt(args, 'cwd') ?? process.cwd()),
       cols: intOpt(args, 'cols', 1, MAX_DIMENSION),
       rows: intOpt(args, 'rows', 1, MAX_DIMENSION),
       scrollback: intOpt(args, 'scrollback', 0),
       argv: argv.length > 0 ? argv : undefined,
       ...shellIntegrationOpt(stringOpt(args, 'shell-integration')),
     };
-    // Checked here too, so a typo does not start a daemon only to be refused by it.
-    if (!fs.statSync(params.cwd!, { throwIfNoEntry: false })?.isDirectory())
+    // Checked here too, so a typo does not start a daemon only to be refused by it (a host's directories are its own).
+    if (!remote && !fs.statSync(params.cwd!, { throwIfNoEntry: false })?.isDirectory())
       throw usageError(`no such directory: ${params.cwd}`);
     const env = parseEnvPairs(listOpt(args, 'env'));
     if (Object.keys(env).length > 0) params.env = env;
     const branch = stringOpt(args, 'worktree');
     const folder = stringOpt(args, 'worktree-folder');
     if (folder !== undefined && branch === undefined) throw usageError('--worktree-folder needs --worktree BRANCH');
+    if (branch !== undefined && remote)
+      throw usageError(
+        `--worktree runs git on this machine; on ${ctx.link.name}: ` +
+          `ssh ${ctx.link.host!.target} holdfast new --worktree`,
+      );
     const worktree = branch === undefined ? undefined : await newWorktree(params, branch, folder);
     try {
-      const client = await connectOrStart(connectOptions(ctx.socket, ctx.env), {
-        daemonScript: daemonScriptPath(),
-        env: ctx.env,
-      });
+      const client = await ctx.link.connect({ start: true });
       try {
         const { session } = await client.request('create', params);
         return { data: session, text: session.id };
@@ -99,6 +100,13 @@ export const newCommand: Command = {
     }
   },
 };
+
+/** A host's directory as given (its own home when none): only an absolute path means the same there. */
+function hostCwd(cwd: string | undefined): string | undefined {
+  if (cwd !== undefined && !path.isAbsolute(cwd))
+    throw usageError(`--cwd on a host must be an absolute path there, not "${cwd}"`);
+  return cwd;
+}
 
 /** Makes the worktree and points the session there (cwd, metadata.worktree, name). */
 async function newWorktree(params: CreateParams, branch: string, folder?: string): Promise<WorktreeInfo> {
@@ -119,11 +127,20 @@ async function newWorktree(params: CreateParams, branch: string, folder?: string
 export const listCommand: Command = {
   name: 'list',
   summary: 'list sessions',
-  usage: 'list',
-  options: {},
-  details: ['--json prints {"sessions": [SessionInfo...]}.'],
+  usage: 'list [--all-hosts]',
+  options: {
+    'all-hosts': { type: 'boolean', help: 'this machine and every host of config.json, with a HOST column' },
+  },
+  details: [
+    '--json prints {"sessions": [SessionInfo...]}; with --all-hosts {"hosts": [{host, sessions, error?}]}.',
+    'With --all-hosts a host that fails (ssh, no answer in its timeout) is listed with its error, and the exit is 1.',
+  ],
   async run(ctx) {
     expectPositionals(ctx.args, 0, 0, '');
+    if (boolOpt(ctx.args, 'all-hosts')) {
+      if (stringOpt(ctx.args, 'host') !== undefined) throw usageError('--all-hosts lists every host: leave out --host');
+      return listAllHosts(ctx);
+    }
     const { sessions } = await withClient(ctx, (client) => client.request('list', {}));
     return { data: { sessions }, text: sessionTable(sessions) };
   },

@@ -1,4 +1,4 @@
-// The Unix socket to the daemon, opened: what a refused or missing path means, and a bounded wait.
+// The daemon's Unix socket from a client's side: connecting, and what "no daemon there" is.
 import * as net from 'node:net';
 
 /** No daemon listens on the socket: the path is missing or the connection was refused. */

@@ -1,0 +1,167 @@
+// A real OpenSSH server on loopback for the host tests: its own host key, a key pair made for the test, and a
+// remote side with HOME and XDG dirs of its own (so its daemon, socket, token and sessions are its own), whose
+// `holdfast` is this build's CLI. The client side reaches it through an ssh config of the test (HOLDFAST_SSH).
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CLI_SCRIPT, waitFor } from './daemon';
+
+export const SSHD = '/usr/sbin/sshd';
+
+/** The ssh config's aliases: the server, the server with no known host key, and a port nothing listens on. */
+export const REMOTE = 'hf-remote';
+export const UNKNOWN_KEY = 'hf-unknown-key';
+export const NOBODY_THERE = 'hf-nobody';
+
+export interface SshServer {
+  dir: string;
+  port: number;
+  /** The remote user's environment, as `holdfast` runs there (for the test's own checks of the remote daemon). */
+  remoteEnv: NodeJS.ProcessEnv;
+  /** The program the client runs as ssh: `ssh -F CONFIG "$@"` (HOLDFAST_SSH). */
+  sshProgram: string;
+  /** Stops sshd and the remote daemon, and removes the directory. */
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function writeExecutable(file: string, text: string): void {
+  fs.writeFileSync(file, text, { mode: 0o755 });
+}
+
+/** Starts sshd on 127.0.0.1 and waits until it accepts a login. */
+export async function startSshServer(): Promise<SshServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-sshd-'));
+  fs.chmodSync(dir, 0o700);
+  const remote = path.join(dir, 'remote');
+  const home = path.join(remote, 'home');
+  const run = path.join(remote, 'run');
+  const bin = path.join(remote, 'bin');
+  for (const d of [home, run, bin]) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
+  writeExecutable(path.join(bin, 'holdfast'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_SCRIPT}" "$@"\n`);
+  const remoteEnv: NodeJS.ProcessEnv = {
+    HOME: home,
+    XDG_RUNTIME_DIR: run,
+    XDG_STATE_HOME: path.join(home, 'state'),
+    XDG_CONFIG_HOME: path.join(home, 'config'),
+    PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+  };
+
+  const hostKey = path.join(dir, 'host_key');
+  const userKey = path.join(dir, 'user_key');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', userKey]);
+  const envOptions = Object.entries(remoteEnv)
+    .map(([k, v]) => `environment="${k}=${v}"`)
+    .join(',');
+  const authorized = path.join(dir, 'authorized_keys');
+  fs.writeFileSync(authorized, `${envOptions} ${fs.readFileSync(`${userKey}.pub`, 'utf8')}`);
+
+  const port = await freePort();
+  const config = path.join(dir, 'sshd_config');
+  fs.writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${path.join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${authorized}`,
+      'PermitUserEnvironment yes',
+      'UsePAM no',
+      'StrictModes no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'LogLevel ERROR',
+      '',
+    ].join('\n'),
+  );
+  fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const sshd: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let sshdLog = '';
+  sshd.stderr!.on('data', (chunk: Buffer) => (sshdLog += chunk.toString()));
+
+  const knownHosts = path.join(dir, 'known_hosts');
+  fs.writeFileSync(knownHosts, `[127.0.0.1]:${port} ${fs.readFileSync(`${hostKey}.pub`, 'utf8')}`);
+  const emptyKnownHosts = path.join(dir, 'known_hosts.empty');
+  fs.writeFileSync(emptyKnownHosts, '');
+  const closedPort = await freePort();
+  const sshConfig = path.join(dir, 'ssh_config');
+  const common = [
+    '  HostName 127.0.0.1',
+    `  User ${os.userInfo().username}`,
+    `  IdentityFile ${userKey}`,
+    '  IdentitiesOnly yes',
+    '  StrictHostKeyChecking yes',
+    '  LogLevel ERROR',
+  ];
+  fs.writeFileSync(
+    sshConfig,
+    [
+      `Host ${REMOTE}`,
+      `  Port ${port}`,
+      `  UserKnownHostsFile ${knownHosts}`,
+      ...common,
+      `Host ${UNKNOWN_KEY}`,
+      `  Port ${port}`,
+      `  UserKnownHostsFile ${emptyKnownHosts}`,
+      ...common,
+      `Host ${NOBODY_THERE}`,
+      `  Port ${closedPort}`,
+      `  UserKnownHostsFile ${knownHosts}`,
+      ...common,
+      '',
+    ].join('\n'),
+  );
+  const sshProgram = path.join(dir, 'ssh');
+  writeExecutable(sshProgram, `#!/bin/sh\nexec ssh -F "${sshConfig}" "$@"\n`);
+
+  await waitFor(
+    () => {
+      try {
+        execFileSync(sshProgram, ['-o', 'BatchMode=yes', REMOTE, 'true'], { stdio: 'ignore', timeout: 20_000 });
+        return true;
+      } catch {
+        if (sshd.exitCode !== null) throw new Error(`sshd exited ${sshd.exitCode}: ${sshdLog}`);
+        return false;
+      }
+    },
+    30_000,
+    'sshd to accept a login',
+  );
+
+  return {
+    dir,
+    port,
+    remoteEnv,
+    sshProgram,
+    async stop() {
+      // The remote daemon is a child of nobody here: stop it through its own CLI, then sshd.
+      try {
+        execFileSync(process.execPath, [CLI_SCRIPT, 'stop'], { env: remoteEnv, stdio: 'ignore', timeout: 20_000 });
+      } catch {
+        // no remote daemon was running
+      }
+      if (sshd.exitCode === null) {
+        const gone = new Promise((resolve) => sshd.once('exit', resolve));
+        sshd.kill('SIGTERM');
+        await gone;
+      }
+      // A daemon's last log line can land while the tree is removed.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// src/link without ssh: what `--host X` names, ssh's command line, ssh's failures in one line, and what the bridge
+// puts into a client's hello (its own token, never over a credential the client brought).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { withToken } from '../src/link/bridge';
+import { resolveHost, hostEntrySchema } from '../src/link/hosts';
+import { sshArgs } from '../src/link/sshStream';
+import { sshFailure } from '../src/link/sshFailure';
+import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
+
+test('--host names: local, a configured name or target, else an ssh target that can never be an option', () => {
+  const hosts = [{ target: 'me@gpu.example', name: 'gpu' }];
+  assert.equal(resolveHost('local', hosts), undefined);
+  assert.deepEqual(resolveHost('gpu', hosts), hosts[0]);
+  assert.deepEqual(resolveHost('me@gpu.example', hosts), hosts[0]);
+  assert.deepEqual(resolveHost('dev-vm', hosts), { target: 'dev-vm' });
+  assert.throws(() => resolveHost('-oProxyCommand=touch x', hosts), /does not start with "-"/);
+  assert.throws(() => resolveHost('a\u001bb', hosts), /one word|control/);
+  assert.equal(hostEntrySchema.safeParse({ target: 'local' }).success, false);
+  assert.equal(hostEntrySchema.safeParse({ target: 'x', command: 'holdfast\nrm -rf ~' }).success, false);
+});
+
+test("ssh's arguments: no prompt, no forwarding, no escape character, the target after --", () => {
+  const args = sshArgs({ target: 'gpu', socket: '/run/x y.sock' }, { start: true });
+  const dashes = args.indexOf('--');
+  assert.deepEqual(args.slice(dashes), ['--', 'gpu', "holdfast bridge --socket '/run/x y.sock' --start"]);
+  for (const option of ['BatchMode=yes', 'ClearAllForwardings=yes', 'PermitLocalCommand=no'])
+    assert.ok(args.includes(option), option);
+  for (const flag of ['-T', '-a', '-x']) assert.ok(args.slice(0, dashes).includes(flag), flag);
+  assert.equal(args[args.indexOf('-e') + 1], 'none');
+});
+
+test("ssh's failures: one line naming the fix, and whether trying again can help", () => {
+  const cases: [number | null, string, RegExp, string][] = [
+    [255, 'Host key verification failed.\r\n', /^ssh: host key unknown — run `ssh h` once$/, 'permanent'],
+    [
+      255,
+      'No ED25519 host key is known for [h]:22 and you have requested strict checking.',
+      /host key unknown/,
+      'permanent',
+    ],
+    [255, '@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @@@', /host key of h has changed/, 'permanent'],
+    [255, 'me@h: Permission denied (publickey,password).', /refused the login .*`ssh-copy-id h`/, 'permanent'],
+    [255, 'ssh: connect to host h port 22: Connection refused', /^ssh: h refused the connection/, 'transient'],
+    [255, 'ssh: Could not resolve hostname h: Name or service not known', /cannot resolve/, 'transient'],
+    [127, 'sh: 1: holdfast: not found', /^holdfast is not installed on h/, 'permanent'],
+    [3, '\u001b]52;c;aGk=\u0007evil', /exited with status 3: \\u\{1b\}\]52/, 'transient'],
+  ];
+  for (const [status, stderr, line, kind] of cases) {
+    const failure = sshFailure('h', 'holdfast bridge', status, null, stderr);
+    assert.match(failure.message, line, stderr);
+    assert.equal(failure.kind, kind, stderr);
+    assert.doesNotMatch(failure.message, /[\n\u001b\u0007]/);
+  }
+  assert.match(sshFailure('h', 'holdfast bridge', null, 'SIGKILL', '').message, /ended by SIGKILL/);
+});
+
+test("the bridge puts its own token into a hello that has none, and leaves a client's credential alone", () => {
+  const decode = (frame: Buffer) => {
+    const [decoded] = new FrameDecoder().push(frame);
+    return { kind: decoded.kind, body: JSON.parse(decoded.payload.toString()) as Record<string, unknown> };
+  };
+  const hello = (body: unknown) => new FrameDecoder().push(encodeJson(FrameKind.Hello, body))[0];
+  const own = () => 'host-token';
+  assert.deepEqual(decode(withToken(hello({ protocol: 1, client: 'cli' }), own)).body, {
+    protocol: 1,
+    client: 'cli',
+    token: 'host-token',
+  });
+  assert.equal(decode(withToken(hello({ protocol: 1, token: 'granted' }), own)).body.token, 'granted');
+  // Anything else goes on as it came, for the daemon to refuse with its own words.
+  const request = new FrameDecoder().push(encodeJson(FrameKind.Request, { id: 1 }))[0];
+  assert.equal(decode(withToken(request, own)).kind, FrameKind.Request);
+  assert.equal(decode(withToken(request, own)).body.token, undefined);
+});
