@@ -23,6 +23,9 @@ export default tseslint.config(
       // handle, the request tables): the request path relies on it.
       '@typescript-eslint/require-await': 'off',
       'holdfast/empty-catch': 'error',
+      // A type-only import says so, and is erased: a layer that needs only a type loads nothing.
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-import-type-side-effects': 'error',
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',

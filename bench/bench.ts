@@ -13,26 +13,26 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { daemonScript, startBenchDaemon } from './holdfast';
-import { formatProfile, profileSpan, ProfileSummary, summarizeProfile } from './profile';
+import { formatProfile, profileSpan, type ProfileSummary, summarizeProfile } from './profile';
 import {
-  Context,
+  type Context,
   ECHO_WARM_UP,
   TYPING_GAP_MS,
   echoHoldfast,
   echoNodePty,
   echoTmux,
   floodHoldfast,
-  FloodRun,
+  type FloodRun,
   floodKernel,
-  Latency,
+  type Latency,
   floodTmux,
   makeFiles,
   memoryAndIdle,
-  MemoryResult,
+  type MemoryResult,
   reattachHoldfast,
   touchSessions,
   reattachTmux,
-  Reattach,
+  type Reattach,
   scrollSessions,
   tmuxScrollSessions,
 } from './rows';

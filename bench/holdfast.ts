@@ -3,10 +3,10 @@
 import { spawn } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { Attachment, HoldfastClient } from '../src/protocol/client';
+import { type Attachment, HoldfastClient } from '../src/protocol/client';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
 import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/host/launch';
-import { PROTOCOL_VERSION, SessionInfo } from '../src/protocol/messages';
+import { PROTOCOL_VERSION, type SessionInfo } from '../src/protocol/messages';
 import * as fs from 'node:fs';
 import { tokenPathFor } from '../src/host/paths';
 import { log, Marker, now, onCleanup, tempDir, waitUntil } from './util';

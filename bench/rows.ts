@@ -2,16 +2,17 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type * as NodePty from 'node-pty';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import {
   attachOwner,
-  BenchDaemon,
+  type BenchDaemon,
   rawWatcher,
   removeSession,
   startBenchDaemon,
   waitIdle,
-  DaemonLaunch,
+  type DaemonLaunch,
 } from './holdfast';
 import { ScriptPty, shellQuote, TmuxServer } from './tmux';
 import {
@@ -23,7 +24,7 @@ import {
   printMarker,
   procCpu,
   procMemory,
-  ProcMemory,
+  type ProcMemory,
   sleep,
   tempDir,
   waitUntil,
@@ -295,7 +296,7 @@ async function echoHoldfastSession(ctx: Context, count: number, gapMs: number): 
 
 export async function echoNodePty(ctx: Context, count: number): Promise<Latency> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pty = require('node-pty') as typeof import('node-pty');
+  const pty = require('node-pty') as typeof NodePty;
   const marker = `READY${nextId()}`;
   const term = pty.spawn('sh', ['-c', ECHO_PROGRAM(marker)], {
     name: 'xterm-256color',

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Emulator } from '../src/daemon/emulator';
 import { VSCODE_SCRIPTS_FOLDER } from '../src/host/shellIntegration';
-import { ShellIntegrationParams } from '../src/protocol/shell';
+import type { ShellIntegrationParams } from '../src/protocol/shell';
 import { feed } from './micro';
 import type { Context } from './rows';
 import { log, median, now, percentile, procCpu, sleep } from './util';

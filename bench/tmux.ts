@@ -1,6 +1,6 @@
 // The peers: a private tmux server (its own -S socket and config) and programs under `script`
 // (a kernel PTY with nothing but a copy loop in between), read through a pipe by the bench.
-import { ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Marker, now, onCleanup, procMemory, run, spawnTracked, waitExit } from './util';

@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: timing, statistics, /proc readers, temp dirs, child processes
 // and the cleanup of everything the bench started.
-import { ChildProcess, spawn, SpawnOptions } from 'node:child_process';
+import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HoldfastE2E, Workbench, waitFor } from '../test/e2e/harness';
+import { HoldfastE2E, type Workbench, waitFor } from '../test/e2e/harness';
 import { lastScrollLine, makeFiles } from './rows';
 import { median } from './util';
 

@@ -1,12 +1,12 @@
 // AdoptedPty on its own: a terminal this process did not spawn the program of, as a successor daemon
 // has it. What it reports when the program ends, and what is left of its group, both process paths.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { AdoptedPty } from '../src/daemon/adoptedPty';
 import { openPty } from '../src/daemon/nodePtyInternals';
-import { linuxProc, portable, portableWith, ProcessGroups } from '../src/daemon/processGroup';
+import { linuxProc, portable, portableWith, type ProcessGroups } from '../src/daemon/processGroup';
 import { waitFor } from './helpers/daemon';
 
 const STEP_MS = 20_000;

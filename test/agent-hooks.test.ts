@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/protocol/client';
 import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/agents/agents';
 import { attentionWhere } from './helpers/attention';
 import { cliOk, runCli } from './helpers/cli';
-import { CLI_SCRIPT, startTestDaemon, TestDaemon, waitForText } from './helpers/daemon';
+import { CLI_SCRIPT, startTestDaemon, type TestDaemon, waitForText } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 const CLAUDE = String.raw`#!/usr/bin/env node

@@ -11,7 +11,7 @@ import type { SessionInfo } from '../src/protocol/messages';
 import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
-import { FakeResponsesApi, FunctionCall, startFakeResponsesApi } from './helpers/fakeResponsesApi';
+import { type FakeResponsesApi, type FunctionCall, startFakeResponsesApi } from './helpers/fakeResponsesApi';
 import { AGENTS_BIN, answerShown, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const CODEX = path.join(AGENTS_BIN, 'codex');

@@ -12,7 +12,7 @@ import type { SessionInfo } from '../src/protocol/messages';
 import { findPermissionPrompt } from '../src/agents/permissionPrompt';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
-import { FakeGeminiApi, GeminiFunctionCall, startFakeGeminiApi } from './helpers/fakeGeminiApi';
+import { type FakeGeminiApi, type GeminiFunctionCall, startFakeGeminiApi } from './helpers/fakeGeminiApi';
 import { AGENTS_BIN, answerShown, realAgentFile, markedAtPrompt, rowsWith, saveScreen } from './helpers/realAgent';
 
 const GEMINI = path.join(AGENTS_BIN, 'gemini');

@@ -11,7 +11,7 @@ import type { SessionInfo } from '../src/protocol/messages';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { tempDir, waitFor } from './helpers/daemon';
 import { claudeEnv, realAgentFile, writeClaudeHome } from './helpers/realAgent';
-import { FakeAnthropicApi, startFakeAnthropicApi } from './helpers/fakeAnthropicApi';
+import { type FakeAnthropicApi, startFakeAnthropicApi } from './helpers/fakeAnthropicApi';
 import { record } from './helpers/reliability';
 
 const CLAUDE = path.resolve(__dirname, '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin', 'claude');

@@ -7,9 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { ALTERNATE_END, ALTERNATE_MARKER } from '../src/daemon/alternateScroll';
 import { Emulator } from '../src/daemon/emulator';
 import { parsed } from './helpers/emulatorParsed';
-import { HoldfastClient } from '../src/protocol/client';
-import { SearchResult } from '../src/protocol/messages';
-import { startTestDaemon, TestDaemon } from './helpers/daemon';
+import type { HoldfastClient } from '../src/protocol/client';
+import type { SearchResult } from '../src/protocol/messages';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { runCli } from './helpers/cli';
 
 /** A full-screen program's frame: numbered lines scrolling through rows 1..rows-1, a status line below. */

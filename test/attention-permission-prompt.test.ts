@@ -8,11 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { findPermissionPrompt, promptArea, promptAreaDigest } from '../src/agents/permissionPrompt';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
+import { HoldfastClient, type RequestError } from '../src/protocol/client';
 import type { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { record } from './helpers/reliability';
-import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'test', 'fixtures');
 const SCREENS = {

@@ -14,7 +14,7 @@ import { claudeLines } from '../src/agents/transcriptFormats';
 import { claudeProjectSlug } from '../src/agents/transcripts';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { attentionWhere } from './helpers/attention';
-import { startTestDaemon, tempDir, TestDaemon, waitForText } from './helpers/daemon';
+import { startTestDaemon, tempDir, type TestDaemon, waitForText } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 
 test('the screen: its last lines of text, frames and blank rows left out, printable, at most 200 characters', () => {

@@ -9,7 +9,7 @@ import { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import { readLayout, withLayout } from '../src/protocol/tabLayout';
 import { runCli } from './helpers/cli';
-import { DAEMON_SCRIPT, isAlive, startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { DAEMON_SCRIPT, isAlive, startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 
 /** What becomes of the gated successor once the test opens its gate: the daemon, or a failure. */
 type Successor = 'serves' | 'fails';

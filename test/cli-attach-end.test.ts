@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertCookedTerminal, AttachTerminal, showSession } from './helpers/attach';
-import { cliSandbox, CliSandbox } from './helpers/cli';
+import { cliSandbox, type CliSandbox } from './helpers/cli';
 
 let box: CliSandbox;
 before(() => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertCookedTerminal, AttachTerminal, showSession, STEP_TIMEOUT_MS } from './helpers/attach';
-import { cliSandbox, CliSandbox, waitFor } from './helpers/cli';
+import { cliSandbox, type CliSandbox, waitFor } from './helpers/cli';
 
 let box: CliSandbox;
 before(() => {

@@ -2,8 +2,8 @@
 // Real daemon, real PTYs, real sockets.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
-import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
+import type { SessionInfo } from '../src/protocol/messages';
+import { cliSandbox, type CliSandbox, isOneErrorLine } from './helpers/cli';
 
 describe('sessions that end', () => {
   let box: CliSandbox;

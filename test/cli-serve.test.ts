@@ -1,11 +1,11 @@
 // `holdfast serve`: a persistent daemon in the foreground (dist/daemon.js, its child); doctor against it; stop.
 // And doctor against a daemon whose status fails.
 import assert from 'node:assert/strict';
-import { spawn, ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { checkDaemon } from '../src/cli/doctor';
-import { CLI_SCRIPT, cliSandbox, CliSandbox, isAlive, waitFor } from './helpers/cli';
+import { CLI_SCRIPT, cliSandbox, type CliSandbox, isAlive, waitFor } from './helpers/cli';
 import { startTestDaemon } from './helpers/daemon';
 import { SocketProxy } from './helpers/socketProxy';
 

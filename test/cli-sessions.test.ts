@@ -2,8 +2,8 @@
 // read, wait, resize, rm; the daemon goes away with its last session. Real PTYs, real sockets.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
-import { cliSandbox, CliSandbox, isAlive, isOneErrorLine, waitFor } from './helpers/cli';
+import type { SessionInfo } from '../src/protocol/messages';
+import { cliSandbox, type CliSandbox, isAlive, isOneErrorLine, waitFor } from './helpers/cli';
 
 describe('with an on-demand daemon started by new', () => {
   let box: CliSandbox;

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseCommandArgs, parseEnvPairs, intOpt, listOpt } from '../src/cli/args';
-import { Io } from '../src/cli/command';
+import type { Io } from '../src/cli/command';
 import { parseWaitCondition } from '../src/cli/commands/io';
 import { parseSignal } from '../src/host/signals';
-import { CliError, ExitCode, toCliError } from '../src/cli/errors';
+import { type CliError, ExitCode, toCliError } from '../src/cli/errors';
 import { keyBytes, sendPayload } from '../src/text/keys';
 import { formatAge, formatPhase, formatState, table } from '../src/cli/output';
 import { commandLine, shellQuote } from '../src/text/shellQuote';

@@ -1,7 +1,7 @@
 // The `holdfast` CLI with no daemon listening: exit 6 everywhere but new, usage errors, doctor, version.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
+import { cliSandbox, type CliSandbox, isOneErrorLine } from './helpers/cli';
 
 const NON_NEW_COMMANDS = [
   ['list'],

@@ -10,8 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { GrantLimit } from '../src/daemon/connectionRights';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
-import { DaemonEvent, GrantParams, SessionInfo } from '../src/protocol/messages';
-import { CLI_SCRIPT, startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import type { DaemonEvent, GrantParams, SessionInfo } from '../src/protocol/messages';
+import { CLI_SCRIPT, startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 const SHELL = ['bash', '--norc', '--noprofile'];

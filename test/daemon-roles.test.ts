@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { DaemonEvent } from '../src/protocol/messages';
-import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 import { daemonLogNow } from './helpers/reliability';
 import { ReplayTerminal } from './helpers/terminal';
 

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { encodeJson, FrameDecoder, FrameKind, splitRaw } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/host/paths';
-import { startTestDaemon, TestDaemon, waitFor, waitForText } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 import { absenceWindow } from './helpers/absence';
 import type { HoldfastClient } from '../src/protocol/client';

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { ChannelView } from '../src/protocol/messages';
 import { absenceWindow } from './helpers/absence';
-import { startTestDaemon, TestDaemon, waitFor, waitForText } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 
 let daemon: TestDaemon;

@@ -2,7 +2,7 @@
 // once, when it is replaced or when its owner is.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DisposableStore, IDisposable, MutableDisposable } from '../src/base/disposable';
+import { DisposableStore, type IDisposable, MutableDisposable } from '../src/base/disposable';
 
 /** A disposable that counts how often it was disposed. */
 function counted(): IDisposable & { disposals: number } {

@@ -7,7 +7,7 @@ import { Emulator } from '../src/daemon/emulator';
 import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
 import { TypingSignal } from '../src/daemon/ptyReadGate';
 import { Session } from '../src/daemon/session';
-import { SessionEmulator, SnapshotResult } from '../src/daemon/sessionEmulator';
+import { SessionEmulator, type SnapshotResult } from '../src/daemon/sessionEmulator';
 import { isAlive, waitFor } from './helpers/daemon';
 import { allParsed } from './helpers/emulatorParsed';
 

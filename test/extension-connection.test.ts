@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { IDisposable } from '../src/base/disposable';
+import type { IDisposable } from '../src/base/disposable';
 import { startDaemon } from '../src/host/launch';
-import { DaemonConnection, DaemonState } from '../src/extension/daemonConnection';
-import { Log } from '../src/extension/log';
+import { DaemonConnection, type DaemonState } from '../src/extension/daemonConnection';
+import type { Log } from '../src/extension/log';
 import { SessionList } from '../src/extension/sessionList';
-import { DAEMON_SCRIPT, isAlive, startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { DAEMON_SCRIPT, isAlive, startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 
 type Event<T> = (listener: (value: T) => void) => IDisposable;
 

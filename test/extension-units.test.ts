@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
+import type { SessionInfo } from '../src/protocol/messages';
 import {
   findRemoteCli,
   hookPath,

@@ -11,8 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { connectOptions } from '../src/host/clientOptions';
 import { HoldfastClient } from '../src/protocol/client';
 import { AttachTerminal, showSession, STEP_TIMEOUT_MS } from './helpers/attach';
-import { CLI_SCRIPT, cliSandbox, CliSandbox, runCli, waitFor } from './helpers/cli';
-import { REMOTE, SshServer, startSshServer } from './helpers/sshd';
+import { CLI_SCRIPT, cliSandbox, type CliSandbox, runCli, waitFor } from './helpers/cli';
+import { REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { cliSandbox, CliSandbox, isOneErrorLine, runCli } from './helpers/cli';
+import { cliSandbox, type CliSandbox, isOneErrorLine, runCli } from './helpers/cli';
 import { record } from './helpers/reliability';
-import { NOBODY_THERE, REMOTE, SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
+import { NOBODY_THERE, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;

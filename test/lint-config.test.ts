@@ -26,6 +26,8 @@ const TYPE_CHECKED = [
   '@typescript-eslint/no-unsafe-member-access',
   '@typescript-eslint/restrict-template-expressions',
   '@typescript-eslint/unbound-method',
+  '@typescript-eslint/consistent-type-imports',
+  '@typescript-eslint/no-import-type-side-effects',
 ];
 
 test("src and test files are linted with typescript-eslint's type-checked rules", async () => {

@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import { Emulator } from '../src/daemon/emulator';
 import { parsed } from './helpers/emulatorParsed';
 import { decodeStoredLines, pieceText } from '../src/daemon/historyStore';
-import { logicalLines, SessionTextCopy } from '../src/daemon/sessionText';
+import { logicalLines, type SessionTextCopy } from '../src/daemon/sessionText';
 import { runJob } from '../src/daemon/textJobs';
 import { MAX_LINE_CHARS } from '../src/protocol/limits';
-import { SearchResult } from '../src/protocol/messages';
+import type { SearchResult } from '../src/protocol/messages';
 
 /** Line `l`: 125 tokens `LlllMmmmm`, 1,125 characters, every 9-character window unique to it. */
 function longLine(l: number): string {

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionInfo } from '../src/protocol/messages';
-import { CLI_SCRIPT, startTestDaemon, TestDaemon, tempDir } from './helpers/daemon';
+import { CLI_SCRIPT, startTestDaemon, type TestDaemon, tempDir } from './helpers/daemon';
 import { atPrompt, integratedBash } from './helpers/marks';
 
 let daemon: TestDaemon;

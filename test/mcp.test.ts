@@ -11,8 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseSessionList } from '../src/cli/commands/mcp';
 import { isUnder, Rights } from '../src/mcp/mcpRights';
-import { HoldfastClient } from '../src/protocol/client';
-import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
+import type { HoldfastClient } from '../src/protocol/client';
+import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, type TestDaemon, waitFor } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 
 const READ_TOOLS = ['list_sessions', 'read_screen', 'read_history', 'search_history', 'wait'];

@@ -1,7 +1,7 @@
 // What is left of a process group, both ways (linuxProc and portable, the macOS path), with real
 // processes: live members, none, only zombies, and no ps to tell zombies apart.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { chooseProcessGroups, linuxProc, membersFromPs, portable, portableWith } from '../src/daemon/processGroup';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { PtyProcess } from '../src/daemon/ptyProcess';
-import { PtyReadGate, ReadPace, ReadTuning, TypingSignal } from '../src/daemon/ptyReadGate';
+import { PtyReadGate, type ReadPace, ReadTuning, TypingSignal } from '../src/daemon/ptyReadGate';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { sleep } from './helpers/reliability';
 

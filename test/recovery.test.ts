@@ -6,9 +6,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
-import { CheckpointFile } from '../src/protocol/recovery';
+import type { CheckpointFile } from '../src/protocol/recovery';
 import { checkpointJson } from './helpers/checkpoint';
-import { CliRun, runCli } from './helpers/cli';
+import { type CliRun, runCli } from './helpers/cli';
 import {
   isAlive,
   isolatedEnv,

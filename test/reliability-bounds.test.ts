@@ -2,15 +2,15 @@
 // cores are kept busy. Another client's `list` keeps its answers quick, each input gets its answer or
 // a one-line error, and the daemon's memory comes back near where it started.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
+import { type HoldfastClient, RequestError } from '../src/protocol/client';
 import type { DaemonEvent } from '../src/protocol/messages';
 import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/sequenceBoundary';
 import { checkpointJson } from './helpers/checkpoint';
-import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 import { encodeJson, FrameKind } from '../src/protocol/frame';
 import { busyCores, helloFrame, RawConnection, record, rssMiB, RssSampler } from './helpers/reliability';
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
-import { startTestDaemon, TestDaemon, waitForText } from './helpers/daemon';
+import { type HoldfastClient, RequestError } from '../src/protocol/client';
+import { startTestDaemon, type TestDaemon, waitForText } from './helpers/daemon';
 import { record, rssMiB } from './helpers/reliability';
 
 async function withDaemon(fn: (daemon: TestDaemon, client: HoldfastClient) => Promise<void>): Promise<void> {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { HoldfastClient } from '../src/protocol/client';
 import { startTestDaemon, waitFor } from './helpers/daemon';
-import { echoSession, percentile, record, Round, startLatencyProbe } from './helpers/reliability';
+import { echoSession, percentile, record, type Round, startLatencyProbe } from './helpers/reliability';
 
 /**
  * What 9 in 10 `list`s and echoes stay under while another session floods. The goal is every one; on

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
+import { HoldfastClient, type RequestError } from '../src/protocol/client';
 import { encodeJson, encodeRaw, FrameKind, MAX_FRAME_PAYLOAD } from '../src/protocol/frame';
 import { InputLimit } from '../src/protocol/limits';
 import { startDaemon } from '../src/host/launch';

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { checkpointJson } from './helpers/checkpoint';
-import { CliRun, runCli } from './helpers/cli';
+import { type CliRun, runCli } from './helpers/cli';
 import { isolatedEnv, startPersistentDaemon, stopDaemonPid, tempDir } from './helpers/daemon';
 import { record } from './helpers/reliability';
 

@@ -2,14 +2,14 @@
 // budget, and a pattern whose program is too large is refused; another client's `list` is answered
 // within 100 ms throughout, with both cores kept busy by other processes.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { TextWorkers } from '../src/daemon/textWorkers';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
+import { type HoldfastClient, RequestError } from '../src/protocol/client';
 import { runCli } from './helpers/cli';
-import { startTestDaemon, TestDaemon } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';
 
 /** 19 characters, 3,002 instructions: 0.45 s a line of 1,000 a's when it ran; refused now. */

@@ -4,12 +4,12 @@
 // a member behind, then, after a handoff, an adopted program killed (asked about before every signal). Both
 // cores are kept busy. Before, each `ps` ran on the main thread, and every echo waited for it.
 import assert from 'node:assert/strict';
-import { ChildProcess, execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { isAlive, startTestDaemon, tempDir, TestDaemon, waitFor } from './helpers/daemon';
-import { busyCores, echoSession, percentile, record, Round, startLatencyProbe } from './helpers/reliability';
+import { isAlive, startTestDaemon, tempDir, type TestDaemon, waitFor } from './helpers/daemon';
+import { busyCores, echoSession, percentile, record, type Round, startLatencyProbe } from './helpers/reliability';
 
 /** How long the fake `ps` takes: an echo that waited for one would wait this long. */
 const PS_MS = 2000;

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
+import type { HoldfastClient, RequestError } from '../src/protocol/client';
 import type { SearchResult } from '../src/protocol/messages';
 import { readTranscript } from '../src/agents/transcripts';
-import { startTestDaemon, tempDir, TestDaemon, waitFor, waitForText } from './helpers/daemon';
+import { startTestDaemon, tempDir, type TestDaemon, waitFor, waitForText } from './helpers/daemon';
 import { cpuMs, daemonLog, record, rssMiB, RssSampler, sleep } from './helpers/reliability';
 import { zstdFrame, zstdRunFrame } from './helpers/zstdFrame';
 

@@ -7,14 +7,14 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HoldfastClient } from '../src/protocol/client';
 import { startDaemon } from '../src/host/launch';
-import { SearchResult } from '../src/protocol/messages';
+import type { SearchResult } from '../src/protocol/messages';
 import {
   DAEMON_SCRIPT,
   isAlive,
   isolatedEnv,
   startTestDaemon,
   tempDir,
-  TestDaemon,
+  type TestDaemon,
   waitFor,
   waitForText,
 } from './helpers/daemon';

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { Emulator } from '../src/daemon/emulator';
 import { MARK_CHARS_PER_LINE, MarkLimit } from '../src/daemon/shellMarks';
 import { HoldfastClient } from '../src/protocol/client';
-import { isAlive, startTestDaemon, TestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
+import { isAlive, startTestDaemon, type TestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 import { parsed } from './helpers/emulatorParsed';
 import { atPrompt, integratedBash, MarkRecorder, NONCE } from './helpers/marks';
 

@@ -2,13 +2,13 @@
 // code once the shell reports its end, with both cores kept busy; refused when the shell is not at an
 // empty prompt in the foreground; and marks a program prints (forged) neither end it nor become trusted.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { HoldfastClient } from '../src/protocol/client';
 import { runCli } from './helpers/cli';
-import { startTestDaemon, TestDaemon, tempDir, waitForText } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, tempDir, waitForText } from './helpers/daemon';
 import { atPrompt, integratedBash, MarkRecorder, NONCE } from './helpers/marks';
 
 let daemon: TestDaemon;

@@ -4,11 +4,11 @@
 // → running → exited (the daemon's rules themselves are tested in attention.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
+import type { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import {
   agentKind,
   buildModel,
-  Card,
+  type Card,
   displayPath,
   SessionStateTracker,
   startedWaiting,

@@ -1,7 +1,7 @@
 // Split groups in the layout metadata: the restore plan and keeping the record current (pure code).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
+import type { SessionInfo } from '../src/protocol/messages';
 import { readLayout } from '../src/protocol/tabLayout';
 import { planRestore } from '../src/extension/layout';
 import { leaveGroupPatches } from '../src/extension/splitLayout';

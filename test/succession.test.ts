@@ -2,7 +2,7 @@
 // adopts them (adoptedPty.ts). Real PTYs and processes: the old owner (helpers/handoffParent.js) and
 // the successor (helpers/handoffSuccessor.js) report to this test over a Unix socket.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -14,7 +14,7 @@ import { receiveHandoff } from '../src/daemon/handoffReceive';
 import { linuxProc, portable, processFromPs, processGroups } from '../src/daemon/processGroup';
 import { PtyProcess } from '../src/daemon/ptyProcess';
 import { isAlive, tempDir, waitFor } from './helpers/daemon';
-import { inputText, linkOver, Message, ReportLink } from './helpers/handoffReport';
+import { inputText, linkOver, type Message, type ReportLink } from './helpers/handoffReport';
 
 const STEP_MS = 60_000;
 

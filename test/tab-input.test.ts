@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import type { Attachment, HoldfastClient } from '../src/protocol/client';
 import { NOTICE } from '../src/extension/notices';
-import { HELD_KEYS_MAX_CHARS, InputTab, TabInput } from '../src/extension/tabInput';
+import { HELD_KEYS_MAX_CHARS, type InputTab, TabInput } from '../src/extension/tabInput';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 
 interface FakeTab extends InputTab {

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
+import type { SessionInfo } from '../src/protocol/messages';
 import { startNewRun } from '../src/extension/newRun';
 import type { SessionTab } from '../src/extension/pseudoterminal';
-import { startTestDaemon, TestDaemon, waitFor } from './helpers/daemon';
+import { startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 import { SocketProxy } from './helpers/socketProxy';
-import { tabFor, TabWindow, tabWindow } from './helpers/tabWindow';
+import { tabFor, type TabWindow, tabWindow } from './helpers/tabWindow';
 
 const STEP_MS = 20_000;
 const SIZE = { columns: 80, rows: 24 };

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import { TabView } from '../src/extension/tabView';
-import { startTestDaemon, TestDaemon, waitFor, waitForText } from './helpers/daemon';
-import { tabFor, tabWindow, TabWindow } from './helpers/tabWindow';
+import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helpers/daemon';
+import { tabFor, tabWindow, type TabWindow } from './helpers/tabWindow';
 import { ReplayTerminal } from './helpers/terminal';
 
 interface Rig {

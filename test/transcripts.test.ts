@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/protocol/client';
 import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/agents/transcripts';
 import { cliOk } from './helpers/cli';
-import { startTestDaemon, tempDir, TestDaemon } from './helpers/daemon';
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { zstdFrame } from './helpers/zstdFrame';
 
 const COMPRESSED_ROLLOUT =

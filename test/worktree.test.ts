@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SessionInfo } from '../src/protocol/messages';
+import type { SessionInfo } from '../src/protocol/messages';
 import {
   createWorktree,
   describeLoss,
@@ -15,7 +15,7 @@ import {
   worktreeOf,
   worktreePath,
 } from '../src/agents/worktree';
-import { cliSandbox, CliSandbox, isOneErrorLine } from './helpers/cli';
+import { cliSandbox, type CliSandbox, isOneErrorLine } from './helpers/cli';
 import { tempDir } from './helpers/daemon';
 import { git, initRepoWithCommit } from './helpers/git';
 import { record } from './helpers/reliability';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { readZstdTail, ZstdBounds, ZstdFrameCheck, ZstdTooCostly } from '../src/agents/zstdTail';
+import { readZstdTail, type ZstdBounds, ZstdFrameCheck, ZstdTooCostly } from '../src/agents/zstdTail';
 import { tempDir } from './helpers/daemon';
 import { rssMiB } from './helpers/reliability';
 import { zstdFrame, zstdRunFrame } from './helpers/zstdFrame';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentProfile } from './agents';
-import { AGENT_ID_PLACEHOLDER, AgentMetadata } from '../protocol/recovery';
+import { AGENT_ID_PLACEHOLDER, type AgentMetadata } from '../protocol/recovery';
 
 export interface AgentLaunch {
   argv: string[];

@@ -3,7 +3,13 @@
 // is never read from the checkpoint file: it is the built-in profile's (found by the recorded
 // profile name) or the one a client gives for its own profile; only the conversation id is read,
 // and it must look like one.
-import { AGENT_ID_PLACEHOLDER, agentOf, archivedFrom, InspectedSession, SavedSession } from '../protocol/recovery';
+import {
+  AGENT_ID_PLACEHOLDER,
+  agentOf,
+  archivedFrom,
+  type InspectedSession,
+  type SavedSession,
+} from '../protocol/recovery';
 import { shellQuote } from '../text/shellQuote';
 
 export interface AgentProfile {

@@ -1,12 +1,12 @@
 // `holdfast list --all-hosts`: this machine's sessions and every configured host's, asked at once, each host bounded
 // by its own timeout, so one that hangs or refuses costs its line and never the others'.
 import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
-import { HoldfastClient, NoDaemonError } from '../protocol/client';
-import { SessionInfo } from '../protocol/messages';
-import { DaemonLink, localLink, sshLink } from '../link/daemonLink';
+import { type HoldfastClient, NoDaemonError } from '../protocol/client';
+import type { SessionInfo } from '../protocol/messages';
+import { type DaemonLink, localLink, sshLink } from '../link/daemonLink';
 import { DEFAULT_HOST_TIMEOUT_MS, hostName, readHosts } from '../link/hosts';
 import { oneLine, printable } from '../text/printable';
-import { CommandResult, Context } from './command';
+import type { CommandResult, Context } from './command';
 import { ExitCode } from './errors';
 import { SESSION_COLUMNS, sessionRow, table } from './output';
 

@@ -2,12 +2,12 @@
 // detach key, a takeover, the program's exit, or the daemon stopping. A lost connection (a handoff,
 // ssh gone) is reconnected and the screen resynced. The terminal is restored on every way out (and
 // on signals and crashes, through process 'exit').
-import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
-import { DaemonEvent, ErrorCode, ExitStatus, Role, SessionInfo } from '../protocol/messages';
+import { type Attachment, type HoldfastClient, RequestError } from '../protocol/client';
+import { type DaemonEvent, ErrorCode, type ExitStatus, type Role, type SessionInfo } from '../protocol/messages';
 import { boolOpt, expectPositionals, stringOpt } from './args';
-import { Command, CommandResult } from './command';
+import type { Command, CommandResult } from './command';
 import { connect } from './connect';
-import { DaemonLink } from '../link/daemonLink';
+import type { DaemonLink } from '../link/daemonLink';
 import { lossReason, lostLine, reconnect } from '../link/reconnect';
 import { ExitCode, usageError } from './errors';
 import { keyBytes, UnknownKeyError } from '../text/keys';

@@ -1,7 +1,7 @@
 // What a command is: its options and help, and a run function that returns data (for --json) and text.
 import type { DaemonLink } from '../link/daemonLink';
-import { OptionSpecs, ParsedArgs } from './args';
-import { ExitCode } from './errors';
+import type { OptionSpecs, ParsedArgs } from './args';
+import type { ExitCode } from './errors';
 
 export interface Io {
   stdout(text: string): void;

@@ -1,9 +1,9 @@
 // Talking to the daemon through the command's link (this machine's socket, or a host over SSH), never starting one
 // unless asked (only `new`, `recovery restore` and start_session do).
 // Session arguments go to the daemon as typed: it resolves an exact id, else a unique name.
-import { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../protocol/client';
 import type { LinkConnectOptions } from '../link/daemonLink';
-import { Context } from './command';
+import type { Context } from './command';
 
 /** Connects to the running daemon; NoDaemonError (exit 6) when none listens. */
 export function connect(ctx: Context, options?: LinkConnectOptions): Promise<HoldfastClient> {

@@ -2,20 +2,21 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import type * as NodePty from 'node-pty';
 import { readCheckpoints, recoveryDir } from '../host/checkpointFiles';
 import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
-import { DaemonStatus, ErrorCode, PROTOCOL_VERSION } from '../protocol/messages';
+import { type DaemonStatus, ErrorCode, PROTOCOL_VERSION } from '../protocol/messages';
 import {
   checkSocket as trustCheckSocket,
   checkSocketDir as trustCheckSocketDir,
   readTokenFile,
-  TrustCheck,
+  type TrustCheck,
 } from '../host/endpointTrust';
 import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
 import { defaultLogPath } from '../host/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
-import { Command } from './command';
+import type { Command } from './command';
 import { connectOptions } from '../host/clientOptions';
 import { ExitCode } from './errors';
 
@@ -140,9 +141,9 @@ export async function checkNodePty(fromDir: string): Promise<Check> {
       detail: missing,
       fix: `install the Holdfast .vsix built for ${currentTarget()}, or build node-pty here: \`npm rebuild node-pty\``,
     };
-  let pty: typeof import('node-pty');
+  let pty: typeof NodePty;
   try {
-    pty = requireFromDist('node-pty') as typeof import('node-pty');
+    pty = requireFromDist('node-pty') as typeof NodePty;
   } catch (err) {
     return {
       name,
@@ -152,7 +153,7 @@ export async function checkNodePty(fromDir: string): Promise<Check> {
     };
   }
   return new Promise<Check>((resolve) => {
-    let term: import('node-pty').IPty;
+    let term: NodePty.IPty;
     const timer = setTimeout(() => {
       term?.kill();
       resolve({

@@ -1,6 +1,6 @@
 // Help text: the overview (`holdfast help`) and one page per command (`holdfast CMD --help`).
-import { GLOBAL_OPTIONS, OptionSpecs } from './args';
-import { Command } from './command';
+import { GLOBAL_OPTIONS, type OptionSpecs } from './args';
+import type { Command } from './command';
 import { COMMANDS } from './commands/index';
 
 export const EXIT_CODES_HELP = [

@@ -1,10 +1,10 @@
 // Human output (tables, key: value details) and the JSON / error documents.
 import * as os from 'node:os';
-import { SessionInfo } from '../protocol/messages';
+import type { SessionInfo } from '../protocol/messages';
 import { oneLine, printable, printableLines, safeJson } from '../text/printable';
 import { commandLine } from '../text/shellQuote';
-import { CliError } from './errors';
-import { CommandResult, Io } from './command';
+import type { CliError } from './errors';
+import type { CommandResult, Io } from './command';
 
 export function formatState(s: Pick<SessionInfo, 'state' | 'exit'>): string {
   if (s.state !== 'exited') return s.state;

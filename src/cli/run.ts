@@ -2,7 +2,7 @@
 // and turn the outcome into an exit code.
 import { resolveSocketPath } from '../host/paths';
 import { parseCommandArgs } from './args';
-import { Command, Context, Io } from './command';
+import type { Command, Context, Io } from './command';
 import { findCommand } from './commands/index';
 import { CliError, ExitCode, toCliError, usageError } from './errors';
 import { commandHelp, overviewHelp } from './help';

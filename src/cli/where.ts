@@ -1,12 +1,12 @@
 // Which daemon a command talks to: this machine's (its socket) or a host's over SSH (`--host`, HOLDFAST_HOST).
 import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
 import { resolveSocketPath } from '../host/paths';
-import { DaemonLink, localLink, sshLink } from '../link/daemonLink';
+import { type DaemonLink, localLink, sshLink } from '../link/daemonLink';
 import { readHosts, resolveHost } from '../link/hosts';
 import { stringOpt } from './args';
-import { Command } from './command';
+import type { Command } from './command';
 import { CliError, ExitCode, usageError } from './errors';
-import { ParsedArgs } from './args';
+import type { ParsedArgs } from './args';
 
 /** The variable that names the host every command goes to, unless --host or --socket says otherwise. */
 export const HOST_ENV = 'HOLDFAST_HOST';

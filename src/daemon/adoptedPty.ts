@@ -10,7 +10,7 @@ import { InputLimit } from '../protocol/limits';
 import { FdWriter } from './fdWriter';
 import { resizeFd, resizeUnlessClosed, restartReading, stopReadingNow } from './nodePtyInternals';
 import { GroupGuard } from './groupGuard';
-import { ProcessGroups, processGroups } from './processGroup';
+import { type ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
 

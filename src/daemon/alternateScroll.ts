@@ -8,9 +8,9 @@ import type { Terminal } from '@xterm/headless';
 import type { IDisposable } from '../base/disposable';
 import { encodeRows, plainRow } from './historyEncoding';
 import { HistoryStore, plainText } from './historyStore';
-import { ALTERNATE_MARKER, AlternateCopy, alternateText } from './sessionText';
+import { ALTERNATE_MARKER, type AlternateCopy, alternateText } from './sessionText';
 export { ALTERNATE_END, ALTERNATE_MARKER, isAlternateMarker } from './sessionText';
-import { core, CoreBufferService, PackedCell } from './xtermInternals';
+import { core, type CoreBufferService, type PackedCell } from './xtermInternals';
 
 /** How many rows a CSI S or CSI M asks for (xterm: 0 or none is 1). */
 function countOf(params: (number | number[])[]): number {

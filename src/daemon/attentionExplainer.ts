@@ -6,7 +6,7 @@
 // costly to read gives no reason, is logged once (textWorkers.ts) and not read again until it changes. Each
 // screen read gives a permission prompt's reason when one is on it (promptAnswer.ts); whether it is marked
 // is its watch's word (promptWatch.ts).
-import { DisposableStore, IDisposable } from '../base/disposable';
+import { DisposableStore, type IDisposable } from '../base/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { promptReason, screenReason } from './attentionReason';

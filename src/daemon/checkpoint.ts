@@ -19,10 +19,10 @@ import { ensurePrivateDir } from '../host/paths';
 import { CheckpointLimit } from '../protocol/limits';
 import {
   CHECKPOINT_VERSION,
-  CheckpointFile,
-  CheckpointSummary,
-  RecoveryConfig,
-  SavedSession,
+  type CheckpointFile,
+  type CheckpointSummary,
+  type RecoveryConfig,
+  type SavedSession,
 } from '../protocol/recovery';
 import type { Session } from './session';
 

@@ -3,7 +3,7 @@
 // Its own bundle (dist/checkpointReader.js), loaded on the first such job: the schemas bring zod, which the
 // search worker, replaced after each runaway search, does not load otherwise.
 import { inspectSaved } from '../agents/agents';
-import { listCheckpointFiles, ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
+import { listCheckpointFiles, type ListedCheckpointFile, readCheckpoint } from '../host/checkpointFiles';
 import { UnsafeDirectoryError } from '../host/paths';
 import { CheckpointLimit } from '../protocol/limits';
 import { ErrorCode } from '../protocol/messages';

@@ -4,7 +4,7 @@
 // trailing blanks trimmed; what scrolled out of the scrollback is missing (truncated).
 import type { Terminal } from '@xterm/headless';
 import { RunLimit } from '../protocol/shell';
-import { HistoryStore, pieceText } from './historyStore';
+import { type HistoryStore, pieceText } from './historyStore';
 import { rowText } from './textCopy';
 
 /** Where a command's output starts: a row of xterm's normal buffer, a line of the store, or lost. */

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { IDisposable, toDisposable } from '../base/disposable';
+import { type IDisposable, toDisposable } from '../base/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { ensurePrivateDir } from '../host/paths';
-import { DaemonConfig, RecoveryConfig, SearchConfig } from '../protocol/recovery';
+import type { DaemonConfig, RecoveryConfig, SearchConfig } from '../protocol/recovery';
 import { DaemonError } from './daemonError';
 
 export const MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024;

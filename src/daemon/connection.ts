@@ -2,7 +2,7 @@
 // channels, and the bound on what may queue up for it. A client that falls behind stops receiving output
 // and is resynced with a fresh snapshot once its socket drains: the program is never slowed down by it.
 import type * as net from 'node:net';
-import { DisposableStore, disposeErrorText, IDisposable, toDisposable } from '../base/disposable';
+import { DisposableStore, disposeErrorText, type IDisposable, toDisposable } from '../base/disposable';
 import {
   encodeJson,
   FrameDecoder,
@@ -13,8 +13,8 @@ import {
   rawHeader,
   splitRaw,
 } from '../protocol/frame';
-import { clientHelloSchema, DaemonHello } from '../protocol/hello';
-import { DaemonEvent, ErrorCode, PROTOCOL_VERSION, RequestMessage, Role } from '../protocol/messages';
+import { clientHelloSchema, type DaemonHello } from '../protocol/hello';
+import { type DaemonEvent, ErrorCode, PROTOCOL_VERSION, type RequestMessage, type Role } from '../protocol/messages';
 import { InputLimit } from '../protocol/limits';
 import { Channel, detachAll } from './channel';
 import { ConnectionRights } from './connectionRights';

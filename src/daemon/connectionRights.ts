@@ -4,7 +4,15 @@
 // run inside them has the same scope). A credential is never wider than the connection that asked
 // for it, and lives while a connection or a running session holds it.
 import { createHash, randomBytes } from 'node:crypto';
-import { AttachParams, DaemonEvent, ErrorCode, GrantParams, GrantResult, Method, Params } from '../protocol/messages';
+import {
+  type AttachParams,
+  type DaemonEvent,
+  ErrorCode,
+  type GrantParams,
+  type GrantResult,
+  type Method,
+  type Params,
+} from '../protocol/messages';
 import { DaemonError } from './daemonError';
 import { tokensMatch } from './endpoint';
 import type { Session } from './session';

@@ -4,19 +4,19 @@ import type * as net from 'node:net';
 import { DisposableStore, disposeErrorText, toDisposable } from '../base/disposable';
 import {
   ALL_CAPABILITIES,
-  DaemonEvent,
-  DaemonStatus,
+  type DaemonEvent,
+  type DaemonStatus,
   ErrorCode,
-  Method,
+  type Method,
   PROTOCOL_VERSION,
-  StartMode,
+  type StartMode,
 } from '../protocol/messages';
 import { defaultLogPath } from '../host/paths';
 import type { DaemonHello } from '../protocol/hello';
 import { VERSION } from '../protocol/version';
-import { ClientConnection, RequestHandler } from './connection';
-import { checkRequest, ConnectionRights, Credentials } from './connectionRights';
-import { coreMethods, MethodHost, MethodTable } from './daemonMethods';
+import { ClientConnection, type RequestHandler } from './connection';
+import { checkRequest, type ConnectionRights, Credentials } from './connectionRights';
+import { coreMethods, type MethodHost, type MethodTable } from './daemonMethods';
 import { Endpoint } from './endpoint';
 import {
   crashIfTestAsks,
@@ -24,7 +24,7 @@ import {
   handoffUnderWay,
   handOffSessions,
   successorScript,
-  OwnState,
+  type OwnState,
   predecessorState,
   resumeSessions,
 } from './daemonSuccession';
@@ -36,7 +36,7 @@ import { AttentionExplainer } from './attentionExplainer';
 import { DaemonError } from './daemonError';
 import { isMethod, parseParams } from './requestSchemas';
 import type { Session } from './session';
-import { DEFAULT_LIMITS, limitsFromEnv, RegistryLimits, SessionRegistry } from './sessionRegistry';
+import { DEFAULT_LIMITS, limitsFromEnv, type RegistryLimits, SessionRegistry } from './sessionRegistry';
 
 export enum DaemonTiming {
   /** How long stop waits after SIGHUP before SIGKILL. */

@@ -1,5 +1,5 @@
 // The one error type a request handler throws: its code goes to the client (see ErrorCode).
-import { ErrorCode } from '../protocol/messages';
+import type { ErrorCode } from '../protocol/messages';
 
 export class DaemonError extends Error {
   constructor(

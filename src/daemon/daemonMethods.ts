@@ -1,7 +1,14 @@
 // The daemon's request table: one handler per method of the protocol, over the session registry.
 // Params are already checked against their schema (requestSchemas.ts); the daemon's lifetime
 // (endpoint, clients, stop) is daemon.ts's, and recovery's methods are recovery.ts's.
-import { AttachParams, DaemonStatus, ErrorCode, Method, Params, WaitCondition } from '../protocol/messages';
+import {
+  type AttachParams,
+  type DaemonStatus,
+  ErrorCode,
+  type Method,
+  type Params,
+  type WaitCondition,
+} from '../protocol/messages';
 import { conversationIdProblem } from '../agents/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
 import type { Channel } from './channel';
@@ -12,7 +19,7 @@ import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
 import { isSignalName } from './ptyProcess';
 import type { Session } from './session';
 import { answerPrompt } from './promptAnswer';
-import { checkedSize, SessionRegistry } from './sessionRegistry';
+import { checkedSize, type SessionRegistry } from './sessionRegistry';
 import { searchSessions } from './sessionSearch';
 import type { WaitFor } from './sessionWaits';
 import type { TextWorkers } from './textWorkers';

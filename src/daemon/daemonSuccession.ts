@@ -4,15 +4,15 @@
 // its sessions' notify credentials derive from, and the live scoped credentials.
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import { AttachParams, ErrorCode, Method, Params } from '../protocol/messages';
+import { type AttachParams, ErrorCode, type Method, type Params } from '../protocol/messages';
 import type { Credentials } from './connectionRights';
 import { DaemonError } from './daemonError';
 import { trustedFile, UntrustedFileError } from '../host/fileTrust';
-import { handOff, HandoffResult, SuccessorCommand } from './handoff';
+import { handOff, type HandoffResult, type SuccessorCommand } from './handoff';
 import { HandoffLimit } from './handoffManifest';
 import type { HandablePty } from './programPty';
 import type { Received } from './handoffReceive';
-import { Session } from './session';
+import type { Session } from './session';
 import { resumeSession, sessionStateAtCut, SessionHandoffLimit } from './sessionHandoff';
 import type { SessionRegistry } from './sessionRegistry';
 

@@ -2,7 +2,7 @@
 // tracks how far parsing has got, and answers terminal queries when no input owner is attached.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import { Emitter, IDisposable } from '../base/disposable';
+import { Emitter, type IDisposable } from '../base/disposable';
 import { TextLimit } from '../protocol/limits';
 import { VERSION } from '../protocol/version';
 import { AlternateScroll } from './alternateScroll';
@@ -12,7 +12,7 @@ import { HistoryStore, HistoryTuning } from './historyStore';
 import { registerReports } from './programReports';
 import { ParseQueue } from './parseQueue';
 import { linesToSkip } from './plainRun';
-import { linesToRead, SessionTextCopy } from './sessionText';
+import { linesToRead, type SessionTextCopy } from './sessionText';
 import { ShellMarks } from './shellMarks';
 import { renderSnapshot } from './snapshot';
 import { copyText } from './textCopy';

@@ -9,7 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { DisposableStore, disposeAll, Emitter, IDisposable, toDisposable } from '../base/disposable';
+import { DisposableStore, disposeAll, Emitter, type IDisposable, toDisposable } from '../base/disposable';
 import { ensureSocketDir, readTokenFile, UntrustedEndpointError } from '../host/endpointTrust';
 import { tokenPathFor } from '../host/paths';
 

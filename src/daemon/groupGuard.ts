@@ -14,7 +14,7 @@
 // apart (no ps), SIGKILL sent after the exit ends the question: no live process survives it.
 // The questions go to processGroup.ts, off the main thread; the cheap one (signal 0 on the leader's
 // pid) is asked again just before the signal, so a reuse while the answer came is seen too.
-import { pidInUse, ProcessGroups } from './processGroup';
+import { pidInUse, type ProcessGroups } from './processGroup';
 
 /** Whose child the leader is: this process's (it reaps it and hears its exit), or a previous daemon's. */
 export type LeaderKind = 'child' | 'adopted';

@@ -3,15 +3,15 @@
 // wait for its one-line answer. Taken: this process lets go of its copies (the programs keep their
 // terminal: the successor holds the master, so no hangup). Not taken (the successor failed, exited
 // or was too slow and is killed): every PTY is uncut and carries on here, nothing lost.
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import {
   HANDOFF_VERSION,
-  HandedSession,
-  HandoffAnswer,
+  type HandedSession,
+  type HandoffAnswer,
   handoffAnswerSchema,
   HandoffLimit,
-  HandoffManifest,
+  type HandoffManifest,
   parseHandoff,
 } from './handoffManifest';
 

@@ -12,9 +12,9 @@ import type { IBufferLine, Terminal } from '@xterm/headless';
 import type { IDisposable } from '../base/disposable';
 import { encodeRows, plainRow } from './historyEncoding';
 import { rowsFor } from './historyRows';
-import { HistoryStore, HistoryTuning } from './historyStore';
+import { type HistoryStore, HistoryTuning } from './historyStore';
 import type { ShellMarks } from './shellMarks';
-import { core, CoreBuffer, PackedCell } from './xtermInternals';
+import { core, type CoreBuffer, type PackedCell } from './xtermInternals';
 
 type Cell = PackedCell;
 

@@ -5,7 +5,7 @@ import type { IBufferLine } from '@xterm/headless';
 import { CONTINUED } from './historyStore';
 export { plainText } from './historyStore';
 import { isBlankDefault, sgrFor } from './screenSerializer';
-import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, CoreLine, PackedCell } from './xtermInternals';
+import { BG_COLOUR_BITS, CODE_POINT_MASK, COMBINED_MASK, type CoreLine, type PackedCell } from './xtermInternals';
 
 type Cell = PackedCell;
 

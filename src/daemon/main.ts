@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { resolveSocketPath } from '../host/paths';
 import { printableLines } from '../text/printable';
 import { DisposableStore, toDisposable } from '../base/disposable';
-import { Daemon, DaemonOptions } from './daemon';
+import { Daemon, type DaemonOptions } from './daemon';
 import { checkEmulatorWorkerBundle } from './emulatorWorkers';
 import { receiveHandoff } from './handoffReceive';
 import { checkNodePtyInternals } from './nodePtyInternals';

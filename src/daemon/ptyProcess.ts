@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as pty from 'node-pty';
-import { Emitter, IDisposable } from '../base/disposable';
+import { Emitter, type IDisposable } from '../base/disposable';
 import { InputLimit } from '../protocol/limits';
 import {
   inputSettled,
@@ -18,7 +18,7 @@ import {
 } from './nodePtyInternals';
 import { writeNow } from './fdWriter';
 import { GroupGuard } from './groupGuard';
-import { ProcessGroups, processGroups } from './processGroup';
+import { type ProcessGroups, processGroups } from './processGroup';
 import type { ExitInfo, HandablePty, PtyCut } from './programPty';
 import { HeldAtCut, inputLimitReason, untilSettled } from './ptyCut';
 

@@ -3,13 +3,13 @@
 // ids, the saved screen, no process); relaunch and resume start a new run in an archive's place.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { IDisposable } from '../base/disposable';
-import { DaemonEvent, ErrorCode, Params } from '../protocol/messages';
+import type { IDisposable } from '../base/disposable';
+import { type DaemonEvent, ErrorCode, type Params } from '../protocol/messages';
 import { resumeArgv } from '../agents/agents';
 import type { ShellIntegrationParams } from '../protocol/shell';
 import { CheckpointLimit, clampScreenSize, TextLimit } from '../protocol/limits';
 import { hasControl } from '../text/printable';
-import { ArchivedFrom, archivedFrom, CheckpointFile, RecoveryMethods } from '../protocol/recovery';
+import { type ArchivedFrom, archivedFrom, type CheckpointFile, type RecoveryMethods } from '../protocol/recovery';
 import { ArchivedProcess } from './archivedProcess';
 import { recoveryDir } from '../host/checkpointFiles';
 import { configFilePath } from '../host/paths';
@@ -17,7 +17,7 @@ import { Checkpointer } from './checkpoint';
 import { ConfigStore } from './config';
 import { Session } from './session';
 import { DaemonError } from './daemonError';
-import { SessionRegistry } from './sessionRegistry';
+import type { SessionRegistry } from './sessionRegistry';
 import type { CheckpointFound, CheckpointsRead } from './textJobs';
 import type { TextWorkers } from './textWorkers';
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { metadataSchema } from '../host/checkpointSchema';
 import { InputLimit, TextLimit } from '../protocol/limits';
-import { ErrorCode, Method, Params } from '../protocol/messages';
+import { ErrorCode, type Method, type Params } from '../protocol/messages';
 import { RunLimit } from '../protocol/shell';
 import { hasControl } from '../text/printable';
 import { DaemonError } from './daemonError';

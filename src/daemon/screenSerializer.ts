@@ -5,7 +5,7 @@
 // screen, background-erased rows, wide characters, emoji modifiers), so this walks the cells itself.
 import type { IBuffer, IBufferLine, Terminal } from '@xterm/headless';
 import { CONTINUED, joinEncoded } from './historyStore';
-import { BG_COLOUR_BITS, PackedCell } from './xtermInternals';
+import { BG_COLOUR_BITS, type PackedCell } from './xtermInternals';
 
 type Cell = PackedCell;
 

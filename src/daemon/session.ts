@@ -1,21 +1,21 @@
 // One terminal session: a program on a PTY, its emulator, its attached clients and its state.
-import { DisposableStore, disposeAll, Emitter, IDisposable } from '../base/disposable';
+import { DisposableStore, disposeAll, Emitter, type IDisposable } from '../base/disposable';
 import type { AttentionState, ChannelView, DaemonEvent, ExitStatus, SessionInfo } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import { scrollbackWithinBudget } from '../protocol/limits';
-import { ClientRoles, Subscriber } from './clientRoles';
+import { ClientRoles, type Subscriber } from './clientRoles';
 import type { SessionTextCopy } from './sessionText';
 import { GroupKill } from './groupKill';
 import { promptProfileOf } from './promptAnswer';
 import { SessionActivity } from './sessionActivity';
 import type { ProgramProcess } from './programPty';
 import { PtyProcess } from './ptyProcess';
-import { PtyReadGate, TypingSignal } from './ptyReadGate';
+import { PtyReadGate, type TypingSignal } from './ptyReadGate';
 import { SequenceBoundary } from './sequenceBoundary';
 import { SessionEmulator } from './sessionEmulator';
 import type { MarkReplay } from './emulator';
-import { SessionWaits, WaitFor } from './sessionWaits';
-import { SnapshotKind, SnapshotQueue } from './snapshotQueue';
+import { SessionWaits, type WaitFor } from './sessionWaits';
+import { type SnapshotKind, SnapshotQueue } from './snapshotQueue';
 import { WatcherRedraw } from './watcherRedraw';
 import { SessionShell } from './sessionShell';
 import type { SessionOptions } from './sessionOptions';

@@ -2,9 +2,9 @@
 // one timer per quiet spell, not per chunk), bells, and from all of these and the agent's hooks
 // its attention (attention.ts), pushed as 'attention' events (again with a reason, when
 // attentionReasons.ts finds why it waits).
-import { IDisposable } from '../base/disposable';
+import type { IDisposable } from '../base/disposable';
 import type { AttentionState, DaemonEvent, SessionAttention } from '../protocol/messages';
-import { Attention, PromptMark } from './attention';
+import { Attention, type PromptMark } from './attention';
 import type { AttentionSignal } from './emulatorProtocol';
 import { onlyTerminalReports } from './terminalReports';
 

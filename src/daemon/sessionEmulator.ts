@@ -3,11 +3,11 @@
 // count, title, synchronized update, scrollback) is mirrored from the worker's events; snapshots and
 // text are asked for and answered with the chunk they were taken at. The chunks written and not yet
 // parsed stay here: a snapshot is followed by them, and a replaced worker gets them again.
-import { DisposableStore, Emitter, IDisposable } from '../base/disposable';
+import { DisposableStore, Emitter, type IDisposable } from '../base/disposable';
 import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
 import type { EmulatorOptions } from './emulator';
-import { EmulatorRebuild, RebuildScreen } from './emulatorRebuild';
+import { EmulatorRebuild, type RebuildScreen } from './emulatorRebuild';
 import type {
   AttentionSignal,
   EmulatorEvents,

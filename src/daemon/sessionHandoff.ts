@@ -9,7 +9,7 @@ import { AdoptedPty } from './adoptedPty';
 import { ArchivedProcess } from './archivedProcess';
 import type { RebuildScreen } from './emulatorRebuild';
 import type { ReceivedSession } from './handoffReceive';
-import { Session, SessionOptions } from './session';
+import { Session, type SessionOptions } from './session';
 import type { SessionEmulator } from './sessionEmulator';
 
 export enum SessionHandoffLimit {

@@ -3,7 +3,7 @@
 // them; then over an agent's conversation from its transcript file, which a full-screen agent's
 // scrollback lacks. The emulators' workers copy the text; a text worker decodes and matches (textJobs.ts).
 import { SearchLimit } from '../protocol/limits';
-import { SearchParams, SearchResult } from '../protocol/messages';
+import type { SearchParams, SearchResult } from '../protocol/messages';
 import { agentOf } from '../protocol/recovery';
 import type { SessionRegistry } from './sessionRegistry';
 import type { SearchedSession } from './textJobs';

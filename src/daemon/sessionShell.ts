@@ -2,8 +2,8 @@
 // for SessionInfo, and `run`: one command typed at its prompt, answered with its exit code and output
 // once the shell has reported the command's end and is back at its prompt, in the foreground of its
 // terminal (a program's printed marks neither start a run nor end one: foreground.ts).
-import { disposeAll, Emitter, IDisposable } from '../base/disposable';
-import { DaemonEvent, ErrorCode, SessionInfo } from '../protocol/messages';
+import { disposeAll, type Emitter, type IDisposable } from '../base/disposable';
+import { type DaemonEvent, ErrorCode, type SessionInfo } from '../protocol/messages';
 import type { RunResult, ShellState } from '../protocol/shell';
 import { printable } from '../text/printable';
 import type { CommandOutput } from './commandOutput';

@@ -1,7 +1,7 @@
 // A session's text as the readers of its history see it (`read` with scrollback, search, text waits):
 // logical lines, wrapped rows and stored pieces joined, built from a copy that any thread can decode.
 import { MAX_LINE_CHARS } from '../protocol/limits';
-import { CONTINUED, decodeStoredLines, pieceText, plainText, plainTextOf, StoredLines } from './historyStore';
+import { CONTINUED, decodeStoredLines, pieceText, plainText, plainTextOf, type StoredLines } from './historyStore';
 
 /**
  * The line in front of the rows of each stay on the alternate screen (and of what is kept when the

@@ -10,13 +10,13 @@
 // session's nonce) is trusted, and while a command runs the marks its output prints are not kept
 // (but one D: the shell's own end after a program's). A full-screen program's screen keeps none.
 import type { IMarker, Terminal } from '@xterm/headless';
-import { Emitter, IDisposable } from '../base/disposable';
+import { Emitter, type IDisposable } from '../base/disposable';
 import type { ShellState } from '../protocol/shell';
 import type { PromptMark } from './attention';
-import { commandOutput, CommandOutput, OutputStart, textFrom } from './commandOutput';
+import { commandOutput, type CommandOutput, type OutputStart, textFrom } from './commandOutput';
 import type { EmbeddedMark } from './historyEncoding';
 import type { HistoryCapture } from './historyCapture';
-import { ShellMark, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
+import { type ShellMark, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
 import type { SnapshotMarks } from './snapshot';
 import { core } from './xtermInternals';
 

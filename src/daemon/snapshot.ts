@@ -3,9 +3,9 @@
 // it internal (xtermInternals.ts): scroll region, cursor (including a pending wrap), modes, mouse
 // encoding, cursor style and visibility, the pen the program writes with, and the title.
 import type { Terminal } from '@xterm/headless';
-import { RowMarks, serializeBuffers, sgrFor } from './screenSerializer';
+import { type RowMarks, serializeBuffers, sgrFor } from './screenSerializer';
 import { SNAPSHOT_PREFIX } from './emulatorProtocol';
-import { core, PackedCell } from './xtermInternals';
+import { core, type PackedCell } from './xtermInternals';
 
 type PenCell = PackedCell;
 

@@ -4,18 +4,18 @@
 // checkpointReader.ts, a bundle of its own loaded on the first such job.
 import * as path from 'node:path';
 import {
-  CostlyTranscript,
+  type CostlyTranscript,
   readTranscript,
-  TranscriptAgent,
-  TranscriptBounds,
+  type TranscriptAgent,
+  type TranscriptBounds,
   TranscriptTooCostly,
 } from '../agents/transcripts';
-import { ErrorCode, SearchMatch, SearchResult } from '../protocol/messages';
+import { ErrorCode, type SearchMatch, type SearchResult } from '../protocol/messages';
 import type { CheckpointFile, CheckpointSummary, InspectedSession, SkippedCheckpoint } from '../protocol/recovery';
-import { compilePattern, PatternError, PatternLimitError, TextPattern } from '../text/textPattern';
+import { compilePattern, PatternError, PatternLimitError, type TextPattern } from '../text/textPattern';
 import { transcriptReason } from './attentionReason';
 import type * as CheckpointReader from './checkpointReader';
-import { isAlternateMarker, logicalLines, SessionTextCopy } from './sessionText';
+import { isAlternateMarker, logicalLines, type SessionTextCopy } from './sessionText';
 
 /** A longer line (a logical line can be long) is cut in a search's answer, so replies stay small. */
 export const MAX_MATCH_TEXT_CHARS = 2000;

@@ -1,13 +1,13 @@
 // The commands on agents: start one from a profile, resume or relaunch archived sessions.
 import * as vscode from 'vscode';
 import { agentLaunch, findExecutable } from '../agents/agentLaunch';
-import { SessionInfo } from '../protocol/messages';
+import type { SessionInfo } from '../protocol/messages';
 import { agentOf, archivedFrom } from '../protocol/recovery';
 import { readLayout } from '../protocol/tabLayout';
 import { type AgentProfile, findProfile, missingAgentMessage, readAgentProfiles, resumeTemplate } from './agents';
 import { archiveAction } from './archives';
 import { ui, uiIcon, uiText } from '../text/uiText';
-import { CommandContext, describe, sessionById } from './commandContext';
+import { type CommandContext, describe, sessionById } from './commandContext';
 import { showError, showInformation, showQuickPick } from './ui';
 
 function agentProfiles(ctx: CommandContext): ReturnType<typeof readAgentProfiles> {

@@ -2,8 +2,8 @@
 // saved screens, no process) from the previous daemon's checkpoint. Nothing is re-run here; an
 // archive starts again only when the user asks (Resume / Relaunch). Pure Node (no vscode import).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import { HoldfastClient, RequestError } from '../protocol/client';
-import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
+import { type HoldfastClient, RequestError } from '../protocol/client';
+import { Capability, ErrorCode, type SessionInfo } from '../protocol/messages';
 import { resumeOffered } from '../agents/agents';
 import { archivedFrom } from '../protocol/recovery';
 import { readLayout } from '../protocol/tabLayout';

@@ -10,9 +10,9 @@
 // window. The setting holdfast.notifications.waiting turns the waiting ones off.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
-import { Phase } from '../agents/sessionStatus';
+import type { Phase } from '../agents/sessionStatus';
 import { needingAttention } from './attentionOrder';
-import { Log } from './log';
+import type { Log } from './log';
 import { NotificationAction, NotificationBatch, notificationText } from './notificationBatch';
 import { showInformation } from './ui';
 import { NotificationPacer } from './notificationPacer';

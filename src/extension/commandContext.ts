@@ -2,14 +2,14 @@
 // key that shows Holdfast's terminal menu entries.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SessionInfo } from '../protocol/messages';
+import type { SessionInfo } from '../protocol/messages';
 import { commandLine } from '../text/shellQuote';
 import { ui, type UiText, uiText } from '../text/uiText';
 import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
-import { SessionTab } from './pseudoterminal';
-import { SessionList } from './sessionList';
-import { TabManager } from './tabs';
+import type { SessionTab } from './pseudoterminal';
+import type { SessionList } from './sessionList';
+import type { TabManager } from './tabs';
 import { showInformation, showQuickPick } from './ui';
 
 export interface CommandContext {

@@ -2,12 +2,12 @@
 // command's body lives with its concern: sessionCommands.ts, agentCommands.ts, daemonCommands.ts.
 import * as vscode from 'vscode';
 import { newAgent, resumeAllAgents, startArchive } from './agentCommands';
-import { CommandContext, sessionArg, targetTab } from './commandContext';
+import { type CommandContext, sessionArg, targetTab } from './commandContext';
 import { openLog, restartDaemon, showStatus } from './daemonCommands';
 import { registerHistoryDocuments } from './historyDocument';
 import { registerSessionSearch } from './sessionSearch';
 import { splitTerminal } from './splitGroups';
-import { newAgentInWorktree, WorktreeAgentArgs } from './worktreeCommands';
+import { newAgentInWorktree, type WorktreeAgentArgs } from './worktreeCommands';
 import { attachSession, focusSession, killSession, removeSession, renameSession } from './sessionCommands';
 import { ui } from '../text/uiText';
 

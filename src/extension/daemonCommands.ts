@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { Capability } from '../protocol/messages';
 import { defaultLogPath } from '../host/paths';
 import { ui, type UiText, uiText } from '../text/uiText';
-import { CommandContext } from './commandContext';
+import type { CommandContext } from './commandContext';
 import { formatChecks, runChecks } from './doctor';
 import { showError, showInformation, showModal } from './ui';
 

@@ -3,7 +3,7 @@
 // Pure Node (no vscode import): the extension wires its events to the UI.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import { HoldfastClient, NoDaemonError, openSocket } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../base/disposable';
+import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
 import { connectOrStart } from '../host/launch';
 import { VERSION } from '../protocol/version';
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
-import { Log } from './log';
+import type { Log } from './log';
 import { DAEMON_BUNDLES } from '../host/bundles';
 
 export interface DaemonInstall {

@@ -11,7 +11,7 @@ import { ActiveTerminalContextKey } from './commandContext';
 import { registerCommands } from './commands';
 import { DaemonConnection } from './daemonConnection';
 import { LazyDaemonInstall } from './daemonInstall';
-import { installLaunchers, Launchers } from './launchers';
+import { installLaunchers, type Launchers } from './launchers';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
 import { registerMcpProvider } from './mcpProvider';

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { printable, printableLines } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { readTranscript, TranscriptTooCostly } from '../agents/transcripts';
-import { CommandContext, sessionArg } from './commandContext';
+import { type CommandContext, sessionArg } from './commandContext';
 import { showInformation, showQuickPick } from './ui';
 import { ui, uiText } from '../text/uiText';
 

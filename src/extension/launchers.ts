@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { findRemoteCli, writeCodeShim, writeHoldfastLauncher } from './codeCli';
-import { LazyDaemonInstall } from './daemonInstall';
+import type { LazyDaemonInstall } from './daemonInstall';
 import { describeEnvironment } from './ui';
 import { ui } from '../text/uiText';
 

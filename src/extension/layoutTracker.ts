@@ -2,10 +2,10 @@
 // editor area, so the next window restores the same. Writes are debounced and stop as soon as the
 // window starts going away: tabs closing at shutdown must not be recorded as a new layout.
 import * as vscode from 'vscode';
-import { DisposableStore, IDisposable, timeout } from '../base/disposable';
-import { readLayout, TabLocation } from '../protocol/tabLayout';
-import { SessionList } from './sessionList';
-import { TabManager } from './tabs';
+import { DisposableStore, type IDisposable, timeout } from '../base/disposable';
+import { readLayout, type TabLocation } from '../protocol/tabLayout';
+import type { SessionList } from './sessionList';
+import type { TabManager } from './tabs';
 
 const ACTIVE_DEBOUNCE_MS = 400;
 const LOCATION_DEBOUNCE_MS = 1000;

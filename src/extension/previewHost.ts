@@ -7,12 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { Attachment, HoldfastClient } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, MutableDisposable, timeout } from '../base/disposable';
-import { DaemonEvent } from '../protocol/messages';
-import { DaemonConnection } from './daemonConnection';
-import { SessionList } from './sessionList';
-import { buildModel, SessionStateTracker, SidebarModel } from './sessionState';
+import type { Attachment, HoldfastClient } from '../protocol/client';
+import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
+import type { DaemonEvent } from '../protocol/messages';
+import type { DaemonConnection } from './daemonConnection';
+import type { SessionList } from './sessionList';
+import { buildModel, SessionStateTracker, type SidebarModel } from './sessionState';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
 import { showError } from './ui';
 import { ui, uiText } from '../text/uiText';

@@ -5,9 +5,9 @@
 // Plain Node (vscode's types only), so a tab's life is tested against a real daemon without VS Code.
 /* eslint-disable max-lines -- every effect of the tab's state machine (tabState.ts) lives here, beside the move */
 import type * as vscode from 'vscode';
-import { Attachment, HoldfastClient, RequestError } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, timeout } from '../base/disposable';
-import { DaemonEvent, ErrorCode, Role, SessionInfo } from '../protocol/messages';
+import { type Attachment, type HoldfastClient, RequestError } from '../protocol/client';
+import { DisposableStore, Emitter, type IDisposable, timeout } from '../base/disposable';
+import { type DaemonEvent, ErrorCode, type Role, type SessionInfo } from '../protocol/messages';
 import { archiveAction } from './archives';
 import { guardLocalEcho } from './localEchoGuard';
 import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';

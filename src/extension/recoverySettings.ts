@@ -5,10 +5,10 @@
 // window, so a workspace's .vscode/settings.json (a cloned repository's) must not turn screen saving on
 // or recovery off.
 import * as vscode from 'vscode';
-import { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../protocol/client';
 import { DisposableStore } from '../base/disposable';
 import { Capability } from '../protocol/messages';
-import { DaemonConnection } from './daemonConnection';
+import type { DaemonConnection } from './daemonConnection';
 
 const MIRRORED = ['enabled', 'screenText', 'intervalSeconds', 'keep'] as const;
 

@@ -4,16 +4,16 @@
 // Resume / Relaunch in the same tab, and the extension's part of a session's metadata.
 import * as vscode from 'vscode';
 import { RequestError } from '../protocol/client';
-import { ErrorCode, SessionInfo } from '../protocol/messages';
-import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
-import { DaemonConnection } from './daemonConnection';
+import { ErrorCode, type SessionInfo } from '../protocol/messages';
+import { readLayout, type TabLayout, type TabLocation, withLayout } from '../protocol/tabLayout';
+import type { DaemonConnection } from './daemonConnection';
 import { startNewRun } from './newRun';
-import { SessionTab } from './pseudoterminal';
-import { SessionList } from './sessionList';
+import type { SessionTab } from './pseudoterminal';
+import type { SessionList } from './sessionList';
 import type { SessionStart } from './sessionStart';
 import { settings } from './settings';
 import { leaveGroupPatches } from './splitLayout';
-import { TabRegistry } from './tabRegistry';
+import type { TabRegistry } from './tabRegistry';
 import { showModal } from './ui';
 import { ui, uiText } from '../text/uiText';
 

@@ -1,9 +1,9 @@
 // The commands on sessions: attach, focus, rename, kill, remove.
 import * as vscode from 'vscode';
-import { readLayout, TabLocation } from '../protocol/tabLayout';
+import { readLayout, type TabLocation } from '../protocol/tabLayout';
 import { nextOrder } from './layout';
 import { ui, uiText } from '../text/uiText';
-import { CommandContext, describe, sessionById, targetTab } from './commandContext';
+import { type CommandContext, describe, sessionById, targetTab } from './commandContext';
 import { showInformation, showInputBox, showModal, showQuickPick } from './ui';
 
 /** Quick pick of every session (any workspace): focuses its tab here, or opens one attached to it. */

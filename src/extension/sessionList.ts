@@ -1,11 +1,11 @@
 // The daemon's sessions as this window knows them: loaded by `subscribe`, kept current by its
 // events, so the status bar and quick picks never poll. Pure Node (no vscode import).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import { HoldfastClient } from '../protocol/client';
-import { DisposableStore, Emitter, IDisposable, MutableDisposable } from '../base/disposable';
-import { Capability, DaemonEvent, SessionInfo } from '../protocol/messages';
-import { DaemonConnection } from './daemonConnection';
-import { Log } from './log';
+import type { HoldfastClient } from '../protocol/client';
+import { DisposableStore, Emitter, type IDisposable, MutableDisposable } from '../base/disposable';
+import { Capability, type DaemonEvent, type SessionInfo } from '../protocol/messages';
+import type { DaemonConnection } from './daemonConnection';
+import type { Log } from './log';
 
 export class SessionList implements IDisposable {
   private readonly store = new DisposableStore();

@@ -1,10 +1,10 @@
 // *Holdfast: Search Sessions…*: a quick pick whose items are the daemon's `search` matches over every
 // session's history, updated as you type; choosing one opens that session's history at the line.
 import * as vscode from 'vscode';
-import { Capability, SearchMatch } from '../protocol/messages';
+import { Capability, type SearchMatch } from '../protocol/messages';
 import { ui, type UiText, uiJoin, uiText } from '../text/uiText';
-import { CommandContext } from './commandContext';
-import { HistoryLine, RegisterCommand } from './historyDocument';
+import type { CommandContext } from './commandContext';
+import type { HistoryLine, RegisterCommand } from './historyDocument';
 import { UiQuickPick, type UiQuickPickItem } from './ui';
 
 export enum SearchTiming {

@@ -3,7 +3,7 @@
 // you. Also registers the wall of screens.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
-import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
+import { type PreviewDeps, PreviewHost, type SessionFeed, sessionsHtml } from './previewHost';
 import { waitingCount } from './sessionState';
 import { registerWall } from './wall';
 import { setBadge } from './ui';

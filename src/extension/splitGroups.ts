@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { readLayout } from '../protocol/tabLayout';
-import { CommandContext } from './commandContext';
+import type { CommandContext } from './commandContext';
 import { nextOrder } from './layout';
 import { becomesActive } from './sessionCommands';
 import type { SplitRequest } from './tabs';

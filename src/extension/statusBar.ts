@@ -2,9 +2,9 @@
 // goes to the next session needing you while some wait (holdfast.nextAttention), else lists the sessions.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
-import { DaemonConnection } from './daemonConnection';
+import type { DaemonConnection } from './daemonConnection';
 import type { SessionFeed } from './previewHost';
-import { SessionList } from './sessionList';
+import type { SessionList } from './sessionList';
 import { waitingCount } from './sessionState';
 import { UiStatusBarItem } from './ui';
 import { ui, uiText } from '../text/uiText';

@@ -6,7 +6,7 @@
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { SnapshotReason } from '../protocol/client';
 import { noticeLine } from './notices';
-import { DEFAULT_WRITER_PACE, RendererWriter, WriterPace } from './rendererWriter';
+import { DEFAULT_WRITER_PACE, RendererWriter, type WriterPace } from './rendererWriter';
 
 /** Notices shown again after a history snapshot (which starts with a reset); older ones are dropped. */
 const MAX_NOTICES_KEPT = 16;

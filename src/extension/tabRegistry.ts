@@ -1,9 +1,9 @@
 // Which Holdfast tab in this window shows which session, and which VS Code terminal holds each tab.
 // Opening a terminal for a tab goes through here, so every tab is known from its first moment.
 import * as vscode from 'vscode';
-import { TabLocation } from '../protocol/tabLayout';
+import type { TabLocation } from '../protocol/tabLayout';
 import { SessionTab } from './pseudoterminal';
-import { createTerminal, UiTerminalOptions } from './ui';
+import { createTerminal, type UiTerminalOptions } from './ui';
 import type { UiText } from '../text/uiText';
 
 export const TAB_ICON = new vscode.ThemeIcon('pinned');

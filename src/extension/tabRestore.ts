@@ -3,15 +3,15 @@
 // that comes while the restore is planned (VS Code's startup terminal, when the default profile is
 // Holdfast and the user's settings let VS Code open one) takes the first restored panel tab.
 import * as vscode from 'vscode';
-import { SessionInfo } from '../protocol/messages';
+import type { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
 import { restoreArchives } from './archives';
 import { pruneHooks } from './codeCli';
-import { DaemonConnection } from './daemonConnection';
-import { planRestore, RestoreItem } from './layout';
-import { SessionTab } from './pseudoterminal';
-import { SessionList } from './sessionList';
-import { TabRegistry, tabTerminalOptions } from './tabRegistry';
+import type { DaemonConnection } from './daemonConnection';
+import { planRestore, type RestoreItem } from './layout';
+import type { SessionTab } from './pseudoterminal';
+import type { SessionList } from './sessionList';
+import { type TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { uiText } from '../text/uiText';
 import { terminalProfile } from './ui';
 

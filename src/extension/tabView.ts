@@ -3,7 +3,7 @@
 // bytes) until its session's flood is over. Against a daemon without the capability a tab streams as before.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { Attachment, HoldfastClient } from '../protocol/client';
-import { Capability, ChannelView } from '../protocol/messages';
+import { Capability, type ChannelView } from '../protocol/messages';
 
 export class TabView {
   private shown = true;

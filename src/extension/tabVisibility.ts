@@ -9,7 +9,7 @@
 // the layout) and what layouts tell (terminalGroups.ts): VS Code sizes only what it shows, so a tab sized while
 // another panel terminal stays active is in that terminal's group.
 import * as vscode from 'vscode';
-import { DisposableStore, IDisposable, timeout } from '../base/disposable';
+import { DisposableStore, type IDisposable, timeout } from '../base/disposable';
 import { readLayout } from '../protocol/tabLayout';
 import type { SessionTab } from './pseudoterminal';
 import type { TabRegistry } from './tabRegistry';

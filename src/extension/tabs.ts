@@ -4,18 +4,18 @@
 // after a reload / restart / crash (tabRestore.ts), and what Kill / Detach / Relaunch and closing a
 // tab mean (sessionActions.ts). A tab's own life is in pseudoterminal.ts and tabState.ts.
 import * as vscode from 'vscode';
-import { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../protocol/client';
 import { DisposableStore } from '../base/disposable';
-import { CreateParams, SessionInfo } from '../protocol/messages';
-import { readLayout, TabLayout, TabLocation, withLayout } from '../protocol/tabLayout';
+import type { CreateParams, SessionInfo } from '../protocol/messages';
+import { readLayout, type TabLayout, type TabLocation, withLayout } from '../protocol/tabLayout';
 import { hookPath, newHookId, pointHook, removeHook } from './codeCli';
-import { DaemonConnection } from './daemonConnection';
+import type { DaemonConnection } from './daemonConnection';
 import { defaultSessionName, nextOrder } from './layout';
 import { SessionTab } from './pseudoterminal';
 import { SessionActions } from './sessionActions';
-import { SessionStart, sessionStart } from './sessionStart';
+import { type SessionStart, sessionStart } from './sessionStart';
 import { reportError } from './errorReport';
-import { SessionList } from './sessionList';
+import type { SessionList } from './sessionList';
 import { settings } from './settings';
 import type { ShellIntegration } from './shellIntegration';
 import type { Size, TabHost, TabTarget } from './tabHost';

@@ -3,7 +3,7 @@
 // The wall comes back after a window reload (a panel serializer), like the terminals do.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
-import { PreviewDeps, PreviewHost, SessionFeed, sessionsHtml } from './previewHost';
+import { type PreviewDeps, PreviewHost, type SessionFeed, sessionsHtml } from './previewHost';
 import { createWebviewPanel } from './ui';
 import { ui } from '../text/uiText';
 

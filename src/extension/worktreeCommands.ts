@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { agentLaunch } from '../agents/agentLaunch';
-import { SessionInfo } from '../protocol/messages';
+import type { SessionInfo } from '../protocol/messages';
 import {
   checkBranchName,
   createWorktree,
@@ -18,7 +18,7 @@ import {
   worktreeOf,
 } from '../agents/worktree';
 import { pickAgentProfile } from './agentCommands';
-import { CommandContext } from './commandContext';
+import type { CommandContext } from './commandContext';
 import { settings } from './settings';
 import { showError, showInputBox, showModal } from './ui';
 import { ui, uiText } from '../text/uiText';

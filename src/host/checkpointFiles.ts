@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { checkpointFileSchema } from './checkpointSchema';
 import { CheckpointLimit } from '../protocol/limits';
 import { checkPrivateDir, stateDir } from './paths';
-import { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
+import type { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';
 
 const FILE_PATTERN = /^checkpoint-([\w.-]+)\.json$/;
 

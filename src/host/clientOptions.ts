@@ -1,6 +1,6 @@
 // How a client run from a shell (the CLI, `holdfast mcp`) connects to the daemon: to its socket, with the
 // scoped credential its environment may carry instead of the token file's token.
-import { ConnectOptions } from '../protocol/client';
+import type { ConnectOptions } from '../protocol/client';
 import { VERSION } from '../protocol/version';
 import { SCOPE_TOKEN_ENV } from './endpointTrust';
 

@@ -1,7 +1,7 @@
 // The far end of a host link: `holdfast bridge`, run by sshd for a client on another machine. It checks its own
 // daemon's endpoint as any client does (endpointTrust.ts), puts this machine's token into the client's hello (the
 // client sends none: the token never crosses the wire) and then moves bytes both ways, the frames untouched.
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { NoDaemonError, openSocket } from '../protocol/client';
 import { encodeFrame, encodeJson, FrameDecoder, FrameKind, HEADER_BYTES } from '../protocol/frame';

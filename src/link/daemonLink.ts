@@ -7,7 +7,7 @@ import { connectOrStart } from '../host/launch';
 import { oneLine, printable } from '../text/printable';
 import { VERSION } from '../protocol/version';
 import { NO_DAEMON_CODE } from './bridge';
-import { DEFAULT_HOST_TIMEOUT_MS, HostEntry, hostName, LOCAL_HOST } from './hosts';
+import { DEFAULT_HOST_TIMEOUT_MS, type HostEntry, hostName, LOCAL_HOST } from './hosts';
 import { SshFailure } from './sshFailure';
 import { SshStream } from './sshStream';
 

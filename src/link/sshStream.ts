@@ -1,10 +1,10 @@
 // One ssh process to a host running its `holdfast bridge`, as the stream a protocol client speaks over (its stdin
 // and stdout). The stream owns the process: destroying it ends ssh; ssh ending closes it, with why (`failure`).
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Duplex } from 'node:stream';
 import { shellQuote } from '../text/shellQuote';
-import { HostEntry } from './hosts';
-import { SshFailure, sshFailure, sshNotStarted } from './sshFailure';
+import type { HostEntry } from './hosts';
+import { type SshFailure, sshFailure, sshNotStarted } from './sshFailure';
 
 /** The ssh program: HOLDFAST_SSH (as GIT_SSH: e.g. a wrapper that adds -F CONFIG), else `ssh` on the PATH. */
 export const SSH_PROGRAM_ENV = 'HOLDFAST_SSH';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { agentLaunch, findExecutable } from '../agents/agentLaunch';
 import { BUILTIN_AGENTS, builtinAgent } from '../agents/agents';
 import { SizeLimit, TextLimit } from '../protocol/limits';
-import { CreateParams } from '../protocol/messages';
+import type { CreateParams } from '../protocol/messages';
 import { parseSignal } from '../host/signals';
 import { KEY_NAMES_HELP, sendPayload } from '../text/keys';
 import {
@@ -15,7 +15,7 @@ import {
   summarize,
   summaryLine,
   summarySchema,
-  ToolDef,
+  type ToolDef,
   withDaemon,
   withScoped,
 } from './mcpTool';

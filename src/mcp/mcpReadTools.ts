@@ -1,6 +1,6 @@
 // The reading tools of `holdfast mcp`: list sessions, read a screen, page and search the history.
 import { z } from 'zod';
-import { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../protocol/client';
 import { MAX_SCROLLBACK_LINES, SearchLimit } from '../protocol/limits';
 import { printable } from '../text/printable';
 import {
@@ -13,8 +13,8 @@ import {
   summarize,
   summaryLine,
   summarySchema,
-  ToolContext,
-  ToolDef,
+  type ToolContext,
+  type ToolDef,
   visibleSessions,
   withDaemon,
 } from './mcpTool';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WORKSPACE_KEYWORD } from '../host/bundles';
-import { SessionInfo } from '../protocol/messages';
+import type { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
 
 export class RefusedError extends Error {}

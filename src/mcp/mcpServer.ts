@@ -11,7 +11,7 @@ import { ACT_TOOLS } from './mcpActTools';
 import { READ_TOOLS } from './mcpReadTools';
 import { Rights } from './mcpRights';
 import { runTool } from './mcpRunTool';
-import { ToolContext, ToolDef } from './mcpTool';
+import type { ToolContext, ToolDef } from './mcpTool';
 import { waitTool } from './mcpWait';
 import { localLink, NoHostDaemonError, sshLink } from '../link/daemonLink';
 

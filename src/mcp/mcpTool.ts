@@ -1,15 +1,15 @@
 // What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
 // and the pieces every tool shares: the daemon connection, the rights, the session summary.
 import { z } from 'zod';
-import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
-import { Capability, ErrorCode, SessionInfo } from '../protocol/messages';
+import { type HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
+import { Capability, ErrorCode, type SessionInfo } from '../protocol/messages';
 import { printable } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../agents/sessionStatus';
-import { compilePattern, PatternError, TextPattern } from '../text/textPattern';
+import { compilePattern, PatternError, type TextPattern } from '../text/textPattern';
 import type { DaemonLink } from '../link/daemonLink';
 import { lossReason, lostLine, mayPass, reconnect } from '../link/reconnect';
-import { Rights } from './mcpRights';
+import type { Rights } from './mcpRights';
 
 export interface ToolContext {
   /** The daemon: this machine's socket, or an SSH host's (`holdfast mcp --host`). */

@@ -2,7 +2,7 @@
 // is done. All are the daemon's own waits (`holdfast wait`); needs-input and done are the
 // session's attention (src/daemon/attention.ts: an agent's hooks, a bell or OSC 9 / 777, prompt marks).
 import { z } from 'zod';
-import { SessionInfo, WaitCondition } from '../protocol/messages';
+import type { SessionInfo, WaitCondition } from '../protocol/messages';
 import { DEFAULT_IDLE_MS } from '../protocol/limits';
 import {
   defineTool,

@@ -1,7 +1,7 @@
 // A protocol client: one socket, JSON requests, attached channels. Used by the CLI, the extension and tests.
 import type { Duplex } from 'node:stream';
-import { Emitter, IDisposable } from '../base/disposable';
-import { askUntilDone, BusyRetry, BusyRetryClient } from './busyRetry';
+import { Emitter, type IDisposable } from '../base/disposable';
+import { askUntilDone, BusyRetry, type BusyRetryClient } from './busyRetry';
 import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
 import { NoDaemonError, openSocket } from './unixSocket';
 // Where every client has always found them.
@@ -11,14 +11,14 @@ import { readDaemonHello } from './helloAnswer';
 import { Attachment } from './attachment';
 export { Attachment };
 import {
-  AttachParams,
-  DaemonEvent,
-  ErrorBody,
-  Method,
-  Params,
+  type AttachParams,
+  type DaemonEvent,
+  type ErrorBody,
+  type Method,
+  type Params,
   PROTOCOL_VERSION,
-  ResponseMessage,
-  Result,
+  type ResponseMessage,
+  type Result,
 } from './messages';
 import { trustedToken } from '../host/endpointTrust';
 

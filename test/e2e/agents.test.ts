@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import {
   daemonPids,
-  HoldfastE2E,
+  type HoldfastE2E,
   isAlive,
   makeTempDir,
   NO_OTHER_TABS,
@@ -17,8 +17,8 @@ import {
   PROMPT_RE,
   readEnviron,
   SessionsWebview,
-  SessionView,
-  TerminalTab,
+  type SessionView,
+  type TerminalTab,
   waitFor,
   scenarioHooks,
   writeExecutable,

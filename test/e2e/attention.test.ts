@@ -22,12 +22,12 @@ import { startFakeAnthropicApi } from '../helpers/fakeAnthropicApi';
 import { AGENTS_BIN, claudeEnv, writeClaudeHome } from '../helpers/realAgent';
 import {
   CODE_SERVER_ENTRY,
-  HoldfastE2E,
+  type HoldfastE2E,
   makeTempDir,
   openSidebar,
   SessionsWebview,
   waitFor,
-  Workbench,
+  type Workbench,
   scenarioHooks,
   writeExecutable,
 } from './harness';

@@ -1,10 +1,10 @@
 // CodeServer: the VS Code server (workbench + extension host), started on a loopback port with a
 // fresh user-data dir and extensions dir, and stopped as a real editor quit would be.
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ARTIFACTS_DIR, BASE_SETTINGS, CODE_SERVER_ENTRY, CODE_SERVER_NODE, REPO_ROOT } from './environment';
-import { allProcs, isAlive, kill, ProcInfo, processTree } from './processes';
+import { allProcs, isAlive, kill, type ProcInfo, processTree } from './processes';
 import { freePort, makeTempDir, safeName, sleep, waitFor } from './utilities';
 
 /** What an installed extension holds as copies, not links (see installExtension). */

@@ -2,7 +2,7 @@
 // the Holdfast tab is back, attached to the same process, once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 

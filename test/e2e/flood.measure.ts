@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import type { CDPSession } from 'playwright-core';
-import { HoldfastE2E, scenarioHooks, trace, waitFor } from './harness';
+import { type HoldfastE2E, scenarioHooks, trace, waitFor } from './harness';
 
 const FLOOD_BYTES = 200_000_000;
 const MB = 1024 * 1024;

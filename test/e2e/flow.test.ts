@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { echoOnce, keysShown } from './echo';
-import { HoldfastE2E, PROMPT_RE, scenarioHooks, trace, waitFor } from './harness';
+import { type HoldfastE2E, PROMPT_RE, scenarioHooks, trace, waitFor } from './harness';
 
 let e2e: HoldfastE2E;
 const SCROLLBACK = 3000;

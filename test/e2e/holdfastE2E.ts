@@ -6,7 +6,7 @@ import { after, before } from 'node:test';
 import { withArtifacts } from './artifacts';
 import { BusyLoad } from './busyLoad';
 import { CodeServer } from './codeServer';
-import { Isolation, SessionView } from './isolation';
+import { Isolation, type SessionView } from './isolation';
 import type { TerminalTab } from './terminals';
 import { safeName, trace, waitFor } from './utilities';
 import { Workbench } from './workbench';

@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { daemonPids, HoldfastE2E, PROMPT_RE, scenarioHooks, SessionView, trace, waitFor, Workbench } from './harness';
+import {
+  daemonPids,
+  type HoldfastE2E,
+  PROMPT_RE,
+  scenarioHooks,
+  type SessionView,
+  trace,
+  waitFor,
+  type Workbench,
+} from './harness';
 
 /** Local echo on, and its predictions always drawn (threshold 0: whatever the latency measured). */
 export const LOCAL_ECHO_ON = {

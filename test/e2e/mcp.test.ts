@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HoldfastE2E, trace, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, trace, waitFor, scenarioHooks } from './harness';
 import type { Workbench } from './workbench';
 
 /** Starts the Holdfast server from MCP: List Servers and returns how many tools VS Code discovered. */

@@ -4,12 +4,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import {
-  HoldfastE2E,
+  type HoldfastE2E,
   isAlive,
   PROMPT_RE,
   NO_OTHER_TABS,
   otherTabs,
-  SessionView,
+  type SessionView,
   trace,
   waitFor,
   scenarioHooks,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
-import { HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 

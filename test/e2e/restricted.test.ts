@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { HoldfastE2E, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, waitFor, scenarioHooks } from './harness';
 
 describe('in Restricted Mode', () => {
   let e2e: HoldfastE2E;

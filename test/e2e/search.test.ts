@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastE2E, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 

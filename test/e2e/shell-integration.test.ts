@@ -7,12 +7,20 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { BASE_SETTINGS, E2E_SETTINGS, HoldfastE2E, PROMPT_RE, scenarioHooks, waitFor, Workbench } from './harness';
+import {
+  BASE_SETTINGS,
+  E2E_SETTINGS,
+  type HoldfastE2E,
+  PROMPT_RE,
+  scenarioHooks,
+  waitFor,
+  type Workbench,
+} from './harness';
 import type { ShellState } from '../../src/protocol/shell';
 import { PROBE_COMMAND_TITLE, probeExtension } from './shellApiProbeFolder';
 import {
   commandDecorations,
-  Decoration,
+  type Decoration,
   focusTerminalBottom,
   highlightedRow,
   stickyScrollText,

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { VSCODE_SCRIPTS_FOLDER } from '../../src/host/shellIntegration';
 import type { HoldfastClient } from '../../src/protocol/client';
 import { runCli } from '../helpers/cli';
-import { startTestDaemon, TestDaemon, tempDir, waitFor } from '../helpers/daemon';
+import { startTestDaemon, type TestDaemon, tempDir, waitFor } from '../helpers/daemon';
 import { atPrompt } from '../helpers/marks';
 import { CODE_SERVER_ENTRY } from './environment';
 

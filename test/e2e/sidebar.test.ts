@@ -6,7 +6,7 @@
 // on a card and a click on a wall tile focus their session; the wall comes back after a reload.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import {
-  HoldfastE2E,
+  type HoldfastE2E,
   NO_OTHER_TABS,
   openSidebar,
   otherTabs,

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { shellQuote } from '../../src/text/shellQuote';
 import {
   daemonPids,
-  HoldfastE2E,
+  type HoldfastE2E,
   isAlive,
   NO_OTHER_TABS,
   openSidebar,

@@ -2,7 +2,7 @@
 // tab (also across a reload); Attach to Session… brings it back; Kill Session ends it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { daemonPids, HoldfastE2E, isAlive, waitFor, scenarioHooks } from './harness';
+import { daemonPids, type HoldfastE2E, isAlive, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 

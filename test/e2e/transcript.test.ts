@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import type { SearchMatch } from '../../src/protocol/messages';
 import { shellQuote } from '../../src/text/shellQuote';
 import { zstdFrame } from '../helpers/zstdFrame';
-import { HoldfastE2E, makeTempDir, SessionView, waitFor, Workbench, scenarioHooks } from './harness';
+import { type HoldfastE2E, makeTempDir, type SessionView, waitFor, type Workbench, scenarioHooks } from './harness';
 
 /** In the transcripts only: the stand-ins never draw them. */
 const CLAUDE_WORD = `quokka${randomBytes(4).toString('hex')}`;

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import {
   daemonPids,
-  HoldfastE2E,
+  type HoldfastE2E,
   isAlive,
   readProc,
   REPO_ROOT,

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
-import { HoldfastE2E, waitFor, scenarioHooks } from './harness';
+import { type HoldfastE2E, waitFor, scenarioHooks } from './harness';
 
 let e2e: HoldfastE2E;
 

@@ -3,7 +3,7 @@
 // the methods here are the tests' one-line way to them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chromium, BrowserContext, Locator, Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { CodeServer } from './codeServer';
 import { ARTIFACTS_DIR, CHROMIUM, CHROMIUM_ARGS } from './environment';
 import { allProcs, kill } from './processes';

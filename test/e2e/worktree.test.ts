@@ -8,11 +8,11 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { git, initRepoWithCommit } from '../helpers/git';
 import {
-  HoldfastE2E,
+  type HoldfastE2E,
   makeTempDir,
   openSidebar,
   SessionsWebview,
-  SessionView,
+  type SessionView,
   waitFor,
   scenarioHooks,
   writeExecutable,

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as pty from 'node-pty';
-import { SessionInfo } from '../../src/protocol/messages';
-import { CLI_SCRIPT, CliSandbox, waitFor } from './cli';
+import type { SessionInfo } from '../../src/protocol/messages';
+import { CLI_SCRIPT, type CliSandbox, waitFor } from './cli';
 
 /** Generous: under a loaded CI machine each step (a node start, a fork) can take seconds. */
 export const STEP_TIMEOUT_MS = 30_000;

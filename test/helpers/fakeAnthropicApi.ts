@@ -2,7 +2,7 @@
 // permission prompt: a turn that offers tools answers with one call of the given tool; the turn
 // after its result, and any request without tools (titles, summaries), answers with a short text.
 // Streaming (SSE) and plain JSON both; count_tokens answers a count; anything else is a 404.
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import { json, startFakeApiServer } from './fakeApiServer';
 
 export interface FakeAnthropicApi {

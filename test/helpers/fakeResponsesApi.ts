@@ -2,7 +2,7 @@
 // whose base_url points here) to reach a tool's approval prompt: a turn that offers tools answers with
 // one call of the given function; the turn after its output, and any request without tools (titles),
 // answers with a short text. Streaming (SSE) only, as Codex asks; anything else is a 404.
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import { startFakeApiServer } from './fakeApiServer';
 
 export interface FakeResponsesApi {

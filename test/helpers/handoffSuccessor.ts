@@ -7,7 +7,7 @@ import { handOff } from '../../src/daemon/handoff';
 import { receiveHandoff } from '../../src/daemon/handoffReceive';
 import type { ProgramProcess } from '../../src/daemon/session';
 import { isAlive, waitFor } from './daemon';
-import { connectReport, Message } from './handoffReport';
+import { connectReport, type Message } from './handoffReport';
 
 /** How many PTY masters this process holds (Linux: the links in /proc/self/fd). */
 function openMasters(): number {

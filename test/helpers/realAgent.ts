@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { after, before } from 'node:test';
 import type { HoldfastClient } from '../../src/protocol/client';
 import { type CliRun, isOneErrorLine, runCli } from './cli';
-import { startTestDaemon, TestDaemon } from './daemon';
+import { startTestDaemon, type TestDaemon } from './daemon';
 
 /** The installed CLIs' commands (claude, codex, gemini). */
 export const AGENTS_BIN = path.resolve(__dirname, '..', '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin');

@@ -1,10 +1,10 @@
 // Helpers for the reliability suite (test/reliability-*.test.ts): figures for docs/reliability.md,
 // daemon memory from /proc, raw protocol connections, process checks.
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { encodeJson, Frame, FrameDecoder, FrameKind } from '../../src/protocol/frame';
+import { encodeJson, type Frame, FrameDecoder, FrameKind } from '../../src/protocol/frame';
 import type { HoldfastClient } from '../../src/protocol/client';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { tokenPathFor } from '../../src/host/paths';

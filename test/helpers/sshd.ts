@@ -1,7 +1,7 @@
 // A real OpenSSH server on loopback for the host tests: its own host key, a key pair made for the test, and a
 // remote side with HOME and XDG dirs of its own (so its daemon, socket, token and sessions are its own), whose
 // `holdfast` is this build's CLI. The client side reaches it through an ssh config of the test (HOLDFAST_SSH).
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';

@@ -4,7 +4,7 @@ import type { SessionInfo } from '../../src/protocol/messages';
 import { DaemonConnection } from '../../src/extension/daemonConnection';
 import { SessionTab } from '../../src/extension/pseudoterminal';
 import type { TabHost } from '../../src/extension/tabHost';
-import { DAEMON_SCRIPT, TestDaemon } from './daemon';
+import { DAEMON_SCRIPT, type TestDaemon } from './daemon';
 
 export interface TabWindow {
   connection: DaemonConnection;

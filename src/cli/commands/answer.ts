@@ -14,7 +14,7 @@ import { ErrorCode } from '../../protocol/messages';
 import { agentOf } from '../../protocol/recovery';
 import { printable } from '../../text/printable';
 import { expectPositionals, stringOpt } from '../args';
-import { Command, CommandResult } from '../command';
+import type { Command, CommandResult } from '../command';
 import { withClient } from '../connect';
 import { ExitCode } from '../errors';
 

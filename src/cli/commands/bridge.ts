@@ -2,7 +2,7 @@
 import { daemonScriptPath } from '../../host/bundles';
 import { BridgeExit, runBridge } from '../../link/bridge';
 import { boolOpt, expectPositionals } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { ExitCode } from '../errors';
 
 const EXIT_CODES: Record<BridgeExit, ExitCode> = {

@@ -2,7 +2,7 @@
 import { Capability, PROTOCOL_VERSION } from '../../protocol/messages';
 import { VERSION } from '../../protocol/version';
 import { expectPositionals } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { connect, withClient } from '../connect';
 import { CliError, ExitCode } from '../errors';
 import { runForegroundDaemon } from '../foregroundDaemon';

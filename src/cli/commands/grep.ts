@@ -1,10 +1,10 @@
 // `holdfast grep`: the daemon's `search` over every session's history and screen, printed like grep.
 import { SearchLimit } from '../../protocol/limits';
-import { SearchMatch, SearchParams } from '../../protocol/messages';
+import type { SearchMatch, SearchParams } from '../../protocol/messages';
 import { printable } from '../../text/printable';
 import { compilePattern } from '../../text/textPattern';
 import { boolOpt, expectPositionals, intOpt, stringOpt } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { withClient } from '../connect';
 import { ExitCode, usageError } from '../errors';
 

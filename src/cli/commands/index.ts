@@ -1,6 +1,6 @@
 // Every command, in the order help lists them.
 import { attachCommand } from '../attach';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { approveCommand, denyCommand } from './answer';
 import { bridgeCommand } from './bridge';
 import { doctorCommand } from '../doctor';

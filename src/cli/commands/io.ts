@@ -1,9 +1,9 @@
 // Reading and driving a session from scripts: read, send, reply, wait.
 import { DEFAULT_IDLE_MS } from '../../protocol/limits';
-import { AttentionState, WaitCondition } from '../../protocol/messages';
+import type { AttentionState, WaitCondition } from '../../protocol/messages';
 import { compilePattern } from '../../text/textPattern';
 import { boolOpt, expectPositionals, intOpt, listOpt, parseIntArg, stringOpt } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { withClient } from '../connect';
 import { riding } from '../../link/reconnect';
 import { ExitCode, usageError } from '../errors';

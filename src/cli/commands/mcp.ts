@@ -3,7 +3,7 @@
 // The server is src/mcp (dist/mcp.js): this side parses the command line and loads it.
 import { loadMcpServer, WORKSPACE_KEYWORD } from '../../host/bundles';
 import { expectPositionals, boolOpt, stringOpt } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { usageError } from '../errors';
 
 /** "a, b,,c" → ["a", "b", "c"]; an empty list is a mistake, not "every session". */

@@ -2,9 +2,9 @@
 // for you, or done, and which conversation it is in. The hooks are set per run by the agent
 // profiles (src/agents/agents.ts): Claude Code passes its hook event as JSON on stdin, Codex
 // appends its notify payload as the last argument.
-import { AttentionState } from '../../protocol/messages';
+import type { AttentionState } from '../../protocol/messages';
 import { expectPositionals, stringOpt } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { withClient } from '../connect';
 import { usageError } from '../errors';
 

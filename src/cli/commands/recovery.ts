@@ -2,11 +2,11 @@
 // (config get|set|reload), and a new run in an archived session's place (relaunch, resume).
 import { inspectSaved } from '../../agents/agents';
 import { readCheckpoints, recoveryDir } from '../../host/checkpointFiles';
-import { HoldfastClient, NoDaemonError } from '../../protocol/client';
+import { type HoldfastClient, NoDaemonError } from '../../protocol/client';
 import type { SessionInfo } from '../../protocol/messages';
 import type { CheckpointSummary, InspectedSession } from '../../protocol/recovery';
 import { expectPositionals } from '../args';
-import { Command, CommandResult, Context } from '../command';
+import type { Command, CommandResult, Context } from '../command';
 import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { printable } from '../../text/printable';

@@ -2,10 +2,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseSignal } from '../../host/signals';
-import { CreateParams } from '../../protocol/messages';
-import { createWorktree, removeWorktree, WorktreeError, WorktreeInfo } from '../../agents/worktree';
+import type { CreateParams } from '../../protocol/messages';
+import { createWorktree, removeWorktree, WorktreeError, type WorktreeInfo } from '../../agents/worktree';
 import { expectPositionals, intOpt, listOpt, parseEnvPairs, stringOpt, boolOpt } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 import { formatState, sessionDetails, sessionTable } from '../output';

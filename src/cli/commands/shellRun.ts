@@ -4,7 +4,7 @@ import { Capability } from '../../protocol/messages';
 import type { RunResult } from '../../protocol/shell';
 import { hasControl } from '../../text/printable';
 import { expectPositionals, intOpt } from '../args';
-import { Command } from '../command';
+import type { Command } from '../command';
 import { withClient } from '../connect';
 import { CliError, ExitCode, usageError } from '../errors';
 

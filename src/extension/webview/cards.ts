@@ -2,7 +2,7 @@
 // scrolled away stops a moment later (the host detaches its watcher), and resyncs from a fresh
 // snapshot when it comes back.
 import type { Card } from '../sessionState';
-import { CardView, createView, tickView, updateView } from './cardView';
+import { type CardView, createView, tickView, updateView } from './cardView';
 import { vscode } from './host';
 import { Preview } from './preview';
 
