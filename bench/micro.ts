@@ -2,7 +2,7 @@
 // emulator parses, what a snapshot costs with and without the scrollback, and what a session
 // would cost hibernated (its snapshot) instead of live (its emulator). Evidence for the rows above.
 import * as fs from 'node:fs';
-import { Emulator } from '../src/daemon/emulator';
+import { Emulator } from '../src/daemon/emulator/emulator';
 import { median, now } from './util';
 
 /** Wall time, and the CPU time this process spent (steadier on a loaded machine). */

@@ -3,7 +3,7 @@
 // and what a session's command marks take in memory (in-process: the emulator and its history store).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Emulator } from '../src/daemon/emulator';
+import { Emulator } from '../src/daemon/emulator/emulator';
 import { VSCODE_SCRIPTS_FOLDER } from '../src/host/shellIntegration';
 import type { ShellIntegrationParams } from '../src/protocol/shell';
 import { feed } from './micro';

@@ -12,8 +12,8 @@ const entries = {
   searchWorker: 'src/daemon/searchWorker.ts',
   // The daemon's worker threads that own the sessions' emulators (src/daemon/emulatorWorkers.ts starts them).
   emulatorWorker: 'src/daemon/emulatorWorker.ts',
-  // The text workers' checkpoint reader, loaded on the first checkpoints job (src/daemon/textJobs.ts).
-  checkpointReader: 'src/daemon/checkpointReader.ts',
+  // The text workers' checkpoint reader, loaded on the first checkpoints job (src/daemon/search/textJobs.ts).
+  checkpointReader: 'src/daemon/search/checkpointReader.ts',
   cli: 'src/cli/main.ts',
   mcp: 'src/mcp/mcpServer.ts',
   extension: 'src/extension/extension.ts',

@@ -9,6 +9,7 @@
 // Only src/extension imports vscode, and not its files headed `// Pure Node:` nor its webview.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import tseslint from 'typescript-eslint';
 
 const SHARED = ['base', 'text', 'protocol', 'host', 'agents', 'link'];
 const SIDES = ['daemon', 'cli', 'mcp', 'extension'];
@@ -74,4 +75,48 @@ function configs(root) {
   return [...folders, pureNode];
 }
 
-export const layerConfigs = configs(path.dirname(path.dirname(new URL(import.meta.url).pathname)));
+// Inside src/daemon, folders by thread (docs/architecture.md, "Threads"): emulator/ runs only in the emulator
+// workers and search/ only in the text workers (each loaded by its entry at the daemon's root: emulatorWorker.ts,
+// searchWorker.ts); common/ in any thread. The main thread's code (the root, pty/, clients/, sessions/,
+// succession/) takes from the workers' folders only types: their modules, and @xterm/headless with them, never
+// load there (scripts/bundleRules.mjs checks the bundles too). The workers' and common code take nothing from the
+// main thread's folders but types.
+const DAEMON_MAIN = ['pty', 'clients', 'sessions', 'succession'];
+const DAEMON_WORKERS = ['emulator', 'search'];
+const WORKER_ENTRIES = ['src/daemon/emulatorWorker.ts', 'src/daemon/searchWorker.ts'];
+
+function daemonRule(regex, message) {
+  const pattern = { regex, message, allowTypeImports: true };
+  return { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [pattern] }] };
+}
+
+const threadConfigs = [
+  { files: ['src/daemon/**/*.ts'], plugins: { '@typescript-eslint': tseslint.plugin } },
+  {
+    files: ['src/daemon/*.ts', ...DAEMON_MAIN.map((f) => `src/daemon/${f}/**/*.ts`)],
+    ignores: WORKER_ENTRIES,
+    rules: daemonRule(
+      `^(\\./|(\\.\\./)+)(${DAEMON_WORKERS.join('|')})/`,
+      "the daemon's main thread loads no worker's code (src/daemon/emulator, src/daemon/search): import its types only.",
+    ),
+  },
+  {
+    files: [...DAEMON_WORKERS, 'common'].map((f) => `src/daemon/${f}/**/*.ts`),
+    rules: daemonRule(
+      `^\\.\\./(${DAEMON_MAIN.join('|')})/|^\\.\\./[^/]+$`,
+      "a worker's code (and src/daemon/common) loads none of the main thread's: import its types only.",
+    ),
+  },
+  {
+    files: ['src/daemon/common/**/*.ts'],
+    rules: daemonRule(
+      `^\\.\\./(${[...DAEMON_MAIN, ...DAEMON_WORKERS].join('|')})/|^\\.\\./[^/]+$`,
+      'src/daemon/common runs in every thread: it loads only itself and the shared folders.',
+    ),
+  },
+];
+
+export const layerConfigs = [
+  ...configs(path.dirname(path.dirname(new URL(import.meta.url).pathname))),
+  ...threadConfigs,
+];

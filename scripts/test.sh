@@ -17,7 +17,7 @@ esac
 
 # The files run a second time with HOLDFAST_PORTABLE_PROCESS=1, the process path of macOS (ps and signals, no
 # /proc). It only changes how the daemon tells what is left of a program's process group once the program has
-# exited (src/daemon/processGroup.ts), so these are the files whose tests end programs that leave members behind,
+# exited (src/daemon/pty/processGroup.ts), so these are the files whose tests end programs that leave members behind,
 # ignore signals, escalate to SIGKILL or lose their pid to another process, and check what is left; and the
 # succession files, whose successor (not the programs' parent) learns of their exits from that module.
 PORTABLE_FILES=(process-group daemon-lifetime cli-lifecycle reliability-faults reliability-pid mcp)

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { AdoptedPty } from '../src/daemon/adoptedPty';
-import { openPty } from '../src/daemon/nodePtyInternals';
-import { linuxProc, portable, portableWith, type ProcessGroups } from '../src/daemon/processGroup';
+import { AdoptedPty } from '../src/daemon/pty/adoptedPty';
+import { openPty } from '../src/daemon/pty/nodePtyInternals';
+import { linuxProc, portable, portableWith, type ProcessGroups } from '../src/daemon/pty/processGroup';
 import { waitFor } from './helpers/daemon';
 
 const STEP_MS = 20_000;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { ALTERNATE_END, ALTERNATE_MARKER } from '../src/daemon/alternateScroll';
-import { Emulator } from '../src/daemon/emulator';
+import { ALTERNATE_END, ALTERNATE_MARKER } from '../src/daemon/emulator/alternateScroll';
+import { Emulator } from '../src/daemon/emulator/emulator';
 import { parsed } from './helpers/emulatorParsed';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { SearchResult } from '../src/protocol/messages';

@@ -1,6 +1,6 @@
 // Agents whose hooks do not say they wait at a permission prompt (Codex CLI, Gemini CLI): the daemon
 // marks the session waiting once its screen shows the agent's prompt and its output has been quiet a
-// moment (src/daemon/promptWatch.ts, attention.ts). A stand-in draws prompts captured from the real
+// moment (src/daemon/emulator/promptWatch.ts, attention.ts). A stand-in draws prompts captured from the real
 // CLIs (test/fixtures) in sessions whose metadata names the agent, or none. Any program can draw them, so
 // `answer` sends keys only where the agent's own hook said it asks, or to the block a client showed first.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Why a session waits (src/daemon/attentionReason.ts, attentionExplainer.ts): the last text on its
+// Why a session waits (src/daemon/common/attentionReason.ts, attentionExplainer.ts): the last text on its
 // screen or its agent's last message from its transcript, carried in its attention; shown by
 // `holdfast list`/`show`; `holdfast reply` answers it.
 import assert from 'node:assert/strict';
@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { summarize, summaryLine } from '../src/mcp/mcpTool';
-import { MAX_REASON_CHARS, screenReason, transcriptReason } from '../src/daemon/attentionReason';
-import { SessionActivity } from '../src/daemon/sessionActivity';
+import { MAX_REASON_CHARS, screenReason, transcriptReason } from '../src/daemon/common/attentionReason';
+import { SessionActivity } from '../src/daemon/sessions/sessionActivity';
 import type { HoldfastClient } from '../src/protocol/client';
 import type { DaemonEvent, SessionAttention } from '../src/protocol/messages';
 import { claudeLines } from '../src/agents/transcriptFormats';

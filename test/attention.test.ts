@@ -1,11 +1,11 @@
-// Whether a session needs you (src/daemon/attention.ts), the hook options each agent gets
+// Whether a session needs you (src/daemon/sessions/attention.ts), the hook options each agent gets
 // (src/agents/agents.ts) and what `holdfast notify` reads from a hook's payload.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { readPayload } from '../src/cli/commands/notify';
-import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/attention';
-import { onlyTerminalReports } from '../src/daemon/terminalReports';
+import { Attention, OUTPUT_AFTER_BELL_MS } from '../src/daemon/sessions/attention';
+import { onlyTerminalReports } from '../src/daemon/sessions/terminalReports';
 import { agentHookArgs, BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/agents/agents';
 import { shellQuote } from '../src/text/shellQuote';
 import type { SessionAttention } from '../src/protocol/messages';

@@ -47,12 +47,12 @@ test('the daemon, the search worker and the CLI bundle nothing they must not', a
 
 test('the check names what came back: @xterm/headless in the daemon, zod in the search worker', async () => {
   const { forbiddenInputs } = await rules();
-  const emulator = await metafile('src/daemon/snapshot.ts');
+  const emulator = await metafile('src/daemon/emulator/snapshot.ts');
   assert.match(
     forbiddenInputs('daemon', emulator.metafile) ?? '',
     /^dist\/daemon\.js must not contain @xterm\/headless/,
   );
-  const checkpoints = await metafile('src/daemon/checkpointReader.ts');
+  const checkpoints = await metafile('src/daemon/search/checkpointReader.ts');
   assert.match(
     forbiddenInputs('searchWorker', checkpoints.metafile) ?? '',
     /must not contain zod .*node_modules\/zod\//,

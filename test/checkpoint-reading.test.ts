@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { type CheckpointsRead, runJob, type TextJob } from '../src/daemon/textJobs';
+import { type CheckpointsRead, runJob, type TextJob } from '../src/daemon/search/textJobs';
 import { CheckpointLimit } from '../src/protocol/limits';
 import { checkpointJson } from './helpers/checkpoint';
 import { tempDir } from './helpers/daemon';

@@ -1,4 +1,4 @@
-// What a connection may do (src/daemon/connectionRights.ts): the token file gives full rights; a
+// What a connection may do (src/daemon/clients/connectionRights.ts): the token file gives full rights; a
 // credential from `grant` gives read-only and/or a set of sessions, checked by the daemon on every
 // request, and the sessions it starts carry it (HOLDFAST_TOKEN) so `holdfast` run inside them is scoped too.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GrantLimit } from '../src/daemon/connectionRights';
+import { GrantLimit } from '../src/daemon/clients/connectionRights';
 import { HoldfastClient, RequestError } from '../src/protocol/client';
 import type { DaemonEvent, GrantParams, SessionInfo } from '../src/protocol/messages';
 import { CLI_SCRIPT, startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';

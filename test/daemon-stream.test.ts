@@ -11,7 +11,7 @@ import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helper
 import { ReplayTerminal } from './helpers/terminal';
 import { absenceWindow } from './helpers/absence';
 import type { HoldfastClient } from '../src/protocol/client';
-import { SnapshotTiming } from '../src/daemon/snapshotQueue';
+import { SnapshotTiming } from '../src/daemon/clients/snapshotQueue';
 
 let daemon: TestDaemon;
 before(async () => {

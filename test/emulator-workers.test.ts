@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { Emulator } from '../src/daemon/emulator';
+import { Emulator } from '../src/daemon/emulator/emulator';
 import { EmulatorWorkers } from '../src/daemon/emulatorWorkers';
-import { TypingSignal } from '../src/daemon/ptyReadGate';
-import { Session } from '../src/daemon/session';
-import { SessionEmulator, type SnapshotResult } from '../src/daemon/sessionEmulator';
+import { TypingSignal } from '../src/daemon/pty/ptyReadGate';
+import { Session } from '../src/daemon/sessions/session';
+import { SessionEmulator, type SnapshotResult } from '../src/daemon/sessions/sessionEmulator';
 import { isAlive, waitFor } from './helpers/daemon';
 import { allParsed } from './helpers/emulatorParsed';
 

@@ -1,8 +1,8 @@
 // The emulator and the output cutter, without a PTY.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Emulator } from '../src/daemon/emulator';
-import { SequenceBoundary } from '../src/daemon/sequenceBoundary';
+import { Emulator } from '../src/daemon/emulator/emulator';
+import { SequenceBoundary } from '../src/daemon/pty/sequenceBoundary';
 
 function written(emulator: Emulator, data: string): Promise<void> {
   return new Promise((resolve) => emulator.terminal.write(data, resolve));

@@ -1,9 +1,9 @@
 // The history store and its capture: budget, blocks and compression, encoding of attribute runs and wraps.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HistoryStore, HistoryTuning } from '../src/daemon/historyStore';
-import { plainText } from '../src/daemon/historyEncoding';
-import { Emulator } from '../src/daemon/emulator';
+import { HistoryStore, HistoryTuning } from '../src/daemon/common/historyStore';
+import { plainText } from '../src/daemon/emulator/historyEncoding';
+import { Emulator } from '../src/daemon/emulator/emulator';
 import { parsed } from './helpers/emulatorParsed';
 
 test('the store keeps the newest lines within its budget, across compressed blocks', () => {

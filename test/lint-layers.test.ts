@@ -50,3 +50,34 @@ test('the imports the layering allows pass', async () => {
   const reports = await lint(RIGHT_WAY);
   RIGHT_WAY.forEach((c, i) => assert.deepEqual(reports[i], [], `${c.file}: ${c.code.split('\n')[0]}`));
 });
+
+const typeOf = (specifier: string): string => `import type { X } from '${specifier}';\nexport type Y = X;\n`;
+
+/** Inside src/daemon: the main thread loads no worker's code, a worker none of the main thread's. */
+const THREAD_WRONG_WAY: Case[] = [
+  { file: 'src/daemon/sessions/wrongWay.ts', code: importOf('../emulator/emulator') },
+  { file: 'src/daemon/clients/wrongWay.ts', code: importOf('../emulator/snapshot') },
+  { file: 'src/daemon/wrongWay.ts', code: importOf('./search/textJobs') },
+  { file: 'src/daemon/emulator/wrongWay.ts', code: importOf('../sessions/session') },
+  { file: 'src/daemon/search/wrongWay.ts', code: importOf('../daemonError') },
+  { file: 'src/daemon/common/wrongWay.ts', code: importOf('../emulator/xtermInternals') },
+];
+
+const THREAD_RIGHT_WAY: Case[] = [
+  { file: 'src/daemon/sessions/rightWay.ts', code: typeOf('../emulator/emulator') },
+  { file: 'src/daemon/sessions/rightWay.ts', code: importOf('../common/emulatorProtocol') },
+  { file: 'src/daemon/emulator/rightWay.ts', code: importOf('../common/historyStore') },
+  { file: 'src/daemon/emulator/rightWay.ts', code: typeOf('../sessions/session') },
+  { file: 'src/daemon/emulatorWorker.ts', code: importOf('./emulator/emulatorHost') },
+  { file: 'src/daemon/pty/rightWay.ts', code: importOf('../clients/channel') },
+];
+
+test("inside src/daemon, a thread's folder loads no other thread's code; types cross", async () => {
+  const wrong = await lint(THREAD_WRONG_WAY);
+  THREAD_WRONG_WAY.forEach((c, i) => {
+    assert.equal(wrong[i].length, 1, `${c.file}: ${c.code.split('\n')[0]} gave ${JSON.stringify(wrong[i])}`);
+    assert.match(wrong[i][0], /^@typescript-eslint\/no-restricted-imports: /);
+  });
+  const right = await lint(THREAD_RIGHT_WAY);
+  THREAD_RIGHT_WAY.forEach((c, i) => assert.deepEqual(right[i], [], `${c.file}: ${c.code.split('\n')[0]}`));
+});

@@ -3,11 +3,11 @@
 // search and text waits see one line, numbered as one, with a needle straddling each kind of seam.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Emulator } from '../src/daemon/emulator';
+import { Emulator } from '../src/daemon/emulator/emulator';
 import { parsed } from './helpers/emulatorParsed';
-import { decodeStoredLines, pieceText } from '../src/daemon/historyStore';
-import { logicalLines, type SessionTextCopy } from '../src/daemon/sessionText';
-import { runJob } from '../src/daemon/textJobs';
+import { decodeStoredLines, pieceText } from '../src/daemon/common/historyStore';
+import { logicalLines, type SessionTextCopy } from '../src/daemon/common/sessionText';
+import { runJob } from '../src/daemon/search/textJobs';
 import { MAX_LINE_CHARS } from '../src/protocol/limits';
 import type { SearchResult } from '../src/protocol/messages';
 

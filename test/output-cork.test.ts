@@ -2,7 +2,7 @@
 // few milliseconds; never a keystroke's echo held back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OutputCork, OutputCorkTuning } from '../src/daemon/outputCork';
+import { OutputCork, OutputCorkTuning } from '../src/daemon/clients/outputCork';
 
 /** A socket that counts cork/uncork, and a clock the test moves. */
 function fixture() {

@@ -1,9 +1,9 @@
-// Plain text that scrolls out of all a session keeps is skipped, not parsed (src/daemon/plainRun.ts):
+// Plain text that scrolls out of all a session keeps is skipped, not parsed (src/daemon/emulator/plainRun.ts):
 // an emulator that skips must end in exactly the state of one that parses every byte.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Emulator } from '../src/daemon/emulator';
-import { skipTarget } from '../src/daemon/plainRun';
+import { Emulator } from '../src/daemon/emulator/emulator';
+import { skipTarget } from '../src/daemon/emulator/plainRun';
 import { allParsed } from './helpers/emulatorParsed';
 import { rng } from './helpers/vtFuzz';
 

@@ -2,7 +2,7 @@
 // OSC 7 reading (which directories a program may report).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cwdFromOsc7, MAX_OSC7_LENGTH } from '../src/daemon/programReports';
+import { cwdFromOsc7, MAX_OSC7_LENGTH } from '../src/daemon/emulator/programReports';
 import { hasControl, printable, printableLines, safeJson } from '../src/text/printable';
 
 test('printable: C0, DEL, C1 and bidi controls become visible escapes; other text is kept', () => {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { chooseProcessGroups, linuxProc, membersFromPs, portable, portableWith } from '../src/daemon/processGroup';
-import { PtyProcess } from '../src/daemon/ptyProcess';
+import { chooseProcessGroups, linuxProc, membersFromPs, portable, portableWith } from '../src/daemon/pty/processGroup';
+import { PtyProcess } from '../src/daemon/pty/ptyProcess';
 import { waitFor } from './helpers/daemon';
 
 const noPs = portableWith('/nonexistent/ps');

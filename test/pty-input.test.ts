@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { FdWriter } from '../src/daemon/fdWriter';
-import { openPty } from '../src/daemon/nodePtyInternals';
-import { PtyProcess } from '../src/daemon/ptyProcess';
+import { FdWriter } from '../src/daemon/pty/fdWriter';
+import { openPty } from '../src/daemon/pty/nodePtyInternals';
+import { PtyProcess } from '../src/daemon/pty/ptyProcess';
 import { tempDir, waitFor } from './helpers/daemon';
 
 /** More than a terminal's input buffer holds: most of it waits in the writer's queue. */

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { PtyProcess } from '../src/daemon/ptyProcess';
-import { PtyReadGate, type ReadPace, ReadTuning, TypingSignal } from '../src/daemon/ptyReadGate';
+import { PtyProcess } from '../src/daemon/pty/ptyProcess';
+import { PtyReadGate, type ReadPace, ReadTuning, TypingSignal } from '../src/daemon/pty/ptyReadGate';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { sleep } from './helpers/reliability';
 

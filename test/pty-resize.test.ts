@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import { openPty, resizeFd, resizeUnlessClosed } from '../src/daemon/nodePtyInternals';
-import { PtyProcess } from '../src/daemon/ptyProcess';
+import { openPty, resizeFd, resizeUnlessClosed } from '../src/daemon/pty/nodePtyInternals';
+import { PtyProcess } from '../src/daemon/pty/ptyProcess';
 
 test('a resize of a closed terminal is no error; of something that is not a terminal, thrown', () => {
   const { master, slave } = openPty(80, 24);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { type HoldfastClient, RequestError } from '../src/protocol/client';
 import type { DaemonEvent } from '../src/protocol/messages';
-import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/sequenceBoundary';
+import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/pty/sequenceBoundary';
 import { checkpointJson } from './helpers/checkpoint';
 import { startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 import { encodeJson, FrameKind } from '../src/protocol/frame';

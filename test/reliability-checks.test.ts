@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { FrameKind, encodeFrame } from '../src/protocol/frame';
 import { conversationIdProblem } from '../src/agents/agents';
 import type { DaemonEvent } from '../src/protocol/messages';
-import { cwdFromOsc7 } from '../src/daemon/programReports';
-import { SessionActivity } from '../src/daemon/sessionActivity';
+import { cwdFromOsc7 } from '../src/daemon/emulator/programReports';
+import { SessionActivity } from '../src/daemon/sessions/sessionActivity';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { daemonLog, helloFrame, RawConnection, record } from './helpers/reliability';
 

@@ -1,4 +1,4 @@
-// Succession: a daemon hands its programs' PTYs to a successor process (src/daemon/handoff.ts) that
+// Succession: a daemon hands its programs' PTYs to a successor process (src/daemon/succession/handoff.ts) that
 // adopts them (adoptedPty.ts). Real PTYs and processes: the old owner (helpers/handoffParent.js) and
 // the successor (helpers/handoffSuccessor.js) report to this test over a Unix socket.
 import assert from 'node:assert/strict';
@@ -9,10 +9,10 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { handOff } from '../src/daemon/handoff';
-import { receiveHandoff } from '../src/daemon/handoffReceive';
-import { linuxProc, portable, processFromPs, processGroups } from '../src/daemon/processGroup';
-import { PtyProcess } from '../src/daemon/ptyProcess';
+import { handOff } from '../src/daemon/succession/handoff';
+import { receiveHandoff } from '../src/daemon/succession/handoffReceive';
+import { linuxProc, portable, processFromPs, processGroups } from '../src/daemon/pty/processGroup';
+import { PtyProcess } from '../src/daemon/pty/ptyProcess';
 import { isAlive, tempDir, waitFor } from './helpers/daemon';
 import { inputText, linkOver, type Message, type ReportLink } from './helpers/handoffReport';
 

@@ -2,9 +2,9 @@
 // that takes input over mid-flood gets its scrollback at once, a detached one is forgotten.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ClientRoles, type Subscriber } from '../src/daemon/clientRoles';
-import type { SnapshotKind } from '../src/daemon/snapshotQueue';
-import { WatcherRedraw, WatcherRedrawTuning } from '../src/daemon/watcherRedraw';
+import { ClientRoles, type Subscriber } from '../src/daemon/clients/clientRoles';
+import type { SnapshotKind } from '../src/daemon/clients/snapshotQueue';
+import { WatcherRedraw, WatcherRedrawTuning } from '../src/daemon/clients/watcherRedraw';
 import type { Role } from '../src/protocol/messages';
 
 class FakeSubscriber implements Subscriber {

@@ -1,5 +1,5 @@
 // A session's status as both clients show it (the VS Code sidebar, `holdfast mcp`): the daemon's
-// attention (running, waiting for you, done, idle: decided once in src/daemon/attention.ts), unless
+// attention (running, waiting for you, done, idle: decided once in src/daemon/sessions/attention.ts), unless
 // it ended: exited (code / signal) or archived (restored from a checkpoint).
 import type { AttentionState, ExitStatus, SessionAttention, SessionInfo } from '../protocol/messages';
 import { archivedFrom } from '../protocol/recovery';

@@ -14,10 +14,10 @@ import {
 import { defaultLogPath } from '../host/paths';
 import type { DaemonHello } from '../protocol/hello';
 import { VERSION } from '../protocol/version';
-import { ClientConnection, type RequestHandler } from './connection';
-import { checkRequest, type ConnectionRights, Credentials } from './connectionRights';
+import { ClientConnection, type RequestHandler } from './clients/connection';
+import { checkRequest, type ConnectionRights, Credentials } from './clients/connectionRights';
 import { coreMethods, type MethodHost, type MethodTable } from './daemonMethods';
-import { Endpoint } from './endpoint';
+import { Endpoint } from './clients/endpoint';
 import {
   crashIfTestAsks,
   duringHandoff,
@@ -27,16 +27,16 @@ import {
   type OwnState,
   predecessorState,
   resumeSessions,
-} from './daemonSuccession';
-import type { Received } from './handoffReceive';
+} from './succession/daemonSuccession';
+import type { Received } from './succession/handoffReceive';
 import { Log } from './log';
-import { Recovery } from './recovery';
+import { Recovery } from './sessions/recovery';
 import { TextWorkers } from './textWorkers';
-import { AttentionExplainer } from './attentionExplainer';
+import { AttentionExplainer } from './sessions/attentionExplainer';
 import { DaemonError } from './daemonError';
-import { isMethod, parseParams } from './requestSchemas';
-import type { Session } from './session';
-import { DEFAULT_LIMITS, limitsFromEnv, type RegistryLimits, SessionRegistry } from './sessionRegistry';
+import { isMethod, parseParams } from './clients/requestSchemas';
+import type { Session } from './sessions/session';
+import { DEFAULT_LIMITS, limitsFromEnv, type RegistryLimits, SessionRegistry } from './sessions/sessionRegistry';
 
 export enum DaemonTiming {
   /** How long stop waits after SIGHUP before SIGKILL. */

@@ -11,17 +11,17 @@ import {
 } from '../protocol/messages';
 import { conversationIdProblem } from '../agents/agents';
 import type { RecoveryMethods } from '../protocol/recovery';
-import type { Channel } from './channel';
-import type { ClientConnection } from './connection';
-import type { ConnectionRights, Credentials } from './connectionRights';
+import type { Channel } from './clients/channel';
+import type { ClientConnection } from './clients/connection';
+import type { ConnectionRights, Credentials } from './clients/connectionRights';
 import { DaemonError } from './daemonError';
-import { NOTIFY_TOKEN_ENV } from './notifyCredentials';
-import { isSignalName } from './ptyProcess';
-import type { Session } from './session';
-import { answerPrompt } from './promptAnswer';
-import { checkedSize, type SessionRegistry } from './sessionRegistry';
-import { searchSessions } from './sessionSearch';
-import type { WaitFor } from './sessionWaits';
+import { NOTIFY_TOKEN_ENV } from './clients/notifyCredentials';
+import { isSignalName } from './pty/ptyProcess';
+import type { Session } from './sessions/session';
+import { answerPrompt } from './sessions/promptAnswer';
+import { checkedSize, type SessionRegistry } from './sessions/sessionRegistry';
+import { searchSessions } from './sessions/sessionSearch';
+import type { WaitFor } from './sessions/sessionWaits';
 import type { TextWorkers } from './textWorkers';
 
 export type MethodTable = { [M in Method]: (params: Params<M>, connection: ClientConnection) => unknown };

@@ -10,8 +10,8 @@ import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../base/disposable';
-import type { FromWorker, ToSession, ToWorker, ToWorkerBatch } from './emulatorProtocol';
-import { IdleCollector } from './idleCollector';
+import type { FromWorker, ToSession, ToWorker, ToWorkerBatch } from './common/emulatorProtocol';
+import { IdleCollector } from './common/idleCollector';
 import { WorkerWatchdog } from './workerWatchdog';
 
 export enum EmulatorWorkerTuning {

@@ -10,9 +10,9 @@ import { printableLines } from '../text/printable';
 import { DisposableStore, toDisposable } from '../base/disposable';
 import { Daemon, type DaemonOptions } from './daemon';
 import { checkEmulatorWorkerBundle } from './emulatorWorkers';
-import { receiveHandoff } from './handoffReceive';
-import { checkNodePtyInternals } from './nodePtyInternals';
-import { DEFAULT_LIMITS, parseLimit } from './sessionRegistry';
+import { receiveHandoff } from './succession/handoffReceive';
+import { checkNodePtyInternals } from './pty/nodePtyInternals';
+import { DEFAULT_LIMITS, parseLimit } from './sessions/sessionRegistry';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -3,7 +3,7 @@
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { parentPort } from 'node:worker_threads';
-import { runJob, type TextJob, type WorkerLoaded } from './textJobs';
+import { runJob, type TextJob, type WorkerLoaded } from './search/textJobs';
 
 const port = parentPort;
 if (!port) throw new Error('searchWorker.js runs as a worker thread of the daemon');

@@ -11,7 +11,7 @@ import { ErrorCode } from '../protocol/messages';
 import { DaemonError } from './daemonError';
 import { WatchdogTiming } from './workerWatchdog';
 import type { CostlyTranscript } from '../agents/transcripts';
-import type { JobAnswer, JobResult, TextJob, WorkerLoaded } from './textJobs';
+import type { JobAnswer, JobResult, TextJob, WorkerLoaded } from './search/textJobs';
 
 export enum TextWorkerTuning {
   /** Workers at most: two jobs run at once, the others queue (fewer workers on one core). */

@@ -1,6 +1,6 @@
 // Reading checkpoint files ($XDG_STATE_HOME/holdfast/recovery/checkpoint-RUN.json): where they are,
 // what makes one valid, and how `recovery list` shows them (a saved session, with its resume command:
-// inspectSaved in src/agents/agents.ts). The daemon writes them (src/daemon/checkpoint.ts); the CLI
+// inspectSaved in src/agents/agents.ts). The daemon writes them (src/daemon/sessions/checkpoint.ts); the CLI
 // reads them without a daemon.
 import * as fs from 'node:fs';
 import * as path from 'node:path';

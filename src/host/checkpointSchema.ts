@@ -1,4 +1,4 @@
-// What a checkpoint file must be to be read (src/daemon/checkpoint.ts writes them; anyone who can
+// What a checkpoint file must be to be read (src/daemon/sessions/checkpoint.ts writes them; anyone who can
 // write the user's files can edit them), and the one rule for a session's metadata, whether a client
 // sends it or a checkpoint brings it back. The types of saved sessions are derived from here.
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 // The `run_command` tool of `holdfast mcp`: one command typed at a shell session's prompt, answered with
-// its output and exit code once the shell reports its end (`holdfast run`, src/daemon/sessionShell.ts),
+// its output and exit code once the shell reports its end (`holdfast run`, src/daemon/sessions/sessionShell.ts),
 // within a time budget and an output budget.
 import { z } from 'zod';
 import { Capability } from '../protocol/messages';

@@ -1,6 +1,6 @@
 // The `wait` tool of `holdfast mcp`: until a session exits, goes quiet, shows text, needs input or
 // is done. All are the daemon's own waits (`holdfast wait`); needs-input and done are the
-// session's attention (src/daemon/attention.ts: an agent's hooks, a bell or OSC 9 / 777, prompt marks).
+// session's attention (src/daemon/sessions/attention.ts: an agent's hooks, a bell or OSC 9 / 777, prompt marks).
 import { z } from 'zod';
 import type { SessionInfo, WaitCondition } from '../protocol/messages';
 import { DEFAULT_IDLE_MS } from '../protocol/limits';

@@ -22,7 +22,7 @@ export const MAX_SCROLLBACK_LINES = 200_000;
  */
 export const MAX_LINE_CHARS = 65_536;
 
-/** The bounds of a `search` (src/daemon/sessionSearch.ts), which the CLI's grep and MCP tools ask within. */
+/** The bounds of a `search` (src/daemon/sessions/sessionSearch.ts), which the CLI's grep and MCP tools ask within. */
 export enum SearchLimit {
   /** Matches returned when the client gives no limit. */
   DefaultMatches = 200,

@@ -57,7 +57,7 @@ export interface SessionInfo {
   createdAt: number;
   lastOutputAt: number;
   bellAt: number;
-  /** Whether it needs you (src/daemon/attention.ts); exited and archived come from `state` and metadata. */
+  /** Whether it needs you (src/daemon/sessions/attention.ts); exited and archived come from `state` and metadata. */
   attention: SessionAttention;
   metadata: Record<string, unknown>;
   /** Why it has no screen (its emulator worker could not start): its output still reaches clients. */
@@ -77,7 +77,7 @@ export interface SessionAttention {
   since: number;
   source: AttentionSource;
   /**
-   * Waiting or done: why, in one printable line of at most 200 characters (src/daemon/attentionReason.ts):
+   * Waiting or done: why, in one printable line of at most 200 characters (src/daemon/common/attentionReason.ts):
    * the end of the agent's last message from its transcript, else the last lines of text on its screen.
    */
   reason?: string;

@@ -1,7 +1,7 @@
 // Waits for an emulator to parse all it was written: one in this thread (its own queue, not xterm's
 // write buffer) or a session's proxy of one in a worker.
 import type { IDisposable } from '../../src/base/disposable';
-import type { Emulator } from '../../src/daemon/emulator';
+import type { Emulator } from '../../src/daemon/emulator/emulator';
 
 /** What both an Emulator and a SessionEmulator say of their parsing. */
 interface Parsing {

@@ -1,8 +1,8 @@
 // Plays the old daemon in test/succession.test.ts: starts programs on PTYs, reports what it reads, and
 // once each is where the test wants it, hands them all to a successor (handoffSuccessor.js) and exits.
 import * as path from 'node:path';
-import { handOff } from '../../src/daemon/handoff';
-import { PtyProcess } from '../../src/daemon/ptyProcess';
+import { handOff } from '../../src/daemon/succession/handoff';
+import { PtyProcess } from '../../src/daemon/pty/ptyProcess';
 import { connectReport, INPUT_BYTES, inputText } from './handoffReport';
 
 /** Each program, as bash: a counter every few ms, two floods, a full-screen reader, one that exits at once. */

@@ -2,10 +2,10 @@
 // PTY, then reports to the test what it reads and sees end, and does what the test asks of a PTY; asked
 // to, it hands them on to the next successor (after one that fails), as a successor daemon would.
 import * as fs from 'node:fs';
-import { AdoptedPty } from '../../src/daemon/adoptedPty';
-import { handOff } from '../../src/daemon/handoff';
-import { receiveHandoff } from '../../src/daemon/handoffReceive';
-import type { ProgramProcess } from '../../src/daemon/session';
+import { AdoptedPty } from '../../src/daemon/pty/adoptedPty';
+import { handOff } from '../../src/daemon/succession/handoff';
+import { receiveHandoff } from '../../src/daemon/succession/handoffReceive';
+import type { ProgramProcess } from '../../src/daemon/sessions/session';
 import { isAlive, waitFor } from './daemon';
 import { connectReport, type Message } from './handoffReport';
 

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { Emulator } from '../../src/daemon/emulator';
+import { Emulator } from '../../src/daemon/emulator/emulator';
 import type { EmulatorWorkers } from '../../src/daemon/emulatorWorkers';
-import { SessionEmulator } from '../../src/daemon/sessionEmulator';
+import { SessionEmulator } from '../../src/daemon/sessions/sessionEmulator';
 import { allParsed, parsed } from './emulatorParsed';
 import { differences, randomStream, unreachableState } from './vtFuzz';
 

@@ -1,5 +1,5 @@
 // Running one command in a shell session and getting its result: the shell's integration reports
-// where the command ends and its exit code (src/daemon/sessionShell.ts).
+// where the command ends and its exit code (src/daemon/sessions/sessionShell.ts).
 import { Capability } from '../../protocol/messages';
 import type { RunResult } from '../../protocol/shell';
 import { hasControl } from '../../text/printable';
