@@ -3,9 +3,9 @@
 import { spawn } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { type Attachment, HoldfastClient } from '../src/protocol/client';
+import { type Attachment, HoldfastClient } from '../src/client/client';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
-import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/host/launch';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/client/launch';
 import { PROTOCOL_VERSION, type SessionInfo } from '../src/protocol/messages';
 import * as fs from 'node:fs';
 import { tokenPathFor } from '../src/host/paths';

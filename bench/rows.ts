@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as NodePty from 'node-pty';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import {
   attachOwner,

@@ -1,9 +1,10 @@
 // Who may import whom in src/, as ESLint configs (eslint.config.mjs spreads them; test/lint-layers.test.ts
 // lints wrong-way imports with them alone). The map in words: docs/architecture.md.
 //
-// Shared folders, lowest first; each imports only the ones before it (protocol and host are one tier:
-// the client applies the host's endpoint rules, and launching a daemon uses the client):
-//   base <- text <- protocol, host <- agents, link
+// Shared folders, lowest first; each imports only the ones before it. protocol is the wire (frames, messages,
+// their schemas); host what every process shares of this machine (paths, trust, bundles); client connects,
+// verifies, asks again and launches a daemon, over both; link reaches another host's daemon over ssh:
+//   base <- text <- protocol <- host <- client <- link;  agents imports base, text, protocol and host
 // Sides: daemon, cli, mcp and extension import the shared folders, never each other. A side starts or
 // loads another by its bundle (src/host/bundles.ts): `holdfast mcp` is a CLI command that loads dist/mcp.js.
 // Only src/extension imports vscode, and not its files headed `// Pure Node:` nor its webview.
@@ -11,17 +12,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import tseslint from 'typescript-eslint';
 
-const SHARED = ['base', 'text', 'protocol', 'host', 'agents', 'link'];
+const SHARED = ['base', 'text', 'protocol', 'host', 'client', 'link', 'agents'];
 const SIDES = ['daemon', 'cli', 'mcp', 'extension'];
 
 /** What each folder of src/ may import besides itself. */
 export const LAYERS = {
   base: [],
   text: ['base'],
-  protocol: ['base', 'text', 'host'],
+  protocol: ['base', 'text'],
   host: ['base', 'text', 'protocol'],
+  client: ['base', 'text', 'protocol', 'host'],
+  link: ['base', 'text', 'protocol', 'host', 'client'],
   agents: ['base', 'text', 'protocol', 'host'],
-  link: ['base', 'text', 'protocol', 'host'],
   daemon: SHARED,
   cli: SHARED,
   mcp: SHARED,
@@ -31,10 +33,11 @@ export const LAYERS = {
 const WHY = {
   base: 'src/base is the bottom layer: it imports no other folder of src',
   text: 'src/text imports only src/base',
-  protocol: 'src/protocol (the wire) imports only src/base, src/text and src/host',
+  protocol: 'src/protocol (the wire) imports only src/base and src/text',
   host: 'src/host imports only src/base, src/text and src/protocol',
   agents: 'src/agents imports only the shared folders below it (base, text, protocol, host)',
-  link: 'src/link imports only the shared folders below it (base, text, protocol, host)',
+  client: 'src/client imports only the shared folders below it (base, text, protocol, host)',
+  link: 'src/link imports only the shared folders below it (base, text, protocol, host, client)',
 };
 
 /** A relative specifier that leaves the file's folder for src/FOLDER (`../x/y`, `../../x/y`). */

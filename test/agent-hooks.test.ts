@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { DaemonEvent, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { resumeArgv } from '../src/agents/agents';
 import { attentionWhere } from './helpers/attention';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ALTERNATE_END, ALTERNATE_MARKER } from '../src/daemon/emulator/alternateScroll';
 import { Emulator } from '../src/daemon/emulator/emulator';
 import { parsed } from './helpers/emulatorParsed';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { SearchResult } from '../src/protocol/messages';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { runCli } from './helpers/cli';

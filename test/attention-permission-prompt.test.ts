@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { findPermissionPrompt, promptArea, promptAreaDigest } from '../src/agents/permissionPrompt';
-import { HoldfastClient, type RequestError } from '../src/protocol/client';
+import { HoldfastClient, type RequestError } from '../src/client/client';
 import type { AttentionState, SessionAttention, SessionInfo } from '../src/protocol/messages';
 import { isOneErrorLine, runCli } from './helpers/cli';
 import { record } from './helpers/reliability';

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { summarize, summaryLine } from '../src/mcp/mcpTool';
 import { MAX_REASON_CHARS, screenReason, transcriptReason } from '../src/daemon/common/attentionReason';
 import { SessionActivity } from '../src/daemon/sessions/sessionActivity';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { DaemonEvent, SessionAttention } from '../src/protocol/messages';
 import { claudeLines } from '../src/agents/transcriptFormats';
 import { claudeProjectSlug } from '../src/agents/transcripts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import { readLayout, withLayout } from '../src/protocol/tabLayout';
 import { runCli } from './helpers/cli';

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { GrantLimit } from '../src/daemon/clients/connectionRights';
-import { HoldfastClient, RequestError } from '../src/protocol/client';
+import { HoldfastClient, RequestError } from '../src/client/client';
 import type { DaemonEvent, GrantParams, SessionInfo } from '../src/protocol/messages';
 import { CLI_SCRIPT, startTestDaemon, type TestDaemon, waitFor } from './helpers/daemon';
 import { record } from './helpers/reliability';

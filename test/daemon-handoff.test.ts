@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import type { SessionInfo } from '../src/protocol/messages';
-import { startDaemon } from '../src/host/launch';
+import { startDaemon } from '../src/client/launch';
 import { cliSandbox, isOneErrorLine } from './helpers/cli';
 import {
   DAEMON_SCRIPT,

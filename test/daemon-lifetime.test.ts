@@ -4,11 +4,11 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, NoDaemonError } from '../src/protocol/client';
+import { HoldfastClient, NoDaemonError } from '../src/client/client';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/host/paths';
-import { startDaemon } from '../src/host/launch';
+import { startDaemon } from '../src/client/launch';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 
 test('exit code and signal are recorded, the last screen stays until removal', async () => {

@@ -10,7 +10,7 @@ import { tokenPathFor } from '../src/host/paths';
 import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helpers/daemon';
 import { ReplayTerminal } from './helpers/terminal';
 import { absenceWindow } from './helpers/absence';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import { SnapshotTiming } from '../src/daemon/clients/snapshotQueue';
 
 let daemon: TestDaemon;

@@ -3,7 +3,7 @@
 // program's queries; an owner whose terminal fell behind is redrawn as a watcher until the flood is over.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { ChannelView } from '../src/protocol/messages';
 import { absenceWindow } from './helpers/absence';
 import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helpers/daemon';

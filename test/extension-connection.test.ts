@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import type { IDisposable } from '../src/base/disposable';
-import { startDaemon } from '../src/host/launch';
+import { startDaemon } from '../src/client/launch';
 import { DaemonConnection, type DaemonState } from '../src/extension/daemonConnection';
 import type { Log } from '../src/extension/log';
 import { SessionList } from '../src/extension/sessionList';

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import { encodeJson, FrameKind } from '../src/protocol/frame';
 import { daemonHelloSchema } from '../src/protocol/hello';
 import { readDaemonHello } from '../src/protocol/helloAnswer';

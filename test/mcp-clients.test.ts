@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/host/launch';
+import { HoldfastClient } from '../src/client/client';
+import { startDaemon } from '../src/client/launch';
 import { defaultSocketPath } from '../src/host/paths';
 import { CLI_SCRIPT, DAEMON_SCRIPT, isAlive, ROOT, tempDir, waitFor } from './helpers/daemon';
 

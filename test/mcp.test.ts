@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseSessionList } from '../src/cli/commands/mcp';
 import { isUnder, Rights } from '../src/mcp/mcpRights';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import { CLI_SCRIPT, isolatedEnv, startTestDaemon, tempDir, type TestDaemon, waitFor } from './helpers/daemon';
 import { sessionInfo } from './helpers/sessionInfo';
 

@@ -6,7 +6,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import { encodeFrame, encodeJson, FrameKind } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import type { CheckpointFile } from '../src/protocol/recovery';
 import { checkpointJson } from './helpers/checkpoint';
 import { type CliRun, runCli } from './helpers/cli';

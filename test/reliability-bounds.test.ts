@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { type HoldfastClient, RequestError } from '../src/protocol/client';
+import { type HoldfastClient, RequestError } from '../src/client/client';
 import type { DaemonEvent } from '../src/protocol/messages';
 import { MAX_STRING_PAYLOAD, SequenceBoundary } from '../src/daemon/pty/sequenceBoundary';
 import { checkpointJson } from './helpers/checkpoint';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { daemonLog, daemonLogNow, record } from './helpers/reliability';
 

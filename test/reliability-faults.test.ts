@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/host/launch';
+import { HoldfastClient } from '../src/client/client';
+import { startDaemon } from '../src/client/launch';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor } from './helpers/daemon';
 import { daemonLog, daemonToken, RawConnection, record } from './helpers/reliability';
 

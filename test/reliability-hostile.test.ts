@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { type HoldfastClient, RequestError } from '../src/protocol/client';
+import { type HoldfastClient, RequestError } from '../src/client/client';
 import { startTestDaemon, type TestDaemon, waitForText } from './helpers/daemon';
 import { record, rssMiB } from './helpers/reliability';
 

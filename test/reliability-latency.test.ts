@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { echoSession, percentile, record, type Round, startLatencyProbe } from './helpers/reliability';
 

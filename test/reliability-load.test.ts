@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import { encodeJson, FrameKind } from '../src/protocol/frame';
 import { startTestDaemon, waitFor } from './helpers/daemon';
 import { cpuMs, helloFrame, RawConnection, record, RssSampler, sleep, SOAK } from './helpers/reliability';

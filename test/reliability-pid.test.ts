@@ -10,7 +10,7 @@ import { AdoptedPty } from '../src/daemon/pty/adoptedPty';
 import { openPty } from '../src/daemon/pty/nodePtyInternals';
 import type { ProgramPty } from '../src/daemon/pty/programPty';
 import { PtyProcess } from '../src/daemon/pty/ptyProcess';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import { isAlive, startTestDaemon, waitFor } from './helpers/daemon';
 import { record, sleep } from './helpers/reliability';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { TextWorkers } from '../src/daemon/textWorkers';
-import { type HoldfastClient, RequestError } from '../src/protocol/client';
+import { type HoldfastClient, RequestError } from '../src/client/client';
 import { runCli } from './helpers/cli';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { record } from './helpers/reliability';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { HoldfastClient, RequestError } from '../src/protocol/client';
+import type { HoldfastClient, RequestError } from '../src/client/client';
 import type { SearchResult } from '../src/protocol/messages';
 import { readTranscript } from '../src/agents/transcripts';
 import { startTestDaemon, tempDir, type TestDaemon, waitFor, waitForText } from './helpers/daemon';

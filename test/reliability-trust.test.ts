@@ -6,7 +6,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient, NoDaemonError, type RequestError } from '../src/protocol/client';
+import { HoldfastClient, NoDaemonError, type RequestError } from '../src/client/client';
 import { checkEndpoint, UntrustedEndpointError } from '../src/host/endpointTrust';
 import { cliSandbox } from './helpers/cli';
 import { checkpointJson } from './helpers/checkpoint';

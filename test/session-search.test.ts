@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { HoldfastClient } from '../src/protocol/client';
-import { startDaemon } from '../src/host/launch';
+import { HoldfastClient } from '../src/client/client';
+import { startDaemon } from '../src/client/launch';
 import type { SearchResult } from '../src/protocol/messages';
 import {
   DAEMON_SCRIPT,

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Emulator } from '../src/daemon/emulator/emulator';
 import { MARK_CHARS_PER_LINE, MarkLimit } from '../src/daemon/emulator/shellMarks';
-import { HoldfastClient } from '../src/protocol/client';
+import { HoldfastClient } from '../src/client/client';
 import { isAlive, startTestDaemon, type TestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 import { parsed } from './helpers/emulatorParsed';
 import { atPrompt, integratedBash, MarkRecorder, NONCE } from './helpers/marks';

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import { runCli } from './helpers/cli';
 import { startTestDaemon, type TestDaemon, tempDir, waitForText } from './helpers/daemon';
 import { atPrompt, integratedBash, MarkRecorder, NONCE } from './helpers/marks';

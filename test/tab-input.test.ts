@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import type { Attachment, HoldfastClient } from '../src/protocol/client';
+import type { Attachment, HoldfastClient } from '../src/client/client';
 import { NOTICE } from '../src/extension/notices';
 import { HELD_KEYS_MAX_CHARS, type InputTab, TabInput } from '../src/extension/tabInput';
 import { startTestDaemon, waitFor } from './helpers/daemon';

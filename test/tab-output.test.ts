@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import type { Attachment } from '../src/protocol/client';
+import type { Attachment } from '../src/client/client';
 import { DaemonConnection } from '../src/extension/daemonConnection';
 import { noticeLine } from '../src/extension/notices';
 import { SessionTab } from '../src/extension/pseudoterminal';

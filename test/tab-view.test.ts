@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import type { SessionInfo } from '../src/protocol/messages';
 import { TabView } from '../src/extension/tabView';
 import { startTestDaemon, type TestDaemon, waitFor, waitForText } from './helpers/daemon';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { HoldfastClient } from '../src/protocol/client';
+import type { HoldfastClient } from '../src/client/client';
 import { claudeProjectSlug, findTranscript, readTranscript, TranscriptTuning } from '../src/agents/transcripts';
 import { cliOk } from './helpers/cli';
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';

@@ -1,7 +1,7 @@
 // `holdfast list --all-hosts`: this machine's sessions and every configured host's, asked at once, each host bounded
 // by its own timeout, so one that hangs or refuses costs its line and never the others'.
 import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
-import { type HoldfastClient, NoDaemonError } from '../protocol/client';
+import { type HoldfastClient, NoDaemonError } from '../client/client';
 import type { SessionInfo } from '../protocol/messages';
 import { type DaemonLink, localLink, sshLink } from '../link/daemonLink';
 import { DEFAULT_HOST_TIMEOUT_MS, hostName, readHosts } from '../link/hosts';

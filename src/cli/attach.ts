@@ -2,7 +2,7 @@
 // detach key, a takeover, the program's exit, or the daemon stopping. A lost connection (a handoff,
 // ssh gone) is reconnected and the screen resynced. The terminal is restored on every way out (and
 // on signals and crashes, through process 'exit').
-import { type Attachment, type HoldfastClient, RequestError } from '../protocol/client';
+import { type Attachment, type HoldfastClient, RequestError } from '../client/client';
 import { type DaemonEvent, ErrorCode, type ExitStatus, type Role, type SessionInfo } from '../protocol/messages';
 import { boolOpt, expectPositionals, stringOpt } from './args';
 import type { Command, CommandResult } from './command';

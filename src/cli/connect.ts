@@ -1,7 +1,7 @@
 // Talking to the daemon through the command's link (this machine's socket, or a host over SSH), never starting one
 // unless asked (only `new`, `recovery restore` and start_session do).
 // Session arguments go to the daemon as typed: it resolves an exact id, else a unique name.
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import type { LinkConnectOptions } from '../link/daemonLink';
 import type { Context } from './command';
 

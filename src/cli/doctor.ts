@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type * as NodePty from 'node-pty';
 import { readCheckpoints, recoveryDir } from '../host/checkpointFiles';
-import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
+import { HoldfastClient, NoDaemonError, RequestError } from '../client/client';
 import { type DaemonStatus, ErrorCode, PROTOCOL_VERSION } from '../protocol/messages';
 import {
   checkSocket as trustCheckSocket,
@@ -17,7 +17,7 @@ import { defaultLogPath } from '../host/paths';
 import { VERSION } from '../protocol/version';
 import { expectPositionals } from './args';
 import type { Command } from './command';
-import { connectOptions } from '../host/clientOptions';
+import { connectOptions } from '../client/clientOptions';
 import { ExitCode } from './errors';
 
 export interface Check {

@@ -1,6 +1,6 @@
 // Exit codes (stable, documented in docs/cli.md) and the one error type commands throw.
 import { InputError } from '../base/inputError';
-import { NoDaemonError, RequestError } from '../protocol/client';
+import { NoDaemonError, RequestError } from '../client/client';
 import { ErrorCode } from '../protocol/messages';
 import { NoHostDaemonError } from '../link/daemonLink';
 import { SshFailure } from '../link/sshFailure';

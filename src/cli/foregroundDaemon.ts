@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import type { Readable } from 'node:stream';
-import { daemonArgs, daemonEnv, onReadiness, type ReadyMessage } from '../host/launch';
+import { daemonArgs, daemonEnv, onReadiness, type ReadyMessage } from '../client/launch';
 
 export type ForegroundOutcome =
   /** It served and stopped: its exit code (128 + the signal's number when a signal ended it). */

@@ -2,7 +2,7 @@
 // saved screens, no process) from the previous daemon's checkpoint. Nothing is re-run here; an
 // archive starts again only when the user asks (Resume / Relaunch). Pure Node (no vscode import).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import { type HoldfastClient, RequestError } from '../protocol/client';
+import { type HoldfastClient, RequestError } from '../client/client';
 import { Capability, ErrorCode, type SessionInfo } from '../protocol/messages';
 import { resumeOffered } from '../agents/agents';
 import { archivedFrom } from '../protocol/recovery';

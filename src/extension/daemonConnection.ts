@@ -2,9 +2,9 @@
 // the versioned copy; notice when it goes away and reconnect if it is still there.
 // Pure Node (no vscode import): the extension wires its events to the UI.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import { HoldfastClient, NoDaemonError, openSocket } from '../protocol/client';
+import { HoldfastClient, NoDaemonError, openSocket } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
-import { connectOrStart } from '../host/launch';
+import { connectOrStart } from '../client/launch';
 import { VERSION } from '../protocol/version';
 
 /** How long a handoff waits for this connection to reach the new daemon. */

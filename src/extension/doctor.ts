@@ -3,7 +3,7 @@
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import { Capability, type DaemonStatus } from '../protocol/messages';
 import { checkEndpoint } from '../host/endpointTrust';
 import { currentTarget, missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import type { Attachment, HoldfastClient } from '../protocol/client';
+import type { Attachment, HoldfastClient } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
 import type { DaemonEvent } from '../protocol/messages';
 import type { DaemonConnection } from './daemonConnection';

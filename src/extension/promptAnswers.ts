@@ -3,7 +3,7 @@
 // at once where the agent's own hook said it asks (`hookAgrees`): a program can print any prompt's layout.
 // Else the prompt's block, as its screen shows it, is put in front of the user first, and the answer names
 // what was shown (its digest): if the screen shows anything else by then, nothing is sent.
-import { type HoldfastClient, RequestError } from '../protocol/client';
+import { type HoldfastClient, RequestError } from '../client/client';
 import { ErrorCode, type AnswerResult } from '../protocol/messages';
 import {
   findPermissionPrompt,

@@ -5,7 +5,7 @@
 // Plain Node (vscode's types only), so a tab's life is tested against a real daemon without VS Code.
 /* eslint-disable max-lines -- every effect of the tab's state machine (tabState.ts) lives here, beside the move */
 import type * as vscode from 'vscode';
-import { type Attachment, type HoldfastClient, RequestError } from '../protocol/client';
+import { type Attachment, type HoldfastClient, RequestError } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable, timeout } from '../base/disposable';
 import { type DaemonEvent, ErrorCode, type Role, type SessionInfo } from '../protocol/messages';
 import { archiveAction } from './archives';

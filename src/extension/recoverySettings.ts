@@ -5,7 +5,7 @@
 // window, so a workspace's .vscode/settings.json (a cloned repository's) must not turn screen saving on
 // or recovery off.
 import * as vscode from 'vscode';
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import { DisposableStore } from '../base/disposable';
 import { Capability } from '../protocol/messages';
 import type { DaemonConnection } from './daemonConnection';

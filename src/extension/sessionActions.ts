@@ -3,7 +3,7 @@
 // killed only when window.onDidCloseTerminal says the *user* closed its tab), Kill, Detach,
 // Resume / Relaunch in the same tab, and the extension's part of a session's metadata.
 import * as vscode from 'vscode';
-import { RequestError } from '../protocol/client';
+import { RequestError } from '../client/client';
 import { ErrorCode, type SessionInfo } from '../protocol/messages';
 import { readLayout, type TabLayout, type TabLocation, withLayout } from '../protocol/tabLayout';
 import type { DaemonConnection } from './daemonConnection';

@@ -1,7 +1,7 @@
 // The daemon's sessions as this window knows them: loaded by `subscribe`, kept current by its
 // events, so the status bar and quick picks never poll. Pure Node (no vscode import).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable, MutableDisposable } from '../base/disposable';
 import { Capability, type DaemonEvent, type SessionInfo } from '../protocol/messages';
 import type { DaemonConnection } from './daemonConnection';

@@ -1,5 +1,5 @@
 // What a tab needs from the window around it, and what it shows.
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import type { SessionInfo } from '../protocol/messages';
 import type { DaemonConnection } from './daemonConnection';
 import type { SessionTab } from './pseudoterminal';

@@ -2,7 +2,7 @@
 // and how it takes input over: by typing, when the user focuses it, or just after a reload, when
 // the previous window's input leaves. Pure Node (no vscode import).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import type { Attachment } from '../protocol/client';
+import type { Attachment } from '../client/client';
 import type { Role, SessionInfo } from '../protocol/messages';
 import { failureNotice, NOTICE } from './notices';
 

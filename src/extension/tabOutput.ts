@@ -4,7 +4,7 @@
 // falls too far behind drops what it holds and asks for a fresh snapshot, like any slow client.
 // Pure Node (no vscode import): the tab passes the function that writes to VS Code.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import type { SnapshotReason } from '../protocol/client';
+import type { SnapshotReason } from '../client/client';
 import { noticeLine } from './notices';
 import { DEFAULT_WRITER_PACE, RendererWriter, type WriterPace } from './rendererWriter';
 

@@ -2,7 +2,7 @@
 // its screen, then its scrollback, once shown again; one whose renderer fell behind is redrawn (screens, not
 // bytes) until its session's flood is over. Against a daemon without the capability a tab streams as before.
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
-import type { Attachment, HoldfastClient } from '../protocol/client';
+import type { Attachment, HoldfastClient } from '../client/client';
 import { Capability, type ChannelView } from '../protocol/messages';
 
 export class TabView {

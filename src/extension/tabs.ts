@@ -4,7 +4,7 @@
 // after a reload / restart / crash (tabRestore.ts), and what Kill / Detach / Relaunch and closing a
 // tab mean (sessionActions.ts). A tab's own life is in pseudoterminal.ts and tabState.ts.
 import * as vscode from 'vscode';
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import { DisposableStore } from '../base/disposable';
 import type { CreateParams, SessionInfo } from '../protocol/messages';
 import { readLayout, type TabLayout, type TabLocation, withLayout } from '../protocol/tabLayout';

@@ -4,7 +4,7 @@
 // reads them without a daemon.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkpointFileSchema } from './checkpointSchema';
+import { checkpointFileSchema } from '../protocol/checkpointSchema';
 import { CheckpointLimit } from '../protocol/limits';
 import { checkPrivateDir, stateDir } from './paths';
 import type { CheckpointFile, CheckpointSummary, SkippedCheckpoint } from '../protocol/recovery';

@@ -3,10 +3,10 @@
 // client sends none: the token never crosses the wire) and then moves bytes both ways, the frames untouched.
 import type * as net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { NoDaemonError, openSocket } from '../protocol/client';
+import { NoDaemonError, openSocket } from '../client/client';
 import { encodeFrame, encodeJson, FrameDecoder, FrameKind, HEADER_BYTES } from '../protocol/frame';
 import { SCOPE_TOKEN_ENV, trustedToken } from '../host/endpointTrust';
-import { startDaemon } from '../host/launch';
+import { startDaemon } from '../client/launch';
 
 /** The daemon refuses a larger hello; the bridge holds no more than that before it has one. */
 const MAX_HELLO_BYTES = 64 * 1024;

@@ -1,9 +1,9 @@
 // How a client reaches one daemon: this machine's, over its socket, or a host's, over one ssh process to that host's
 // `holdfast bridge`. Every connection of a CLI command, of `holdfast mcp` and of a reconnect goes through a link.
-import { HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
-import { connectOptions } from '../host/clientOptions';
+import { HoldfastClient, NoDaemonError, RequestError } from '../client/client';
+import { connectOptions } from '../client/clientOptions';
 import { daemonScriptPath } from '../host/bundles';
-import { connectOrStart } from '../host/launch';
+import { connectOrStart } from '../client/launch';
 import { oneLine, printable } from '../text/printable';
 import { VERSION } from '../protocol/version';
 import { NO_DAEMON_CODE } from './bridge';

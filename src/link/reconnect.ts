@@ -1,7 +1,7 @@
 // Connecting again after a connection dropped: across a handoff (`holdfast upgrade`: the old daemon lets its clients
 // go once the successor serves the same socket), a lost ssh connection or a network that comes back. One policy for
 // every client that outlives its connection (attach, wait, `holdfast mcp`).
-import { type HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
+import { type HoldfastClient, NoDaemonError, RequestError } from '../client/client';
 import { ErrorCode } from '../protocol/messages';
 import { UntrustedEndpointError } from '../host/endpointTrust';
 import type { DaemonLink, LinkConnectOptions } from './daemonLink';

@@ -1,6 +1,6 @@
 // The reading tools of `holdfast mcp`: list sessions, read a screen, page and search the history.
 import { z } from 'zod';
-import type { HoldfastClient } from '../protocol/client';
+import type { HoldfastClient } from '../client/client';
 import { MAX_SCROLLBACK_LINES, SearchLimit } from '../protocol/limits';
 import { printable } from '../text/printable';
 import {

@@ -4,7 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerBundle } from '../host/bundles';
-import { NoDaemonError } from '../protocol/client';
+import { NoDaemonError } from '../client/client';
 import { oneLine, printable, printableLines } from '../text/printable';
 import { VERSION } from '../protocol/version';
 import { ACT_TOOLS } from './mcpActTools';

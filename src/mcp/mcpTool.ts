@@ -1,7 +1,7 @@
 // What an MCP tool of `holdfast mcp` is (schemas in, structured result out, plus a short text)
 // and the pieces every tool shares: the daemon connection, the rights, the session summary.
 import { z } from 'zod';
-import { type HoldfastClient, NoDaemonError, RequestError } from '../protocol/client';
+import { type HoldfastClient, NoDaemonError, RequestError } from '../client/client';
 import { Capability, ErrorCode, type SessionInfo } from '../protocol/messages';
 import { printable } from '../text/printable';
 import { agentOf } from '../protocol/recovery';

@@ -59,7 +59,7 @@ export enum InputLimit {
   QueuedBytes = 8 * 1024 * 1024,
 }
 
-/** What a checkpoint file (src/host/checkpointSchema.ts) may hold to be read at all. */
+/** What a checkpoint file (src/protocol/checkpointSchema.ts) may hold to be read at all. */
 export enum CheckpointLimit {
   /**
    * A file, bytes: the writer keeps each under `recovery.maxBytes`, at most this. A larger one is

@@ -1,7 +1,7 @@
 // Checkpoints, archived sessions and the daemon's config: the shapes shared by daemon and clients,
 // and the one reading of a session's `archivedFrom` and `agent` metadata.
 import type { z } from 'zod';
-import type { checkpointFileSchema, savedSessionSchema } from '../host/checkpointSchema';
+import type { checkpointFileSchema, savedSessionSchema } from './checkpointSchema';
 import type { ExitStatus, SessionInfo } from './messages';
 import type { ShellIntegrationParams } from './shell';
 

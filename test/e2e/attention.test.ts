@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { HoldfastClient } from '../../src/protocol/client';
+import { HoldfastClient } from '../../src/client/client';
 import type { SessionAttention } from '../../src/protocol/messages';
 import { shellQuote } from '../../src/text/shellQuote';
 import { UI_JOINER } from '../../src/text/uiText';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { VSCODE_SCRIPTS_FOLDER } from '../../src/host/shellIntegration';
-import type { HoldfastClient } from '../../src/protocol/client';
+import type { HoldfastClient } from '../../src/client/client';
 import { runCli } from '../helpers/cli';
 import { startTestDaemon, type TestDaemon, tempDir, waitFor } from '../helpers/daemon';
 import { atPrompt } from '../helpers/marks';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { HoldfastClient } from '../../src/protocol/client';
+import { HoldfastClient } from '../../src/client/client';
 import { HoldfastE2E, openSidebar, REPO_ROOT, SessionsWebview, trace, waitFor } from './harness';
 
 const OUT = path.resolve(process.argv[2] ?? process.env.HOLDFAST_SCREENSHOTS ?? path.join(REPO_ROOT, 'docs'));

@@ -1,5 +1,5 @@
 // Test helper: waiting on a session's attention through the daemon's events.
-import type { HoldfastClient } from '../../src/protocol/client';
+import type { HoldfastClient } from '../../src/client/client';
 import type { SessionAttention } from '../../src/protocol/messages';
 
 /**

@@ -2,9 +2,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HoldfastClient } from '../../src/protocol/client';
+import { HoldfastClient } from '../../src/client/client';
 import type { SessionInfo } from '../../src/protocol/messages';
-import { startDaemon } from '../../src/host/launch';
+import { startDaemon } from '../../src/client/launch';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const DAEMON_SCRIPT = path.join(ROOT, 'dist', 'daemon.js');

@@ -1,7 +1,7 @@
 // A second client, in a process of its own (the test's own work must not count as the daemon's delay):
 // every 20 ms it sends `list`, then one byte to a session running `cat` in raw mode and waits for it to
 // come back on its attached stream. Prints "sent list-ms echo-ms" per round; run as a script.
-import { HoldfastClient } from '../../src/protocol/client';
+import { HoldfastClient } from '../../src/client/client';
 
 async function probe(socket: string, session: string): Promise<void> {
   const client = await HoldfastClient.connect({ socket, client: 'latency-probe', version: 'test' });

@@ -3,8 +3,8 @@
 // stand-in for VS Code's scripts (test/fixtures/shell-integration, the same sequences).
 import * as path from 'node:path';
 import type { IMarker } from '@xterm/headless';
-import type { SnapshotReason } from '../../src/protocol/client';
-import type { HoldfastClient } from '../../src/protocol/client';
+import type { SnapshotReason } from '../../src/client/client';
+import type { HoldfastClient } from '../../src/client/client';
 import type { SessionInfo } from '../../src/protocol/messages';
 import { waitFor } from './daemon';
 import { ReplayTerminal } from './terminal';

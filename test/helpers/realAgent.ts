@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before } from 'node:test';
-import type { HoldfastClient } from '../../src/protocol/client';
+import type { HoldfastClient } from '../../src/client/client';
 import { type CliRun, isOneErrorLine, runCli } from './cli';
 import { startTestDaemon, type TestDaemon } from './daemon';
 

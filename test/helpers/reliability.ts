@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { encodeJson, type Frame, FrameDecoder, FrameKind } from '../../src/protocol/frame';
-import type { HoldfastClient } from '../../src/protocol/client';
+import type { HoldfastClient } from '../../src/client/client';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { tokenPathFor } from '../../src/host/paths';
 

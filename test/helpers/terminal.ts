@@ -1,7 +1,7 @@
 // A client-side terminal for tests: replays what a channel receives (snapshot, then output).
 import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
-import type { AttachHandlers, SnapshotReason } from '../../src/protocol/client';
+import type { AttachHandlers, SnapshotReason } from '../../src/client/client';
 import type { DaemonEvent } from '../../src/protocol/messages';
 
 export class ReplayTerminal implements AttachHandlers {

@@ -9,7 +9,7 @@ import {
   promptAreaDigest,
   VERIFIED_PROMPTS,
 } from '../../agents/permissionPrompt';
-import { type HoldfastClient, RequestError } from '../../protocol/client';
+import { type HoldfastClient, RequestError } from '../../client/client';
 import { ErrorCode } from '../../protocol/messages';
 import { agentOf } from '../../protocol/recovery';
 import { printable } from '../../text/printable';

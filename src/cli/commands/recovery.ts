@@ -2,7 +2,7 @@
 // (config get|set|reload), and a new run in an archived session's place (relaunch, resume).
 import { inspectSaved } from '../../agents/agents';
 import { readCheckpoints, recoveryDir } from '../../host/checkpointFiles';
-import { type HoldfastClient, NoDaemonError } from '../../protocol/client';
+import { type HoldfastClient, NoDaemonError } from '../../client/client';
 import type { SessionInfo } from '../../protocol/messages';
 import type { CheckpointSummary, InspectedSession } from '../../protocol/recovery';
 import { expectPositionals } from '../args';

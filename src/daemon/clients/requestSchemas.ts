@@ -2,7 +2,7 @@
 // unknown key name in config.set, a NUL, a control character in a name or an oversized field is a
 // `bad-request` naming the field. The schemas are checked against messages.ts's types at compile time.
 import { z } from 'zod';
-import { metadataSchema } from '../../host/checkpointSchema';
+import { metadataSchema } from '../../protocol/checkpointSchema';
 import { InputLimit, TextLimit } from '../../protocol/limits';
 import { ErrorCode, type Method, type Params } from '../../protocol/messages';
 import { RunLimit } from '../../protocol/shell';

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { MAX_SCROLLBACK_LINES, SizeLimit, TextLimit } from '../../protocol/limits';
 import type { SessionAttention } from '../../protocol/messages';
-import { metadataSchema } from '../../host/checkpointSchema';
+import { metadataSchema } from '../../protocol/checkpointSchema';
 import { AdoptedPty } from '../pty/adoptedPty';
 import { ArchivedProcess } from '../pty/archivedProcess';
 import type { RebuildScreen } from '../sessions/emulatorRebuild';

@@ -3,7 +3,7 @@
 // here. Done is either of: the daemon lets this connection go (its successor serves; until then it answers
 // `stopping`), and the request is asked of the successor on a connection of its own; or the daemon answers
 // it (the handoff failed, it serves on). Bounded: past BusyRetry.DeadlineMs the first refusal is the answer.
-import { ErrorCode, type Method, type Params, type Result } from './messages';
+import { ErrorCode, type Method, type Params, type Result } from '../protocol/messages';
 
 export enum BusyRetry {
   /** The first wait before asking the same daemon again; doubled each time. */

@@ -1,8 +1,8 @@
 // One attached channel of a client (HoldfastClient.attach): its keys, its size, its role, its end.
 import type { IDisposable } from '../base/disposable';
 import type { HoldfastClient } from './client';
-import { FrameKind } from './frame';
-import type { Role, SessionInfo } from './messages';
+import { FrameKind } from '../protocol/frame';
+import type { Role, SessionInfo } from '../protocol/messages';
 
 export class Attachment implements IDisposable {
   private detached = false;

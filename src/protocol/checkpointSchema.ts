@@ -2,8 +2,8 @@
 // write the user's files can edit them), and the one rule for a session's metadata, whether a client
 // sends it or a checkpoint brings it back. The types of saved sessions are derived from here.
 import { z } from 'zod';
-import { TextLimit } from '../protocol/limits';
-import { CHECKPOINT_VERSION } from '../protocol/recovery';
+import { TextLimit } from './limits';
+import { CHECKPOINT_VERSION } from './recovery';
 
 /** How deep a session's metadata may nest: tab layouts and agent records need a few levels. */
 export const MAX_METADATA_DEPTH = 32;

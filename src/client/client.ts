@@ -2,12 +2,12 @@
 import type { Duplex } from 'node:stream';
 import { Emitter, type IDisposable } from '../base/disposable';
 import { askUntilDone, BusyRetry, type BusyRetryClient } from './busyRetry';
-import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from './frame';
+import { encodeJson, encodeRaw, FrameDecoder, FrameKind, parseJson, splitRaw } from '../protocol/frame';
 import { NoDaemonError, openSocket } from './unixSocket';
 // Where every client has always found them.
 export { NoDaemonError, openSocket };
-import type { ClientHello, DaemonHello } from './hello';
-import { readDaemonHello } from './helloAnswer';
+import type { ClientHello, DaemonHello } from '../protocol/hello';
+import { readDaemonHello } from '../protocol/helloAnswer';
 import { Attachment } from './attachment';
 export { Attachment };
 import {
@@ -19,7 +19,7 @@ import {
   PROTOCOL_VERSION,
   type ResponseMessage,
   type Result,
-} from './messages';
+} from '../protocol/messages';
 import { trustedToken } from '../host/endpointTrust';
 
 /** The daemon answered a request with an error. */

@@ -1,7 +1,7 @@
 // Starting a daemon on demand: spawn it detached, wait for its readiness line, then connect.
 // Every daemon (on demand, the extension's, `holdfast serve`) runs with the same command line (daemonArgs).
 import { spawn } from 'node:child_process';
-import { type ConnectOptions, HoldfastClient, NoDaemonError } from '../protocol/client';
+import { type ConnectOptions, HoldfastClient, NoDaemonError } from './client';
 import type { StartMode } from '../protocol/messages';
 
 export interface LaunchOptions {
