@@ -100,7 +100,7 @@ const threadConfigs = [
     ignores: WORKER_ENTRIES,
     rules: daemonRule(
       `^(\\./|(\\.\\./)+)(${DAEMON_WORKERS.join('|')})/`,
-      "the daemon's main thread loads no worker's code (src/daemon/emulator, src/daemon/search): import its types only.",
+      "the daemon's main thread loads no worker's code (daemon/emulator, daemon/search): import its types only.",
     ),
   },
   {
