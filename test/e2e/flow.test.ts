@@ -26,18 +26,30 @@ scenarioHooks(
 const ECHO_BOUND_MS = 3000;
 const KEYS = 8;
 
-/** The whole buffer of the terminal shown (select all, copy), as the person would paste it. */
-async function copiedText(): Promise<string> {
+/**
+ * The whole buffer of the terminal shown (select all, copy), as the person would paste it, once it holds `lines`
+ * numbered lines: the scrollback comes after the screen, and a write after Select All clears the selection
+ * (Copy Selection is then not in the palette), so both are done again until it does.
+ */
+async function copiedText(lines: number): Promise<string> {
   const wb = e2e.wb;
   await wb.context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  await wb.page.evaluate(() => navigator.clipboard.writeText(''));
-  await wb.focusTerminal();
-  await wb.runCommand('Terminal: Select All');
-  await wb.runCommand('Terminal: Copy Selection');
-  return waitFor(async () => (await wb.page.evaluate(() => navigator.clipboard.readText())) || undefined, {
-    timeout: 20_000,
-    message: 'the copied text',
-  });
+  let copied = '';
+  await waitFor(
+    async () => {
+      await wb.page.evaluate(() => navigator.clipboard.writeText(''));
+      await wb.focusTerminal();
+      await wb.runCommand('Terminal: Select All');
+      const ran = await wb.runCommand('Terminal: Copy Selection', { timeout: 15_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (ran) copied = await wb.page.evaluate(() => navigator.clipboard.readText());
+      return numbersOf(copied.split(/\r?\n/)).length >= lines;
+    },
+    { timeout: 120_000, interval: 1000, message: `a copy of the tab with ${lines} numbered lines` },
+  ).catch(() => undefined); // the assertions below say what the last copy held
+  return copied;
 }
 
 const numbersOf = (lines: string[]) =>
@@ -74,7 +86,7 @@ test('typing while a hidden tab floods stays responsive; shown, it has its last 
     const last = keptNumbers[keptNumbers.length - 1];
     await wb.clickTerminalTab(flood.name);
     await wb.waitForTerminalText(new RegExp(`^${last}$`, 'm'), 30_000); // its last screen
-    const shown = numbersOf((await copiedText()).split(/\r?\n/));
+    const shown = numbersOf((await copiedText(keptNumbers.length)).split(/\r?\n/));
     trace(`the flooded tab shows ${shown.length} numbered lines, ${shown[0]}..${shown[shown.length - 1]}`);
     for (let i = 1; i < shown.length; i++) assert.equal(shown[i], shown[i - 1] + 1, `line after ${shown[i - 1]}`);
     assert.deepEqual(shown, keptNumbers, 'the tab holds what the session kept');

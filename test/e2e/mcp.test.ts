@@ -130,7 +130,7 @@ describe('in a trusted workspace', () => {
     await e2e.run(t.name, async () => {
       const folder = e2e.workspace('mcp');
       await e2e.open(folder);
-      assert.equal(await startServer(e2e.wb), 8, 'the five reading tools and the three acting ones');
+      assert.equal(await startServer(e2e.wb), 9, 'the five reading tools and the four acting ones (run_command too)');
       server = await waitFor(() => serverProcess(e2e.iso.socket), { message: 'the holdfast mcp process' });
       assert.deepEqual(server.argv.slice(2), ['mcp', '--sessions', 'workspace']);
       assert.equal(server.cwd, folder);
