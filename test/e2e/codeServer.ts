@@ -90,6 +90,8 @@ export class CodeServer {
    * is given) in the extensions dir: links to the folder's entries, but copies of package.json (VS Code
    * 1.96 writes what it learns of an extension, `__metadata`, into it) and dist/ (the extension host tells
    * which extension calls its API by the path of the calling code, which must lie inside the extension).
+   * The folder is made beside the extensions dir and renamed into it whole: a running VS Code scans a new
+   * folder there as soon as it appears, and one without its package.json yet is never scanned again.
    * Returns the installed folder's path.
    */
   installExtension(folder: string, opts: { version?: string } = {}): string {
@@ -100,13 +102,14 @@ export class CodeServer {
     };
     const id = `${manifest.publisher}.${manifest.name}-${opts.version ?? manifest.version}`.toLowerCase();
     const installed = path.join(this.extensionsDir, id);
-    fs.rmSync(installed, { recursive: true, force: true });
-    fs.mkdirSync(installed);
+    const staging = fs.mkdtempSync(path.join(this.dir, `install-${id}-`));
     for (const entry of fs.readdirSync(folder)) {
       const from = path.resolve(folder, entry);
-      if (COPIED_ENTRIES.has(entry)) fs.cpSync(from, path.join(installed, entry), { recursive: true });
-      else fs.symlinkSync(from, path.join(installed, entry));
+      if (COPIED_ENTRIES.has(entry)) fs.cpSync(from, path.join(staging, entry), { recursive: true });
+      else fs.symlinkSync(from, path.join(staging, entry));
     }
+    fs.rmSync(installed, { recursive: true, force: true });
+    fs.renameSync(staging, installed);
     return installed;
   }
 
