@@ -28,8 +28,7 @@ const KEYS = 8;
 
 /**
  * The whole buffer of the terminal shown (select all, copy), as the person would paste it, once it holds `lines`
- * numbered lines: the scrollback comes after the screen, and a write after Select All clears the selection
- * (Copy Selection is then not in the palette), so both are done again until it does.
+ * numbered lines: the scrollback comes after the screen, so both are done again until it does.
  */
 async function copiedText(lines: number): Promise<string> {
   const wb = e2e.wb;
@@ -40,11 +39,16 @@ async function copiedText(lines: number): Promise<string> {
       await wb.page.evaluate(() => navigator.clipboard.writeText(''));
       await wb.focusTerminal();
       await wb.runCommand('Terminal: Select All');
-      const ran = await wb.runCommand('Terminal: Copy Selection', { timeout: 15_000 }).then(
-        () => true,
-        () => false,
+      // The terminal has the focus back once the palette closes: its own copy key, as a person presses it.
+      await waitFor(
+        () => wb.page.evaluate(() => !!document.activeElement?.classList.contains('xterm-helper-textarea')),
+        {
+          timeout: 5_000,
+          message: 'the terminal to have the focus back',
+        },
       );
-      if (ran) copied = await wb.page.evaluate(() => navigator.clipboard.readText());
+      await wb.page.keyboard.press('Control+Shift+C');
+      copied = await wb.page.evaluate(() => navigator.clipboard.readText());
       return numbersOf(copied.split(/\r?\n/)).length >= lines;
     },
     { timeout: 120_000, interval: 1000, message: `a copy of the tab with ${lines} numbered lines` },
