@@ -59,6 +59,18 @@ test('a notice printed during an attach comes after its snapshot; a history snap
   ]);
 });
 
+test('a notice from before an attach is not shown again after its first snapshot, even a resync', async () => {
+  const { out, writes } = recorder();
+  out.open();
+  out.print('reconnecting'); // the connection dropped (a handoff)
+  out.expectSnapshot(); // attached again, hidden: no snapshot until the tab is shown
+  out.attachSettled();
+  out.print('later');
+  out.snapshot(Buffer.from('SCREEN'), 'resync'); // shown: the daemon's resync brings the screen
+  await drained(out);
+  assert.deepEqual(writes, [noticeLine('reconnecting') + noticeLine('later') + 'SCREEN' + noticeLine('later')]);
+});
+
 test('a UTF-8 character split across frames is decoded whole', async () => {
   const { out, writes } = recorder();
   out.open();

@@ -76,10 +76,14 @@ export class TabOutput {
     for (const text of this.beforeOpen.splice(0)) this.writer.push(text);
   }
 
-  /** An attach starts: notices printed until its snapshot arrives wait for it. */
+  /**
+   * An attach starts: notices printed until its snapshot arrives wait for it. Its first snapshot replaces the
+   * screen the notices so far were on (a hidden tab's comes once shown, as a resync): they are not shown again.
+   */
   expectSnapshot(): void {
     this.awaitingSnapshot = true;
     this.afterSnapshot = [];
+    this.noticesShown = [];
   }
 
   /** The attach is over (done or failed): notices print at once again. */
