@@ -37,7 +37,7 @@ class ListProbe {
   private readonly samples: [number, number][] = [];
 
   constructor(socket: string) {
-    const client = path.join(__dirname, '..', 'src', 'protocol', 'client.js');
+    const client = require.resolve('../src/client/client'); // compiled beside this file
     const script =
       `const { HoldfastClient } = require(${JSON.stringify(client)});` +
       `const options = { socket: ${JSON.stringify(socket)}, client: 'probe', version: 'test' };` +
