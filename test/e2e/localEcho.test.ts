@@ -136,6 +136,8 @@ test(
         timeout: 60_000,
         message: `the split ${member.name} back and active`,
       });
+      // As after the reload: the tab's screen drawn before a key is typed, as a person waits to see the prompt.
+      await wb.waitForTerminalText(PROMPT_RE);
       await wb.runCommand('Terminal: Focus Terminal');
       await typeCommands(wb, member, 'after-quit');
     });
