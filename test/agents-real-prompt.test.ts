@@ -62,6 +62,12 @@ async function claudeAtPrompt(name: string): Promise<ClaudeRun> {
   const condition = { kind: 'text' as const, pattern: PROMPT };
   const shown = await rig.client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
   assert.ok(shown.met, `no permission prompt; the stand-in saw ${api.paths.join(', ')}`);
+  // Its PermissionRequest hook reports a moment after the prompt is drawn: only then does answer send at once.
+  await waitFor(
+    async () => (await rig.client.request('show', { session: session.id })).session.attention?.hookAgrees === true,
+    30_000,
+    "Claude Code's hook to say it asks",
+  );
   return { session, api, target };
 }
 
