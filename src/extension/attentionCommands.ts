@@ -6,10 +6,11 @@ import * as vscode from 'vscode';
 import { hasControl } from '../text/printable';
 import { ui, uiText } from '../text/uiText';
 import { type AttentionCard, needingAttention, stepThrough } from './attentionOrder';
+import { pickAttentionCard } from './attentionPick';
 import type { SessionFeed } from './previewHost';
 import { answerPrompt } from './promptAnswers';
 import type { TabManager } from './tabs';
-import { showInformation, showInputBox, showQuickPick, showStatusMessage } from './ui';
+import { showInformation, showInputBox, showStatusMessage } from './ui';
 
 /** Every session that needs you (any workspace, as the status-bar count), in walking order. */
 function queue(feed: SessionFeed): AttentionCard[] {
@@ -37,16 +38,7 @@ async function replyTarget(feed: SessionFeed, id: string | undefined): Promise<A
     void showInformation(ui`Holdfast: no session needs you.`);
     return undefined;
   }
-  const pick = await showQuickPick(
-    waiting.map((card) => ({
-      label: uiText(card.name),
-      description: uiText(card.phase),
-      detail: card.reason ? uiText(card.reason) : undefined,
-      card,
-    })),
-    { placeHolder: ui`Reply to which Holdfast session?` },
-  );
-  return pick?.card;
+  return pickAttentionCard(waiting, ui`Reply to which Holdfast session?`);
 }
 
 async function replySession(feed: SessionFeed, tabs: TabManager, id: string | undefined): Promise<void> {

@@ -14,9 +14,10 @@ import {
 } from '../agents/permissionPrompt';
 import { ui, uiJoin, uiText } from '../text/uiText';
 import { type AttentionCard, needingAttention } from './attentionOrder';
+import { pickAttentionCard } from './attentionPick';
 import type { SessionFeed } from './previewHost';
 import type { TabManager } from './tabs';
-import { showInformation, showModal, showQuickPick, showStatusMessage } from './ui';
+import { showInformation, showModal, showStatusMessage } from './ui';
 
 /**
  * The session to answer: the one given (a notification's, a card's); from the palette, the one in the active
@@ -40,16 +41,7 @@ async function promptTarget(
     return undefined;
   }
   const verb = choice === 'approve' ? ui`Approve` : ui`Deny`;
-  const pick = await showQuickPick(
-    waiting.map((card) => ({
-      label: uiText(card.name),
-      description: uiText(card.phase),
-      detail: card.reason ? uiText(card.reason) : undefined,
-      card,
-    })),
-    { placeHolder: ui`${verb} which prompt?` },
-  );
-  return pick?.card;
+  return pickAttentionCard(waiting, ui`${verb} which prompt?`);
 }
 
 /** The answer, sent at once: undefined when the daemon wants the prompt shown first (its hook's word ended). */
