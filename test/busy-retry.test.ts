@@ -53,6 +53,17 @@ function watched<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => 
   return { promise: tracked, settled: () => settled };
 }
 
+/**
+ * Sends a request during the handoff and shows it was refused `busy` and is waiting to be asked again: answers
+ * come in order on a connection, so once a later `list` is answered the request's refusal is in.
+ */
+async function refusedAndWaiting<T>(client: HoldfastClient, request: Promise<T>, what: string) {
+  const asked = watched(request);
+  await client.requestOnce('list', {});
+  assert.equal(asked.settled(), false, `refused busy, ${what} waits for the handoff`);
+  return asked;
+}
+
 /** Lets the successor start; resolves with its pid once the daemon that handed over has exited. */
 async function handedOver(handoff: Handoff): Promise<number> {
   handoff.release();
@@ -75,10 +86,11 @@ test('a request sent mid-handoff is answered by the successor; a CLI command too
   try {
     const { daemon, session } = handoff;
     const client = await daemon.connect('asking');
-    const renamed = watched(client.request('update', { session: session.id, name: 'renamed' }));
-    // Answers come in order on a connection: the list's comes after the update's refusal.
-    await client.requestOnce('list', {});
-    assert.equal(renamed.settled(), false, 'refused busy, the update waits for the handoff');
+    const renamed = await refusedAndWaiting(
+      client,
+      client.request('update', { session: session.id, name: 'renamed' }),
+      'the update',
+    );
     const cli = runCli(daemon.env, ['send', session.id, '--text', 'sent-during', '--enter']);
     // The CLI's request is in: the daemon logs each refusal with the client's name (daemon.ts).
     const { logFile } = await client.requestOnce('status', {});
@@ -120,9 +132,11 @@ test("the extension's layout record (layoutTracker's write) sent mid-handoff lan
     const extension = await HoldfastClient.connect({ socket: daemon.socket, client: 'extension', version: 'test' });
     const activeAt = Date.now();
     const metadata = withLayout({ ...session.metadata, order: 3 }, { activeAt });
-    const written = watched(extension.request('update', { session: session.id, metadata }));
-    await extension.requestOnce('list', {});
-    assert.equal(written.settled(), false, 'refused busy, the write waits for the handoff');
+    const written = await refusedAndWaiting(
+      extension,
+      extension.request('update', { session: session.id, metadata }),
+      'the write',
+    );
 
     successor = await handedOver(handoff);
     await written.promise;
@@ -143,9 +157,11 @@ test('a handoff that fails: the same daemon, serving on, answers the request ask
   try {
     const { daemon, session } = handoff;
     const client = await daemon.connect('asking');
-    const renamed = watched(client.request('update', { session: session.id, name: 'renamed' }));
-    await client.requestOnce('list', {});
-    assert.equal(renamed.settled(), false, 'refused busy, the update waits for the handoff');
+    const renamed = await refusedAndWaiting(
+      client,
+      client.request('update', { session: session.id, name: 'renamed' }),
+      'the update',
+    );
     handoff.release();
     await assert.rejects(handoff.done, 'the handoff failed');
     assert.equal((await renamed.promise).session.name, 'renamed');
