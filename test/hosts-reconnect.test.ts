@@ -11,21 +11,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { connectOptions } from '../src/client/clientOptions';
 import { HoldfastClient } from '../src/client/client';
 import { AttachTerminal, showSession, STEP_TIMEOUT_MS } from './helpers/attach';
-import { CLI_SCRIPT, cliSandbox, type CliSandbox, runCli, waitFor } from './helpers/cli';
-import { REMOTE, type SshServer, startSshServer } from './helpers/sshd';
+import { CLI_SCRIPT, type CliSandbox, runCli, waitFor } from './helpers/cli';
+import { hostsSandbox, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
 before(async () => {
-  box = cliSandbox();
   sshd = await startSshServer();
-  box.env.HOLDFAST_SSH = sshd.sshProgram;
-  box.env.XDG_CONFIG_HOME = path.join(box.dir, 'config');
-  fs.mkdirSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast'), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(
-    path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'),
-    JSON.stringify({ hosts: [{ target: REMOTE, name: 'remote' }] }),
-  );
+  box = hostsSandbox(sshd, [{ target: REMOTE, name: 'remote' }]);
 });
 after(async () => {
   await box?.cleanup();

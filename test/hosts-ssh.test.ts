@@ -4,30 +4,21 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { cliSandbox, type CliSandbox, isOneErrorLine, runCli } from './helpers/cli';
+import { type CliSandbox, isOneErrorLine, runCli } from './helpers/cli';
 import { record } from './helpers/reliability';
-import { NOBODY_THERE, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
+import { hostsSandbox, NOBODY_THERE, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
 before(async () => {
-  box = cliSandbox();
   sshd = await startSshServer();
-  box.env.HOLDFAST_SSH = sshd.sshProgram;
-  box.env.XDG_CONFIG_HOME = path.join(box.dir, 'config');
-  fs.mkdirSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast'), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(
-    path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'),
-    JSON.stringify({
-      hosts: [
-        { target: REMOTE, name: 'remote' },
-        { target: NOBODY_THERE, timeoutMs: 15_000 },
-        // Hostile or broken far ends, through the real sshd: one never answers, one sends a 4 GiB frame header.
-        { target: REMOTE, name: 'mute', command: 'read x #', timeoutMs: 1500 },
-        { target: REMOTE, name: 'huge', command: "printf '\\377\\377\\377\\377\\001'; read x #" },
-      ],
-    }),
-  );
+  box = hostsSandbox(sshd, [
+    { target: REMOTE, name: 'remote' },
+    { target: NOBODY_THERE, timeoutMs: 15_000 },
+    // Hostile or broken far ends, through the real sshd: one never answers, one sends a 4 GiB frame header.
+    { target: REMOTE, name: 'mute', command: 'read x #', timeoutMs: 1500 },
+    { target: REMOTE, name: 'huge', command: "printf '\\377\\377\\377\\377\\001'; read x #" },
+  ]);
 });
 after(async () => {
   await box?.cleanup();

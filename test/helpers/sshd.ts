@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { cliSandbox, type CliSandbox } from './cli';
 import { CLI_SCRIPT, waitFor } from './daemon';
 
 export const SSHD = '/usr/sbin/sshd';
@@ -164,4 +165,14 @@ export async function startSshServer(): Promise<SshServer> {
       fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
+}
+
+/** A CLI sandbox whose `holdfast` knows `hosts` (its config.json's "hosts") and reaches them through `sshd`. */
+export function hostsSandbox(sshd: SshServer, hosts: readonly object[]): CliSandbox {
+  const box = cliSandbox();
+  box.env.HOLDFAST_SSH = sshd.sshProgram;
+  box.env.XDG_CONFIG_HOME = path.join(box.dir, 'config');
+  fs.mkdirSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'), JSON.stringify({ hosts }));
+  return box;
 }
