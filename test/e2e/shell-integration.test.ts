@@ -117,11 +117,7 @@ interface ShellTab {
  * the daemon knows its exit code; another extension runs a command and gets its output and exit code;
  * `true` and `false` get their decorations and ctrl+up walks them. Returns the decorations.
  */
-async function shellScenes(
-  wb: Workbench,
-  folder: string,
-  shell: (typeof SHELLS)[number],
-): Promise<ShellTab> {
+async function shellScenes(wb: Workbench, folder: string, shell: (typeof SHELLS)[number]): Promise<ShellTab> {
   const settings = { 'holdfast.shell.path': shell.path, 'holdfast.shell.args': [] };
   e2e.server.writeSettings({ ...BASE_SETTINGS, ...E2E_SETTINGS, ...settings });
   const session = await e2e.newTerminal(wb);

@@ -235,7 +235,10 @@ export class ShellMarks implements IDisposable {
   private insert(line: number, x: number, mark: ShellMark): LiveMark {
     const live: LiveMark = { row: this.rows.at(line), x, mark, order: this.order++ };
     let i = this.live.length;
-    while (i > 0 && (this.live[i - 1].row.line > line || (this.live[i - 1].row.line === line && this.live[i - 1].x > x)))
+    while (
+      i > 0 &&
+      (this.live[i - 1].row.line > line || (this.live[i - 1].row.line === line && this.live[i - 1].x > x))
+    )
       i--;
     this.live.splice(i, 0, live);
     // Past the limit the oldest go, down to three quarters of it: a flood of marks pays once a quarter.
