@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Context } from './rows';
-import { log, median, now, procCpu } from './util';
+import { log, median, now, phase, procCpu } from './util';
 
 export type FloodKind = 'seq' | 'coloured' | 'commands';
 export const FLOOD_KINDS: FloodKind[] = ['seq', 'coloured', 'commands'];
@@ -104,7 +104,9 @@ export async function floodCosts(
     for (const kind of FLOOD_KINDS)
       for (const side of sides) {
         const id = await bash(side === 'on');
-        const cost = await catAtPrompt(ctx, id, files[kind][side], files[kind].mb);
+        const cost = await phase(`shell ${kind} ${side}`, () =>
+          catAtPrompt(ctx, id, files[kind][side], files[kind].mb),
+        );
         await ctx.client.request('remove', { session: id });
         const key = `${kind}/${side}`;
         runs.set(key, [...(runs.get(key) ?? []), cost]);

@@ -30,6 +30,8 @@ class HostedEmulator {
   notes: EmulatorNote[] = [];
   /** Chunks of the base screen left to parse: what they say is not reported, they are not counted. */
   private baseChunks = 0;
+  /** The last directory and shell state told: a shell says them at every prompt, most often unchanged. */
+  private told: { cwd?: string; shell?: string } = {};
   private answerQueries: boolean;
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
@@ -77,11 +79,20 @@ class HostedEmulator {
   }
 
   note(note: EmulatorNote): void {
-    if (this.baseChunks > 0) return;
+    if (this.baseChunks > 0 || this.repeats(note)) return;
     // A flood of bells is one: the session reports at most one per quiet period anyway.
     if (note.kind === 'bell' && this.notes[this.notes.length - 1]?.kind === 'bell') return;
     this.notes.push(note);
     this.host.changed(this);
+  }
+
+  /** The same directory or shell state as the last told (the main thread would find no news in it). */
+  private repeats(note: EmulatorNote): boolean {
+    if (note.kind !== 'cwd' && note.kind !== 'shell') return false;
+    const key = note.kind === 'cwd' ? note.cwd : JSON.stringify([note.shell, note.ready]);
+    if (this.told[note.kind] === key) return true;
+    this.told[note.kind] = key;
+    return false;
   }
 
   private chunksParsed(count: number): void {

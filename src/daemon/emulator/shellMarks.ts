@@ -33,6 +33,9 @@ export enum MarkLimit {
   EndsPerCommand = 4,
 }
 
+/** Payloads whose marks are remembered (a mark is never changed, so one object serves each time). */
+const RECENT_PAYLOADS = 8;
+
 interface LiveMark {
   row: MarkRow;
   x: number;
@@ -67,6 +70,7 @@ export class ShellMarks implements IDisposable {
   /** Marks on xterm's normal buffer, by row, column and order (some gone, until compacted). */
   private live: LiveMark[] = [];
   private readonly rows: MarkRows;
+  private readonly recent = new Map<string, ShellMark | undefined>();
   private order = 0;
   private rich = false;
   private phase: Phase = 'none';
@@ -123,13 +127,23 @@ export class ShellMarks implements IDisposable {
     };
   }
 
+  /** shellMarkOf, remembering the last few payloads: a shell prints the same end and directory at each prompt. */
+  private markOf(data: string): ShellMark | undefined {
+    const known = this.recent.get(data);
+    if (known || this.recent.has(data)) return known;
+    const mark = shellMarkOf(data, this.nonce);
+    if (this.recent.size >= RECENT_PAYLOADS) this.recent.clear();
+    this.recent.set(data, mark);
+    return mark;
+  }
+
   /** At its prompt, waiting for input: a command typed now is the shell's to run. */
   get ready(): boolean {
     return this.phase === 'input';
   }
 
   private handle(data: string): void {
-    const mark = shellMarkOf(data, this.nonce);
+    const mark = this.markOf(data);
     if (!mark) return;
     if (mark.kind === 'rich') {
       this.rich = true;
