@@ -31,7 +31,7 @@ class HostedEmulator {
   /** Chunks of the base screen left to parse: what they say is not reported, they are not counted. */
   private baseChunks = 0;
   /** The last directory and shell state told: a shell says them at every prompt, most often unchanged. */
-  private told: { cwd?: string; shell?: string } = {};
+  private told: { cwd?: string; shell?: Extract<EmulatorNote, { kind: 'shell' }> } = {};
   private answerQueries: boolean;
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
@@ -88,10 +88,23 @@ class HostedEmulator {
 
   /** The same directory or shell state as the last told (the main thread would find no news in it). */
   private repeats(note: EmulatorNote): boolean {
-    if (note.kind !== 'cwd' && note.kind !== 'shell') return false;
-    const key = note.kind === 'cwd' ? note.cwd : JSON.stringify([note.shell, note.ready]);
-    if (this.told[note.kind] === key) return true;
-    this.told[note.kind] = key;
+    const told = this.told;
+    if (note.kind === 'cwd') {
+      if (told.cwd === note.cwd) return true;
+      told.cwd = note.cwd;
+    } else if (note.kind === 'shell') {
+      const [was, now] = [told.shell, note.shell];
+      if (
+        was &&
+        was.ready === note.ready &&
+        was.shell.phase === now.phase &&
+        was.shell.command === now.command &&
+        was.shell.lastExit === now.lastExit &&
+        was.shell.since === now.since
+      )
+        return true;
+      told.shell = note;
+    }
     return false;
   }
 

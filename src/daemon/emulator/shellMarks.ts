@@ -33,9 +33,6 @@ export enum MarkLimit {
   EndsPerCommand = 4,
 }
 
-/** Payloads whose marks are remembered (a mark is never changed, so one object serves each time). */
-const RECENT_PAYLOADS = 8;
-
 interface LiveMark {
   row: MarkRow;
   x: number;
@@ -70,7 +67,8 @@ export class ShellMarks implements IDisposable {
   /** Marks on xterm's normal buffer, by row, column and order (some gone, until compacted). */
   private live: LiveMark[] = [];
   private readonly rows: MarkRows;
-  private readonly recent = new Map<string, ShellMark | undefined>();
+  /** The last D and P payloads and their marks (a mark is never changed: one object serves each time). */
+  private readonly recent: Partial<Record<'D' | 'P', { data: string; mark: ShellMark | undefined }>> = {};
   private order = 0;
   private rich = false;
   private phase: Phase = 'none';
@@ -127,13 +125,14 @@ export class ShellMarks implements IDisposable {
     };
   }
 
-  /** shellMarkOf, remembering the last few payloads: a shell prints the same end and directory at each prompt. */
+  /** shellMarkOf, the last end's and directory's remembered: a shell prints the same ones at most prompts. */
   private markOf(data: string): ShellMark | undefined {
-    const known = this.recent.get(data);
-    if (known || this.recent.has(data)) return known;
+    const kind = data[0] === 'D' ? 'D' : data[0] === 'P' ? 'P' : undefined;
+    if (!kind) return shellMarkOf(data, this.nonce);
+    const last = this.recent[kind];
+    if (last?.data === data) return last.mark;
     const mark = shellMarkOf(data, this.nonce);
-    if (this.recent.size >= RECENT_PAYLOADS) this.recent.clear();
-    this.recent.set(data, mark);
+    this.recent[kind] = { data, mark };
     return mark;
   }
 
