@@ -4,6 +4,7 @@
 // What parsing says goes back in one batch per turn of the thread's loop, with what an agent's screen
 // shows once quiet: its permission prompt (promptWatch.ts).
 import type { ScreenPrompt } from '../sessions/attention';
+import { ToldNotes } from './toldNotes';
 import { Emulator } from './emulator';
 import type {
   EmulatorEvents,
@@ -30,8 +31,7 @@ class HostedEmulator {
   notes: EmulatorNote[] = [];
   /** Chunks of the base screen left to parse: what they say is not reported, they are not counted. */
   private baseChunks = 0;
-  /** The last directory and shell state told: a shell says them at every prompt, most often unchanged. */
-  private told: { cwd?: string; shell?: Extract<EmulatorNote, { kind: 'shell' }> } = {};
+  private readonly told = new ToldNotes();
   private answerQueries: boolean;
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
@@ -79,33 +79,11 @@ class HostedEmulator {
   }
 
   note(note: EmulatorNote): void {
-    if (this.baseChunks > 0 || this.repeats(note)) return;
+    if (this.baseChunks > 0 || this.told.repeats(note)) return;
     // A flood of bells is one: the session reports at most one per quiet period anyway.
     if (note.kind === 'bell' && this.notes[this.notes.length - 1]?.kind === 'bell') return;
     this.notes.push(note);
     this.host.changed(this);
-  }
-
-  /** The same directory or shell state as the last told (the main thread would find no news in it). */
-  private repeats(note: EmulatorNote): boolean {
-    const told = this.told;
-    if (note.kind === 'cwd') {
-      if (told.cwd === note.cwd) return true;
-      told.cwd = note.cwd;
-    } else if (note.kind === 'shell') {
-      const [was, now] = [told.shell, note.shell];
-      if (
-        was &&
-        was.ready === note.ready &&
-        was.shell.phase === now.phase &&
-        was.shell.command === now.command &&
-        was.shell.lastExit === now.lastExit &&
-        was.shell.since === now.since
-      )
-        return true;
-      told.shell = note;
-    }
-    return false;
   }
 
   private chunksParsed(count: number): void {

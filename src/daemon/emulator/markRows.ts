@@ -47,8 +47,9 @@ export class MarkRows implements IDisposable {
     return row;
   }
 
-  /** The row no longer needs to follow the buffer. */
+  /** The row is gone, and no longer follows the buffer. */
   release(row: MarkRow): void {
+    (row as Row).deleted = true;
     this.rows.delete(row as Row);
   }
 

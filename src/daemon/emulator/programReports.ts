@@ -149,6 +149,23 @@ export function shellMarkOf(data: string, nonce: string | undefined): ShellMark 
   }
 }
 
+/** shellMarkOf with the last end's and directory's remembered: a shell prints the same ones at most prompts. */
+export class ShellMarkReader {
+  private readonly recent: Partial<Record<'D' | 'P', { data: string; mark: ShellMark | undefined }>> = {};
+
+  constructor(private readonly nonce: string | undefined) {}
+
+  read(data: string): ShellMark | undefined {
+    const kind = data[0] === 'D' ? 'D' : data[0] === 'P' ? 'P' : undefined;
+    if (!kind) return shellMarkOf(data, this.nonce);
+    const last = this.recent[kind];
+    if (last?.data === data) return last.mark;
+    const mark = shellMarkOf(data, this.nonce);
+    this.recent[kind] = { data, mark };
+    return mark;
+  }
+}
+
 /** The OSC 633 sequence that says `mark` again (a snapshot's replay); E carries `nonce` only when trusted. */
 export function shellMarkSequence(mark: ShellMark, nonce: string | undefined): string {
   switch (mark.kind) {

@@ -17,7 +17,7 @@ import { commandOutput, type CommandOutput, type OutputStart, textFrom } from '.
 import type { EmbeddedMark } from './historyEncoding';
 import type { HistoryCapture } from './historyCapture';
 import { type MarkRow, MarkRows } from './markRows';
-import { type ShellMark, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
+import { type ShellMark, ShellMarkReader, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
 import type { SnapshotMarks } from './snapshot';
 import { core } from './xtermInternals';
 
@@ -37,14 +37,10 @@ interface LiveMark {
   row: MarkRow;
   x: number;
   mark: ShellMark;
-  order: number;
-  /** Taken to the store or dropped (its row trimmed or deleted: `row.gone`). */
-  gone?: true;
 }
 
-function isGone(live: LiveMark): boolean {
-  return live.gone === true || live.row.gone;
-}
+/** Taken to the store, dropped, or its row trimmed or deleted. */
+const isGone = (live: LiveMark): boolean => live.row.gone;
 
 type Phase = 'none' | 'prompt' | 'input' | 'running' | 'done';
 
@@ -64,12 +60,10 @@ export interface FoundMark {
 }
 
 export class ShellMarks implements IDisposable {
-  /** Marks on xterm's normal buffer, by row, column and order (some gone, until compacted). */
+  /** Marks on xterm's normal buffer, by row and column (some gone, until compacted). */
   private live: LiveMark[] = [];
   private readonly rows: MarkRows;
-  /** The last D and P payloads and their marks (a mark is never changed: one object serves each time). */
-  private readonly recent: Partial<Record<'D' | 'P', { data: string; mark: ShellMark | undefined }>> = {};
-  private order = 0;
+  private readonly reader: ShellMarkReader;
   private rich = false;
   private phase: Phase = 'none';
   private since = Date.now();
@@ -99,6 +93,7 @@ export class ShellMarks implements IDisposable {
     private readonly nonce: string | undefined,
   ) {
     this.rows = new MarkRows(terminal);
+    this.reader = new ShellMarkReader(nonce);
     this.disposables = [
       this.rows,
       terminal.parser.registerOscHandler(633, (data) => {
@@ -125,24 +120,13 @@ export class ShellMarks implements IDisposable {
     };
   }
 
-  /** shellMarkOf, the last end's and directory's remembered: a shell prints the same ones at most prompts. */
-  private markOf(data: string): ShellMark | undefined {
-    const kind = data[0] === 'D' ? 'D' : data[0] === 'P' ? 'P' : undefined;
-    if (!kind) return shellMarkOf(data, this.nonce);
-    const last = this.recent[kind];
-    if (last?.data === data) return last.mark;
-    const mark = shellMarkOf(data, this.nonce);
-    this.recent[kind] = { data, mark };
-    return mark;
-  }
-
   /** At its prompt, waiting for input: a command typed now is the shell's to run. */
   get ready(): boolean {
     return this.phase === 'input';
   }
 
   private handle(data: string): void {
-    const mark = this.markOf(data);
+    const mark = this.reader.read(data);
     if (!mark) return;
     if (mark.kind === 'rich') {
       this.rich = true;
@@ -233,7 +217,6 @@ export class ShellMarks implements IDisposable {
   }
 
   private drop(live: LiveMark): void {
-    live.gone = true;
     if ('mark' in this.outputFrom && this.outputFrom.mark === live) this.outputFrom = { lost: true };
     this.rows.release(live.row);
   }
@@ -246,7 +229,7 @@ export class ShellMarks implements IDisposable {
   }
 
   private insert(line: number, x: number, mark: ShellMark): LiveMark {
-    const live: LiveMark = { row: this.rows.at(line), x, mark, order: this.order++ };
+    const live: LiveMark = { row: this.rows.at(line), x, mark };
     let i = this.live.length;
     while (
       i > 0 &&
@@ -269,12 +252,8 @@ export class ShellMarks implements IDisposable {
   /** Lets go of the marks that are gone. */
   private compact(): void {
     if (!this.live.some(isGone)) return;
-    this.live = this.live.filter((live) => {
-      if (!isGone(live)) return true;
-      this.rows.release(live.row);
-      if ('mark' in this.outputFrom && this.outputFrom.mark === live) this.outputFrom = { lost: true };
-      return false;
-    });
+    for (const live of this.live) if (isGone(live)) this.drop(live);
+    this.live = this.live.filter((live) => !isGone(live));
   }
 
   /** Marks on xterm's rows now (the bench's memory row). */

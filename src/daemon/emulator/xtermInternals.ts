@@ -7,7 +7,7 @@
 // pinned version below; checkXtermInternals() runs before the first emulator is made and stops with
 // a message naming what moved, rather than letting another version corrupt screens.
 import { Terminal } from '@xterm/headless';
-import type { IBufferCell, IBufferLine, IMarker } from '@xterm/headless';
+import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../../base/disposable';
 
 /** The version these internals were read from; package.json pins it exactly. */
