@@ -25,7 +25,7 @@ import { core } from './xtermInternals';
 export const MARK_CHARS_PER_LINE = 2048;
 
 export enum MarkLimit {
-  /** Marks on xterm's rows at once (a flood of them keeps the newest). */
+  /** Marks on xterm's rows at once (past it, a flood of them keeps the newest three quarters). */
   LiveMarks = 2048,
   /** Marks kept with one line of the history store (a prompt line has at most five). */
   MarksPerLine = 8,
@@ -100,7 +100,7 @@ export class ShellMarks implements IDisposable {
         this.handle(data);
         return true;
       }),
-      // RIS makes new buffers: the markers of the old one point nowhere.
+      // RIS makes new buffers: the rows of the old one point nowhere.
       terminal.parser.registerEscHandler({ final: 'c' }, () => {
         this.clear();
         return false;
