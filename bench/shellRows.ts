@@ -7,8 +7,9 @@ import { Emulator } from '../src/daemon/emulator/emulator';
 import { VSCODE_SCRIPTS_FOLDER } from '../src/host/shellIntegration';
 import type { ShellIntegrationParams } from '../src/protocol/shell';
 import { feed } from './micro';
+import { commandStream, floodCosts, floodFiles, type FloodCosts } from './shellFlood';
 import type { Context } from './rows';
-import { log, median, now, percentile, procCpu, sleep } from './util';
+import { log, median, now, percentile, sleep } from './util';
 
 const REPO = path.resolve(__dirname, '..');
 const NONCE = '0f1e2d3c-4b5a-4697-8877-665544332211';
@@ -25,7 +26,7 @@ export function benchScripts(): { dir: string; which: string } {
  * A bash at its prompt, with VS Code's shell integration or without; the prompt Debian's bashrc gives an
  * xterm (it sets the window title, an OSC sequence too: a stream with none parses faster for V8's sake).
  */
-async function promptBash(ctx: Context, integrated: boolean): Promise<string> {
+export async function promptBash(ctx: Context, integrated: boolean): Promise<string> {
   const home = fs.mkdtempSync(path.join(ctx.dir, 'home-'));
   fs.writeFileSync(path.join(home, '.bashrc'), "PS1='\\[\\e]0;\\u@\\h: \\w\\a\\]\\u@\\h:\\w\\$ '\n");
   const shellIntegration: ShellIntegrationParams | undefined = integrated
@@ -89,28 +90,6 @@ export async function promptEcho(
   return { median: median(samples), p99: percentile(samples, 99) };
 }
 
-/** `cat` of the flood file typed at the prompt: until its end is parsed, wall and the daemon's CPU. */
-export async function promptFlood(ctx: Context, integrated: boolean): Promise<{ ms: number; cpuMs: number }> {
-  const id = await promptBash(ctx, integrated);
-  const marker = `FLOODEND${Date.now()}`;
-  const cpu0 = procCpu(ctx.daemon.pid).cpuMs;
-  const t0 = now();
-  await ctx.client.request('send', {
-    session: id,
-    data: `cat '${ctx.floodFile}'; echo ${marker.slice(0, 5)}"${marker.slice(5)}"\r`,
-  });
-  const { met } = await ctx.client.request('wait', {
-    session: id,
-    condition: { kind: 'text', pattern: `^${marker}$` },
-    timeoutMs: 300_000,
-  });
-  const ms = now() - t0;
-  const cpuMs = procCpu(ctx.daemon.pid).cpuMs - cpu0;
-  if (!met) throw new Error('the flood did not end');
-  await ctx.client.request('remove', { session: id });
-  return { ms, cpuMs };
-}
-
 export interface MarksMemory {
   commands: number;
   /** The history store of `commands` commands' lines, without marks and with them (compressed as when quiet). */
@@ -120,18 +99,6 @@ export interface MarksMemory {
   liveMarks: number;
   /** A hostile flood: every line a whole command (its 4 KiB command line too), 20,000 lines. */
   hostile: { lines: number; liveMarks: number; storeBytesPerLine: number; plainStoreBytesPerLine: number };
-}
-
-/** A stream of `count` commands as a shell with integration prints them (or without its marks). */
-function commandStream(count: number, marks: boolean): Buffer {
-  const m = (s: string) => (marks ? `\x1b]633;${s}\x07` : '');
-  const parts: string[] = [];
-  for (let i = 0; i < count; i++)
-    parts.push(
-      `${m('A')}$ ${m('B')}echo line-${i}\r\n${m(`E;echo line-${i};${NONCE}`)}${m('C')}line-${i}\r\n`,
-      `${m('D;0')}${m('P;Cwd=/home/user/project')}`,
-    );
-  return Buffer.from(parts.join(''));
 }
 
 /** Every line a whole command, its command line 4 KiB of random letters (nothing to compress). */
@@ -156,8 +123,8 @@ async function stored(data: Buffer, nonce?: string): Promise<{ bytes: number; li
 
 /** What a session's marks take in memory: a scrollback of commands, and a hostile flood of marks. */
 export async function marksMemory(commands: number): Promise<MarksMemory> {
-  const plain = await stored(commandStream(commands, false));
-  const marked = await stored(commandStream(commands, true), NONCE);
+  const plain = await stored(Buffer.from(commandStream(commands, false, NONCE)));
+  const marked = await stored(Buffer.from(commandStream(commands, true, NONCE)), NONCE);
   const lines = 20_000;
   const hostile = await stored(hostileStream(lines, true), NONCE);
   const hostilePlain = await stored(hostileStream(lines, false));
@@ -181,35 +148,25 @@ export interface ShellRows {
   rounds: number;
   on: { median: number; p99: number };
   off: { median: number; p99: number };
-  floodOn: { ms: number; cpuMs: number };
-  floodOff: { ms: number; cpuMs: number };
+  flood: FloodCosts;
   memory: MarksMemory;
 }
 
 /** Each figure with integration on and off, the two taking turns, `rounds` times: the medians. */
-export async function shellRows(ctx: Context, rounds: number): Promise<ShellRows> {
+export async function shellRows(ctx: Context, rounds: number, floodMb: number): Promise<ShellRows> {
   const echo: Record<'on' | 'off', { median: number; p99: number }[]> = { on: [], off: [] };
-  const flood: Record<'on' | 'off', { ms: number; cpuMs: number }[]> = { on: [], off: [] };
   log(`shell: echo at a bash prompt and a flood it prints, with ${benchScripts().which} and without, ${rounds} rounds`);
   for (let round = 0; round < rounds; round++)
-    for (const side of ['on', 'off'] as const) {
-      echo[side].push(await promptEcho(ctx, side === 'on', 1000));
-      flood[side].push(await promptFlood(ctx, side === 'on'));
-    }
+    for (const side of ['on', 'off'] as const) echo[side].push(await promptEcho(ctx, side === 'on', 1000));
   const latency = (all: { median: number; p99: number }[]) => ({
     median: median(all.map((l) => l.median)),
     p99: median(all.map((l) => l.p99)),
-  });
-  const timed = (all: { ms: number; cpuMs: number }[]) => ({
-    ms: median(all.map((f) => f.ms)),
-    cpuMs: median(all.map((f) => f.cpuMs)),
   });
   return {
     rounds,
     on: latency(echo.on),
     off: latency(echo.off),
-    floodOn: timed(flood.on),
-    floodOff: timed(flood.off),
+    flood: await floodCosts(ctx, rounds, floodFiles(ctx, floodMb, NONCE), (on) => promptBash(ctx, on)),
     memory: await marksMemory(1000),
   };
 }

@@ -43,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('holdfastShellApiProbe.run', async () => {
       const file = process.env.HOLDFAST_SHELL_API_RESULT!;
       try {
-        fs.writeFileSync(file, JSON.stringify(await run('echo hi; (exit 3)')));
+        fs.writeFileSync(file, JSON.stringify(await run('echo hi; sh -c "exit 3"')));
       } catch (err) {
         fs.writeFileSync(file, JSON.stringify({ error: String((err as Error).stack ?? err) }));
       }

@@ -4,6 +4,7 @@
 // What parsing says goes back in one batch per turn of the thread's loop, with what an agent's screen
 // shows once quiet: its permission prompt (promptWatch.ts).
 import type { ScreenPrompt } from '../sessions/attention';
+import { ToldNotes } from './toldNotes';
 import { Emulator } from './emulator';
 import type {
   EmulatorEvents,
@@ -30,6 +31,7 @@ class HostedEmulator {
   notes: EmulatorNote[] = [];
   /** Chunks of the base screen left to parse: what they say is not reported, they are not counted. */
   private baseChunks = 0;
+  private readonly told = new ToldNotes();
   private answerQueries: boolean;
   /** The size to take once the base screen is parsed (it was rendered at its own size). */
   private sizeAfterBase: { cols: number; rows: number } | undefined;
@@ -77,7 +79,7 @@ class HostedEmulator {
   }
 
   note(note: EmulatorNote): void {
-    if (this.baseChunks > 0) return;
+    if (this.baseChunks > 0 || this.told.repeats(note)) return;
     // A flood of bells is one: the session reports at most one per quiet period anyway.
     if (note.kind === 'bell' && this.notes[this.notes.length - 1]?.kind === 'bell') return;
     this.notes.push(note);

@@ -90,8 +90,14 @@ export type ShellMark =
   | { kind: 'cwd'; cwd: string }
   | { kind: 'rich' };
 
+const BARE_MARKS = { A: { kind: 'A' }, B: { kind: 'B' }, C: { kind: 'C' } } as const satisfies Record<
+  string,
+  ShellMark
+>;
+
 /** VS Code's escaping of a value in E and P: "\\" for a backslash, "\\xHH" for a byte. */
 export function unescapeValue(value: string): string {
+  if (!value.includes('\\')) return value;
   return value.replace(/\\(\\|x([0-9a-f]{2}))/gi, (_m, op: string, hex?: string) =>
     hex ? String.fromCharCode(parseInt(hex, 16)) : op,
   );
@@ -110,6 +116,8 @@ export function escapeValue(value: string): string {
  * a command line is trusted only when it carries it. A directory is taken by cwdFromOsc7's rules.
  */
 export function shellMarkOf(data: string, nonce: string | undefined): ShellMark | undefined {
+  // The marks of every prompt and command, one object each: a mark is never changed.
+  if (data === 'A' || data === 'B' || data === 'C') return BARE_MARKS[data];
   if (data.length > ShellMarkLimit.PayloadChars) return undefined;
   const [kind, ...args] = data.split(';');
   switch (kind) {
@@ -138,6 +146,23 @@ export function shellMarkOf(data: string, nonce: string | undefined): ShellMark 
     }
     default:
       return undefined;
+  }
+}
+
+/** shellMarkOf with the last end's and directory's remembered: a shell prints the same ones at most prompts. */
+export class ShellMarkReader {
+  private readonly recent: Partial<Record<'D' | 'P', { data: string; mark: ShellMark | undefined }>> = {};
+
+  constructor(private readonly nonce: string | undefined) {}
+
+  read(data: string): ShellMark | undefined {
+    const kind = data[0] === 'D' ? 'D' : data[0] === 'P' ? 'P' : undefined;
+    if (!kind) return shellMarkOf(data, this.nonce);
+    const last = this.recent[kind];
+    if (last?.data === data) return last.mark;
+    const mark = shellMarkOf(data, this.nonce);
+    this.recent[kind] = { data, mark };
+    return mark;
   }
 }
 

@@ -1,6 +1,6 @@
 // A shell's command marks (VS Code's OSC 633, read by programReports.ts), kept with the session's
-// screen in its emulator's worker: each at the row and column where it was printed, as an xterm marker
-// while its row is in xterm's buffer, and inside its line once the line moves to the history store
+// screen in its emulator's worker: each at the row and column where it was printed, on a row that follows
+// xterm's buffer (markRows.ts) while it is there, and inside its line once the line moves to the history store
 // (historyCapture.ts, historyEncoding.ts), so marks scroll, reflow and are trimmed with the scrollback.
 // A snapshot replays them where they were (screenSerializer.ts); parsing a snapshot (a successor's, a
 // rebuilt worker's, an archive's) finds them again. From them: what the shell is doing (ShellState),
@@ -9,14 +9,15 @@
 // A mark is a program's claim like any output: only the shell's own command line (E with the
 // session's nonce) is trusted, and while a command runs the marks its output prints are not kept
 // (but one D: the shell's own end after a program's). A full-screen program's screen keeps none.
-import type { IMarker, Terminal } from '@xterm/headless';
+import type { Terminal } from '@xterm/headless';
 import { Emitter, type IDisposable } from '../../base/disposable';
 import type { ShellState } from '../../protocol/shell';
 import type { PromptMark } from '../sessions/attention';
 import { commandOutput, type CommandOutput, type OutputStart, textFrom } from './commandOutput';
 import type { EmbeddedMark } from './historyEncoding';
 import type { HistoryCapture } from './historyCapture';
-import { type ShellMark, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
+import { type MarkRow, MarkRows } from './markRows';
+import { type ShellMark, ShellMarkReader, shellMarkOf, shellMarkSequence, unsignedLines } from './programReports';
 import type { SnapshotMarks } from './snapshot';
 import { core } from './xtermInternals';
 
@@ -24,7 +25,7 @@ import { core } from './xtermInternals';
 export const MARK_CHARS_PER_LINE = 2048;
 
 export enum MarkLimit {
-  /** Marks on xterm's rows at once (a flood of them keeps the newest). */
+  /** Marks on xterm's rows at once (past it, a flood of them keeps the newest three quarters). */
   LiveMarks = 2048,
   /** Marks kept with one line of the history store (a prompt line has at most five). */
   MarksPerLine = 8,
@@ -33,13 +34,13 @@ export enum MarkLimit {
 }
 
 interface LiveMark {
-  marker: IMarker;
+  row: MarkRow;
   x: number;
   mark: ShellMark;
-  order: number;
-  /** Taken to the store, or its row erased or trimmed. */
-  gone?: true;
 }
+
+/** Taken to the store, dropped, or its row trimmed or deleted. */
+const isGone = (live: LiveMark): boolean => live.row.gone;
 
 type Phase = 'none' | 'prompt' | 'input' | 'running' | 'done';
 
@@ -59,10 +60,10 @@ export interface FoundMark {
 }
 
 export class ShellMarks implements IDisposable {
-  /** Marks on xterm's normal buffer, by row, column and order. */
+  /** Marks on xterm's normal buffer, by row and column (some gone, until compacted). */
   private live: LiveMark[] = [];
-  private someGone = false;
-  private order = 0;
+  private readonly rows: MarkRows;
+  private readonly reader: ShellMarkReader;
   private rich = false;
   private phase: Phase = 'none';
   private since = Date.now();
@@ -91,12 +92,15 @@ export class ShellMarks implements IDisposable {
     /** The session's VSCODE_NONCE, when its shell was started with it. */
     private readonly nonce: string | undefined,
   ) {
+    this.rows = new MarkRows(terminal);
+    this.reader = new ShellMarkReader(nonce);
     this.disposables = [
+      this.rows,
       terminal.parser.registerOscHandler(633, (data) => {
         this.handle(data);
         return true;
       }),
-      // RIS makes new buffers: the markers of the old one point nowhere.
+      // RIS makes new buffers: the rows of the old one point nowhere.
       terminal.parser.registerEscHandler({ final: 'c' }, () => {
         this.clear();
         return false;
@@ -122,13 +126,14 @@ export class ShellMarks implements IDisposable {
   }
 
   private handle(data: string): void {
-    const mark = shellMarkOf(data, this.nonce);
+    const mark = this.reader.read(data);
     if (!mark) return;
     if (mark.kind === 'rich') {
       this.rich = true;
       return;
     }
-    if (this.terminal.buffer.active.type !== 'normal' || this.phase === 'running') {
+    const normal = core(this.terminal).buffer === core(this.terminal).buffers.normal;
+    if (!normal || this.phase === 'running') {
       if (mark.kind === 'D' && this.phase === 'running') this.end(mark);
       return;
     }
@@ -212,45 +217,43 @@ export class ShellMarks implements IDisposable {
   }
 
   private drop(live: LiveMark): void {
-    live.gone = true;
-    this.someGone = true;
     if ('mark' in this.outputFrom && this.outputFrom.mark === live) this.outputFrom = { lost: true };
-    live.marker.dispose();
+    this.rows.release(live.row);
   }
 
   /** A mark at the cursor of the normal buffer (instead of `previous`, the same mark printed before). */
   private add(mark: ShellMark, previous?: LiveMark): LiveMark {
     if (previous) this.drop(previous);
     const normal = core(this.terminal).buffers.normal;
-    const live = this.insert(normal.addMarker(normal.ybase + normal.y), Math.min(normal.x, this.terminal.cols), mark);
-    if (this.live.length > MarkLimit.LiveMarks) this.drop(this.live[0]);
-    return live;
+    return this.insert(normal.ybase + normal.y, Math.min(normal.x, this.terminal.cols), mark);
   }
 
-  private insert(marker: IMarker, x: number, mark: ShellMark): LiveMark {
-    this.compact();
-    const live: LiveMark = { marker, x, mark, order: this.order++ };
-    marker.onDispose(() => {
-      if (live.gone) return;
-      live.gone = true;
-      this.someGone = true;
-      if ('mark' in this.outputFrom && this.outputFrom.mark === live) this.outputFrom = { lost: true };
-    });
+  private insert(line: number, x: number, mark: ShellMark): LiveMark {
+    const live: LiveMark = { row: this.rows.at(line), x, mark };
     let i = this.live.length;
     while (
       i > 0 &&
-      (this.live[i - 1].marker.line > marker.line ||
-        (this.live[i - 1].marker.line === marker.line && this.live[i - 1].x > x))
+      (this.live[i - 1].row.line > line || (this.live[i - 1].row.line === line && this.live[i - 1].x > x))
     )
       i--;
     this.live.splice(i, 0, live);
+    // Past the limit the oldest go, down to three quarters of it: a flood of marks pays once a quarter.
+    if (this.live.length > MarkLimit.LiveMarks) {
+      this.compact();
+      const over = this.live.length - (MarkLimit.LiveMarks * 3) / 4;
+      if (over > 0) {
+        for (const old of this.live.slice(0, over)) this.drop(old);
+        this.live = this.live.slice(over);
+      }
+    }
     return live;
   }
 
+  /** Lets go of the marks that are gone. */
   private compact(): void {
-    if (!this.someGone) return;
-    this.live = this.live.filter((live) => !live.gone);
-    this.someGone = false;
+    if (!this.live.some(isGone)) return;
+    for (const live of this.live) if (isGone(live)) this.drop(live);
+    this.live = this.live.filter((live) => !isGone(live));
   }
 
   /** Marks on xterm's rows now (the bench's memory row). */
@@ -261,18 +264,21 @@ export class ShellMarks implements IDisposable {
 
   /** The first row that has a mark (the history capture takes marks only when it reaches one). */
   get firstRow(): number {
-    this.compact();
-    return this.live[0]?.marker.line ?? Infinity;
+    let gone = 0;
+    while (gone < this.live.length && isGone(this.live[gone])) gone++;
+    if (gone > 0) for (const old of this.live.splice(0, gone)) this.drop(old);
+    return this.live[0]?.row.line ?? Infinity;
   }
 
   /** Takes the marks of rows [start, end), a logical line that becomes the store's line `index`. */
   take(start: number, end: number, index: number): EmbeddedMark[] {
-    this.compact();
     const taken: EmbeddedMark[] = [];
     let chars = 0;
-    while (this.live.length > 0 && this.live[0].marker.line < end) {
-      const live = this.live.shift()!;
-      const row = live.marker.line - start;
+    let count = 0;
+    for (; count < this.live.length && this.live[count].row.line < end; count++) {
+      const live = this.live[count];
+      if (isGone(live)) continue;
+      const row = live.row.line - start;
       const seq = shellMarkSequence(live.mark, this.nonce);
       if (row >= 0 && taken.length < MarkLimit.MarksPerLine && chars + seq.length <= MARK_CHARS_PER_LINE) {
         taken.push({ row, x: live.x, seq });
@@ -280,19 +286,17 @@ export class ShellMarks implements IDisposable {
       }
       if ('mark' in this.outputFrom && this.outputFrom.mark === live)
         this.outputFrom = { index, x: row * this.terminal.cols + live.x };
-      live.gone = true;
-      live.marker.dispose();
     }
+    for (const old of this.live.splice(0, count)) this.drop(old);
     return taken;
   }
 
   /** Marks found in lines brought back from the store into rows of xterm's normal buffer. */
   restore(found: FoundMark[]): void {
-    const normal = core(this.terminal).buffers.normal;
     for (const { row, x, data, index } of found) {
       const mark = shellMarkOf(data, this.nonce);
       if (!mark || mark.kind === 'rich') continue;
-      const live = this.insert(normal.addMarker(row), x, mark);
+      const live = this.insert(row, x, mark);
       if (mark.kind === 'C' && 'index' in this.outputFrom && this.outputFrom.index === index)
         this.outputFrom = { mark: live };
     }
@@ -300,12 +304,12 @@ export class ShellMarks implements IDisposable {
 
   /** The marks to replay in a snapshot; `signed`: trusted command lines with the nonce (never on disk). */
   snapshotMarks(signed: boolean): SnapshotMarks {
-    this.compact();
     const nonce = signed ? this.nonce : undefined;
     const rows = new Map<number, { x: number; seq: string }[]>();
     for (const live of this.live) {
-      let list = rows.get(live.marker.line);
-      if (!list) rows.set(live.marker.line, (list = []));
+      if (isGone(live)) continue;
+      let list = rows.get(live.row.line);
+      if (!list) rows.set(live.row.line, (list = []));
       list.push({ x: live.x, seq: shellMarkSequence(live.mark, nonce) });
     }
     return { lead: this.rich ? shellMarkSequence({ kind: 'rich' }, undefined) : '', rows };
@@ -319,23 +323,20 @@ export class ShellMarks implements IDisposable {
   /** The current (or last) command's output, from its start to the cursor. */
   output(): CommandOutput {
     const from = this.outputFrom;
-    const start: OutputStart = 'mark' in from ? { row: from.mark.marker.line, x: from.mark.x } : from;
+    const start: OutputStart =
+      'mark' in from ? (isGone(from.mark) ? { lost: true } : { row: from.mark.row.line, x: from.mark.x }) : from;
     return commandOutput(this.terminal, this.history?.store, this.history?.skippedRows ?? 0, start);
   }
 
   /** The text typed at the prompt after its B mark (empty: nobody is typing there). */
   typedInput(): string {
     const b = this.prompt.B;
-    return this.ready && b && !b.gone ? textFrom(this.terminal, b.marker.line, b.x) : '';
+    return this.ready && b && !isGone(b) ? textFrom(this.terminal, b.row.line, b.x) : '';
   }
 
   private clear(): void {
-    for (const live of this.live) {
-      live.gone = true;
-      live.marker.dispose();
-    }
+    for (const live of this.live) this.drop(live);
     this.live = [];
-    this.someGone = false;
     this.prompt = {};
     this.outputFrom = { lost: true };
   }

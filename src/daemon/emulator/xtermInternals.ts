@@ -7,7 +7,7 @@
 // pinned version below; checkXtermInternals() runs before the first emulator is made and stops with
 // a message naming what moved, rather than letting another version corrupt screens.
 import { Terminal } from '@xterm/headless';
-import type { IBufferCell, IBufferLine, IMarker } from '@xterm/headless';
+import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import type { IDisposable } from '../../base/disposable';
 
 /** The version these internals were read from; package.json pins it exactly. */
@@ -45,13 +45,14 @@ export interface CoreBuffer {
     length: number;
     maxLength: number;
     onTrim(listener: (count: number) => void): IDisposable;
+    /** Rows inserted or deleted at `index` (a reflow; the markers of shellMarks.ts follow them: markRows.ts). */
+    onInsert(listener: (change: { index: number; amount: number }) => void): IDisposable;
+    onDelete(listener: (change: { index: number; amount: number }) => void): IDisposable;
     get(index: number): CoreLine | undefined;
     trimStart(count: number): void;
     set(index: number, value: unknown): void;
     splice(start: number, deleteCount: number, ...items: unknown[]): void;
   };
-  /** A marker on row `line` (registerMarker makes one only at the active buffer's cursor). */
-  addMarker(line: number): IMarker;
   ybase: number;
   ydisp: number;
   x: number;
@@ -107,9 +108,10 @@ export function checkXtermInternals(): void {
       typeof c?._writeBuffer?._action !== 'function' && '_core._writeBuffer._action',
       typeof c?._writeBuffer?.writeSync !== 'function' && '_core._writeBuffer.writeSync',
       typeof c?.buffers?.normal?.lines?.onTrim !== 'function' && '_core.buffers.normal.lines.onTrim',
+      typeof c?.buffers?.normal?.lines?.onDelete !== 'function' && '_core.buffers.normal.lines.onDelete',
+      typeof c?.buffers?.normal?.lines?.onInsert !== 'function' && '_core.buffers.normal.lines.onInsert',
       typeof c?._bufferService?.scroll !== 'function' && '_core._bufferService.scroll',
       typeof c?.buffers?.alt?.ybase !== 'number' && '_core.buffers.alt',
-      typeof c?.buffers?.normal?.addMarker !== 'function' && '_core.buffers.normal.addMarker',
       typeof c?.buffer?.savedY !== 'number' && '_core.buffer.savedY',
       typeof c?.coreService?.isCursorHidden !== 'boolean' && '_core.coreService.isCursorHidden',
       typeof c?.coreMouseService?.activeEncoding !== 'string' && '_core.coreMouseService.activeEncoding',
