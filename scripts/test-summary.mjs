@@ -19,8 +19,12 @@ function rows(file) {
     .map((line) => line.split('\t'));
 }
 
-/** An e2e file's name; a pass on the oldest VS Code (out/test/e2e-oldest/) says so. */
-const e2eName = (file) => (path.basename(path.dirname(file)) === 'e2e-oldest' ? 'oldest/' : '') + path.basename(file);
+/** An e2e file's name, without the place in the order test.sh gave it (out/test/e2e-order/NN-NAME.test.js). */
+const e2eName = (file) =>
+  path
+    .basename(file)
+    .replace(/^\d+-/, '')
+    .replace(/^oldest-/, 'oldest/');
 const seconds = (s) => `${Number(s).toFixed(1).padStart(7)} s`;
 const out = ['', 'Phases (wall time):'];
 let total = 0;
@@ -37,6 +41,9 @@ for (const [name, secs] of rows(path.join(dir, 'phases.tsv'))) {
   }
 }
 out.push(`  ${'total'.padEnd(28)}${seconds(total)}`);
+// Jobs that ran beside the phases (the lint): their own time, not part of the total.
+const beside = rows(path.join(dir, 'beside.tsv'));
+if (beside.length) out.push('Beside them:', ...beside.map(([name, secs]) => `  ${name.padEnd(28)}${seconds(secs)}`));
 // A test cancelled (its file ended first) did not pass: it counts as failed. Todo tests are skipped.
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;

@@ -64,18 +64,27 @@ if ! $fast; then
   setup_e2e=$!
   background+=("$setup_e2e")
 fi
-# wait_in_background PID LOG: waits for a setup started above; the end of its log if it failed.
+# wait_in_background PID LOG: waits for a job started in the background; the end of its log if it failed.
 wait_in_background() {
   local rc=0
   wait "$1" || rc=$?
-  [ "$rc" -eq 0 ] || { tail -n 40 "$2" >&2; echo "[test] $2: the setup failed ($rc)" >&2; }
+  [ "$rc" -eq 0 ] || { tail -n 40 "$2" >&2; echo "[test] $2: failed ($rc)" >&2; }
   return "$rc"
 }
+# typescript-eslint with type information: floating promises, unused code, empty catches, the layering; prettier; the
+# line checks. One thread, beside the build, tsc (another) and the start of the unit phase (which leaves about a third
+# of the two cores idle: its files wait on programs and timers), instead of a phase of its own: waited for before the
+# alone phase, which needs the machine to itself. Its own time goes to $RESULTS/beside.tsv, its output to lint.log.
+if ! $fast; then
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  setsid bash -c 'start=${EPOCHREALTIME//[.,]/}; rc=0; npm run lint || rc=$?; us=$((${EPOCHREALTIME//[.,]/} - start))
+    printf "lint\t%d.%03d\n" $((us / 1000000)) $((us / 1000 % 1000)) >>"$1"; exit "$rc"' \
+    lint "$RESULTS/beside.tsv" >"$RESULTS/lint.log" 2>&1 &
+  lint=$!
+  background+=("$lint")
+fi
 phase build npm run build
 phase tsc bash -c 'rm -rf out && npx tsc -p .'
-# typescript-eslint with type information: floating promises, unused code, empty catches, the layering. (Beside tsc
-# it was no faster: the e2e install in the background takes the other core then.)
-$fast || phase lint npm run lint
 # The real agent CLIs, whose option parsing test/agents-real checks the built-in profiles against.
 phase agents wait_in_background "$setup_agents" "$RESULTS/setup-agents.log"
 # Files that keep both cores busy themselves and hold the daemon to a time or memory bound under that load: they
@@ -102,6 +111,7 @@ fi
 # beside the hostile-input check on a loaded machine). A hang still fails, in 4 minutes.
 UNIT_TIMEOUT_MS=240000
 node_test unit --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS $unit_files
+$fast || phase lint-wait wait_in_background "$lint" "$RESULTS/lint.log"
 node_test alone --test-concurrency=1 --test-timeout=$UNIT_TIMEOUT_MS $alone_files
 if $fast; then
   node scripts/test-summary.mjs "$RESULTS"
@@ -114,28 +124,34 @@ phase setup-e2e wait_in_background "$setup_e2e" "$RESULTS/setup-e2e.log"
 node_test load --test-timeout=300000 out/test/reliability-load.test.js
 # The oldest VS Code Holdfast supports (code-server 4.96.4 = 1.96.4, package.json's engines.vscode), on the files
 # that cover what differed there (issue 45): localEcho (a new tab, Reload Window, Restart Daemon, the split and a
-# full editor quit, with local echo on, as 1.96 turns it on in a remote window by default) and splits. Each runs
-# through a file in out/test/e2e-oldest/ that sets HOLDFAST_E2E_OLDEST=1 and loads the real one, so the pass shares
-# the e2e phase's two slots instead of adding a phase with a tail of its own.
+# full editor quit, with local echo on, as 1.96 turns it on in a remote window by default) and splits (its last
+# scene: the split beside the active tab, the groups across a reload). Each runs through a file that sets
+# HOLDFAST_E2E_OLDEST=1 and loads the real one, so the pass shares the e2e phase's two slots instead of adding a
+# phase with a tail of its own; listed below as oldest/NAME.
 E2E_OLDEST_FILES=(localEcho splits)
-mkdir -p out/test/e2e-oldest
-oldest_files=()
-for name in "${E2E_OLDEST_FILES[@]}"; do
-  wrapper="out/test/e2e-oldest/$name.test.js"
-  printf "process.env.HOLDFAST_E2E_OLDEST = '1';\nrequire('../e2e/%s.test.js');\n" "$name" >"$wrapper"
-  oldest_files+=("$wrapper")
-done
 # Two files at a time (each has its own code-server, Chromium, daemon socket, state and ports), the slowest first so
-# that the last to start are short. Three at a time was slower on 2 cores (docs/testing.md): the e2e is CPU-bound.
-# HOLDFAST_E2E_CONCURRENCY=1 runs one at a time. Screenshots and logs of failures go to test-artifacts/.
-# HOLDFAST_E2E_TRACE prints each step.
-E2E_SLOWEST_FIRST=(reload splits succession flow shell-integration sidebar restart localEcho mcp attention tabs)
+# that the last to start are short (the order of their times in a clean-clone run). Three at a time was slower on
+# 2 cores (docs/testing.md): the e2e is CPU-bound. node --test runs its files in the order of their paths whatever
+# order they are given in, so each runs through a file out/test/e2e-order/NN-NAME.test.js that loads the real one.
+E2E_SLOWEST_FIRST=(attention succession reload splits shell-integration sidebar agents restart windows transcript tabs)
+E2E_SLOWEST_FIRST+=(update flow oldest/localEcho crash localEcho oldest/splits mcp)
+for name in "${E2E_OLDEST_FILES[@]}"; do E2E_SLOWEST_FIRST+=("oldest/$name"); done
+for file in out/test/e2e/*.test.js; do E2E_SLOWEST_FIRST+=("$(basename "$file" .test.js)"); done
+rm -rf out/test/e2e-order
+mkdir -p out/test/e2e-order
 e2e_files=()
-for name in "${E2E_SLOWEST_FIRST[@]}"; do e2e_files+=("out/test/e2e/$name.test.js"); done
-e2e_files+=("${oldest_files[@]}")
-for file in out/test/e2e/*.test.js; do
-  case " ${e2e_files[*]} " in *" $file "*) ;; *) e2e_files+=("$file") ;; esac
+declare -A listed=()
+for name in "${E2E_SLOWEST_FIRST[@]}"; do
+  [ -z "${listed[$name]:-}" ] || continue
+  listed[$name]=1
+  wrapper="out/test/e2e-order/$(printf '%02d' ${#e2e_files[@]})-${name/\//-}.test.js"
+  oldest=''
+  [[ $name != oldest/* ]] || oldest="process.env.HOLDFAST_E2E_OLDEST = '1';\n"
+  printf "${oldest}require('../e2e/%s.test.js');\n" "${name#oldest/}" >"$wrapper"
+  e2e_files+=("$wrapper")
 done
+# Screenshots and logs of failures go to test-artifacts/. HOLDFAST_E2E_CONCURRENCY=1 runs one at a time;
+# HOLDFAST_E2E_TRACE prints each step.
 HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node_test e2e --test-concurrency="${HOLDFAST_E2E_CONCURRENCY:-2}" \
   --test-timeout=600000 "${e2e_files[@]}"
 node scripts/test-summary.mjs "$RESULTS"

@@ -222,7 +222,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      await e2e.open(e2e.workspace('attention'));
+      await e2e.openShared('attention');
       const background = await e2e.newTerminal();
       const front = await e2e.newTerminal();
       await wb.waitForHoldfastTabs([{ name: background.name }, { name: front.name, active: true }], { settleMs: 0 });
@@ -308,7 +308,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      await e2e.open(e2e.workspace('attention-reply'));
+      await e2e.openShared('attention');
       const first = await e2e.newTerminal();
       const second = await e2e.newTerminal();
       const third = await e2e.newTerminal();
@@ -332,8 +332,7 @@ test(
         message: 'Show Next to bring the first named forward',
       });
 
-      // Next from the first goes to the other one waiting; Previous comes back. (Round the end, Next goes
-      // on to the sessions that are done, oldest first: the first test's, in another workspace.)
+      // Next from the first goes to the other one waiting; Previous comes back.
       for (const [key, expected] of [
         ['Control+G', other],
         ['Control+Shift+G', one],
@@ -368,7 +367,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      await e2e.open(e2e.workspace('attention-approve'));
+      await e2e.openShared('attention');
       // The sidebar first: opening it narrows the terminals, and the stand-in redraws for their width.
       await openSidebar(wb);
       const sidebar = new SessionsWebview(wb, 'sidebar');

@@ -44,6 +44,7 @@ export type { CodeServerOptions } from './codeServer';
 export { Workbench } from './workbench';
 export type { TerminalTab } from './terminals';
 export { withArtifacts } from './artifacts';
+export { busyUntilTheEnd } from './busyLoad';
 export { E2E_SETTINGS, HoldfastE2E, NO_OTHER_TABS, otherTabs, PROMPT_RE, scenarioHooks } from './holdfastE2E';
 export type { HoldfastE2EOptions, ScenarioOptions } from './holdfastE2E';
 export { openSidebar, SessionsWebview } from './sessionsWebview';

@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before } from 'node:test';
 import { withArtifacts } from './artifacts';
-import { BusyLoad } from './busyLoad';
 import { CodeServer } from './codeServer';
 import { Isolation, type SessionView } from './isolation';
 import type { TerminalTab } from './terminals';
@@ -45,8 +44,6 @@ export interface HoldfastE2EOptions {
 }
 
 export interface ScenarioOptions extends HoldfastE2EOptions {
-  /** Every core busy from before the world starts until after it is gone (BusyLoad). */
-  busyLoad?: boolean;
   /** Runs after the world is disposed (e.g. removes the file's stand-in binaries). */
   cleanup?(): void;
 }
@@ -57,15 +54,12 @@ export interface ScenarioOptions extends HoldfastE2EOptions {
  */
 export function scenarioHooks(opts: ScenarioOptions, started: (e2e: HoldfastE2E) => unknown): void {
   let e2e: HoldfastE2E | undefined;
-  let load: BusyLoad | undefined;
   before(async () => {
-    if (opts.busyLoad) load = BusyLoad.start();
     e2e = await HoldfastE2E.start(opts);
     await started(e2e);
   });
   after(async () => {
     await e2e?.dispose();
-    load?.dispose();
     opts.cleanup?.();
   });
 }
@@ -138,6 +132,24 @@ export class HoldfastE2E {
   async waitForHoldfast(wb: Workbench = this.wb, timeout = 60_000): Promise<void> {
     await wb.page.waitForSelector('.part.statusbar .statusbar-item .codicon-pinned', { state: 'visible', timeout });
     trace('Holdfast is connected (status bar)');
+  }
+
+  /**
+   * Opens the workspace `name` that several scenes of a file share, a page load less for each after the first: in
+   * the window that has it open already, the sessions of the scene before are removed with their tabs, its
+   * notifications cleared and the side bar shows the Explorer, so the next starts as in a fresh window (where a click
+   * on Holdfast's icon opens its view, not closes it).
+   */
+  async openShared(name: string): Promise<void> {
+    const folder = this.workspace(name);
+    if (this.wb.folder !== folder) return this.open(folder);
+    for (const session of this.iso.sessions()) {
+      const removed = this.iso.cli(['kill', session.id, '--remove']);
+      if (removed.code !== 0) throw new Error(`holdfast kill ${session.id} --remove: ${removed.stderr}`);
+    }
+    await this.wb.waitForHoldfastTabs([], { settleMs: 0 });
+    await this.wb.runCommand('Notifications: Clear All Notifications');
+    await this.wb.runCommand('View: Show Explorer');
   }
 
   /** A fresh workspace folder for one test. */

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import {
+  busyUntilTheEnd,
   type HoldfastE2E,
   isAlive,
   PROMPT_RE,
@@ -17,8 +18,7 @@ import {
 
 let e2e: HoldfastE2E;
 
-// Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
-scenarioHooks({ name: 'reload', busyLoad: true }, (started) => (e2e = started));
+scenarioHooks({ name: 'reload' }, (started) => (e2e = started));
 
 test(
   'a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works',
@@ -26,7 +26,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      await e2e.open(e2e.workspace('reload-one'));
+      await e2e.openShared('reload');
       const session = await e2e.newTerminal();
       const pid = await e2e.shellPid(wb, 'before');
       assert.equal(pid, session.pid, 'the shell runs as the session process the daemon reports');
@@ -37,6 +37,8 @@ test(
       await wb.waitForTerminalText('COLOR-42');
       assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is rendered red');
 
+      // Every core busy from the reload on: what it brings back must not depend on speed.
+      busyUntilTheEnd(t);
       await wb.reloadWindow();
       const ready = Date.now();
 
@@ -76,11 +78,12 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      // The first test's workspace, when it is still open: saves a page load.
-      const folder = e2e.workspace('reload-one');
-      fs.writeFileSync(path.join(folder, 'notes.txt'), 'holdfast notes\n');
-      if (wb.folder !== folder) await e2e.open(folder);
+      // The workspace the scenes share (the scene before removed): a page load less each.
+      fs.writeFileSync(path.join(e2e.workspace('reload'), 'notes.txt'), 'holdfast notes\n');
+      await e2e.openShared('reload');
       const session = await e2e.newTerminal();
+      // Every core busy from the reload on: what it brings back must not depend on speed.
+      busyUntilTheEnd(t);
       await wb.reloadWindow();
       await waitFor(
         async () => (await wb.terminalTabs()).find((tab) => tab.holdfast && tab.name === session.name && tab.active),
@@ -109,7 +112,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      await e2e.open(e2e.workspace('reload-three'));
+      await e2e.openShared('reload');
       const names = ['alpha', 'beta', 'gamma'];
       const pids = new Map<string, number>();
       for (const name of names) {
@@ -139,6 +142,8 @@ test(
         { settleMs: 0 },
       );
 
+      // Every core busy from the reload on: what it brings back must not depend on speed.
+      busyUntilTheEnd(t);
       await wb.reloadWindow();
 
       await wb.waitForHoldfastTabs(
@@ -170,7 +175,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      await e2e.open(e2e.workspace('reload-exited'));
+      await e2e.openShared('reload');
       const session = await e2e.newTerminal();
       // As the Claude Code CLI does without network: print something, then exit with code 1.
       await wb.typeInTerminal(`echo last-words-$((6*7)); exit 1\n`);
@@ -180,6 +185,8 @@ test(
       });
       await wb.waitForTerminalText(EXIT_LINE);
 
+      // Every core busy from the reload on: what it brings back must not depend on speed.
+      busyUntilTheEnd(t);
       await wb.reloadWindow();
 
       // The same tab comes back with its last screen, and says the process exited (it must not look alive).

@@ -3,31 +3,37 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { absenceWindow } from '../helpers/absence';
-import { type HoldfastE2E, isAlive, NO_OTHER_TABS, otherTabs, waitFor, scenarioHooks } from './harness';
+import {
+  busyUntilTheEnd,
+  type HoldfastE2E,
+  isAlive,
+  NO_OTHER_TABS,
+  otherTabs,
+  waitFor,
+  scenarioHooks,
+} from './harness';
 
 let e2e: HoldfastE2E;
 
-// Every core busy for the whole file: what a reload or restart brings back must not depend on speed.
 // A short reconnection grace: when its page is gone, the server ends the window's extension
 // host after 5 s, as closing a desktop window does (the default keeps it 3 hours).
-scenarioHooks(
-  { name: 'restart', busyLoad: true, serverArgs: ['--reconnection-grace-time', '5'] },
-  (started) => (e2e = started),
-);
+scenarioHooks({ name: 'restart', serverArgs: ['--reconnection-grace-time', '5'] }, (started) => (e2e = started));
 
 test(
   'a full editor quit (code-server process tree stopped, browser closed) and a start again: same PID, screen, typing',
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
-      const folder = e2e.workspace('restart-full');
-      await e2e.open(folder);
+      const folder = e2e.workspace('restart');
+      await e2e.openShared('restart');
       const session = await e2e.newTerminal();
       const pid = await e2e.shellPid(e2e.wb, 'before');
       assert.equal(pid, session.pid);
       await e2e.wb.typeInTerminal(`printf '\\033[31m%s-%s\\033[0m\\n' COLOR 42\n`);
       await e2e.iso.waitForScreen(session.id, 'COLOR-42');
 
+      // Every core busy from the quit on: what a restart brings back must not depend on speed.
+      busyUntilTheEnd(t);
       await e2e.closeBrowser();
       await e2e.server.stop();
       assert.equal(e2e.server.processes().length, 0, 'no code-server process left');
@@ -53,14 +59,16 @@ test(
 
 test('closing the browser page, then stopping the editor, never kills a session', { timeout: 300_000 }, async (t) => {
   await e2e.run(t.name, async () => {
-    const folder = e2e.workspace('restart-close');
+    // The first test's window, its session removed: a page load less.
+    await e2e.openShared('restart');
     const wb = e2e.wb;
-    await e2e.open(folder);
     const session = await e2e.newTerminal();
     const pid = await e2e.shellPid(wb, 'before');
     const hostsBefore = e2e.server.extensionHostPids();
     assert.ok(hostsBefore.length > 0, 'an extension host runs');
 
+    // Every core busy from here on: what outlives a closed window must not depend on speed.
+    busyUntilTheEnd(t);
     // The user closes the window (the browser tab). After the grace period the server ends that
     // window's extension host (its pseudoterminals get close() with reason Shutdown).
     await wb.closeWindow();

@@ -223,7 +223,9 @@ test(
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
-      await e2e.open(e2e.workspace('codex'));
+      // The first test's workspace, when it is still open: saves a page load (the rollout's place is Codex's HOME).
+      const folder = e2e.workspace('claude');
+      if (e2e.wb.folder !== folder) await e2e.open(folder);
       const question = 'why did CI fail?';
       const codex = { id: 'codex', name: 'Codex CLI', title: '>_ Codex stand-in' };
       const agent = await askAgent(codex, question, 'The upload test times out');
