@@ -1,5 +1,5 @@
-// How a tab's text reaches VS Code's renderer: in writes of a bounded size, each followed by a probe that the
-// renderer's terminal answers once it has parsed that far (DSR 5, "status report": xterm.js answers CSI 0 n,
+// How a tab's text reaches VS Code's renderer: in writes of a bounded size, each but the small ones followed
+// by a probe that the renderer's terminal answers once it has parsed that far (DSR 5, "status report": xterm.js answers CSI 0 n,
 // which comes back through the tab's input and is taken out of it here), so that at most a bounded number of
 // characters wait in the renderer. VS Code acknowledges nothing a pseudoterminal writes; its own terminals
 // pause their program at 100,000 characters unacknowledged. Without a bound here, a flood the renderer parsed
@@ -18,6 +18,14 @@ export enum RendererPace {
   /** Characters in one write at most (whole chunks; one larger chunk goes alone): answers come as it parses. */
   SliceChars = 16_000,
   /**
+   * A write shorter than this goes without a probe and is not counted as unparsed (it parses in well under a
+   * millisecond): typed keys' echoes and a command's few lines. VS Code's local echo reads every answer as
+   * something the user typed that it cannot guess, and drops its guesses at the next output; a key typed
+   * before that output was parsed is then guessed at a stale cursor, and its echo written one cell left,
+   * over the key before it (docs/vscode.md, "Local echo").
+   */
+  ProbeMinChars = 4_000,
+  /**
    * A probe unanswered this long counts as answered (its answer, if it comes, is still taken out of the
    * input): a renderer loaded enough to take longer still gets some text. One that never answered any
    * probe by then is not probed any more, and its tab writes as fast as output comes, as before.
@@ -33,12 +41,15 @@ export interface WriterPace {
   /** Characters written and not yet parsed, at most (a function: typing elsewhere lowers it). */
   maxUnparsedChars(): number;
   sliceChars: number;
+  /** Writes shorter than this are not probed (RendererPace.ProbeMinChars). */
+  probeMinChars: number;
   probeTimeoutMs: number;
 }
 
 export const DEFAULT_WRITER_PACE: WriterPace = {
   maxUnparsedChars: () => RendererPace.MaxUnparsedChars,
   sliceChars: RendererPace.SliceChars,
+  probeMinChars: RendererPace.ProbeMinChars,
   probeTimeoutMs: RendererPace.ProbeTimeoutMs,
 };
 
@@ -136,7 +147,7 @@ export class RendererWriter {
       while (this.queue.length > 0 && text.length + this.queue[0].length <= this.pace.sliceChars)
         text += this.queue.shift()!;
       this.queuedChars -= text.length;
-      if (this.unpaced) {
+      if (this.unpaced || text.length < this.pace.probeMinChars) {
         this.write(text);
         continue;
       }
