@@ -112,7 +112,7 @@ test("the renderer's answers are taken out of the input; one more is the program
   out.close();
 });
 
-test("echoes and short output go without a probe (VS Code's local echo reads an answer as a key); larger writes keep theirs", async () => {
+test('echoes and short output go without a probe (local echo takes answers for keys); big writes keep it', async () => {
   const writes: string[] = [];
   const out = new TabOutput((text) => writes.push(text));
   out.open();

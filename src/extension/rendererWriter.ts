@@ -1,10 +1,11 @@
 // How a tab's text reaches VS Code's renderer: in writes of a bounded size, each but the small ones followed
-// by a probe that the renderer's terminal answers once it has parsed that far (DSR 5, "status report": xterm.js answers CSI 0 n,
-// which comes back through the tab's input and is taken out of it here), so that at most a bounded number of
-// characters wait in the renderer. VS Code acknowledges nothing a pseudoterminal writes; its own terminals
-// pause their program at 100,000 characters unacknowledged. Without a bound here, a flood the renderer parsed
-// slower than the extension host wrote queued seconds of it there, hidden tabs' too, and a keystroke's echo
-// in any tab of the window waited behind it: 4-5 s measured in code-server (docs/bench.md).
+// by a probe that the renderer's terminal answers once it has parsed that far (DSR 5, "status report":
+// xterm.js answers CSI 0 n, which comes back through the tab's input and is taken out of it here), so that
+// at most a bounded number of characters wait in the renderer. VS Code acknowledges nothing a pseudoterminal
+// writes; its own terminals pause their program at 100,000 characters unacknowledged. Without a bound here, a
+// flood the renderer parsed slower than the extension host wrote queued seconds of it there, hidden tabs' too,
+// and a keystroke's echo in any tab of the window waited behind it: 4-5 s measured in code-server
+// (docs/bench.md).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 
 export enum RendererPace {
@@ -33,7 +34,7 @@ export enum RendererPace {
   ProbeTimeoutMs = 5000,
 }
 
-/** What the writer asks of the renderer after each write, and its answer. */
+/** What the writer asks of the renderer after each write of ProbeMinChars or more, and its answer. */
 export const PROBE = '\x1b[5n';
 export const PROBE_ANSWER = '\x1b[0n';
 
