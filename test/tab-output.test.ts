@@ -19,15 +19,15 @@ function drained(out: TabOutput): Promise<void> {
   return waitFor(() => out.behind === 0, 5000, 'the tab to write what it holds');
 }
 
-/** A renderer that parses at once: each write's probe is answered on the next turn. */
+/** A renderer that parses at once: a write's probe (small ones have none) is answered on the next turn. */
 function recorder(): { out: TabOutput; writes: string[]; resyncs: number[] } {
   const writes: string[] = [];
   const resyncs: number[] = [];
   const out: TabOutput = new TabOutput(
     (text) => {
-      assert.ok(text.endsWith(PROBE), 'every write ends with a probe');
-      writes.push(text.slice(0, -PROBE.length));
-      setImmediate(() => assert.equal(out.takeAnswers(PROBE_ANSWER), ''));
+      const probed = text.endsWith(PROBE);
+      writes.push(probed ? text.slice(0, -PROBE.length) : text);
+      if (probed) setImmediate(() => assert.equal(out.takeAnswers(PROBE_ANSWER), ''));
     },
     () => resyncs.push(Date.now()) > 0,
   );
@@ -105,16 +105,41 @@ test("the renderer's answers are taken out of the input; one more is the program
   const writes: string[] = [];
   const out = new TabOutput((text) => writes.push(text));
   out.open();
-  out.output(Buffer.from('hello'));
+  out.output(Buffer.from('x'.repeat(RendererPace.ProbeMinChars)));
   await waitFor(() => writes.length === 1, 5000, 'the write');
   assert.equal(out.takeAnswers(`a${PROBE_ANSWER}b`), 'ab');
   assert.equal(out.takeAnswers(PROBE_ANSWER), PROBE_ANSWER, 'nothing outstanding: a key, or the program asked');
   out.close();
 });
 
+test('echoes and short output go without a probe (local echo takes answers for keys); big writes keep it', async () => {
+  const writes: string[] = [];
+  const out = new TabOutput((text) => writes.push(text));
+  out.open();
+  for (const key of 'echo typed') {
+    out.output(Buffer.from(key));
+    await waitFor(() => writes.at(-1) === key, 5000, `the echo of ${key}`);
+  }
+  out.output(Buffer.from('\r\n' + 'line\r\n'.repeat(100)));
+  await waitFor(() => writes.length === 11, 5000, 'the output');
+  assert.ok(!writes.some((w) => w.includes(PROBE)), 'no probe in a write of a few hundred characters');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), PROBE_ANSWER, "none outstanding: an answer is the program's");
+  out.output(Buffer.from('x'.repeat(RendererPace.ProbeMinChars)));
+  await waitFor(() => writes.length === 12, 5000, 'the larger write');
+  assert.ok(writes[11].endsWith(PROBE), 'a write of ProbeMinChars is probed');
+  assert.equal(out.takeAnswers(PROBE_ANSWER), '');
+  out.close();
+});
+
 test('a probe unanswered in time counts as answered, and its late answer is still taken out', async () => {
   const writes: string[] = [];
-  const pace = { maxUnparsedChars: () => 10, sliceChars: 10, probeTimeoutMs: 50, maxBehindChars: 1_000_000 };
+  const pace = {
+    maxUnparsedChars: () => 10,
+    sliceChars: 10,
+    probeMinChars: 0,
+    probeTimeoutMs: 50,
+    maxBehindChars: 1_000_000,
+  };
   const out = new TabOutput((text) => writes.push(text), undefined, pace);
   out.open();
   out.output(Buffer.from('0123456789'));
@@ -130,7 +155,13 @@ test('a probe unanswered in time counts as answered, and its late answer is stil
 
 test('a renderer that never answers is not probed after the first timeout, and gets everything', async () => {
   const writes: string[] = [];
-  const pace = { maxUnparsedChars: () => 10, sliceChars: 10, probeTimeoutMs: 20, maxBehindChars: 1_000_000 };
+  const pace = {
+    maxUnparsedChars: () => 10,
+    sliceChars: 10,
+    probeMinChars: 0,
+    probeTimeoutMs: 20,
+    maxBehindChars: 1_000_000,
+  };
   const out = new TabOutput((text) => writes.push(text), undefined, pace);
   out.open();
   for (let i = 0; i < 5; i++) out.output(Buffer.from('0123456789'));
@@ -266,7 +297,7 @@ test('a tab that falls behind a real flood resyncs from a snapshot and ends on t
       void attachment!.requestHistory();
       return attachment !== undefined;
     },
-    { maxUnparsedChars: () => 1000, sliceChars: 1000, probeTimeoutMs: 2000, maxBehindChars: 20_000 },
+    { maxUnparsedChars: () => 1000, sliceChars: 1000, probeMinChars: 0, probeTimeoutMs: 2000, maxBehindChars: 20_000 },
   );
   try {
     out.open();

@@ -1,10 +1,11 @@
-// How a tab's text reaches VS Code's renderer: in writes of a bounded size, each followed by a probe that the
-// renderer's terminal answers once it has parsed that far (DSR 5, "status report": xterm.js answers CSI 0 n,
-// which comes back through the tab's input and is taken out of it here), so that at most a bounded number of
-// characters wait in the renderer. VS Code acknowledges nothing a pseudoterminal writes; its own terminals
-// pause their program at 100,000 characters unacknowledged. Without a bound here, a flood the renderer parsed
-// slower than the extension host wrote queued seconds of it there, hidden tabs' too, and a keystroke's echo
-// in any tab of the window waited behind it: 4-5 s measured in code-server (docs/bench.md).
+// How a tab's text reaches VS Code's renderer: in writes of a bounded size, each but the small ones followed
+// by a probe that the renderer's terminal answers once it has parsed that far (DSR 5, "status report":
+// xterm.js answers CSI 0 n, which comes back through the tab's input and is taken out of it here), so that
+// at most a bounded number of characters wait in the renderer. VS Code acknowledges nothing a pseudoterminal
+// writes; its own terminals pause their program at 100,000 characters unacknowledged. Without a bound here, a
+// flood the renderer parsed slower than the extension host wrote queued seconds of it there, hidden tabs' too,
+// and a keystroke's echo in any tab of the window waited behind it: 4-5 s measured in code-server
+// (docs/bench.md).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 
 export enum RendererPace {
@@ -18,6 +19,14 @@ export enum RendererPace {
   /** Characters in one write at most (whole chunks; one larger chunk goes alone): answers come as it parses. */
   SliceChars = 16_000,
   /**
+   * A write shorter than this goes without a probe and is not counted as unparsed (it parses in well under a
+   * millisecond): typed keys' echoes and a command's few lines. VS Code's local echo reads every answer as
+   * something the user typed that it cannot guess, and drops its guesses at the next output; a key typed
+   * before that output was parsed is then guessed at a stale cursor, and its echo written one cell left,
+   * over the key before it (docs/vscode.md, "Local echo").
+   */
+  ProbeMinChars = 4_000,
+  /**
    * A probe unanswered this long counts as answered (its answer, if it comes, is still taken out of the
    * input): a renderer loaded enough to take longer still gets some text. One that never answered any
    * probe by then is not probed any more, and its tab writes as fast as output comes, as before.
@@ -25,7 +34,7 @@ export enum RendererPace {
   ProbeTimeoutMs = 5000,
 }
 
-/** What the writer asks of the renderer after each write, and its answer. */
+/** What the writer asks of the renderer after each write of ProbeMinChars or more, and its answer. */
 export const PROBE = '\x1b[5n';
 export const PROBE_ANSWER = '\x1b[0n';
 
@@ -33,12 +42,15 @@ export interface WriterPace {
   /** Characters written and not yet parsed, at most (a function: typing elsewhere lowers it). */
   maxUnparsedChars(): number;
   sliceChars: number;
+  /** Writes shorter than this are not probed (RendererPace.ProbeMinChars). */
+  probeMinChars: number;
   probeTimeoutMs: number;
 }
 
 export const DEFAULT_WRITER_PACE: WriterPace = {
   maxUnparsedChars: () => RendererPace.MaxUnparsedChars,
   sliceChars: RendererPace.SliceChars,
+  probeMinChars: RendererPace.ProbeMinChars,
   probeTimeoutMs: RendererPace.ProbeTimeoutMs,
 };
 
@@ -136,7 +148,7 @@ export class RendererWriter {
       while (this.queue.length > 0 && text.length + this.queue[0].length <= this.pace.sliceChars)
         text += this.queue.shift()!;
       this.queuedChars -= text.length;
-      if (this.unpaced) {
+      if (this.unpaced || text.length < this.pace.probeMinChars) {
         this.write(text);
         continue;
       }

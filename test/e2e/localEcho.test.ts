@@ -86,13 +86,12 @@ async function typeCommand(wb: Workbench, session: SessionView, label: string, k
   trace(`${label}: ${JSON.stringify(rows.slice(Math.max(0, at - 1), at + 2))}`);
   const shown = rows.filter((row) => row).join('\n');
   assert.equal(rows[at], `${label}-42`, `the output on a row of its own; the tab shows:\n${shown}`);
-  // A narrow pane wraps the command's row: its rows joined end with the command. One key of it may be missing
-  // on screen: a key VS Code's local echo guessed while the tab redraws (its snapshot after an attach or a
-  // handoff), or on a narrow pane's last column, is undone with its guess (seen in 3 of ~10 runs; the daemon's
-  // screen is right; still open). The line break, what this file checks, is exact.
+  // The command's rows (joined, should a pane wrap it) end with the command, exactly. A key of it went missing
+  // in 3 of ~10 runs (the rest of the line one cell left) while every write of the tab carried a pacing query
+  // and the scrollback came 100 ms after a reattach's screen, keys or not (docs/vscode.md, "Local echo"); with
+  // the first fixed only, 5 of 6 runs passed; with both, 10 of 10 (5 on each version, both cores busy).
   const above = rows.slice(0, at).join('');
-  const oneKeyLost = [...command].some((_, i) => above.endsWith(command.slice(0, i) + command.slice(i + 1)));
-  assert.ok(above.endsWith(command) || oneKeyLost, `the command on the rows above; the tab shows:\n${shown}`);
+  assert.ok(above.endsWith(command), `the command on the rows above; the tab shows:\n${shown}`);
 }
 
 test(
@@ -122,8 +121,11 @@ test(
       await e2e.wb.focusTerminal();
       await typeCommands(e2e.wb, session, 'after-restart');
 
+      // Short commands in the split: its pane (33 columns in 4.139.1) does not wrap them. A wrapped command is
+      // VS Code's own race (docs/vscode.md, "Local echo"): its guess of the wrap fails when bash writes past
+      // the margin, and Enter typed before that echo was parsed is guessed on the row above (1 run of 9).
       const member = await e2e.newTerminal(e2e.wb, 'Holdfast: Split Terminal');
-      await typeCommands(e2e.wb, member, 'split');
+      await typeCommands(e2e.wb, member, 'sp');
 
       await e2e.closeBrowser();
       await e2e.server.stop();
@@ -138,7 +140,7 @@ test(
       // As after the reload: the tab's screen drawn before a key is typed, as a person waits to see the prompt.
       await wb.waitForTerminalText(PROMPT_RE);
       await wb.runCommand('Terminal: Focus Terminal');
-      await typeCommands(wb, member, 'after-quit');
+      await typeCommands(wb, member, 'qt');
     });
   },
 );

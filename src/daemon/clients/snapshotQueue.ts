@@ -14,6 +14,12 @@ export enum SnapshotTiming {
    * one go would show nothing until the whole history was parsed (VS Code's renderer did).
    */
   HistoryAfterScreenMs = 100,
+  /**
+   * ...and until the subscriber's keys paused this long: the history starts with a reset, and VS Code's local
+   * echo drops the guesses of keys whose echo had not come yet at a reset; it then guessed the next keys at
+   * the wrong cells and wrote their echo over the keys before (docs/vscode.md, "Local echo").
+   */
+  HistoryAfterKeysMs = 400,
 }
 
 /**
@@ -41,6 +47,8 @@ export class SnapshotQueue implements IDisposable {
   /** A snapshot was asked of the emulator and not answered yet. */
   private asking = false;
   private readonly historyFollowUps = new Set<NodeJS.Timeout>();
+  /** When each subscriber last sent keys (ms since the epoch). */
+  private readonly keysAt = new WeakMap<Subscriber, number>();
   private readonly cache: SnapshotCache = {};
   private disposed = false;
 
@@ -111,11 +119,19 @@ export class SnapshotQueue implements IDisposable {
     }
   }
 
-  private followWithHistory(subscriber: Subscriber): void {
+  /** `subscriber` sent keys: its history, if one is to follow, waits for them to pause. */
+  typed(subscriber: Subscriber): void {
+    this.keysAt.set(subscriber, Date.now());
+  }
+
+  private followWithHistory(subscriber: Subscriber, delayMs: number = SnapshotTiming.HistoryAfterScreenMs): void {
     const followUp = setTimeout(() => {
       this.historyFollowUps.delete(followUp);
-      if (this.roles.all.has(subscriber) && !this.awaiting.has(subscriber)) this.follow(subscriber, 'history');
-    }, SnapshotTiming.HistoryAfterScreenMs);
+      if (!this.roles.all.has(subscriber) || this.awaiting.has(subscriber)) return;
+      const typing = (this.keysAt.get(subscriber) ?? 0) + SnapshotTiming.HistoryAfterKeysMs - Date.now();
+      if (typing > 0) this.followWithHistory(subscriber, typing);
+      else this.follow(subscriber, 'history');
+    }, delayMs);
     this.historyFollowUps.add(followUp);
   }
 

@@ -260,8 +260,10 @@ export class Session implements IDisposable {
     if (this.roles.owner !== subscriber)
       return `not the input owner of session ${this.id} (its role: ${subscriber.role})`;
     const refused = this.send(bytes);
-    if (!refused) this.typing.typed();
-    return refused;
+    if (refused) return refused;
+    this.typing.typed();
+    this.snapshots.typed(subscriber);
+    return undefined;
   }
 
   /** Input from a command (`holdfast send`), or the owner's; why it was refused, if it was. */
