@@ -20,7 +20,7 @@ test('--host names: local, a configured name or target, else an ssh target that 
   assert.equal(hostEntrySchema.safeParse({ target: 'x', command: 'holdfast\nrm -rf ~' }).success, false);
 });
 
-test("the holdfast.hosts setting: bare targets or entries, each checked as the config file's; bad ones left out with why", () => {
+test("the holdfast.hosts setting: targets or entries checked as the config file's; bad ones left out with why", () => {
   const { hosts, problems } = parseHostSetting([
     'gpu-box',
     { target: 'me@dev.example', name: 'dev', timeoutMs: 5000 },
