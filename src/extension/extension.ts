@@ -15,7 +15,7 @@ import { installLaunchers, type Launchers } from './launchers';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
 import { registerMcpProvider } from './mcpProvider';
-import { SessionFeed } from './previewHost';
+import { SessionFeed } from './sessionFeed';
 import { RecoverySettingsMirror } from './recoverySettings';
 import { RemoteHosts } from './remoteHosts';
 import { sshLink } from '../link/daemonLink';

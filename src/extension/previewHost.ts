@@ -1,25 +1,18 @@
 // What the sidebar and the wall of screens share on the extension host side:
-//  - SessionFeed: one per window; the daemon's pushed events → session states → the card model.
 //  - PreviewHost: one per webview; a watcher attachment for each preview the webview shows
 //    (snapshot, then the stream), forwarded with postMessage. Watchers never write and never
 //    resize: a preview follows the session's size, never the other way round.
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Attachment, HoldfastClient } from '../client/client';
-import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
-import type { DaemonEvent } from '../protocol/messages';
-import type { DaemonConnection } from './daemonConnection';
+import { DisposableStore, type IDisposable, timeout } from '../base/disposable';
 import type { SessionList } from './sessionList';
-import { buildModel, SessionStateTracker, type SidebarModel } from './sessionState';
+import type { PreviewDeps, SessionFeed } from './sessionFeed';
+export type { PreviewDeps, SessionFeed } from './sessionFeed';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
 import { showError } from './ui';
 import { ui, uiText } from '../text/uiText';
-import type { WindowTyping } from './windowTyping';
-import type { RemoteHosts } from './remoteHosts';
 import { onHost, parseKey } from './sessionKey';
 
-/** Model changes closer together than this are sent once. */
-const MODEL_DEBOUNCE_MS = 80;
 /** Output is batched into one message per preview this often. */
 const OUTPUT_FLUSH_MS = 40;
 /** While the user types in a tab, a preview's screens and output are posted this often at most: typing first. */
@@ -43,17 +36,6 @@ const COMMANDS: ReadonlySet<WebviewCommand> = new Set<WebviewCommand>([
   'showAllSessions',
 ]);
 
-export interface PreviewDeps {
-  connection: DaemonConnection;
-  sessions: SessionList;
-  workspace: string;
-  log: vscode.LogOutputChannel;
-  /** Where the user types (windowTyping.ts): previews wait meanwhile. */
-  typing?: WindowTyping;
-  /** The SSH hosts of holdfast.hosts: a section each, after this machine's sessions. */
-  remotes?: RemoteHosts;
-}
-
 /** A preview is never sized from a host's word beyond what a session can be. */
 function fits(cols: unknown, rows: unknown): boolean {
   return (
@@ -64,65 +46,6 @@ function fits(cols: unknown, rows: unknown): boolean {
     (cols as number) <= 2000 &&
     (rows as number) <= 1000
   );
-}
-
-/** The card model of every session, kept current from the daemon's events (no polling). */
-export class SessionFeed implements IDisposable {
-  private readonly store = new DisposableStore();
-  /** The current client's event subscription; replaced with each new client. */
-  private readonly clientEvents = this.store.add(new MutableDisposable());
-  private readonly tracker = new SessionStateTracker();
-  private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
-  /** Fires (debounced) when the model may have changed. */
-  readonly onDidChange = this.onDidChangeEmitter.event;
-  private pending: IDisposable | undefined;
-  private hasArchivedAgents: boolean | undefined;
-
-  constructor(private readonly deps: PreviewDeps) {
-    this.store.add(deps.sessions.onDidChange(() => this.changed()));
-    this.store.add(deps.connection.onDidChangeState(() => this.changed()));
-    this.store.add(deps.connection.onDidConnect((client) => this.follow(client)));
-    if (deps.remotes) this.store.add(deps.remotes.onDidChange(() => this.changed()));
-    const client = deps.connection.client;
-    if (client) this.follow(client);
-    this.store.add({ dispose: () => this.pending?.dispose() });
-    this.updateContext(this.model());
-  }
-
-  model(): SidebarModel {
-    const connected = this.deps.connection.state.kind === 'connected';
-    const now = Date.now();
-    const model = buildModel(this.deps.sessions.all, this.tracker, this.deps.workspace, now, connected, os.homedir());
-    return { ...model, hosts: this.deps.remotes?.sections(now) ?? [] };
-  }
-
-  private follow(client: HoldfastClient): void {
-    this.tracker.reset([]);
-    this.clientEvents.value = client.onEvent((event: DaemonEvent) => {
-      if (this.tracker.apply(event)) this.changed();
-    });
-    this.changed();
-  }
-
-  private changed(): void {
-    if (this.pending) return;
-    this.pending = timeout(MODEL_DEBOUNCE_MS, () => {
-      this.pending = undefined;
-      const model = this.model();
-      this.updateContext(model);
-      this.onDidChangeEmitter.fire();
-    });
-  }
-
-  private updateContext(model: SidebarModel): void {
-    if (this.hasArchivedAgents === model.hasArchivedAgents) return;
-    this.hasArchivedAgents = model.hasArchivedAgents;
-    void vscode.commands.executeCommand('setContext', 'holdfast.hasArchivedAgents', model.hasArchivedAgents);
-  }
-
-  dispose(): void {
-    this.store.dispose();
-  }
 }
 
 /** One watched preview: its attachment and the output not yet posted. */

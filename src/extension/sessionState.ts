@@ -259,6 +259,11 @@ export function buildModel(
   return { now, connected, here: here.map((h) => h.card), others, hosts: [], hasArchivedAgents };
 }
 
+/** Every card of the model: this machine's, then each host's. */
+export function everyCard(model: SidebarModel): Card[] {
+  return [...model.here, ...model.others, ...model.hosts.flatMap((host) => host.cards)];
+}
+
 /** A host's sessions as cards (newest first), each keyed by host and id and never "here". */
 export function hostCards(
   host: string,
@@ -267,11 +272,11 @@ export function hostCards(
   now: number,
 ): Card[] {
   return sessions
-    .map((info) => ({
-      ...toCard(info, tracker.status(info, now), ''),
-      id: remoteKey(host, info.id),
-      host,
-      here: false,
-    }))
+    .map((info) => {
+      const card = toCard(info, tracker.status(info, now), '');
+      // What works on a host's session from here: answering it (its tab and the rest: this machine's only).
+      const actions = card.actions.filter((a) => a === 'replySession' || a === 'approve' || a === 'deny');
+      return { ...card, id: remoteKey(host, info.id), host, here: false, actions };
+    })
     .sort((a, b) => b.createdAt - a.createdAt);
 }
