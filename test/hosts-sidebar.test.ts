@@ -93,6 +93,16 @@ test('a section per host: sessions keyed by host and id, live, back by itself af
     assert.equal(host, 'remote');
     assert.equal(card.id, remoteKey('remote', id));
     assert.match(id, /^[0-9a-f]{8}$/);
+    // A preview's watcher over the host's connection: the session's screen.
+    let screen = '';
+    const watcher = await remotes
+      .get('remote')!
+      .connection.client!.attach(
+        { session: id, role: 'watcher' },
+        { onSnapshot: (bytes) => (screen += bytes.toString()), onOutput: (bytes) => (screen += bytes.toString()) },
+      );
+    await waitFor(() => screen.includes('$'), 20_000, "the remote session's screen");
+    watcher.dispose();
 
     const unknown = await sectionWhere(remotes, UNKNOWN_KEY, (s) => s.state === 'failed', 'the host key failure');
     assert.equal(unknown.error, `ssh: host key unknown — run \`ssh ${UNKNOWN_KEY}\` once`);
