@@ -324,6 +324,7 @@ test('security: previews follow no link; an untrusted workspace cannot pick the 
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(), [
     'holdfast.agents',
+    'holdfast.hosts',
     'holdfast.shell.args',
     'holdfast.shell.path',
     'holdfast.socketPath',

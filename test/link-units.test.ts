@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withToken } from '../src/link/bridge';
-import { resolveHost, hostEntrySchema } from '../src/link/hosts';
+import { hostEntrySchema, parseHostSetting, resolveHost } from '../src/link/hosts';
 import { sshArgs } from '../src/link/sshStream';
 import { sshFailure } from '../src/link/sshFailure';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
@@ -18,6 +18,32 @@ test('--host names: local, a configured name or target, else an ssh target that 
   assert.throws(() => resolveHost('a\u001bb', hosts), /one word|control/);
   assert.equal(hostEntrySchema.safeParse({ target: 'local' }).success, false);
   assert.equal(hostEntrySchema.safeParse({ target: 'x', command: 'holdfast\nrm -rf ~' }).success, false);
+});
+
+test("the holdfast.hosts setting: targets or entries checked as the config file's; bad ones left out with why", () => {
+  const { hosts, problems } = parseHostSetting([
+    'gpu-box',
+    { target: 'me@dev.example', name: 'dev', timeoutMs: 5000 },
+    '-oProxyCommand=touch x',
+    'local',
+    { target: 'x', command: 'holdfast\nrm -rf ~' },
+    { target: 'y', extra: 1 },
+    42,
+    { target: 'other', name: 'dev' },
+  ]);
+  assert.deepEqual(hosts, [{ target: 'gpu-box' }, { target: 'me@dev.example', name: 'dev', timeoutMs: 5000 }]);
+  assert.equal(problems.length, 6, problems.join('\n'));
+  assert.match(
+    problems[0],
+    /^holdfast\.hosts\[2\]: the entry: an SSH target is one word that does not start with "-"$/,
+  );
+  assert.match(problems[1], /^holdfast\.hosts\[3\]: .*names this machine/);
+  assert.match(problems[2], /^holdfast\.hosts\[4\]: command: /);
+  assert.match(problems[5], /^holdfast\.hosts\[7\]: another host is called "dev"$/);
+  for (const line of problems) assert.doesNotMatch(line, /\n/);
+  assert.deepEqual(parseHostSetting('gpu').hosts, []);
+  assert.equal(parseHostSetting('gpu').problems.length, 1);
+  assert.deepEqual(parseHostSetting(undefined), { hosts: [], problems: [] });
 });
 
 test("ssh's arguments: no prompt, no forwarding, no escape character, the target after --", () => {

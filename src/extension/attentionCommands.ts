@@ -7,8 +7,9 @@ import { hasControl } from '../text/printable';
 import { ui, uiText } from '../text/uiText';
 import { type AttentionCard, needingAttention, stepThrough } from './attentionOrder';
 import { pickAttentionCard } from './attentionPick';
-import type { SessionFeed } from './previewHost';
+import type { SessionFeed } from './sessionFeed';
 import { answerPrompt } from './promptAnswers';
+import { everyCard } from './sessionState';
 import type { TabManager } from './tabs';
 import { showInformation, showInputBox, showStatusMessage } from './ui';
 
@@ -30,8 +31,7 @@ async function goToAttention(feed: SessionFeed, tabs: TabManager, direction: 1 |
 
 /** The session to reply to: the one given (a notification's, a card's), else one picked among those that need you. */
 async function replyTarget(feed: SessionFeed, id: string | undefined): Promise<AttentionCard | undefined> {
-  const model = feed.model();
-  const cards = [...model.here, ...model.others];
+  const cards = everyCard(feed.model());
   if (typeof id === 'string') return cards.find((card) => card.id === id);
   const waiting = needingAttention(cards);
   if (waiting.length === 0) {
@@ -41,7 +41,7 @@ async function replyTarget(feed: SessionFeed, id: string | undefined): Promise<A
   return pickAttentionCard(waiting, ui`Reply to which Holdfast session?`);
 }
 
-async function replySession(feed: SessionFeed, tabs: TabManager, id: string | undefined): Promise<void> {
+async function replySession(feed: SessionFeed, id: string | undefined): Promise<void> {
   const card = await replyTarget(feed, id);
   if (!card) return;
   // Its reason is the program's text (its screen, its agent's message): the prompt shows it, links nothing.
@@ -52,8 +52,8 @@ async function replySession(feed: SessionFeed, tabs: TabManager, id: string | un
     validateInput: (value) => (hasControl(value) ? ui`One line of text: no control characters.` : undefined),
   });
   if (text === undefined) return;
-  const client = await tabs.connection.get();
-  await client.request('send', { session: card.id, data: `${text}\r` });
+  const { client, id: session } = await feed.clientFor(card.id);
+  await client.request('send', { session, data: `${text}\r` });
 }
 
 /** The commands, each reporting its own failure in one message. */
@@ -70,7 +70,7 @@ export function registerAttentionCommands(feed: SessionFeed, tabs: TabManager): 
   return [
     run('holdfast.nextAttention', 'Go to Next Agent Needing Attention', () => goToAttention(feed, tabs, 1)),
     run('holdfast.previousAttention', 'Go to Previous Agent Needing Attention', () => goToAttention(feed, tabs, -1)),
-    run('holdfast.replySession', 'Reply', (id) => replySession(feed, tabs, idOf(id))),
+    run('holdfast.replySession', 'Reply', (id) => replySession(feed, idOf(id))),
     run('holdfast.approve', 'Approve', (id) => answerPrompt(feed, tabs, idOf(id), 'approve')),
     run('holdfast.deny', 'Deny', (id) => answerPrompt(feed, tabs, idOf(id), 'deny')),
   ];

@@ -16,8 +16,8 @@ import type { Log } from './log';
 import { NotificationAction, NotificationBatch, notificationText } from './notificationBatch';
 import { showInformation } from './ui';
 import { NotificationPacer } from './notificationPacer';
-import type { SessionFeed } from './previewHost';
-import { becameDone, startedWaiting } from './sessionState';
+import type { SessionFeed } from './sessionFeed';
+import { becameDone, type Card, startedWaiting } from './sessionState';
 import { settings } from './settings';
 
 export class AttentionNotifier implements vscode.Disposable {
@@ -38,7 +38,7 @@ export class AttentionNotifier implements vscode.Disposable {
   }
 
   private check(): void {
-    const cards = this.feed.model().here;
+    const cards = this.candidates();
     const started = [
       ...(settings.waitingNotifications() ? startedWaiting(this.phases, cards) : []),
       ...(settings.doneNotifications() ? becameDone(this.phases, cards) : []),
@@ -48,20 +48,28 @@ export class AttentionNotifier implements vscode.Disposable {
     for (const card of started) if (!this.inFront(card.id) && this.pacer.take(card.id)) this.batch.add(card.id);
   }
 
+  /** The sessions told about: this workspace's, and every SSH host's (they belong to no workspace here). */
+  private candidates(): Card[] {
+    const model = this.feed.model();
+    return [...model.here, ...model.hosts.flatMap((host) => host.cards)];
+  }
+
   private inFront(id: string): boolean {
     return vscode.window.state.focused && this.isActiveTab(id);
   }
 
   /** The sessions of a batch that still need you and are not in front, told in one notification. */
   private async notify(ids: string[]): Promise<void> {
-    const cards = needingAttention(this.feed.model().here.filter((c) => ids.includes(c.id) && !this.inFront(c.id)));
+    const cards = needingAttention(this.candidates().filter((c) => ids.includes(c.id) && !this.inFront(c.id)));
     if (cards.length === 0) return;
     this.log.info(`attention: notifying for ${cards.map((c) => `${c.id} (${c.phase})`).join(', ')}`);
     // Names and reasons come from programs and scripts: notificationText makes them UI text.
     const { message, actions } = notificationText(cards);
     const choice = await showInformation(message, ...actions);
     const target = cards[0].id;
-    if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
+    // A host's session has no tab here yet: Show brings its card forward in the Sessions view.
+    if (choice === NotificationAction.Show && cards[0].host !== undefined) await this.run('holdfast.sessions.focus');
+    else if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
     else if (choice === NotificationAction.Reply) await this.run('holdfast.replySession', target);
     else if (choice === NotificationAction.Approve) await this.run('holdfast.approve', target);
     else if (choice === NotificationAction.Deny) await this.run('holdfast.deny', target);

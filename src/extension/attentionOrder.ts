@@ -6,7 +6,7 @@ import type { Card } from './sessionState';
 /** The fields ordering and notifying need of a card. */
 export type AttentionCard = Pick<
   Card,
-  'id' | 'name' | 'agent' | 'agentLabel' | 'phase' | 'since' | 'reason' | 'permissionPrompt' | 'hookAgrees'
+  'id' | 'host' | 'name' | 'agent' | 'agentLabel' | 'phase' | 'since' | 'reason' | 'permissionPrompt' | 'hookAgrees'
 >;
 
 /** Cards that wait for you or are done: waiting first, then done, each oldest first (ties by id). */

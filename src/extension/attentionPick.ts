@@ -11,7 +11,7 @@ export async function pickAttentionCard(
   const pick = await showQuickPick(
     cards.map((card) => ({
       label: uiText(card.name),
-      description: uiText(card.phase),
+      description: card.host === undefined ? uiText(card.phase) : uiText(`${card.phase} · ${card.host}`),
       detail: card.reason ? uiText(card.reason) : undefined,
       card,
     })),

@@ -1,5 +1,6 @@
 // What every Holdfast command gets, the lookups and picks several of them share, and the context
 // key that shows Holdfast's terminal menu entries.
+import { parseKey } from './sessionKey';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../protocol/messages';
@@ -57,9 +58,16 @@ export function describe(session: SessionInfo, workspace: string): { description
   };
 }
 
-/** A command argument meant as a session id (a menu may pass other things). */
+/**
+ * A command argument meant as one of this machine's session ids (a menu may pass other things). A host's session
+ * key is refused here, so it never reaches this machine's daemon as an id.
+ */
 export function sessionArg(value: unknown): string | undefined {
-  return typeof value === 'string' && value ? value : undefined;
+  if (typeof value !== 'string' || !value) return undefined;
+  const { host } = parseKey(value);
+  if (host !== undefined)
+    throw new Error(`this acts on this machine's sessions; on ${host}, Reply…, Approve and Deny work from its card`);
+  return value;
 }
 
 /** The session by id, fresh from the daemon. */

@@ -16,6 +16,15 @@ export type DaemonState =
   | { kind: 'stopped' } // no daemon listens (none started yet, or it exited)
   | { kind: 'failed'; error: Error }; // starting or connecting failed: shown to the user
 
+/** What the session list, cards and previews follow: this machine's connection or a host's (hostConnection.ts). */
+export interface ConnectionEvents {
+  readonly state: DaemonState;
+  readonly client: HoldfastClient | undefined;
+  readonly onDidChangeState: (listener: (state: DaemonState) => void) => IDisposable;
+  readonly onDidConnect: (listener: (client: HoldfastClient) => void) => IDisposable;
+  readonly onDidLose: (listener: (lost: { daemonGone: boolean; expected: boolean }) => void) => IDisposable;
+}
+
 export interface DaemonConnectionOptions {
   socket: string;
   /** Resolves the daemon script to start (installs the versioned copy when needed). */
@@ -35,7 +44,7 @@ function delay(ms: number): Promise<void> {
 /** Retry delays after the connection drops: a daemon that is still there answers at once. */
 const RECONNECT_DELAYS_MS = [100, 300, 1000, 2000];
 
-export class DaemonConnection implements IDisposable {
+export class DaemonConnection implements ConnectionEvents, IDisposable {
   private readonly store = new DisposableStore();
   /** Owns the current client and its listeners; replaced with each new client. */
   private readonly clientStore = this.store.add(new MutableDisposable<DisposableStore>());

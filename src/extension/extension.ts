@@ -15,8 +15,10 @@ import { installLaunchers, type Launchers } from './launchers';
 import { workspaceKey } from './layout';
 import { LayoutTracker } from './layoutTracker';
 import { registerMcpProvider } from './mcpProvider';
-import { SessionFeed } from './previewHost';
+import { SessionFeed } from './sessionFeed';
 import { RecoverySettingsMirror } from './recoverySettings';
+import { RemoteHosts } from './remoteHosts';
+import { sshLink } from '../link/daemonLink';
 import { SessionList } from './sessionList';
 import { registerSidebar } from './sidebar';
 import { settings } from './settings';
@@ -131,7 +133,8 @@ function register(services: Services, store: DisposableStore): void {
   store.add(new LayoutTracker(tabs, sessions, log));
   store.add(new ActiveTerminalContextKey((t) => tabs.tabOf(t) !== undefined, log));
   // Every session's state, for the status bar, the notifications, the sidebar and the wall.
-  const previewDeps = { connection, sessions, workspace: config.workspace, log, typing: tabs.typing };
+  const remotes = followHosts(log, store);
+  const previewDeps = { connection, sessions, workspace: config.workspace, log, typing: tabs.typing, remotes };
   const feed = store.add(new SessionFeed(previewDeps));
   store.add(new StatusBar(connection, sessions, feed));
   store.add(new AttentionNotifier(feed, (id) => tabs.activeTab()?.sessionId === id, log));
@@ -156,6 +159,23 @@ function register(services: Services, store: DisposableStore): void {
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
   store.add(registerSidebar(context, feed, previewDeps));
   store.add(registerMcpProvider(context, config.socket, log)); // `holdfast mcp` for VS Code's agent mode (1.101+)
+}
+
+/** The SSH hosts of holdfast.hosts, followed as the setting changes; a bad entry is logged and left out. */
+function followHosts(log: vscode.LogOutputChannel, store: DisposableStore): RemoteHosts {
+  const remotes = store.add(new RemoteHosts({ link: (entry) => sshLink(entry, process.env, 'extension'), log }));
+  const read = () => {
+    const { hosts, problems } = settings.hosts();
+    for (const problem of problems) log.warn(`settings: ${problem}`);
+    remotes.update(hosts);
+  };
+  store.add(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('holdfast.hosts')) read();
+    }),
+  );
+  read();
+  return remotes;
 }
 
 /** Adopt the running daemon (or start one), then bring back this workspace's tabs. */

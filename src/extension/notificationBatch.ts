@@ -48,7 +48,9 @@ export class NotificationBatch {
 
 /** A session as a notification names it: `Claude Code "fix-tests"`, or `"build"` for a terminal. */
 function who(card: AttentionCard): UiText {
-  const name = ui`"${uiText(card.name)}"`;
+  const named = ui`"${uiText(card.name)}"`;
+  // A host's session says where it runs: the same name may run here too.
+  const name = card.host === undefined ? named : ui`${named} on ${uiText(card.host)}`;
   return card.agent === 'terminal' ? name : ui`${uiText(card.agentLabel)} ${name}`;
 }
 

@@ -1,25 +1,18 @@
 // What the sidebar and the wall of screens share on the extension host side:
-//  - SessionFeed: one per window; the daemon's pushed events → session states → the card model.
 //  - PreviewHost: one per webview; a watcher attachment for each preview the webview shows
 //    (snapshot, then the stream), forwarded with postMessage. Watchers never write and never
 //    resize: a preview follows the session's size, never the other way round.
-//  - sessionsHtml: the webview page (strict CSP with a nonce; resources through asWebviewUri).
-import { randomBytes } from 'node:crypto';
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Attachment, HoldfastClient } from '../client/client';
-import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
-import type { DaemonEvent } from '../protocol/messages';
-import type { DaemonConnection } from './daemonConnection';
+import { DisposableStore, type IDisposable, timeout } from '../base/disposable';
 import type { SessionList } from './sessionList';
-import { buildModel, SessionStateTracker, type SidebarModel } from './sessionState';
+import type { PreviewDeps, SessionFeed } from './sessionFeed';
+export type { PreviewDeps, SessionFeed } from './sessionFeed';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
 import { showError } from './ui';
 import { ui, uiText } from '../text/uiText';
-import type { WindowTyping } from './windowTyping';
+import { onHost, parseKey } from './sessionKey';
 
-/** Model changes closer together than this are sent once. */
-const MODEL_DEBOUNCE_MS = 80;
 /** Output is batched into one message per preview this often. */
 const OUTPUT_FLUSH_MS = 40;
 /** While the user types in a tab, a preview's screens and output are posted this often at most: typing first. */
@@ -43,69 +36,16 @@ const COMMANDS: ReadonlySet<WebviewCommand> = new Set<WebviewCommand>([
   'showAllSessions',
 ]);
 
-export interface PreviewDeps {
-  connection: DaemonConnection;
-  sessions: SessionList;
-  workspace: string;
-  log: vscode.LogOutputChannel;
-  /** Where the user types (windowTyping.ts): previews wait meanwhile. */
-  typing?: WindowTyping;
-}
-
-/** The card model of every session, kept current from the daemon's events (no polling). */
-export class SessionFeed implements IDisposable {
-  private readonly store = new DisposableStore();
-  /** The current client's event subscription; replaced with each new client. */
-  private readonly clientEvents = this.store.add(new MutableDisposable());
-  private readonly tracker = new SessionStateTracker();
-  private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
-  /** Fires (debounced) when the model may have changed. */
-  readonly onDidChange = this.onDidChangeEmitter.event;
-  private pending: IDisposable | undefined;
-  private hasArchivedAgents: boolean | undefined;
-
-  constructor(private readonly deps: PreviewDeps) {
-    this.store.add(deps.sessions.onDidChange(() => this.changed()));
-    this.store.add(deps.connection.onDidChangeState(() => this.changed()));
-    this.store.add(deps.connection.onDidConnect((client) => this.follow(client)));
-    const client = deps.connection.client;
-    if (client) this.follow(client);
-    this.store.add({ dispose: () => this.pending?.dispose() });
-    this.updateContext(this.model());
-  }
-
-  model(): SidebarModel {
-    const connected = this.deps.connection.state.kind === 'connected';
-    return buildModel(this.deps.sessions.all, this.tracker, this.deps.workspace, Date.now(), connected, os.homedir());
-  }
-
-  private follow(client: HoldfastClient): void {
-    this.tracker.reset([]);
-    this.clientEvents.value = client.onEvent((event: DaemonEvent) => {
-      if (this.tracker.apply(event)) this.changed();
-    });
-    this.changed();
-  }
-
-  private changed(): void {
-    if (this.pending) return;
-    this.pending = timeout(MODEL_DEBOUNCE_MS, () => {
-      this.pending = undefined;
-      const model = this.model();
-      this.updateContext(model);
-      this.onDidChangeEmitter.fire();
-    });
-  }
-
-  private updateContext(model: SidebarModel): void {
-    if (this.hasArchivedAgents === model.hasArchivedAgents) return;
-    this.hasArchivedAgents = model.hasArchivedAgents;
-    void vscode.commands.executeCommand('setContext', 'holdfast.hasArchivedAgents', model.hasArchivedAgents);
-  }
-
-  dispose(): void {
-    this.store.dispose();
-  }
+/** A preview is never sized from a host's word beyond what a session can be. */
+function fits(cols: unknown, rows: unknown): boolean {
+  return (
+    Number.isInteger(cols) &&
+    Number.isInteger(rows) &&
+    (cols as number) > 0 &&
+    (rows as number) > 0 &&
+    (cols as number) <= 2000 &&
+    (rows as number) <= 1000
+  );
 }
 
 /** One watched preview: its attachment and the output not yet posted. */
@@ -138,8 +78,12 @@ export class PreviewHost implements IDisposable {
     this.store.add(webview.onDidReceiveMessage((message: FromWebview) => this.onMessage(message)));
     this.store.add(feed.onDidChange(() => this.onModel()));
     // A new connection (reconnect, new daemon): the old channels are gone; watch again.
-    this.store.add(deps.connection.onDidConnect(() => this.rewatchAll()));
-    this.store.add(deps.connection.onDidLose(() => this.dropAll()));
+    this.store.add(deps.connection.onDidConnect(() => this.rewatchAll(onHost(undefined))));
+    this.store.add(deps.connection.onDidLose(() => this.dropAll(onHost(undefined))));
+    if (deps.remotes) {
+      this.store.add(deps.remotes.onDidConnect(({ host }) => this.rewatchAll(onHost(host))));
+      this.store.add(deps.remotes.onDidLose((host) => this.dropAll(onHost(host))));
+    }
     this.store.add({ dispose: () => this.dropAll() });
   }
 
@@ -197,7 +141,7 @@ export class PreviewHost implements IDisposable {
     const model = this.feed.model();
     this.post({ type: 'model', model });
     // Removed sessions: their streams end.
-    const ids = new Set([...model.here, ...model.others].map((c) => c.id));
+    const ids = new Set([...model.here, ...model.others, ...model.hosts.flatMap((h) => h.cards)].map((c) => c.id));
     for (const id of [...this.wanted]) {
       if (!ids.has(id)) {
         this.wanted.delete(id);
@@ -206,13 +150,22 @@ export class PreviewHost implements IDisposable {
     }
   }
 
-  private async watch(id: string): Promise<void> {
-    if (this.watches.has(id)) return;
-    const client = this.deps.connection.client;
+  /** The connection and session list a session key belongs to: this machine's, or its host's. */
+  private sourceOf(key: string): { client?: HoldfastClient; sessions?: SessionList; id: string } {
+    const { host, id } = parseKey(key);
+    if (host === undefined) return { client: this.deps.connection.client, sessions: this.deps.sessions, id };
+    const remote = this.deps.remotes?.get(host);
+    return { client: remote?.connection.client, sessions: remote?.sessions, id };
+  }
+
+  private async watch(key: string): Promise<void> {
+    if (this.watches.has(key)) return;
+    const { client, sessions, id } = this.sourceOf(key);
     if (!client || client.isClosed) return; // watched again when the connection is back
-    const info = this.deps.sessions.get(id);
+    const info = sessions?.get(id);
+    if (!info) return; // not a session of that host (any more)
     const watch: Watch = {
-      id,
+      id: key,
       decoder: new TextDecoder('utf-8'),
       pending: '',
       cols: info?.cols ?? 80,
@@ -224,7 +177,7 @@ export class PreviewHost implements IDisposable {
         { session: id, role: 'watcher' },
         {
           onSnapshot: (bytes) => {
-            if (this.watches.get(id) !== watch) return;
+            if (this.watches.get(key) !== watch) return;
             watch.pending = '';
             watch.decoder = new TextDecoder('utf-8');
             watch.screen = watch.decoder.decode(bytes, { stream: true });
@@ -233,30 +186,32 @@ export class PreviewHost implements IDisposable {
           },
           onOutput: (bytes) => this.queue(watch, bytes),
           onEvent: (event) => {
-            if (event.type !== 'session' || event.session.id !== id || this.watches.get(id) !== watch) return;
+            if (event.type !== 'session' || event.session.id !== id || this.watches.get(key) !== watch) return;
             if (event.session.cols === watch.cols && event.session.rows === watch.rows) return;
+            if (!fits(event.session.cols, event.session.rows)) return;
             // Output before the resize was laid out for the old size: it goes first.
             this.flush(watch);
             watch.cols = event.session.cols;
             watch.rows = event.session.rows;
-            this.post({ type: 'resize', id, cols: watch.cols, rows: watch.rows });
+            this.post({ type: 'resize', id: key, cols: watch.cols, rows: watch.rows });
           },
         },
       );
-      if (this.watches.get(id) !== watch) {
+      if (this.watches.get(key) !== watch) {
         attachment.dispose(); // unwatched while attaching
         return;
       }
       watch.attachment = attachment;
-      if (attachment.session.cols !== watch.cols || attachment.session.rows !== watch.rows) {
+      const { cols, rows } = attachment.session;
+      if ((cols !== watch.cols || rows !== watch.rows) && fits(cols, rows)) {
         this.flush(watch);
         watch.cols = attachment.session.cols;
         watch.rows = attachment.session.rows;
-        this.post({ type: 'resize', id, cols: watch.cols, rows: watch.rows });
+        this.post({ type: 'resize', id: key, cols: watch.cols, rows: watch.rows });
       }
     } catch (err) {
-      if (this.watches.get(id) === watch) this.watches.delete(id);
-      this.deps.log.warn(`sidebar: watching ${id}: ${(err as Error).message}`);
+      if (this.watches.get(key) === watch) this.watches.delete(key);
+      this.deps.log.warn(`sidebar: watching ${key}: ${(err as Error).message}`);
     }
   }
 
@@ -294,14 +249,15 @@ export class PreviewHost implements IDisposable {
     watch.attachment?.dispose();
   }
 
-  private dropAll(): void {
-    for (const id of [...this.watches.keys()]) this.drop(id);
+  /** Drops the streams of the sessions `which` picks (all by default). */
+  private dropAll(which: (key: string) => boolean = () => true): void {
+    for (const key of [...this.watches.keys()]) if (which(key)) this.drop(key);
   }
 
-  private rewatchAll(): void {
-    this.dropAll();
+  private rewatchAll(which: (key: string) => boolean = () => true): void {
+    this.dropAll(which);
     if (!this.visible) return;
-    for (const id of this.wanted) void this.watch(id);
+    for (const key of this.wanted) if (which(key)) void this.watch(key);
   }
 
   private post(message: ToWebview): void {
@@ -312,35 +268,4 @@ export class PreviewHost implements IDisposable {
   dispose(): void {
     this.store.dispose();
   }
-}
-
-/** The page of the sidebar and of the wall: the same script and styles, `mode` picks the layout. */
-export function sessionsHtml(webview: vscode.Webview, extensionUri: vscode.Uri, mode: 'sidebar' | 'wall'): string {
-  const nonce = randomBytes(16).toString('base64');
-  const asset = (name: string) =>
-    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', name)).toString();
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `font-src ${webview.cspSource}`,
-    // 'unsafe-inline' for styles only: xterm.js's DOM renderer writes <style> elements and inline
-    // style attributes (cell widths, colours). Scripts need the nonce.
-    `style-src ${webview.cspSource} 'unsafe-inline'`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('xterm.css')}">
-<link rel="stylesheet" href="${asset('sessions.css')}">
-<title>Holdfast Sessions</title>
-</head>
-<body data-mode="${mode}">
-<div id="root" role="list" aria-label="Holdfast sessions"></div>
-<script nonce="${nonce}" src="${asset('sessions.js')}"></script>
-</body>
-</html>`;
 }

@@ -15,7 +15,8 @@ import {
 import { ui, uiJoin, uiText } from '../text/uiText';
 import { type AttentionCard, needingAttention } from './attentionOrder';
 import { pickAttentionCard } from './attentionPick';
-import type { SessionFeed } from './previewHost';
+import type { SessionFeed } from './sessionFeed';
+import { everyCard } from './sessionState';
 import type { TabManager } from './tabs';
 import { showInformation, showModal, showStatusMessage } from './ui';
 
@@ -30,8 +31,7 @@ async function promptTarget(
   id: string | undefined,
   choice: PromptChoice,
 ): Promise<AttentionCard | undefined> {
-  const model = feed.model();
-  const cards = [...model.here, ...model.others];
+  const cards = everyCard(feed.model());
   if (id !== undefined) return cards.find((card) => card.id === id);
   const active = cards.find((card) => card.id === tabs.activeTab()?.sessionId);
   if (active && (active.permissionPrompt || Object.hasOwn(VERIFIED_PROMPTS, active.agent))) return active;
@@ -45,9 +45,9 @@ async function promptTarget(
 }
 
 /** The answer, sent at once: undefined when the daemon wants the prompt shown first (its hook's word ended). */
-async function answerAgreed(client: HoldfastClient, card: AttentionCard, choice: PromptChoice) {
+async function answerAgreed(client: HoldfastClient, session: string, choice: PromptChoice) {
   try {
-    return await client.request('answer', { session: card.id, choice });
+    return await client.request('answer', { session, choice });
   } catch (err) {
     if (err instanceof RequestError && err.code === ErrorCode.Unconfirmed) return undefined;
     throw err;
@@ -55,8 +55,8 @@ async function answerAgreed(client: HoldfastClient, card: AttentionCard, choice:
 }
 
 /** The prompt's block shown in a dialog; answered, naming what was shown, once the user says so. */
-async function answerShown(client: HoldfastClient, card: AttentionCard, choice: PromptChoice) {
-  const { lines } = await client.request('read', { session: card.id });
+async function answerShown(client: HoldfastClient, session: string, card: AttentionCard, choice: PromptChoice) {
+  const { lines } = await client.request('read', { session });
   const prompt = findPermissionPrompt(card.agent, lines);
   if (!prompt) throw new Error(`"${card.name}" shows no permission prompt Holdfast knows now: nothing was sent`);
   const area = promptArea(lines, prompt);
@@ -70,7 +70,7 @@ async function answerShown(client: HoldfastClient, card: AttentionCard, choice: 
     button,
   );
   if (picked !== button) return undefined;
-  return client.request('answer', { session: card.id, choice, shown: promptAreaDigest(area) });
+  return client.request('answer', { session, choice, shown: promptAreaDigest(area) });
 }
 
 export async function answerPrompt(
@@ -81,10 +81,11 @@ export async function answerPrompt(
 ): Promise<void> {
   const card = await promptTarget(feed, tabs, id, choice);
   if (!card) return;
-  const client = await tabs.connection.get();
+  // A host's session is answered by its host's daemon, under its own id there.
+  const { client, id: session } = await feed.clientFor(card.id);
   const result: AnswerResult | undefined =
-    (card.hookAgrees ? await answerAgreed(client, card, choice) : undefined) ??
-    (await answerShown(client, card, choice));
+    (card.hookAgrees ? await answerAgreed(client, session, choice) : undefined) ??
+    (await answerShown(client, session, card, choice));
   if (!result) return;
   const done = choice === 'approve' ? ui`approved` : ui`denied`;
   showStatusMessage(ui`Holdfast: ${done} "${uiText(card.name)}": ${uiText(result.question)}`, 5000);

@@ -4,8 +4,15 @@
 import type { HoldfastClient } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable, MutableDisposable } from '../base/disposable';
 import { Capability, type DaemonEvent, type SessionInfo } from '../protocol/messages';
-import type { DaemonConnection } from './daemonConnection';
+import { MAX_REMOTE_SESSIONS } from '../link/remoteSessions';
+import type { ConnectionEvents } from './daemonConnection';
 import type { Log } from './log';
+
+/** How a host's word is checked before it is used (src/link/remoteSessions.ts); this machine's daemon is trusted. */
+export interface SessionCheck {
+  list(raw: unknown): SessionInfo[];
+  event(raw: unknown): DaemonEvent | undefined;
+}
 
 export class SessionList implements IDisposable {
   private readonly store = new DisposableStore();
@@ -14,10 +21,14 @@ export class SessionList implements IDisposable {
   private readonly sessions = new Map<string, SessionInfo>();
   private readonly onDidChangeEmitter = this.store.add(new Emitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly onEventEmitter = this.store.add(new Emitter<DaemonEvent>());
+  /** The current connection's session events, checked when they come from a host. */
+  readonly onEvent = this.onEventEmitter.event;
 
   constructor(
-    private readonly connection: DaemonConnection,
+    private readonly connection: ConnectionEvents,
     private readonly log: Log,
+    private readonly check?: SessionCheck,
   ) {
     this.store.add(connection.onDidConnect((client) => void this.follow(client)));
     this.store.add(
@@ -46,12 +57,16 @@ export class SessionList implements IDisposable {
   /** A fresh list straight from the daemon (also refreshes ours). */
   async refresh(client: HoldfastClient): Promise<SessionInfo[]> {
     const { sessions } = await client.request('list', {});
-    this.replace(sessions);
-    return sessions;
+    return this.replace(sessions);
   }
 
   private async follow(client: HoldfastClient): Promise<void> {
-    this.clientEvents.value = client.onEvent((event) => this.apply(event));
+    this.clientEvents.value = client.onEvent((raw) => {
+      const event = this.check ? this.check.event(raw) : raw;
+      if (!event) return;
+      this.apply(event);
+      this.onEventEmitter.fire(event);
+    });
     const how = client.supports(Capability.Subscribe) ? 'subscribe' : 'list';
     try {
       // An older daemon without subscribe still gets a list (refreshed when we ask again).
@@ -65,15 +80,19 @@ export class SessionList implements IDisposable {
     }
   }
 
-  private replace(sessions: SessionInfo[]): void {
+  private replace(raw: SessionInfo[]): SessionInfo[] {
+    const sessions = this.check ? this.check.list(raw) : raw;
     this.sessions.clear();
     for (const s of sessions) this.sessions.set(s.id, s);
     this.onDidChangeEmitter.fire();
+    return sessions;
   }
 
   private apply(event: DaemonEvent): void {
     switch (event.type) {
       case 'session':
+        // A host's new sessions past its bound are not shown (a forged flood); this machine's are all shown.
+        if (this.check && !this.sessions.has(event.session.id) && this.sessions.size >= MAX_REMOTE_SESSIONS) return;
         this.sessions.set(event.session.id, event.session);
         break;
       case 'removed':

@@ -11,6 +11,7 @@ import { printable } from '../text/printable';
 import { type ProgramText, programText } from '../text/programText';
 import { archiveAction } from './archives';
 import { startAgainCommand } from './notices';
+import { remoteKey } from './sessionKey';
 
 /** Follows the daemon's 'attention' events per session, on top of the session list's infos. */
 export class SessionStateTracker {
@@ -96,7 +97,10 @@ export type CardAction =
  * them through uiText().
  */
 export interface Card {
+  /** This machine's session id, or a host's session key (sessionKey.ts): what every command is given. */
   id: string;
+  /** The SSH host it runs on; none: this machine. */
+  host?: string;
   name: ProgramText;
   agent: AgentKind;
   /** "Claude Code", a custom profile's name (metadata), or "Terminal". */
@@ -125,12 +129,24 @@ export interface Card {
   actions: CardAction[];
 }
 
+/** An SSH host's part of the Sessions view (holdfast.hosts): its state, its one-line failure, its sessions. */
+export interface HostSection {
+  /** As the user named it in holdfast.hosts. */
+  name: string;
+  state: 'connecting' | 'connected' | 'failed';
+  /** Why it is not connected: ssh's or the host's one line (src/link/sshFailure.ts), printable. */
+  error?: ProgramText;
+  cards: Card[];
+}
+
 export interface SidebarModel {
   /** The extension host's clock when this was sent; the webview ticks elapsed times from it. */
   now: number;
   connected: boolean;
   here: Card[];
   others: Card[];
+  /** The SSH hosts of holdfast.hosts, after this machine's sessions, in the setting's order. */
+  hosts: HostSection[];
   /** Some archived agent can be resumed (the "Resume All Agents" title action). */
   hasArchivedAgents: boolean;
 }
@@ -240,5 +256,27 @@ export function buildModel(
   }
   here.sort((a, b) => a.order - b.order || a.card.createdAt - b.card.createdAt);
   others.sort((a, b) => b.createdAt - a.createdAt);
-  return { now, connected, here: here.map((h) => h.card), others, hasArchivedAgents };
+  return { now, connected, here: here.map((h) => h.card), others, hosts: [], hasArchivedAgents };
+}
+
+/** Every card of the model: this machine's, then each host's. */
+export function everyCard(model: SidebarModel): Card[] {
+  return [...model.here, ...model.others, ...model.hosts.flatMap((host) => host.cards)];
+}
+
+/** A host's sessions as cards (newest first), each keyed by host and id and never "here". */
+export function hostCards(
+  host: string,
+  sessions: readonly SessionInfo[],
+  tracker: SessionStateTracker,
+  now: number,
+): Card[] {
+  return sessions
+    .map((info) => {
+      const card = toCard(info, tracker.status(info, now), '');
+      // What works on a host's session from here: answering it (its tab and the rest: this machine's only).
+      const actions = card.actions.filter((a) => a === 'replySession' || a === 'approve' || a === 'deny');
+      return { ...card, id: remoteKey(host, info.id), host, here: false, actions };
+    })
+    .sort((a, b) => b.createdAt - a.createdAt);
 }

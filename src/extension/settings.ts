@@ -1,5 +1,6 @@
 // The extension's settings (declared in package.json `contributes.configuration`), read fresh each time.
 import * as vscode from 'vscode';
+import { type HostEntry, parseHostSetting } from '../link/hosts';
 
 export type CloseAction = 'kill' | 'detach' | 'ask';
 
@@ -36,6 +37,11 @@ export const settings = {
   /** A notification when a session of this workspace that is not in front finishes its turn or command. */
   doneNotifications(): boolean {
     return config().get<boolean>('notifications.done', false) === true;
+  },
+  /** The SSH hosts whose sessions the Sessions view shows (docs/hosts.md), and the entries left out with why. */
+  hosts(): { hosts: HostEntry[]; problems: string[] } {
+    // The user's own value only: a cloned repository's settings never choose where ssh connects.
+    return parseHostSetting(config().inspect<unknown>('hosts')?.globalValue ?? []);
   },
   /** Advanced: another daemon socket; empty means HOLDFAST_SOCKET or the default. */
   socketPath(): string {

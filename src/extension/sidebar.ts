@@ -3,7 +3,8 @@
 // you. Also registers the wall of screens.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
-import { type PreviewDeps, PreviewHost, type SessionFeed, sessionsHtml } from './previewHost';
+import { type PreviewDeps, PreviewHost, type SessionFeed } from './previewHost';
+import { sessionsHtml } from './sessionsPage';
 import { waitingCount } from './sessionState';
 import { registerWall } from './wall';
 import { setBadge } from './ui';

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
 import type { DaemonConnection } from './daemonConnection';
-import type { SessionFeed } from './previewHost';
+import type { SessionFeed } from './sessionFeed';
 import type { SessionList } from './sessionList';
 import { waitingCount } from './sessionState';
 import { UiStatusBarItem } from './ui';

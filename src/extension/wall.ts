@@ -3,7 +3,8 @@
 // The wall comes back after a window reload (a panel serializer), like the terminals do.
 import * as vscode from 'vscode';
 import { DisposableStore } from '../base/disposable';
-import { type PreviewDeps, PreviewHost, type SessionFeed, sessionsHtml } from './previewHost';
+import { type PreviewDeps, PreviewHost, type SessionFeed } from './previewHost';
+import { sessionsHtml } from './sessionsPage';
 import { createWebviewPanel } from './ui';
 import { ui } from '../text/uiText';
 

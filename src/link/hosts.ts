@@ -46,13 +46,45 @@ export const hostEntrySchema = z.object({
 export type HostEntry = z.infer<typeof hostEntrySchema>;
 
 /** The config file's part that is ours; its other keys are the daemon's. */
+/** At most this many hosts, in the config file or the setting. */
+const MAX_HOSTS = 64;
+
 const hostsFileSchema = z.object({
   hosts: z
     .array(hostEntrySchema)
-    .max(64)
+    .max(MAX_HOSTS)
     .refine((hosts) => new Set(hosts.map(hostName)).size === hosts.length, 'two hosts have the same name')
     .optional(),
 });
+
+/** One entry of the `holdfast.hosts` setting: a bare SSH target, or an entry as in the config file. */
+function hostSettingEntry(entry: unknown) {
+  return typeof entry === 'string'
+    ? sshTargetSchema.transform((target): HostEntry => ({ target })).safeParse(entry)
+    : hostEntrySchema.strict().safeParse(entry);
+}
+
+/**
+ * The hosts of the `holdfast.hosts` setting, each checked as the config file's entries are; an entry that is not
+ * one, or that repeats a name, is left out with its one-line problem.
+ */
+export function parseHostSetting(raw: unknown): { hosts: HostEntry[]; problems: string[] } {
+  const hosts: HostEntry[] = [];
+  const problems: string[] = [];
+  const entries = Array.isArray(raw) ? raw.slice(0, MAX_HOSTS) : [];
+  if (raw !== undefined && !Array.isArray(raw)) problems.push('holdfast.hosts: a list of SSH targets is expected');
+  if (Array.isArray(raw) && raw.length > MAX_HOSTS)
+    problems.push(`holdfast.hosts: only the first ${MAX_HOSTS} are used`);
+  entries.forEach((entry: unknown, i) => {
+    const parsed = hostSettingEntry(entry);
+    if (!parsed.success) return problems.push(`holdfast.hosts[${i}]: ${firstIssue(parsed.error, 'the entry')}`);
+    const name = hostName(parsed.data);
+    if (hosts.some((h) => hostName(h) === name))
+      return problems.push(`holdfast.hosts[${i}]: another host is called ${JSON.stringify(name)}`);
+    hosts.push(parsed.data);
+  });
+  return { hosts, problems };
+}
 
 /** What a host is called: its name, else its target. */
 export function hostName(host: HostEntry): string {
@@ -60,9 +92,9 @@ export function hostName(host: HostEntry): string {
 }
 
 /** The problem of a zod error, on one line naming the field. */
-function firstIssue(error: z.ZodError): string {
+function firstIssue(error: z.ZodError, whole = 'the file'): string {
   const issue = error.issues[0];
-  return `${issue.path.join('.') || 'the file'}: ${issue.message}`;
+  return `${issue.path.join('.') || whole}: ${issue.message}`;
 }
 
 /** The hosts of the config file (none when it does not exist); an unusable file is an InputError naming the fix. */

@@ -97,7 +97,8 @@ export function createView(card: Card): CardView {
     watching: false,
     actionKey: '',
   };
-  rootEl.addEventListener('click', () => run('focusSession', view.card.id));
+  // A host's session opens in no tab here yet: its card answers (Reply…, Approve, Deny) and shows.
+  rootEl.addEventListener('click', () => view.card.host === undefined && run('focusSession', view.card.id));
   rootEl.addEventListener('keydown', (event) => onCardKey(view, event));
   return view;
 }
@@ -165,7 +166,7 @@ function actionButton(view: CardView, action: CardAction): HTMLButtonElement {
 }
 
 function onCardKey(view: CardView, event: KeyboardEvent): void {
-  if (event.target !== view.root) return;
+  if (event.target !== view.root || view.card.host !== undefined) return; // a host's card: its buttons only
   const id = view.card.id;
   switch (event.key) {
     case 'Enter':

@@ -8,6 +8,7 @@ import type { SidebarModel } from '../sessionState';
 import { Cards } from './cards';
 import { el } from './dom';
 import { run, vscode } from './host';
+import { HostSections } from './hostSections';
 import { ICONS } from './icons';
 import type { ToWebview } from './messages';
 
@@ -32,8 +33,10 @@ othersHeading.addEventListener('click', () => {
   vscode.setState(pageState);
   if (current) render(current);
 });
+const hostsRoot = el('div', 'hosts');
+const hosts = new HostSections(hostsRoot, cards);
 buildEmpty();
-root.append(empty, hereHeading, hereNone, hereList, othersHeading, othersList);
+root.append(empty, hereHeading, hereNone, hereList, othersHeading, othersList, hostsRoot);
 
 /** What the page shows with no session: what Holdfast is, and buttons to start one. */
 function buildEmpty(): void {
@@ -57,12 +60,14 @@ function buildEmpty(): void {
 function render(model: SidebarModel): void {
   current = model;
   cards.setClock(model.now);
-  cards.keepOnly(new Set([...model.here, ...model.others].map((c) => c.id)));
+  const remote = model.hosts.flatMap((h) => h.cards);
+  cards.keepOnly(new Set([...model.here, ...model.others, ...remote].map((c) => c.id)));
 
-  const total = model.here.length + model.others.length;
+  const total = model.here.length + model.others.length + remote.length;
   empty.hidden = total > 0;
   empty.classList.toggle('disconnected', !model.connected);
-  const showHeadings = model.others.length > 0;
+  // With hosts, this machine's sessions are a section of their own too.
+  const showHeadings = model.others.length > 0 || model.hosts.length > 0;
   hereHeading.hidden = !showHeadings;
   hereNone.hidden = !(showHeadings && model.here.length === 0);
   cards.place(hereList, model.here);
@@ -73,6 +78,7 @@ function render(model: SidebarModel): void {
   othersHeading.classList.toggle('collapsed', collapsed);
   othersHeading.setAttribute('aria-expanded', String(!collapsed));
   othersList.hidden = collapsed;
+  hosts.render(model.hosts);
   document.body.dataset.sessions = String(total);
 }
 
