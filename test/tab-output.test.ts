@@ -131,6 +131,23 @@ test('echoes and short output go without a probe (local echo takes answers for k
   out.close();
 });
 
+test('a stream of small writes is still paced: a probe once they add up to a slice, standing for them all', async () => {
+  const writes: string[] = [];
+  const out = new TabOutput((text) => writes.push(text));
+  out.open();
+  const line = 'y'.repeat(99) + '\n';
+  let sent = 0;
+  while (out['writer'].unparsed === 0 && sent < RendererPace.SliceChars * 2) {
+    out.output(Buffer.from(line));
+    sent += line.length;
+    await waitFor(() => writes.join('').replaceAll(PROBE, '').length === sent, 5000, 'the small write');
+  }
+  assert.equal(writes.filter((w) => w.includes(PROBE)).length, 1, 'one probe');
+  assert.ok(writes.at(-1)!.endsWith(PROBE), 'on the write that made a slice');
+  assert.equal(out['writer'].unparsed, RendererPace.SliceChars, 'standing for every small write before it');
+  out.close();
+});
+
 test('a probe unanswered in time counts as answered, and its late answer is still taken out', async () => {
   const writes: string[] = [];
   const pace = {

@@ -42,7 +42,7 @@ export interface WriterPace {
   /** Characters written and not yet parsed, at most (a function: typing elsewhere lowers it). */
   maxUnparsedChars(): number;
   sliceChars: number;
-  /** Writes shorter than this are not probed (RendererPace.ProbeMinChars). */
+  /** Writes shorter than this are not probed (RendererPace.ProbeMinChars), until a slice of them went out. */
   probeMinChars: number;
   probeTimeoutMs: number;
 }
@@ -59,6 +59,8 @@ export class RendererWriter {
   private queue: string[] = [];
   private queuedChars = 0;
   private unparsedChars = 0;
+  /** Characters of the small writes since the last probe (the next probe stands for them too). */
+  private unprobedChars = 0;
   /** Characters each outstanding probe stands for, oldest first. */
   private readonly probes: number[] = [];
   /** Probes counted as answered when they timed out, whose answers may still come. */
@@ -148,12 +150,20 @@ export class RendererWriter {
       while (this.queue.length > 0 && text.length + this.queue[0].length <= this.pace.sliceChars)
         text += this.queue.shift()!;
       this.queuedChars -= text.length;
-      if (this.unpaced || text.length < this.pace.probeMinChars) {
+      if (this.unpaced) {
         this.write(text);
         continue;
       }
-      this.unparsedChars += text.length;
-      this.probes.push(text.length);
+      // Small writes go unprobed until they add up to a slice: a stream of them is paced as one large write.
+      const stands = this.unprobedChars + text.length;
+      if (text.length < this.pace.probeMinChars && stands < this.pace.sliceChars) {
+        this.unprobedChars = stands;
+        this.write(text);
+        continue;
+      }
+      this.unprobedChars = 0;
+      this.unparsedChars += stands;
+      this.probes.push(stands);
       this.armProbeTimer();
       this.write(text + PROBE);
     }
