@@ -131,7 +131,7 @@ test('echoes and short output go without a probe (local echo takes answers for k
   out.close();
 });
 
-test('a stream of small writes is still paced: a probe once they add up to a slice, standing for them all', async () => {
+test('small writes are still paced: a probe once they add up to a slice, standing for them all', async () => {
   const writes: string[] = [];
   const out = new TabOutput((text) => writes.push(text));
   out.open();
