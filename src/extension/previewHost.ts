@@ -171,7 +171,7 @@ export class PreviewHost implements IDisposable {
       cols: info?.cols ?? 80,
       rows: info?.rows ?? 24,
     };
-    this.watches.set(id, watch);
+    this.watches.set(key, watch);
     try {
       const attachment = await client.attach(
         { session: id, role: 'watcher' },

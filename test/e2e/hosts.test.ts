@@ -78,10 +78,10 @@ test(
       assert.equal(await sidebar.previewSize(farKey), '90x20', "the preview takes the remote session's size");
       await wb.screenshot('hosts-two-sections');
 
-      // Live: the host's events reach its card. Its preview's screen is not asserted yet: here the host's daemon
-      // answers the preview's watcher attach but sends it no snapshot (its frames teed: no Snapshot frame), while
-      // the same attach from Node outside the window gets one (hosts-sidebar.test.ts). Still open.
+      // Live: the preview shows the host's screen (its snapshot), then what the host's program prints next.
+      await sidebar.waitForText(farKey, 'remote-ready');
       remoteCli(['send', 'far', '--text', 'over-ssh', '--enter']);
+      await sidebar.waitForText(farKey, 'got:over-ssh');
 
       // It rings: waiting, told here with the host named; Reply… types into the host's session only.
       await sidebar.waitForPhase(farKey, 'waiting', 30_000);
