@@ -22,7 +22,7 @@ import { sshLink } from '../link/daemonLink';
 import { SessionList } from './sessionList';
 import { registerSidebar } from './sidebar';
 import { settings } from './settings';
-import { reportStartupShellSetting } from './startupTerminal';
+import { keepStartupShellHidden } from './startupTerminal';
 import { StatusBar } from './statusBar';
 import { systemdScopePrefix, systemdScopeWorks } from './systemdScope';
 import { ShellIntegration } from './shellIntegration';
@@ -179,7 +179,9 @@ function followHosts(log: vscode.LogOutputChannel, store: DisposableStore): Remo
 }
 
 /** Adopt the running daemon (or start one), then bring back this workspace's tabs. */
-function restoreTabs({ tabs, log }: Services): void {
-  reportStartupShellSetting(log);
+function restoreTabs({ context, tabs, log }: Services): void {
+  keepStartupShellHidden(log, context.globalState).catch((err: Error) =>
+    log.warn(`terminal.integrated.hideOnStartup could not be written to your settings: ${err.message}`),
+  );
   tabs.restore().catch((err) => tabs.reportError('Holdfast could not start its terminal daemon', err));
 }

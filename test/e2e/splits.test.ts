@@ -5,6 +5,7 @@
 // and a full quit runs there in localEcho.test; the first three scenes here run on the newest.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { OLDEST } from './environment';
 import {
@@ -220,6 +221,15 @@ test(
       });
       assert.equal(await focusedShellPid('two-tabs-member'), member.pid, 'the split has the focus');
       const sessions = e2e.iso.sessions().length;
+      // VS Code reads its startup-shell setting before the extensions' defaults: Holdfast made it the user's own.
+      const userSettings = path.join(e2e.server.userDataDir, 'User', 'settings.json');
+      await waitFor(
+        () => /"terminal\.integrated\.hideOnStartup":\s*"whenEmpty"/.test(fs.readFileSync(userSettings, 'utf8')),
+        {
+          timeout: 20_000,
+          message: 'hideOnStartup in the user settings',
+        },
+      );
 
       await wb.reloadWindow();
 
