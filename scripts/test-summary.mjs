@@ -41,9 +41,6 @@ for (const [name, secs] of rows(path.join(dir, 'phases.tsv'))) {
   }
 }
 out.push(`  ${'total'.padEnd(28)}${seconds(total)}`);
-// Jobs that ran beside the phases (the lint): their own time, not part of the total.
-const beside = rows(path.join(dir, 'beside.tsv'));
-if (beside.length) out.push('Beside them:', ...beside.map(([name, secs]) => `  ${name.padEnd(28)}${seconds(secs)}`));
 // A test cancelled (its file ended first) did not pass: it counts as failed. Todo tests are skipped.
 const failed = counts.fail + counts.cancelled;
 const skipped = counts.skipped + counts.todo;
