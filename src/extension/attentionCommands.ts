@@ -13,10 +13,10 @@ import { everyCard } from './sessionState';
 import type { TabManager } from './tabs';
 import { showInformation, showInputBox, showStatusMessage } from './ui';
 
-/** Every session that needs you (any workspace, as the status-bar count), in walking order. */
+/** Every session that needs you (any workspace, as the status-bar count, then every host's), in walking order. */
 function queue(feed: SessionFeed): AttentionCard[] {
   const model = feed.model();
-  return needingAttention([...model.here, ...model.others]);
+  return needingAttention([...model.here, ...model.others, ...model.hosts.flatMap((host) => host.cards)]);
 }
 
 async function goToAttention(feed: SessionFeed, tabs: TabManager, direction: 1 | -1): Promise<void> {

@@ -67,9 +67,8 @@ export class AttentionNotifier implements vscode.Disposable {
     const { message, actions } = notificationText(cards);
     const choice = await showInformation(message, ...actions);
     const target = cards[0].id;
-    // A host's session has no tab here yet: Show brings its card forward in the Sessions view.
-    if (choice === NotificationAction.Show && cards[0].host !== undefined) await this.run('holdfast.sessions.focus');
-    else if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
+    // Show: its tab here (a host's session's over its host's connection; the key says which).
+    if (choice === NotificationAction.Show) await this.run('holdfast.focusSession', target);
     else if (choice === NotificationAction.Reply) await this.run('holdfast.replySession', target);
     else if (choice === NotificationAction.Approve) await this.run('holdfast.approve', target);
     else if (choice === NotificationAction.Deny) await this.run('holdfast.deny', target);

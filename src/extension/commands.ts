@@ -10,6 +10,8 @@ import { splitTerminal } from './splitGroups';
 import { newAgentInWorktree, type WorktreeAgentArgs } from './worktreeCommands';
 import { attachSession, focusSession, killSession, removeSession, renameSession } from './sessionCommands';
 import { ui } from '../text/uiText';
+import type { TabLocation } from '../protocol/tabLayout';
+import { parseKey } from './sessionKey';
 
 export type { CommandContext } from './commandContext';
 
@@ -26,6 +28,12 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         return undefined;
       }
     });
+
+  // A host's session key ("@HOST/ID") opens its tab over the host's connection; anything else is this machine's.
+  const focusAny = (id: unknown, location: TabLocation) =>
+    typeof id === 'string' && parseKey(id).host !== undefined
+      ? tabs.showRemote(id, location)
+      : focusSession(ctx, sessionArg(id), location);
 
   return [
     // Optional argument {name}: used by scripts and tests; the palette passes none.
@@ -47,10 +55,8 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     run('holdfast.newAgentInWorktree', 'New Agent in Worktree', (args?: WorktreeAgentArgs) =>
       newAgentInWorktree(ctx, args),
     ),
-    run('holdfast.focusSession', 'Focus Session', (id?: string) => focusSession(ctx, sessionArg(id), 'panel')),
-    run('holdfast.openSessionInEditor', 'Open Session in Editor Area', (id?: string) =>
-      focusSession(ctx, sessionArg(id), 'editor'),
-    ),
+    run('holdfast.focusSession', 'Focus Session', (id?: string) => focusAny(id, 'panel')),
+    run('holdfast.openSessionInEditor', 'Open Session in Editor Area', (id?: string) => focusAny(id, 'editor')),
     run('holdfast.removeSession', 'Remove Session', (id?: string) => removeSession(ctx, sessionArg(id))),
     run('holdfast.resumeSession', 'Resume Session', (id?: string) => startArchive(ctx, sessionArg(id), 'resume')),
     run('holdfast.relaunchSession', 'Relaunch Session', (id?: string) => startArchive(ctx, sessionArg(id), 'relaunch')),

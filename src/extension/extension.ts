@@ -52,6 +52,7 @@ interface Services {
   connection: DaemonConnection;
   sessions: SessionList;
   tabs: TabManager;
+  remotes: RemoteHosts;
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -67,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const launchers = installLaunchers(context, install, config.customSocket, log);
   const connection = store.add(connect(config, install, log));
   const sessions = store.add(new SessionList(connection, log));
+  const remotes = followHosts(log, store);
   const tabs = store.add(
     new TabManager({
       connection,
@@ -77,9 +79,10 @@ export function activate(context: vscode.ExtensionContext): void {
       sessionPath: launchers.sessionPath,
       sessionRemoved: (session) => void offerWorktreeRemoval(session, log),
       shell: new ShellIntegration(context.globalState),
+      remotes: { hosts: remotes, state: context.workspaceState },
     }),
   );
-  const services: Services = { context, config, log, install, launchers, connection, sessions, tabs };
+  const services: Services = { context, config, log, install, launchers, connection, sessions, tabs, remotes };
   register(services, store);
   restoreTabs(services);
 }
@@ -129,11 +132,10 @@ function connect(config: WindowConfig, install: LazyDaemonInstall, log: vscode.L
 
 /** The UI: status bar, terminal profile, commands, the Sessions sidebar and wall of screens. */
 function register(services: Services, store: DisposableStore): void {
-  const { context, config, log, install, launchers, connection, sessions, tabs } = services;
+  const { context, config, log, install, launchers, connection, sessions, tabs, remotes } = services;
   store.add(new LayoutTracker(tabs, sessions, log));
   store.add(new ActiveTerminalContextKey((t) => tabs.tabOf(t) !== undefined, log));
   // Every session's state, for the status bar, the notifications, the sidebar and the wall.
-  const remotes = followHosts(log, store);
   const previewDeps = { connection, sessions, workspace: config.workspace, log, typing: tabs.typing, remotes };
   const feed = store.add(new SessionFeed(previewDeps));
   store.add(new StatusBar(connection, sessions, feed));

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore, type IDisposable, timeout } from '../base/disposable';
 import { readLayout, type TabLocation } from '../protocol/tabLayout';
+import { parseKey } from './sessionKey';
 import type { SessionList } from './sessionList';
 import type { TabManager } from './tabs';
 
@@ -64,7 +65,8 @@ export class LayoutTracker implements vscode.Disposable {
   }
 
   private write(id: string, patch: { activeAt?: number; location?: TabLocation }): void {
-    if (!this.tabs.connection.client) return;
+    // A host's tab is recorded in this window's state (remoteTabRecord.ts), not in a session here.
+    if (!this.tabs.connection.client || parseKey(id).host !== undefined) return;
     // Moved to the editor area: the same terminal (so the same process), out of its split group.
     const written =
       patch.location === 'editor' ? this.tabs.leaveSplitGroup(id, patch) : this.tabs.updateLayout(id, patch);

@@ -66,6 +66,11 @@ export const NOTICE = {
   sessionGone: 'this session no longer exists in the daemon (removed elsewhere, or the daemon was restarted)',
 } as const;
 
+/** A host's tab whose host connection dropped: the programs there run on; the tab comes back by itself. */
+export function hostReconnecting(host: string): string {
+  return `lost the connection to ${host}; its programs run on there; reconnecting…`;
+}
+
 export function failureNotice(action: string, error: unknown): string {
   return `${action} failed: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -10,13 +10,15 @@ import { DisposableStore, Emitter, type IDisposable, timeout } from '../base/dis
 import { type DaemonEvent, ErrorCode, type Role, type SessionInfo } from '../protocol/messages';
 import { archiveAction } from './archives';
 import { guardLocalEcho } from './localEchoGuard';
-import { archivedNotice, exitNotice, failureNotice, NOTICE } from './notices';
+import { archivedNotice, exitNotice, failureNotice, hostReconnecting, NOTICE } from './notices';
 import { TabInput } from './tabInput';
 import { RendererPace } from './rendererWriter';
 import { DEFAULT_PACE, TabOutput } from './tabOutput';
 import { TabView } from './tabView';
 import * as life from './tabState';
-import type { Size, TabHost, TabTarget } from './tabHost';
+import { remoteSessionInfo } from '../link/remoteSessions';
+import { remoteKey } from './sessionKey';
+import type { Size, TabHost, TabLink, TabTarget } from './tabHost';
 import { type UiText, uiText } from '../text/uiText';
 
 /** How long a tab waits for its size before attaching without one (the panel may be hidden). */
@@ -81,8 +83,35 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     return this.info?.name ?? (this.target.kind === 'new' ? this.target.name : '');
   }
 
+  /**
+   * The session's key in this window (sessionKey.ts): its id for this machine's, "@HOST/ID" for a host's, so that
+   * nothing of this machine (kill, layout, hooks) ever takes a host's session for one of its own.
+   */
   get sessionId(): string | undefined {
-    return this.info?.id;
+    if (!this.info) return undefined;
+    return this.remoteHost === undefined ? this.info.id : remoteKey(this.remoteHost, this.info.id);
+  }
+
+  /** The tab's title for a session name: a host's session says its host, as its section does. */
+  tabName(name: string): UiText {
+    return uiText(this.remoteHost === undefined ? name : `${name} (${this.remoteHost})`);
+  }
+
+  /** The SSH host whose session this is (undefined: this machine's). */
+  get remoteHost(): string | undefined {
+    return this.target.kind === 'existing' ? this.target.host : undefined;
+  }
+
+  /** The connection the tab attaches over: this machine's daemon's, or its host's one connection. */
+  private get link(): TabLink {
+    const name = this.remoteHost;
+    if (name === undefined) return this.host.connection;
+    return (
+      this.host.hostLink?.(name) ?? {
+        client: undefined,
+        get: () => Promise.reject(new Error(`${name} is no longer in holdfast.hosts`)),
+      }
+    );
   }
 
   /** The nonce its terminal is made with (shellIntegration.ts). */
@@ -168,7 +197,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     this.attachment = undefined;
     this.view.detached();
     if (this.move(life.connectionLost(this.state)) && (was === 'live' || was === 'attaching'))
-      this.out.print(NOTICE.reconnecting);
+      this.out.print(this.remoteHost === undefined ? NOTICE.reconnecting : hostReconnecting(this.remoteHost));
   }
 
   /** The daemon is gone (stopped, crashed, or restarted on purpose): this session's process died with it. */
@@ -189,12 +218,12 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   /** A failed tab tries again (a key was typed in it). */
   private retry(): void {
-    if (this.move(life.reconnect(this.state))) this.reattach(this.host.connection.client);
+    if (this.move(life.reconnect(this.state))) this.reattach(this.link.client);
   }
 
   private reattach(client: HoldfastClient | undefined): void {
     if (!this.info) return this.launch(); // the new session was never created (or its answer was lost)
-    void (client ? Promise.resolve(client) : this.host.connection.get())
+    void (client ? Promise.resolve(client) : this.link.get())
       .then((c) => this.attach(c, this.input.role))
       .catch((err) => this.attachFailed('reattaching', err));
   }
@@ -216,7 +245,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   replacementFailed(): void {
     this.move(life.replacementFailed(this.state));
-    const client = this.host.connection.client; // the connection came back meanwhile: attach again now
+    const client = this.link.client; // the connection came back meanwhile: attach again now
     if (client) this.reconnected(client);
   }
 
@@ -227,10 +256,10 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   async replaceSession(session: SessionInfo, note: string): Promise<void> {
     this.dropAttachment();
     this.info = session;
-    this.nameEmitter.fire(uiText(session.name));
+    this.nameEmitter.fire(this.tabName(session.name));
     if (!this.move(life.replaced(this.state))) return; // closed meanwhile
     try {
-      await this.attach(await this.host.connection.get(), 'owner', note);
+      await this.attach(await this.link.get(), 'owner', note);
     } catch (err) {
       if (!this.attachFailed('attaching', err)) throw err; // else it reattaches with the next connection
     }
@@ -238,7 +267,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
 
   rename(name: string): void {
     if (this.info) this.info = { ...this.info, name };
-    this.nameEmitter.fire(uiText(name));
+    this.nameEmitter.fire(this.tabName(name));
   }
 
   /** Closes the tab from our side (after Detach or Kill, or when the session was removed). */
@@ -267,7 +296,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   }
 
   private async run(): Promise<void> {
-    const client = await this.host.connection.get();
+    const client = await this.link.get();
     if (this.isClosed) return;
     let role: Role;
     if (this.target.kind === 'new') {
@@ -326,20 +355,25 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         if (this.isClosed) return;
         throw new SupersededAttach();
       }
+      const session = this.checked(attachment.session);
+      if (!session) {
+        void attachment.detach().catch(() => undefined);
+        throw new Error(`${this.remoteHost} sent a session that does not fit`);
+      }
       this.attachment = attachment;
       this.view.landed(client, attachment, view);
       this.historyPending = !this.size && !view; // attached hidden: the daemon sends the history when shown
       this.requestHistoryIfShown();
       this.input.attachedAs(role);
-      this.update(attachment.session);
-      this.landed(attachment.session);
+      this.update(session);
+      this.landed(session);
       if (role === 'watcher') {
         this.out.printAfterSnapshot(NOTICE.watching);
         this.fitToSession();
       } else {
-        this.tookInput(attachment.session);
+        this.tookInput(session);
         // The size may have changed while attaching.
-        const { cols, rows } = attachment.session;
+        const { cols, rows } = session;
         if (this.size && this.state.kind === 'live' && (this.size.cols !== cols || this.size.rows !== rows))
           this.resize(attachment, this.size);
       }
@@ -411,11 +445,13 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
         if (this.move(life.processExited(this.state, event.exit)) && this.state.kind === 'exited')
           this.out.printAfterSnapshot(exitNotice(event.exit));
         return;
-      case 'session':
-        if (event.session.id !== id) return;
-        this.update(event.session);
-        this.input.sessionChanged(event.session.clients.owners);
+      case 'session': {
+        const session = event.session.id === id ? this.checked(event.session) : undefined;
+        if (!session) return;
+        this.update(session);
+        this.input.sessionChanged(session.clients.owners);
         return;
+      }
       case 'removed':
         // A new run taking this session's place removes the old one: the tab stays for it.
         if (event.id !== id || this.state.kind === 'replacing') return;
@@ -425,6 +461,11 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
       default:
         return;
     }
+  }
+
+  /** A session info as the tab may use it: a host's is checked first (src/link/remoteSessions.ts). */
+  private checked(session: SessionInfo): SessionInfo | undefined {
+    return this.remoteHost === undefined ? session : remoteSessionInfo(session);
   }
 
   /** This tab has input now: its own size applies, and the session's `code` hook points to this window. */
@@ -437,7 +478,7 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
   private update(session: SessionInfo): void {
     const renamed = this.info !== undefined && this.info.name !== session.name;
     this.info = session;
-    if (renamed) this.nameEmitter.fire(uiText(session.name));
+    if (renamed) this.nameEmitter.fire(this.tabName(session.name));
   }
 
   /** A watcher shows the session at the owner's size (VS Code only honours it when smaller than the tab). */

@@ -36,6 +36,8 @@ export interface ActionsContext {
   warn(line: string): void;
   /** A session killed here is gone. */
   sessionRemoved(session: SessionInfo): void;
+  /** A host's session's tab was closed for good: it is not reopened after a reload (remoteTabRecord.ts). */
+  forgetRemote(key: string): void;
 }
 
 export class SessionActions {
@@ -50,6 +52,12 @@ export class SessionActions {
     if (!tab) return;
     const reason = terminal.exitStatus?.reason;
     if (reason === vscode.TerminalExitReason.Shutdown) this.ctx.freeze();
+    if (tab.remoteHost !== undefined) {
+      // A host's session runs on there: closing its tab here only detaches (the tab's close() did).
+      const closed = tab.closeIntent || reason === vscode.TerminalExitReason.User;
+      if (closed && !this.ctx.isFrozen() && tab.sessionId) this.ctx.forgetRemote(tab.sessionId);
+      return;
+    }
     if (tab.closeIntent || reason !== vscode.TerminalExitReason.User || this.ctx.isFrozen()) return;
     // The user closed the tab (trash icon, Kill Terminal, closing the editor tab).
     const id = tab.sessionId;
@@ -154,7 +162,7 @@ export class SessionActions {
   /** Hides a tab and keeps its session running (it comes back through Attach to Session…). */
   async detach(tab: SessionTab): Promise<void> {
     const id = tab.sessionId;
-    if (id) await this.leaveSplitGroup(id, { detached: true });
+    if (id && tab.remoteHost === undefined) await this.leaveSplitGroup(id, { detached: true });
     tab.closeTab('detach');
   }
 

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { readLayout, type TabLocation } from '../protocol/tabLayout';
 import { nextOrder } from './layout';
 import { ui, uiText } from '../text/uiText';
-import { type CommandContext, describe, sessionById, targetTab } from './commandContext';
+import { type CommandContext, describe, sessionArg, sessionById, targetTab } from './commandContext';
 import { showInformation, showInputBox, showModal, showQuickPick } from './ui';
 
 /** Quick pick of every session (any workspace): focuses its tab here, or opens one attached to it. */
@@ -47,7 +47,7 @@ export async function attachSession(ctx: CommandContext): Promise<void> {
 
 export async function renameSession(ctx: CommandContext, sessionId?: string): Promise<void> {
   const tab = sessionId ? ctx.tabs.tabForSession(sessionId) : await targetTab(ctx, ui`Rename which Holdfast terminal?`);
-  const id = sessionId ?? tab?.sessionId;
+  const id = sessionArg(sessionId ?? tab?.sessionId); // a host's tab: refused in one line
   if (!id) return;
   const current = tab?.session?.name ?? (await sessionById(ctx, id)).name;
   const name = await showInputBox({
@@ -76,7 +76,7 @@ export async function killSession(ctx: CommandContext, sessionId?: string): Prom
     await ctx.tabs.killSession(sessionId);
     return;
   }
-  let id = ctx.tabs.activeTab()?.sessionId;
+  let id = sessionArg(ctx.tabs.activeTab()?.sessionId);
   if (!id) {
     const client = await ctx.tabs.connection.get();
     const sessions = await ctx.sessions.refresh(client);

@@ -265,6 +265,15 @@ export function everyCard(model: SidebarModel): Card[] {
 }
 
 /** A host's sessions as cards (newest first), each keyed by host and id and never "here". */
+/** A host's card's actions: renaming, killing and the rest are this machine's only. */
+const HOST_ACTIONS: ReadonlySet<CardAction> = new Set<CardAction>([
+  'focusSession',
+  'openSessionInEditor',
+  'replySession',
+  'approve',
+  'deny',
+]);
+
 export function hostCards(
   host: string,
   sessions: readonly SessionInfo[],
@@ -274,8 +283,8 @@ export function hostCards(
   return sessions
     .map((info) => {
       const card = toCard(info, tracker.status(info, now), '');
-      // What works on a host's session from here: answering it (its tab and the rest: this machine's only).
-      const actions = card.actions.filter((a) => a === 'replySession' || a === 'approve' || a === 'deny');
+      // What works on a host's session from here: its tab (over the host's connection) and answering it.
+      const actions = card.actions.filter((a) => HOST_ACTIONS.has(a));
       return { ...card, id: remoteKey(host, info.id), host, here: false, actions };
     })
     .sort((a, b) => b.createdAt - a.createdAt);

@@ -8,7 +8,8 @@ import type { WindowTyping } from './windowTyping';
 /** What a tab shows: a session to create when the tab opens, or one that exists. */
 export type TabTarget = (
   | { kind: 'new'; name: string; create(client: HoldfastClient, size: Size | undefined): Promise<SessionInfo> }
-  | { kind: 'existing'; session: SessionInfo }
+  /** `host`: a session of that SSH host (holdfast.hosts), attached over the host's one connection. */
+  | { kind: 'existing'; session: SessionInfo; host?: string }
 ) & {
   /** The nonce VS Code trusts the shell's command lines by (shellIntegration.ts): the tab is created with it. */
   shellNonce?: string;
@@ -19,9 +20,17 @@ export interface Size {
   rows: number;
 }
 
+/** What a tab attaches over: this machine's daemon connection, or an SSH host's (hostConnection.ts). */
+export interface TabLink {
+  readonly client: HoldfastClient | undefined;
+  get(): Promise<HoldfastClient>;
+}
+
 /** What a tab needs from the window around it. */
 export interface TabHost {
   readonly connection: DaemonConnection;
+  /** The connection of an SSH host of holdfast.hosts (none: the host is no longer there). */
+  hostLink?(host: string): TabLink | undefined;
   /** The tab knows its session (a new one was created). */
   sessionKnown(tab: SessionTab, session: SessionInfo): void;
   /** This window now has input for the session: point the session's `code` hook here. */

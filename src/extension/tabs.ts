@@ -15,12 +15,11 @@ import { SessionTab } from './pseudoterminal';
 import { SessionActions } from './sessionActions';
 import { type SessionStart, sessionStart } from './sessionStart';
 import { reportError } from './errorReport';
-import type { SessionList } from './sessionList';
 import { settings } from './settings';
-import type { ShellIntegration } from './shellIntegration';
-import type { Size, TabHost, TabTarget } from './tabHost';
+import type { Size, TabHost, TabLink, TabTarget } from './tabHost';
 import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { TabRestore } from './tabRestore';
+import { RemoteTabs } from './remoteTabs';
 import { terminalProfile } from './ui';
 import { uiText } from '../text/uiText';
 import { TabVisibility } from './tabVisibility';
@@ -28,35 +27,9 @@ import { WindowTyping } from './windowTyping';
 
 export { TAB_ICON } from './tabRegistry';
 
-export interface TabsOptions {
-  connection: DaemonConnection;
-  sessions: SessionList;
-  workspace: string;
-  log: vscode.LogOutputChannel;
-  /** Folders to put first on a new session's PATH (`holdfast`, the editor's `code`). */
-  sessionPath(): string[];
-  /** This window's CLI hook (the extension host's VSCODE_IPC_HOOK_CLI), if the editor has one. */
-  windowCliHook: string | undefined;
-  /** A session this window killed is gone (its worktree may be offered for removal). */
-  sessionRemoved?(session: SessionInfo): void;
-  /** VS Code's shell integration in the shells: the scripts, the setting, each session's nonce. */
-  shell: ShellIntegration;
-}
+import type { Launch, SplitRequest, TabsOptions } from './tabOptions';
 
-/** A split's group (its first session's id) and directory, set by splitGroups.ts; `cancelled`: closed sessionless. */
-export type SplitRequest = { splitOf?: string; cwd?: string; cancelled?: boolean };
-
-/** What a new session runs instead of the shell (an agent), and what it records about it. */
-export interface Launch {
-  argv: string[];
-  metadata: Record<string, unknown>;
-  /** Default names are "<nameBase> N" (e.g. "claude 1") instead of "holdfast N". */
-  nameBase: string;
-  /** Where it runs instead of the workspace folder (e.g. its git worktree). */
-  cwd?: string;
-  /** The session could not be created (the tab shows why); undoes what was made for it. */
-  createFailed?(error: unknown): void;
-}
+export type { Launch, SplitRequest, TabsOptions };
 
 export class TabManager implements TabHost, vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -67,14 +40,17 @@ export class TabManager implements TabHost, vscode.Disposable {
   readonly typing = new WindowTyping();
   private readonly restorer: TabRestore;
   private readonly actions: SessionActions;
+  private readonly remoteTabs: RemoteTabs | undefined;
   /** The window is going away: record nothing more about the layout. */
   private frozen = false;
   /** Holdfast: Split Terminal is waiting for its profile request (see splitGroups.ts); the group to join. */
   private splitting: SplitRequest | undefined;
 
   constructor(private readonly options: TabsOptions) {
-    const { connection, sessions, workspace, log, windowCliHook } = options;
+    const { connection, sessions, workspace, log, windowCliHook, remotes } = options;
     const registry = this.registry;
+    const warn = (line: string) => log.warn(line);
+    this.remoteTabs = remotes && this.store.add(new RemoteTabs({ registry, ...remotes, tabHost: this, warn }));
     this.restorer = new TabRestore({
       registry,
       connection,
@@ -97,16 +73,19 @@ export class TabManager implements TabHost, vscode.Disposable {
       reportError: (message, error) => this.reportError(message, error),
       warn: (line) => log.warn(line),
       sessionRemoved: (session) => options.sessionRemoved?.(session),
+      forgetRemote: (key) => this.remoteTabs?.forget(key),
     });
     this.store.add(vscode.window.onDidOpenTerminal((t) => this.track(t)));
     this.store.add(vscode.window.onDidCloseTerminal((t) => void this.actions.onClosed(t)));
     vscode.window.terminals.forEach((t) => this.track(t));
+    // This machine's daemon's tabs; a host's hear their host's connection (remoteTabs.ts).
+    const local = () => [...this.registry.all()].filter((tab) => tab.remoteHost === undefined);
     this.store.add(
       connection.onDidLose(({ daemonGone, expected }) =>
-        this.registry.all().forEach((tab) => (daemonGone ? tab.daemonGone(expected) : tab.connectionLost())),
+        local().forEach((tab) => (daemonGone ? tab.daemonGone(expected) : tab.connectionLost())),
       ),
     );
-    this.store.add(connection.onDidConnect((client) => this.registry.all().forEach((tab) => tab.reconnected(client))));
+    this.store.add(connection.onDidConnect((client) => local().forEach((tab) => tab.reconnected(client))));
   }
 
   get connection(): DaemonConnection {
@@ -174,6 +153,12 @@ export class TabManager implements TabHost, vscode.Disposable {
    */
   expectSplit(split: SplitRequest | undefined): void {
     this.splitting = split;
+  }
+
+  /** Shows a host's session (its key, "@HOST/ID") here: its tab, or a new one over the host's connection. */
+  async showRemote(key: string, location: TabLocation): Promise<void> {
+    if (!this.remoteTabs) throw new Error('this window follows no SSH hosts');
+    return this.remoteTabs.show(key, location);
   }
 
   /** Shows a session here: its tab if it has one, else a new tab attached to it. */
@@ -308,10 +293,12 @@ export class TabManager implements TabHost, vscode.Disposable {
     this.actions.sessionCreated(tab, session);
   }
 
-  becameOwner(_tab: SessionTab, session: SessionInfo): void {
+  readonly hostLink = (host: string): TabLink | undefined => this.remoteTabs?.link(host);
+
+  becameOwner(tab: SessionTab, session: SessionInfo): void {
     const hookId = readLayout(session.metadata).cliHook;
     const target = this.options.windowCliHook;
-    if (!hookId || !target) return;
+    if (!hookId || !target || tab.remoteHost !== undefined) return; // a host's hooks are on that host
     try {
       pointHook(hookPath(this.connection.socket, hookId), target);
     } catch (err) {
@@ -324,7 +311,7 @@ export class TabManager implements TabHost, vscode.Disposable {
     if (!id) return;
     this.registry.unbind(id, tab);
     const hookId = readLayout(tab.session?.metadata).cliHook;
-    if (hookId) removeHook(hookPath(this.connection.socket, hookId));
+    if (hookId && tab.remoteHost === undefined) removeHook(hookPath(this.connection.socket, hookId));
   }
 
   readonly isShown = (tab: SessionTab): boolean => this.visibility.isShown(tab);

@@ -2,7 +2,8 @@
 // daemon of its own (test/helpers/sshd.ts); the window reaches it through ssh as a user would (HOLDFAST_SSH adds
 // the test's ssh config). This machine's section first, then the host's, its card's state live; a host with no
 // known host key shows its one line; the host's session rings for you, the notification names the host and its
-// Reply… answers it there, and nothing reaches this machine's session.
+// Reply… answers it there, and nothing reaches this machine's session. A host's card opens its session in a tab
+// here over the host's connection; typed into, it echoes; after Reload Window the tab is back, same remote process.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
@@ -94,6 +95,55 @@ test(
       });
       assert.doesNotMatch(e2e.iso.screen(local.id).join('\n'), /ship it/, "nothing reached this machine's session");
       assert.match(e2e.iso.screen(local.id).join('\n'), PROMPT_RE);
+    });
+  },
+);
+
+test(
+  "hosts: a host's card opens its session in a tab here, typed into; Reload Window brings the tab back, same process",
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      const created = JSON.parse(
+        remoteCli(['new', '--name', 'far-sh', '--json', '--env', 'PS1=$ ', '--', 'bash', '--norc', '--noprofile']),
+      ) as { session?: { id: string }; id?: string };
+      const id = created.session?.id ?? created.id!;
+      const key = `@remote/${id}`;
+      const remoteShow = () =>
+        JSON.parse(remoteCli(['show', 'far-sh', '--json'])) as { pid: number; clients: { owners: number } };
+      const pid = remoteShow().pid;
+      const title = 'far-sh (remote)';
+
+      const sidebar = new SessionsWebview(wb, 'sidebar'); // open since the scene before (its icon would close it)
+      await sidebar.waitForText(key, '$');
+      await sidebar.click(key);
+      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === title), {
+        timeout: 60_000,
+        message: `the tab ${title}`,
+      });
+      await wb.clickTerminalTab(title);
+      await wb.typeInTerminal('echo "typed-$((6*7))"\n');
+      await wb.waitForTerminalText(/^typed-42$/m);
+      assert.match(remoteCli(['read', 'far-sh']), /^typed-42$/m, "the keys reached the host's session");
+      await waitFor(() => remoteShow().clients.owners === 1, {
+        timeout: 20_000,
+        message: "the tab to have input on the host's daemon",
+      });
+      await wb.screenshot('hosts-remote-tab');
+
+      await wb.reloadWindow();
+      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === title), {
+        timeout: 60_000,
+        message: `the tab ${title} back after the reload`,
+      });
+      await wb.clickTerminalTab(title);
+      await wb.waitForTerminalText(/^typed-42$/m); // the screen, from the host's snapshot
+      await wb.typeInTerminal('echo "again-$((1+1))"\n');
+      await wb.waitForTerminalText(/^again-2$/m);
+      const after = remoteShow();
+      assert.equal(after.pid, pid, 'the same remote process');
+      assert.equal((await wb.terminalTabs()).filter((tab) => tab.name === title).length, 1, 'one tab for it, not two');
     });
   },
 );

@@ -97,8 +97,8 @@ export function createView(card: Card): CardView {
     watching: false,
     actionKey: '',
   };
-  // A host's session opens in no tab here yet: its card answers (Reply…, Approve, Deny) and shows.
-  rootEl.addEventListener('click', () => view.card.host === undefined && run('focusSession', view.card.id));
+  // A host's card opens its session in a tab here too (its id is the key "@HOST/ID").
+  rootEl.addEventListener('click', () => run('focusSession', view.card.id));
   rootEl.addEventListener('keydown', (event) => onCardKey(view, event));
   return view;
 }
@@ -166,7 +166,7 @@ function actionButton(view: CardView, action: CardAction): HTMLButtonElement {
 }
 
 function onCardKey(view: CardView, event: KeyboardEvent): void {
-  if (event.target !== view.root || view.card.host !== undefined) return; // a host's card: its buttons only
+  if (event.target !== view.root) return;
   const id = view.card.id;
   switch (event.key) {
     case 'Enter':
@@ -174,7 +174,7 @@ function onCardKey(view: CardView, event: KeyboardEvent): void {
       run('focusSession', id);
       break;
     case 'F2':
-      run('renameSession', id);
+      if (view.card.host === undefined) run('renameSession', id); // a host's session is renamed there
       break;
     case 'Delete':
       if (view.card.actions.includes('killSession')) run('killSession', id);
