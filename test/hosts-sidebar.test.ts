@@ -12,7 +12,7 @@ import { RemoteHosts } from '../src/extension/remoteHosts';
 import { parseKey, remoteKey } from '../src/extension/sessionKey';
 import type { HostSection } from '../src/extension/sessionState';
 import { cliSandbox, type CliSandbox, waitFor } from './helpers/cli';
-import { NOBODY_THERE, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
+import { BASH, bridgeSshPids, NOBODY_THERE, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
@@ -26,24 +26,7 @@ after(async () => {
   await sshd?.stop();
 });
 
-const BASH = ['--env', 'PS1=$ ', '--', 'bash', '--norc', '--noprofile'];
 const log = { info: () => undefined, warn: () => undefined };
-
-/** The ssh processes of this test process running a host's bridge (to kill one, as a dropped network would). */
-function bridgeSshPids(): number[] {
-  const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim();
-  return children
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bridge');
-      } catch {
-        return false;
-      }
-    });
-}
 
 async function sectionWhere(
   remotes: RemoteHosts,

@@ -3,7 +3,6 @@
 // input and resizes the session on the host's daemon, never touching this machine's; its ssh killed, it says it is
 // reconnecting and comes back by itself from a snapshot to the same remote shell.
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { DaemonConnection } from '../src/extension/daemonConnection';
 import { hostReconnecting } from '../src/extension/notices';
@@ -14,7 +13,7 @@ import type { TabHost } from '../src/extension/tabHost';
 import { sshLink } from '../src/link/daemonLink';
 import type { SessionInfo } from '../src/protocol/messages';
 import { cliSandbox, type CliSandbox, waitFor } from './helpers/cli';
-import { REMOTE, type SshServer, startSshServer } from './helpers/sshd';
+import { BASH, bridgeSshPids, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
@@ -29,24 +28,7 @@ after(async () => {
 });
 
 const STEP_MS = 60_000;
-const BASH = ['--env', 'PS1=$ ', '--', 'bash', '--norc', '--noprofile'];
 const log = { info: () => undefined, warn: () => undefined };
-
-/** The ssh processes of this test process running a host's bridge (to kill one, as a dropped network would). */
-function bridgeSshPids(): number[] {
-  const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim();
-  return children
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bridge');
-      } catch {
-        return false;
-      }
-    });
-}
 
 /** The session as the host's daemon has it now (asked over its own CLI, not the window's connection). */
 async function remoteShow(name: string): Promise<SessionInfo> {

@@ -176,3 +176,22 @@ export function hostsSandbox(sshd: SshServer, hosts: readonly object[]): CliSand
   fs.writeFileSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'), JSON.stringify({ hosts }));
   return box;
 }
+
+/** A plain bash with a `$ ` prompt, as `holdfast new` arguments. */
+export const BASH = ['--env', 'PS1=$ ', '--', 'bash', '--norc', '--noprofile'];
+
+/** The ssh processes of this test process running a host's bridge (to kill one, as a dropped network would). */
+export function bridgeSshPids(): number[] {
+  const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim();
+  return children
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bridge');
+      } catch {
+        return false;
+      }
+    });
+}
