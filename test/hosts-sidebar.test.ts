@@ -11,15 +11,24 @@ import { MAX_REMOTE_SESSIONS, remoteEvent, remoteSessionList } from '../src/link
 import { RemoteHosts } from '../src/extension/remoteHosts';
 import { parseKey, remoteKey } from '../src/extension/sessionKey';
 import type { HostSection } from '../src/extension/sessionState';
-import { cliSandbox, type CliSandbox, waitFor } from './helpers/cli';
-import { BASH, bridgeSshPids, NOBODY_THERE, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
+import { type CliSandbox, waitFor } from './helpers/cli';
+import { sessionInfo } from './helpers/sessionInfo';
+import {
+  BASH,
+  bridgeSshPids,
+  hostsSandbox,
+  NOBODY_THERE,
+  REMOTE,
+  type SshServer,
+  startSshServer,
+  UNKNOWN_KEY,
+} from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
 before(async () => {
-  box = cliSandbox();
   sshd = await startSshServer();
-  box.env.HOLDFAST_SSH = sshd.sshProgram;
+  box = hostsSandbox(sshd);
 });
 after(async () => {
   await box?.cleanup();
@@ -121,24 +130,12 @@ test('a section per host: sessions keyed by host and id, live, back by itself af
 });
 
 test('a hostile host: forged sessions and events dropped, a flood bounded, keys never pass for local ids', () => {
-  const good = {
-    id: 'abcd1234',
+  const good = sessionInfo('abcd1234', {
     name: 'x',
-    pid: 1,
-    state: 'running',
-    exit: null,
-    argv: ['bash'],
-    cwd: '/',
-    cols: 80,
-    rows: 24,
-    title: '',
-    clients: { owners: 0, watchers: 0 },
-    createdAt: 1,
     lastOutputAt: 1,
-    bellAt: 0,
+    createdAt: 1,
     attention: { state: 'running', since: 1, source: 'output' },
-    metadata: {},
-  };
+  });
   const forged = [
     { ...good, id: '../local' },
     { ...good, name: 42 },

@@ -12,15 +12,14 @@ import { remoteKey } from '../src/extension/sessionKey';
 import type { TabHost } from '../src/extension/tabHost';
 import { sshLink } from '../src/link/daemonLink';
 import type { SessionInfo } from '../src/protocol/messages';
-import { cliSandbox, type CliSandbox, waitFor } from './helpers/cli';
-import { BASH, bridgeSshPids, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
+import { type CliSandbox, waitFor } from './helpers/cli';
+import { BASH, bridgeSshPids, hostsSandbox, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
 before(async () => {
-  box = cliSandbox();
   sshd = await startSshServer();
-  box.env.HOLDFAST_SSH = sshd.sshProgram;
+  box = hostsSandbox(sshd);
 });
 after(async () => {
   await box?.cleanup();

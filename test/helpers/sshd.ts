@@ -167,10 +167,14 @@ export async function startSshServer(): Promise<SshServer> {
   };
 }
 
-/** A CLI sandbox whose `holdfast` knows `hosts` (its config.json's "hosts") and reaches them through `sshd`. */
-export function hostsSandbox(sshd: SshServer, hosts: readonly object[]): CliSandbox {
+/**
+ * A CLI sandbox whose `holdfast` reaches hosts through `sshd`; with `hosts`, it knows them (its config.json's
+ * "hosts"), else a test names them itself (the window's holdfast.hosts).
+ */
+export function hostsSandbox(sshd: SshServer, hosts?: readonly object[]): CliSandbox {
   const box = cliSandbox();
   box.env.HOLDFAST_SSH = sshd.sshProgram;
+  if (!hosts) return box;
   box.env.XDG_CONFIG_HOME = path.join(box.dir, 'config');
   fs.mkdirSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(box.env.XDG_CONFIG_HOME, 'holdfast', 'config.json'), JSON.stringify({ hosts }));
