@@ -125,13 +125,20 @@ export class SessionShell implements IDisposable {
           ({ output }) => finish({ exitCode: null, output: output.text, truncated: output.truncated, ...extra }),
           () => finish({ exitCode: null, output: '', truncated: true, ...extra }),
         );
+      // Notes told so far: a prompt counts only if nothing came after it by the time the shell is seen in the
+      // foreground (a prompt a program printed is followed by the rest of its output's marks, and the shell can
+      // be in the foreground for a moment between two commands of one line).
+      let told = 0;
       listeners.push(
         emulator.onShell((note) => {
+          told++;
           if (note.kind === 'commandEnd') last = note;
           else if (note.ready && last) {
             const end = last;
+            const at = told;
             void inForeground(pid).then((fg) => {
-              if (fg) finish({ exitCode: end.exitCode, output: end.output.text, truncated: end.output.truncated });
+              if (fg && told === at)
+                finish({ exitCode: end.exitCode, output: end.output.text, truncated: end.output.truncated });
             });
           }
         }),
