@@ -9,6 +9,7 @@ import { archiveAction } from './archives';
 import { ui, uiIcon, uiText } from '../text/uiText';
 import { type CommandContext, describe, sessionById } from './commandContext';
 import { showError, showInformation, showQuickPick } from './ui';
+import { startOnHost, type WhereArgs, whereFor } from './hostStart';
 
 function agentProfiles(ctx: CommandContext): ReturnType<typeof readAgentProfiles> {
   const read = readAgentProfiles(vscode.workspace.getConfiguration('holdfast').get<unknown>('agents'));
@@ -21,10 +22,18 @@ function resumeCommandFor(ctx: CommandContext, session: SessionInfo): string[] |
   return resumeTemplate(agentProfiles(ctx).profiles, agentOf(session.metadata)?.profile);
 }
 
-export async function newAgent(ctx: CommandContext, profileId?: string): Promise<void> {
-  const profile = await pickAgentProfile(ctx, profileId);
+/** New Agent: where (this machine, or a host and a folder there: hostStart.ts), then which agent. */
+export async function newAgent(ctx: CommandContext, args?: WhereArgs & { profile?: string }): Promise<void> {
+  const where = await whereFor(ctx, args, 'agent');
+  if (!where) return;
+  // A host's PATH is its own: its daemon says whether the agent is there when it starts it.
+  const profile = await pickAgentProfile(ctx, args?.profile, where.host === undefined);
   if (!profile) return;
   const launch = agentLaunch(profile);
+  if (where.host !== undefined) {
+    const run = { argv: launch.argv, metadata: { agent: launch.agent }, nameBase: profile.id };
+    return startOnHost(ctx, where, 'panel', run);
+  }
   await ctx.tabs.newTerminal('panel', undefined, {
     argv: launch.argv,
     metadata: { agent: launch.agent },
@@ -36,7 +45,12 @@ export async function newAgent(ctx: CommandContext, profileId?: string): Promise
  * The profile `profileId` names, or the one the user picks; undefined when they cancel, open the
  * settings instead, or its command is not installed (they were told).
  */
-export async function pickAgentProfile(ctx: CommandContext, profileId?: string): Promise<AgentProfile | undefined> {
+export async function pickAgentProfile(
+  ctx: CommandContext,
+  profileId?: string,
+  /** Whether its command must be on this machine's PATH (not for a host's session). */
+  here = true,
+): Promise<AgentProfile | undefined> {
   const { profiles } = agentProfiles(ctx);
   let profile = profileId ? findProfile(profiles, profileId) : undefined;
   if (profileId && !profile)
@@ -64,7 +78,7 @@ export async function pickAgentProfile(ctx: CommandContext, profileId?: string):
     profile = pick.profile;
   }
   const start = ctx.tabs.sessionStart();
-  if (!findExecutable(profile.argv[0], start.env.PATH, start.cwd)) {
+  if (here && !findExecutable(profile.argv[0], start.env.PATH, start.cwd)) {
     const choice = await showError(uiText(missingAgentMessage(profile)), ui`Open Settings`);
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'holdfast.agents');
     return undefined;

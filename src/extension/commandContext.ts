@@ -8,6 +8,7 @@ import { commandLine } from '../text/shellQuote';
 import { ui, type UiText, uiText } from '../text/uiText';
 import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
+import type { HostFolders } from './hostPick';
 import type { SessionTab } from './pseudoterminal';
 import type { SessionList } from './sessionList';
 import type { TabManager } from './tabs';
@@ -19,6 +20,8 @@ export interface CommandContext {
   log: vscode.LogOutputChannel;
   /** The extension's id (publisher.name, from its ExtensionContext): its terminal profile is contributed under it. */
   extensionId: string;
+  /** The folders used on each SSH host, offered when a session starts there (hostPick.ts). */
+  hostFolders: HostFolders;
   /** Facts for the status report that only the activation knows. */
   statusFacts(): Promise<StatusFacts>;
 }

@@ -12,6 +12,9 @@ import { attachSession, focusSession, killSession, removeSession, renameSession 
 import { ui } from '../text/uiText';
 import type { TabLocation } from '../protocol/tabLayout';
 import { parseKey } from './sessionKey';
+import { newTerminalWhere, type WhereArgs } from './hostStart';
+
+type NewTerminalArgs = WhereArgs & { name?: string };
 
 export type { CommandContext } from './commandContext';
 
@@ -36,10 +39,11 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       : focusSession(ctx, sessionArg(id), location);
 
   return [
-    // Optional argument {name}: used by scripts and tests; the palette passes none.
-    run('holdfast.newTerminal', 'New Terminal', (opts?: { name?: string }) => tabs.newTerminal('panel', opts?.name)),
-    run('holdfast.newTerminalInEditor', 'New Terminal in Editor Area', (opts?: { name?: string }) =>
-      tabs.newTerminal('editor', opts?.name),
+    // Optional argument {name, host, folder}: used by scripts and tests (nothing is asked); the palette passes none,
+    // and with holdfast.hosts listing hosts the user picks where (hostStart.ts).
+    run('holdfast.newTerminal', 'New Terminal', (opts?: NewTerminalArgs) => newTerminalWhere(ctx, 'panel', opts)),
+    run('holdfast.newTerminalInEditor', 'New Terminal in Editor Area', (opts?: NewTerminalArgs) =>
+      newTerminalWhere(ctx, 'editor', opts),
     ),
     run('holdfast.splitTerminal', 'Split Terminal', () => splitTerminal(ctx)),
     run('holdfast.attachSession', 'Attach to Session', () => attachSession(ctx)),
@@ -50,7 +54,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     // The sidebar passes a session id to these; the palette passes none (they act on the active tab or ask).
     run('holdfast.renameSession', 'Rename Session', (id?: string) => renameSession(ctx, sessionArg(id))),
     run('holdfast.killSession', 'Kill Session', (id?: string) => killSession(ctx, sessionArg(id))),
-    run('holdfast.newAgent', 'New Agent', (opts?: { profile?: string }) => newAgent(ctx, opts?.profile)),
+    run('holdfast.newAgent', 'New Agent', (opts?: WhereArgs & { profile?: string }) => newAgent(ctx, opts)),
     // Optional argument {profile, branch}: scripts and tests; the palette asks for both.
     run('holdfast.newAgentInWorktree', 'New Agent in Worktree', (args?: WorktreeAgentArgs) =>
       newAgentInWorktree(ctx, args),

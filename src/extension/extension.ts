@@ -18,6 +18,7 @@ import { registerMcpProvider } from './mcpProvider';
 import { SessionFeed } from './sessionFeed';
 import { RecoverySettingsMirror } from './recoverySettings';
 import { RemoteHosts } from './remoteHosts';
+import { HostFolders } from './hostPick';
 import { sshLink } from '../link/daemonLink';
 import { SessionList } from './sessionList';
 import { registerSidebar } from './sidebar';
@@ -155,7 +156,14 @@ function register(services: Services, store: DisposableStore): void {
     systemdScope: await systemdScopeWorks(),
     extensionVersion: config.version,
   });
-  for (const d of registerCommands({ tabs, sessions, log, extensionId: context.extension.id, statusFacts }))
+  for (const d of registerCommands({
+    tabs,
+    sessions,
+    log,
+    extensionId: context.extension.id,
+    hostFolders: new HostFolders(context.globalState),
+    statusFacts,
+  }))
     store.add(d);
   for (const d of registerAttentionCommands(feed, tabs)) store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).

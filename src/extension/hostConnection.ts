@@ -16,7 +16,9 @@ export class HostConnection implements ConnectionEvents, IDisposable {
   private readonly store = new DisposableStore();
   private readonly clientStore = this.store.add(new MutableDisposable<DisposableStore>());
   private readonly retrying = this.store.add(new MutableDisposable());
-  private readonly abort = new AbortController();
+  /** The attempt in flight: a newer one (a start asked for) aborts it, as closing does. */
+  private readonly attempt = this.store.add(new MutableDisposable());
+  private starting: Promise<HoldfastClient> | undefined;
   private current: DaemonState = { kind: 'connecting' };
 
   private readonly onDidChangeStateEmitter = this.store.add(new Emitter<DaemonState>());
@@ -30,7 +32,6 @@ export class HostConnection implements ConnectionEvents, IDisposable {
     readonly link: DaemonLink,
     private readonly log: (line: string) => void,
   ) {
-    this.store.add({ dispose: () => this.abort.abort(new Error('closed')) });
     void this.open(false);
   }
 
@@ -55,10 +56,37 @@ export class HostConnection implements ConnectionEvents, IDisposable {
     throw new Error(`${this.name} is not connected yet`);
   }
 
+  /**
+   * The connected client; when there is none, a connection that starts the host's on-demand daemon if none listens
+   * there (`bridge --start`, as `holdfast new --host` does), for a session about to be started on it.
+   */
+  start(): Promise<HoldfastClient> {
+    const client = this.client;
+    if (client && !client.isClosed) return Promise.resolve(client);
+    this.starting ??= this.connectStarting().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async connectStarting(): Promise<HoldfastClient> {
+    const signal = this.newAttempt();
+    try {
+      const client = await this.link.connect({ start: true });
+      if (signal.aborted) {
+        client.close();
+        throw signal.reason as Error;
+      }
+      this.adopt(client);
+      return client;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.afterFailure(err as Error, true);
+      throw this.current.kind === 'failed' ? this.current.error : err;
+    }
+  }
+
   /** Connects (the first time, or again after a drop); each failure that may pass is shown and tried again. */
   private async open(again: boolean): Promise<void> {
-    this.setState({ kind: 'connecting' });
-    const signal = this.abort.signal;
+    const signal = this.newAttempt();
     try {
       const client = again
         ? await reconnect(this.link, { signal, onRetry: (_, err) => this.failed(err, true) })
@@ -67,11 +95,25 @@ export class HostConnection implements ConnectionEvents, IDisposable {
       this.adopt(client);
     } catch (err) {
       if (signal.aborted) return;
-      const passes = !again && mayPass(err);
-      this.failed(err as Error, passes);
-      if (passes) return void this.open(true); // the first failure: the policy's pauses from here
-      this.retrying.value = timeout(HOST_RETRY_MS, () => void this.open(true));
+      this.afterFailure(err as Error, !again);
     }
+  }
+
+  /** A new attempt replaces the one in flight (its result is dropped) and the pause before the next. */
+  private newAttempt(): AbortSignal {
+    const attempt = new AbortController();
+    this.attempt.value = { dispose: () => attempt.abort(new Error('closed')) };
+    this.retrying.clear();
+    this.setState({ kind: 'connecting' });
+    return attempt.signal;
+  }
+
+  /** The first failure that may pass is tried again with the policy's pauses; any other, after HOST_RETRY_MS. */
+  private afterFailure(err: Error, first: boolean): void {
+    const passes = first && mayPass(err);
+    this.failed(err, passes);
+    if (passes) return void this.open(true);
+    this.retrying.value = timeout(HOST_RETRY_MS, () => void this.open(true));
   }
 
   private adopt(client: HoldfastClient): void {
@@ -80,7 +122,7 @@ export class HostConnection implements ConnectionEvents, IDisposable {
     owned.add(client);
     owned.add(
       client.onClose((error) => {
-        if (this.client !== client || this.abort.signal.aborted) return;
+        if (this.client !== client || this.store.isDisposed) return; // replaced, or the window let it go
         const why = lossReason(this.link, client, error);
         this.log(`host ${this.name}: the connection was lost (${oneLine(why.message)}); reconnecting`);
         this.setState({ kind: 'stopped' });

@@ -5,7 +5,10 @@
 import type * as vscode from 'vscode';
 import type { HoldfastClient } from '../client/client';
 import { DisposableStore, type IDisposable } from '../base/disposable';
-import type { SessionInfo } from '../protocol/messages';
+import type { CreateParams, SessionInfo } from '../protocol/messages';
+import { remoteSessionInfo } from '../link/remoteSessions';
+import { oneLine, printable } from '../text/printable';
+import { defaultSessionName } from './layout';
 import type { TabLocation } from '../protocol/tabLayout';
 import { SessionTab } from './pseudoterminal';
 import type { HostConnection } from './hostConnection';
@@ -82,6 +85,30 @@ export class RemoteTabs implements IDisposable {
     const session = sessions.find((s) => s.id === id);
     if (!session) throw new Error(`${host} has no session ${id} any more`);
     this.open(host, session, location, false).show();
+  }
+
+  /**
+   * Starts a session on `host` (its on-demand daemon first if none listens there) and shows it in a new tab here,
+   * recorded as a card's tab is. What the host refuses (a folder not there, a program not on its PATH) is thrown
+   * as one line, and no tab opens.
+   */
+  async start(host: string, params: CreateParams & { nameBase?: string }, location: TabLocation): Promise<SessionInfo> {
+    const remote = this.deps.hosts.get(host);
+    if (!remote) throw new Error(`${host} is not in holdfast.hosts`);
+    const client = await remote.connection.start();
+    const { nameBase, ...create } = params;
+    const known = await remote.sessions.refresh(client);
+    const name = create.name?.trim() || defaultSessionName(known, nameBase);
+    let raw: unknown;
+    try {
+      raw = (await client.request('create', { ...create, name })).session;
+    } catch (err) {
+      throw new Error(`${host}: ${printable(oneLine((err as Error).message))}`, { cause: err });
+    }
+    const session = remoteSessionInfo(raw); // the host's word
+    if (!session) throw new Error(`${host} answered with a session that does not fit`);
+    this.open(host, session, location, false).show();
+    return session;
   }
 
   private open(host: string, session: SessionInfo, location: TabLocation, preserveFocus: boolean): vscode.Terminal {

@@ -20,6 +20,7 @@ import type { Size, TabHost, TabLink, TabTarget } from './tabHost';
 import { TabRegistry, tabTerminalOptions } from './tabRegistry';
 import { TabRestore } from './tabRestore';
 import { RemoteTabs } from './remoteTabs';
+import type { RemoteHosts } from './remoteHosts';
 import { terminalProfile } from './ui';
 import { uiText } from '../text/uiText';
 import { TabVisibility } from './tabVisibility';
@@ -153,6 +154,17 @@ export class TabManager implements TabHost, vscode.Disposable {
    */
   expectSplit(split: SplitRequest | undefined): void {
     this.splitting = split;
+  }
+
+  /** The SSH hosts this window follows (holdfast.hosts). */
+  get remoteHosts(): RemoteHosts | undefined {
+    return this.options.remotes?.hosts;
+  }
+
+  /** Starts a session on an SSH host and shows it in a new tab here (remoteTabs.ts). */
+  startOnHost(host: string, params: CreateParams & { nameBase?: string }, location: TabLocation): Promise<SessionInfo> {
+    if (!this.remoteTabs) throw new Error('this window follows no SSH hosts');
+    return this.remoteTabs.start(host, params, location);
   }
 
   /** Shows a host's session (its key, "@HOST/ID") here: its tab, or a new one over the host's connection. */
