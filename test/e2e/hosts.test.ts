@@ -3,13 +3,19 @@
 // the test's ssh config). This machine's section first, then the host's, its card's state live; a host with no
 // known host key shows its one line; the host's session rings for you, the notification names the host and its
 // Reply… answers it there, and nothing reaches this machine's session. A host's card opens its session in a tab
-// here over the host's connection; typed into, it echoes; after Reload Window the tab is back, same remote process.
+// here over the host's connection; typed into, it echoes; New Terminal on the host (picked, a folder typed) runs its
+// shell there; after Reload Window both tabs are back, same remote processes; the window's ssh killed, the tab says it
+// is reconnecting and comes back by itself to the same program, nothing doubled or lost.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI_SCRIPT } from '../helpers/daemon';
 import { REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from '../helpers/sshd';
-import { HoldfastE2E, openSidebar, PROMPT_RE, SessionsWebview, waitFor } from './harness';
+import { HoldfastE2E, openSidebar, PROMPT_RE, type SessionView, SessionsWebview, waitFor } from './harness';
+import { kill } from './processes';
 
 let e2e: HoldfastE2E;
 let sshd: SshServer;
@@ -21,6 +27,37 @@ function remoteCli(args: string[]): string {
     encoding: 'utf8',
     timeout: 60_000,
   });
+}
+
+/** With hosts listed, New Terminal asks where first: this machine, then each host. */
+async function newTerminalOn(where: string): Promise<void> {
+  await e2e.wb.runCommand('Holdfast: New Terminal');
+  await waitFor(async () => (await e2e.wb.quickPickItems()).join('|') === `This machine|remote|${UNKNOWN_KEY}`, {
+    timeout: 15_000,
+    message: 'the pick of this machine and the hosts',
+  });
+  await e2e.wb.pickQuickItem(where);
+}
+
+/** New Terminal on this machine, once its shell shows the prompt. */
+async function newLocalTerminal(): Promise<SessionView> {
+  const before = new Set(e2e.iso.sessions().map((s) => s.id));
+  await newTerminalOn('This machine');
+  const session = await waitFor(() => e2e.iso.sessions().find((s) => !before.has(s.id)), {
+    timeout: 30_000,
+    message: 'a new session on this machine',
+  });
+  await e2e.iso.waitForScreen(session.id, PROMPT_RE);
+  await e2e.wb.waitForTerminalText(PROMPT_RE);
+  return session;
+}
+
+/** The window's ssh processes running the bridge of `target` (one connection per host). */
+function windowSshPids(target: string): number[] {
+  return e2e.server
+    .processes()
+    .filter((p) => p.cmdline[0] === 'ssh' && p.cmdline.includes(target) && p.cmdline.at(-1)?.includes(' bridge'))
+    .map((p) => p.pid);
 }
 
 // sshd first: the window's environment names its ssh config (hooks of one file may run in any order, so one hook).
@@ -55,7 +92,7 @@ test(
       const farKey = `@remote/${farId}`;
 
       await e2e.open(e2e.workspace('hosts'));
-      const local = await e2e.newTerminal();
+      const local = await newLocalTerminal();
       await wb.typeInTerminal("printf 'local-%s\\n' screen\n");
       await e2e.iso.waitForScreen(local.id, /^local-screen$/m);
 
@@ -100,8 +137,8 @@ test(
 );
 
 test(
-  "hosts: a host's card opens its session in a tab here, typed into; Reload Window brings the tab back, same process",
-  { timeout: 300_000 },
+  "hosts: a card's tab and New Terminal on the host; Reload Window brings both back; the ssh killed, it reconnects",
+  { timeout: 420_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
@@ -110,40 +147,98 @@ test(
       ) as { session?: { id: string }; id?: string };
       const id = created.session?.id ?? created.id!;
       const key = `@remote/${id}`;
-      const remoteShow = () =>
-        JSON.parse(remoteCli(['show', 'far-sh', '--json'])) as { pid: number; clients: { owners: number } };
-      const pid = remoteShow().pid;
+      const remoteShow = (name: string) =>
+        JSON.parse(remoteCli(['show', name, '--json'])) as { pid: number; cwd: string; clients: { owners: number } };
+      const pid = remoteShow('far-sh').pid;
       const title = 'far-sh (remote)';
+      const hasTab = async (name: string) => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === name);
 
       const sidebar = new SessionsWebview(wb, 'sidebar'); // open since the scene before (its icon would close it)
       await sidebar.waitForText(key, '$');
       await sidebar.click(key);
-      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === title), {
-        timeout: 60_000,
-        message: `the tab ${title}`,
-      });
+      await waitFor(() => hasTab(title), { timeout: 60_000, message: `the tab ${title}` });
       await wb.clickTerminalTab(title);
       await wb.typeInTerminal('echo "typed-$((6*7))"\n');
       await wb.waitForTerminalText(/^typed-42$/m);
       assert.match(remoteCli(['read', 'far-sh']), /^typed-42$/m, "the keys reached the host's session");
-      await waitFor(() => remoteShow().clients.owners === 1, {
+      await waitFor(() => remoteShow('far-sh').clients.owners === 1, {
         timeout: 20_000,
         message: "the tab to have input on the host's daemon",
       });
       await wb.screenshot('hosts-remote-tab');
 
+      // New Terminal on the host, in a folder typed: a folder not there is one line and no session.
+      const home = sshd.remoteEnv.HOME!;
+      const folder = path.join(home, 'proj-far');
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(home, 'remote-marker'), 'only-on-the-host\n');
+      const typeFolder = async (typed: string) => {
+        await newTerminalOn('remote');
+        await wb.page.fill('.quick-input-widget .quick-input-box input', typed);
+        await wb.pickQuickItem(typed);
+      };
+      const remoteCount = () => (JSON.parse(remoteCli(['list', '--json'])) as { sessions: unknown[] }).sessions.length;
+      const sessionsBefore = remoteCount();
+      await typeFolder('/no/such/folder');
+      await wb.toast('remote: no such directory: /no/such/folder');
+      await wb.runCommand('Notifications: Clear All Notifications'); // a toast can cover the terminal's tab list
+      assert.equal(remoteCount(), sessionsBefore, 'no session started');
+      await typeFolder(folder);
+      const newTitle = 'holdfast 1 (remote)';
+      await waitFor(() => hasTab(newTitle), { timeout: 60_000, message: `the tab ${newTitle}` });
+      await wb.waitForTerminalText(PROMPT_RE);
+      await wb.typeInTerminal('pwd; cat ~/remote-marker\n');
+      await wb.waitForTerminalText(new RegExp(`^${folder}\\n(.*\\n)?only-on-the-host$`, 'm'));
+      const started = remoteShow('holdfast 1');
+      assert.equal(started.cwd, folder, "the session's folder on the host");
+      assert.ok(!fs.existsSync(path.join(os.homedir(), 'remote-marker')), "the marker is the host's HOME's alone");
+      await wb.screenshot('hosts-new-terminal-on-host');
+
       await wb.reloadWindow();
-      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === title), {
-        timeout: 60_000,
-        message: `the tab ${title} back after the reload`,
-      });
+      for (const name of [title, newTitle])
+        await waitFor(() => hasTab(name), { timeout: 60_000, message: `the tab ${name} back after the reload` });
+      await wb.clickTerminalTab(newTitle);
+      await wb.waitForTerminalText(/^only-on-the-host$/m); // the screen, from the host's snapshot
+      assert.equal(remoteShow('holdfast 1').pid, started.pid, 'the same shell on the host');
       await wb.clickTerminalTab(title);
-      await wb.waitForTerminalText(/^typed-42$/m); // the screen, from the host's snapshot
+      await wb.waitForTerminalText(/^typed-42$/m);
       await wb.typeInTerminal('echo "again-$((1+1))"\n');
       await wb.waitForTerminalText(/^again-2$/m);
-      const after = remoteShow();
-      assert.equal(after.pid, pid, 'the same remote process');
+      assert.equal(remoteShow('far-sh').pid, pid, 'the same remote process');
       assert.equal((await wb.terminalTabs()).filter((tab) => tab.name === title).length, 1, 'one tab for it, not two');
+
+      // The window's ssh to the host killed, while the network stays down a moment: the tab says it is reconnecting,
+      // keeps what is typed meanwhile, and comes back by itself to the same program, which counts on.
+      await wb.typeInTerminal('clear; n=0; tick() { n=$((n+1)); echo "tick-$n"; }; tick\n');
+      await wb.waitForTerminalText(/^tick-1$/m);
+      const ssh = await waitFor(
+        () => {
+          const pids = windowSshPids(REMOTE);
+          return pids.length === 1 ? pids : undefined;
+        },
+        { timeout: 20_000, message: "the window's one ssh to the host" },
+      );
+      sshd.hold(true);
+      try {
+        kill(ssh[0], 'SIGKILL');
+        await wb.waitForTerminalText(/lost the connection to remote; its programs run on there/);
+        await wb.typeInTerminal('tick\n');
+      } finally {
+        sshd.hold(false);
+      }
+      await wb.waitForTerminalText(/^tick-2$/m, 60_000);
+      await wb.typeInTerminal('tick\n');
+      await wb.waitForTerminalText(/^tick-3$/m);
+      const ticks = (text: string) =>
+        text
+          .split('\n')
+          .map((line) => line.trimEnd())
+          .filter((line) => /^tick-\d+$/.test(line));
+      assert.deepEqual(ticks(await wb.terminalText()), ['tick-1', 'tick-2', 'tick-3'], 'each once, in order');
+      assert.deepEqual(ticks(remoteCli(['read', 'far-sh'])), ['tick-1', 'tick-2', 'tick-3'], "as the host's screen");
+      assert.equal(remoteShow('far-sh').pid, pid, 'the remote program never noticed');
+      assert.ok(!windowSshPids(REMOTE).includes(ssh[0]), 'a new ssh');
+      await wb.screenshot('hosts-reconnected');
     });
   },
 );

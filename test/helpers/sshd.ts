@@ -23,6 +23,8 @@ export interface SshServer {
   remoteEnv: NodeJS.ProcessEnv;
   /** The program the client runs as ssh: `ssh -F CONFIG "$@"` (HOLDFAST_SSH). */
   sshProgram: string;
+  /** While held, a new ssh waits before it connects, as over a network down for a moment (one already up stays). */
+  hold(held: boolean): void;
   /** Stops sshd and the remote daemon, and removes the directory. */
   stop(): Promise<void>;
 }
@@ -128,7 +130,11 @@ export async function startSshServer(): Promise<SshServer> {
     ].join('\n'),
   );
   const sshProgram = path.join(dir, 'ssh');
-  writeExecutable(sshProgram, `#!/bin/sh\nexec ssh -F "${sshConfig}" "$@"\n`);
+  const holdFile = path.join(dir, 'hold');
+  writeExecutable(
+    sshProgram,
+    `#!/bin/sh\nwhile [ -e "${holdFile}" ]; do sleep 0.1; done\nexec ssh -F "${sshConfig}" "$@"\n`,
+  );
 
   await waitFor(
     () => {
@@ -149,6 +155,10 @@ export async function startSshServer(): Promise<SshServer> {
     port,
     remoteEnv,
     sshProgram,
+    hold(held) {
+      if (held) fs.writeFileSync(holdFile, '');
+      else fs.rmSync(holdFile, { force: true });
+    },
     async stop() {
       // The remote daemon is a child of nobody here: stop it through its own CLI, then sshd.
       try {
