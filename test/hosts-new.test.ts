@@ -8,7 +8,7 @@ import { HostConnection } from '../src/extension/hostConnection';
 import { sshLink } from '../src/link/daemonLink';
 import { RequestError } from '../src/client/client';
 import { type CliSandbox, waitFor } from './helpers/cli';
-import { hostsSandbox, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
+import { hostsSandbox, REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from './helpers/sshd';
 
 let box: CliSandbox;
 let sshd: SshServer;
@@ -53,6 +53,19 @@ test("a host with no daemon: the window's connection says so, start() starts one
     assert.equal(connection.client, client);
     assert.ok(!lines.some((line) => /lost/.test(line)), lines.join('\n'));
     await box.ok(['--host', REMOTE, 'kill', 'started', '--remove']);
+  } finally {
+    connection.dispose();
+  }
+});
+
+test('a host that cannot be reached: start() fails at once with its one line, never a prompt', async () => {
+  const lines: string[] = [];
+  const connection = new HostConnection(sshLink({ target: UNKNOWN_KEY }, box.env, 'extension'), (line) =>
+    lines.push(line),
+  );
+  try {
+    await assert.rejects(connection.start(), { message: `ssh: host key unknown — run \`ssh ${UNKNOWN_KEY}\` once` });
+    assert.equal(connection.state.kind, 'failed');
   } finally {
     connection.dispose();
   }

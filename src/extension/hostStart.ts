@@ -38,9 +38,14 @@ async function pickFolder(ctx: CommandContext, host: string): Promise<{ folder: 
   );
   try {
     pick.update({ items: folderChoices(host, recent, '') });
+    let typed = '';
     const chosen = await new Promise<FolderChoice | undefined>((resolve) => {
-      pick.onDidChangeValue((value) => pick.update({ items: folderChoices(host, recent, value) }));
-      pick.onDidAccept(() => resolve(pick.selectedItems[0]));
+      pick.onDidChangeValue((value) => {
+        typed = value;
+        pick.update({ items: folderChoices(host, recent, value) });
+      });
+      // Enter pressed before the list caught up with the keys may select nothing: the path typed is meant.
+      pick.onDidAccept(() => resolve(pick.selectedItems[0] ?? folderChoices(host, [], typed).find((c) => c.typed)));
       pick.onDidHide(() => resolve(undefined));
       pick.show();
     });
