@@ -18,6 +18,8 @@ import { HoldfastE2E, openSidebar, PROMPT_RE, type SessionView, SessionsWebview,
 import { kill } from './processes';
 
 let e2e: HoldfastE2E;
+/** The host's agent: says where it runs, then waits. */
+const FAR_AGENT = '#!/bin/sh\necho "far-agent in $(/bin/pwd)"\nexec sleep 100000\n';
 let sshd: SshServer;
 
 /** The holdfast CLI here, reaching the host as the window does. */
@@ -29,9 +31,9 @@ function remoteCli(args: string[]): string {
   });
 }
 
-/** With hosts listed, New Terminal asks where first: this machine, then each host. */
-async function newTerminalOn(where: string): Promise<void> {
-  await e2e.wb.runCommand('Holdfast: New Terminal');
+/** With hosts listed, New Terminal and New Agent ask where first: this machine, then each host. */
+async function newOn(where: string, command = 'Holdfast: New Terminal'): Promise<void> {
+  await e2e.wb.runCommand(command);
   await waitFor(async () => (await e2e.wb.quickPickItems()).join('|') === `This machine|remote|${UNKNOWN_KEY}`, {
     timeout: 15_000,
     message: 'the pick of this machine and the hosts',
@@ -42,7 +44,7 @@ async function newTerminalOn(where: string): Promise<void> {
 /** New Terminal on this machine, once its shell shows the prompt. */
 async function newLocalTerminal(): Promise<SessionView> {
   const before = new Set(e2e.iso.sessions().map((s) => s.id));
-  await newTerminalOn('This machine');
+  await newOn('This machine');
   const session = await waitFor(() => e2e.iso.sessions().find((s) => !before.has(s.id)), {
     timeout: 30_000,
     message: 'a new session on this machine',
@@ -65,7 +67,11 @@ before(async () => {
   sshd = await startSshServer();
   e2e = await HoldfastE2E.start({
     name: 'hosts',
-    settings: { 'holdfast.hosts': [{ target: REMOTE, name: 'remote' }, UNKNOWN_KEY] },
+    settings: {
+      'holdfast.hosts': [{ target: REMOTE, name: 'remote' }, UNKNOWN_KEY],
+      // An agent whose command is on the host's PATH alone (sshd.ts's remote bin).
+      'holdfast.agents': [{ id: 'far-agent', name: 'Far Agent', argv: ['far-agent'] }],
+    },
     env: { HOLDFAST_SSH: sshd.sshProgram },
   });
 });
@@ -173,7 +179,7 @@ test(
       fs.mkdirSync(folder, { recursive: true });
       fs.writeFileSync(path.join(home, 'remote-marker'), 'only-on-the-host\n');
       const typeFolder = async (typed: string) => {
-        await newTerminalOn('remote');
+        await newOn('remote');
         await wb.page.fill('.quick-input-widget .quick-input-box input', typed);
         await wb.pickQuickItem(typed);
       };
@@ -194,8 +200,21 @@ test(
       assert.ok(!fs.existsSync(path.join(os.homedir(), 'remote-marker')), "the marker is the host's HOME's alone");
       await wb.screenshot('hosts-new-terminal-on-host');
 
+      // New Agent on the host, in the folder just used there (offered as recent): its command is the host's.
+      fs.writeFileSync(path.join(sshd.remoteEnv.PATH!.split(':')[0], 'far-agent'), FAR_AGENT, { mode: 0o755 });
+      await newOn('remote', 'Holdfast: New Agent…');
+      await waitFor(async () => (await wb.quickPickItems()).join('|') === `Home folder|${folder}`, {
+        timeout: 15_000,
+        message: 'the home and the recent folder on the host',
+      });
+      await wb.pickQuickItem(folder);
+      await wb.pickQuickItem('Far Agent');
+      const agentTitle = 'far-agent 1 (remote)';
+      await waitFor(() => hasTab(agentTitle), { timeout: 60_000, message: `the tab ${agentTitle}` });
+      await wb.waitForTerminalText(new RegExp(`^far-agent in ${folder}$`, 'm'));
+
       await wb.reloadWindow();
-      for (const name of [title, newTitle])
+      for (const name of [title, newTitle, agentTitle])
         await waitFor(() => hasTab(name), { timeout: 60_000, message: `the tab ${name} back after the reload` });
       await wb.clickTerminalTab(newTitle);
       await wb.waitForTerminalText(/^only-on-the-host$/m); // the screen, from the host's snapshot
