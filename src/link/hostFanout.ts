@@ -35,7 +35,7 @@ export async function askWithin<T>(
   const done = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${host} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new Error(`did not answer within ${timeoutMs} ms`)), timeoutMs);
   });
   const asked = ask(done.signal);
   asked.catch(() => undefined); // a late failure, after the timeout said why

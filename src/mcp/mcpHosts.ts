@@ -37,7 +37,9 @@ export function placeOf(ctx: ToolContext, ref: string): { place: SessionPlace; r
   const { host, id } = parseKey(ref);
   if (host === undefined) return { place: { ctx }, ref };
   const there = host === LOCAL_HOST ? undefined : ctx.hosts?.get(host);
-  if (!there || !id) throw new RefusedError(`no session "${ref}" (list_sessions shows the sessions you can use)`);
+  // A host the scope names nothing of is not asked: its sessions are as unknown as a missing one.
+  if (!there || !id || there.rights.reachesNothing)
+    throw new RefusedError(`no session "${ref}" (list_sessions shows the sessions you can use)`);
   return { place: { ctx: { ...there, signal: ctx.signal, askAgain: ctx.askAgain }, host }, ref: id };
 }
 
