@@ -141,7 +141,7 @@ test('mcp list_sessions and search_history name both hosts; a remote session is 
       listed.unreachable?.map((u) => u.host),
       ['mute'],
     );
-    assert.match(listed.unreachable![0].error, new RegExp(`did not answer (the handshake )?within ${MUTE_MS} ms`));
+    assert.match(listed.unreachable[0].error, new RegExp(`did not answer (the handshake )?within ${MUTE_MS} ms`));
     assert.ok(ms < 15_000, `${ms} ms`);
 
     const found = structured<Searched>(await call(client, 'search_history', { pattern: '^needle-42-(near|far)$' }));
