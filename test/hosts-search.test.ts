@@ -199,6 +199,12 @@ test('a scope naming only a remote session reaches no local one; one naming a lo
   } finally {
     await remoteOnly.close();
   }
+  record({
+    item: 'hostile',
+    name: 'holdfast mcp --sessions @remote/far beside a local session named "@remote/far"; --sessions near asked for a remote session',
+    value:
+      'the remote session alone listed, searched and typed into; local ones refused as no session; the other way the host is never asked',
+  });
 
   const localOnly = await mcp(['--sessions', 'near']);
   try {
@@ -248,4 +254,9 @@ test("a host's search answer is checked: forged matches are dropped, at most the
   );
   assert.deepEqual(result, { matches: [good, { ...good, line: 4 }], truncated: true });
   assert.deepEqual(remoteSearchResult('a string', 10), { matches: [], truncated: false });
+  record({
+    item: 'hostile',
+    name: "a host's search answer with forged matches (an id that is a path, a negative line, a 70,000-character line, more than asked)",
+    value: 'dropped match by match, at most the limit asked kept; the rest is program text as a local match',
+  });
 });
