@@ -9,6 +9,7 @@ import { ui, type UiText, uiText } from '../text/uiText';
 import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
 import type { SessionTab } from './pseudoterminal';
+import type { RemoteHosts } from './remoteHosts';
 import type { SessionList } from './sessionList';
 import type { TabManager } from './tabs';
 import { showInformation, showQuickPick } from './ui';
@@ -21,6 +22,8 @@ export interface CommandContext {
   extensionId: string;
   /** Facts for the status report that only the activation knows. */
   statusFacts(): Promise<StatusFacts>;
+  /** The SSH hosts of holdfast.hosts this window follows (search spans them). */
+  remotes?: RemoteHosts;
 }
 
 /** The active Holdfast tab, else one the user picks among this window's. */
