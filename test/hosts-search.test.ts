@@ -7,12 +7,18 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type CliSandbox, CLI_SCRIPT, isOneErrorLine } from './helpers/cli';
+import { type CliSandbox, CLI_SCRIPT, isOneErrorLine, waitFor } from './helpers/cli';
+import { HoldfastClient } from '../src/client/client';
+import { connectOptions } from '../src/client/clientOptions';
+import { searchEveryHost } from '../src/extension/hostSearch';
+import { RemoteHosts } from '../src/extension/remoteHosts';
+import { sshLink } from '../src/link/daemonLink';
 import { remoteSearchResult } from '../src/link/remoteSearch';
 import { record } from './helpers/reliability';
 import { BASH, hostsSandbox, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 const MUTE_MS = 1500;
+const quiet = { info: () => undefined, warn: () => undefined };
 let box: CliSandbox;
 let sshd: SshServer;
 const ids: Record<string, string> = {};
@@ -259,4 +265,31 @@ test("a host's search answer is checked: forged matches are dropped, at most the
     name: "a host's search answer with forged matches (an id that is a path, a negative line, a 70,000-character line, more than asked)",
     value: 'dropped match by match, at most the limit asked kept; the rest is program text as a local match',
   });
+});
+
+test("Search Sessions' search spans the window's hosts: each match named by its host, a failing host its line", async () => {
+  const remotes = new RemoteHosts({ link: (entry) => sshLink(entry, box.env, 'extension'), log: quiet });
+  const local = await HoldfastClient.connect(connectOptions(box.socket, box.env));
+  try {
+    remotes.update([
+      { target: REMOTE, name: 'remote' },
+      { target: REMOTE, name: 'mute', command: 'read x #', timeoutMs: MUTE_MS },
+    ]);
+    await waitFor(() => remotes.get('remote')?.connection.client !== undefined, 60_000, 'the remote to connect');
+    await waitFor(() => remotes.get('mute')?.connection.state.kind === 'failed', 60_000, 'the mute host to fail');
+    const params = { pattern: '^needle-42-(near|far)$', context: 1, limit: 50 };
+    const answers = await Promise.all(searchEveryHost(() => Promise.resolve(local), remotes.all, params));
+    assert.deepEqual(
+      answers.map((a) => [a.host, a.value?.matches.map((m) => [m.session, m.text]), a.error !== undefined]),
+      [
+        ['local', [[ids['local/near'], 'needle-42-near']], false],
+        ['remote', [[ids['remote/far'], 'needle-42-far']], false],
+        ['mute', undefined, true],
+      ],
+    );
+    assert.match(answers[2].error!, new RegExp(`did not answer the handshake within ${MUTE_MS} ms`));
+  } finally {
+    local.close();
+    remotes.dispose();
+  }
 });
