@@ -14,7 +14,9 @@ import { searchEveryHost } from '../src/extension/hostSearch';
 import { RemoteHosts } from '../src/extension/remoteHosts';
 import { sshLink } from '../src/link/daemonLink';
 import { remoteSearchResult } from '../src/link/remoteSearch';
+import { Rights } from '../src/mcp/mcpRights';
 import { record } from './helpers/reliability';
+import { sessionInfo } from './helpers/sessionInfo';
 import { BASH, hostsSandbox, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 const MUTE_MS = 1500;
@@ -127,6 +129,7 @@ interface Searched {
 }
 
 const far = () => `@remote/${ids['remote/far']}`;
+const USE = '(list_sessions shows the sessions you can use)';
 
 test('mcp list_sessions and search_history name both hosts; a remote session is read by "@HOST/ID"', async () => {
   const client = await mcp();
@@ -192,10 +195,10 @@ test('a scope naming only a remote session reaches no local one; one naming a lo
       found.matches.map((m) => m.text),
       ['needle-42-far'],
     );
-    for (const session of ['near', ids['local/near'], `@remote/${ids['remote/other']}`]) {
+    for (const session of ['near', ids['local/near'], `@remote/${ids['remote/other']}`, '@remote/other']) {
       const refused = await call(remoteOnly, 'send', { session, text: 'echo no', enter: true });
       assert.equal(refused.isError, true, session);
-      assert.match((refused.content[0] as { text: string }).text, /^no session /);
+      assert.equal((refused.content[0] as { text: string }).text, `no session "${session}" ${USE}`);
     }
     structured(await call(remoteOnly, 'send', { session: far(), text: 'echo scoped-$((7*7))', enter: true }));
     const met = structured<{ met: boolean }>(
@@ -223,7 +226,7 @@ test('a scope naming only a remote session reaches no local one; one naming a lo
     for (const session of [far(), '@remote/far', '@remote/other']) {
       const refused = await call(localOnly, 'read_screen', { session });
       assert.equal(refused.isError, true, session);
-      assert.match((refused.content[0] as { text: string }).text, /^no session /);
+      assert.equal((refused.content[0] as { text: string }).text, `no session "${session}" ${USE}`);
     }
   } finally {
     await localOnly.close();
@@ -292,4 +295,17 @@ test("Search Sessions' search spans the window's hosts: each match named by its 
     local.close();
     remotes.dispose();
   }
+});
+
+test("a host's credential names the scope's sessions of that host alone; this machine's none of a host's", () => {
+  const rights = new Rights({ readOnly: false, sessions: ['near', '@remote/far', '@other/far'], cwd: box.dir });
+  const list = [
+    sessionInfo('aaaa0001', { name: 'far' }),
+    sessionInfo('aaaa0002', { name: 'near' }),
+    sessionInfo('aaaa0003', { name: '@remote/far' }),
+  ];
+  assert.deepEqual(rights.credentialSessions(list, false), ['aaaa0002']);
+  assert.deepEqual(rights.forHost('remote').credentialSessions(list, false), ['aaaa0001']);
+  assert.equal(rights.forHost('elsewhere').reachesNothing, true);
+  assert.equal(new Rights({ readOnly: true, sessions: undefined, cwd: box.dir }).forHost('x').reachesNothing, false);
 });

@@ -91,5 +91,5 @@ export async function acrossHosts<T>(
 
 /** The failed hosts' lines for a tool's text. */
 export function failedText(failed: Spread<unknown>['failed']): string {
-  return failed.map((f) => `\nhost ${f.host} did not answer: ${f.error}`).join('');
+  return failed.map((f) => `\nhost ${f.host}: ${f.error}`).join('');
 }

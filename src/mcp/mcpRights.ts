@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { WORKSPACE_KEYWORD } from '../host/bundles';
 import type { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
-import { parseKey } from '../link/sessionKey';
+import { parseKey, remoteKey } from '../link/sessionKey';
 
 export class RefusedError extends Error {}
 
@@ -55,7 +55,7 @@ export class Rights {
   /** This machine's rights; with `host`, that host's: its "@HOST/REF" entries, no workspace, no self. */
   constructor(
     private readonly options: RightsOptions,
-    host?: string,
+    private readonly host?: string,
   ) {
     this.readOnly = options.readOnly;
     const entries = options.sessions;
@@ -142,10 +142,11 @@ export class Rights {
     if (byId) return byId;
     const byName = visible.filter((s) => s.name === ref);
     if (byName.length === 1) return byName[0];
+    const key = (id: string) => (this.host === undefined ? id : remoteKey(this.host, id));
     if (byName.length > 1)
       throw new RefusedError(
-        `the name "${ref}" is shared by sessions ${byName.map((s) => s.id).join(', ')}: give an id`,
+        `the name "${key(ref)}" is shared by sessions ${byName.map((s) => key(s.id)).join(', ')}: give an id`,
       );
-    throw new RefusedError(`no session "${ref}" (list_sessions shows the sessions you can use)`);
+    throw new RefusedError(`no session "${key(ref)}" (list_sessions shows the sessions you can use)`);
   }
 }
