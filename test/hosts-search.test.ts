@@ -48,7 +48,7 @@ after(async () => {
   await sshd?.stop();
 });
 
-test('grep --all-hosts: the line on both machines, each led by its host; the mute host is one line after them', async () => {
+test('grep --all-hosts: the line on both machines, each led by its host; a mute host one line after', async () => {
   const started = Date.now();
   const result = await box.run(['grep', '--all-hosts', '^needle-42-(near|far)$'], { timeoutMs: 30_000 });
   const ms = Date.now() - started;
@@ -178,7 +178,7 @@ test('mcp list_sessions and search_history name both hosts; a remote session is 
   }
 });
 
-test('a scope naming only a remote session reaches no local one; one naming a local session no remote one', async () => {
+test('a scope naming a remote session reaches no local one; one naming a local session no remote one', async () => {
   const remoteOnly = await mcp(['--sessions', '@remote/far']);
   try {
     const started = Date.now();
@@ -210,9 +210,12 @@ test('a scope naming only a remote session reaches no local one; one naming a lo
   }
   record({
     item: 'hostile',
-    name: 'holdfast mcp --sessions @remote/far beside a local session named "@remote/far"; --sessions near asked for a remote session',
+    name:
+      'holdfast mcp --sessions @remote/far beside a local session named "@remote/far"; ' +
+      '--sessions near asked for a remote session',
     value:
-      'the remote session alone listed, searched and typed into; local ones refused as no session; the other way the host is never asked',
+      'the remote session alone listed, searched and typed into; local ones refused as no session; ' +
+      'the other way the host is never asked',
   });
 
   const localOnly = await mcp(['--sessions', 'near']);
@@ -265,12 +268,14 @@ test("a host's search answer is checked: forged matches are dropped, at most the
   assert.deepEqual(remoteSearchResult('a string', 10), { matches: [], truncated: false });
   record({
     item: 'hostile',
-    name: "a host's search answer with forged matches (an id that is a path, a negative line, a 70,000-character line, more than asked)",
+    name:
+      "a host's search answer with forged matches (an id that is a path, a negative line, " +
+      'a 70,000-character line, more than asked)',
     value: 'dropped match by match, at most the limit asked kept; the rest is program text as a local match',
   });
 });
 
-test("Search Sessions' search spans the window's hosts: each match named by its host, a failing host its line", async () => {
+test("Search Sessions' search spans the window's hosts: matches named by host, a failing host its line", async () => {
   const remotes = new RemoteHosts({ link: (entry) => sshLink(entry, box.env, 'extension'), log: quiet });
   const local = await HoldfastClient.connect(connectOptions(box.socket, box.env));
   try {

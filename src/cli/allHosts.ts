@@ -4,7 +4,7 @@
 import type { HoldfastClient } from '../client/client';
 import type { SessionInfo } from '../protocol/messages';
 import { type DaemonLink, localLink, sshLink } from '../link/daemonLink';
-import { askWithin, type HostAnswer, onLink, SCOPED_REACHES_NO_HOST, scopedEnv } from '../link/hostFanout';
+import { askWithin, type HostAnswer, onLink, SCOPED_NO_HOST, scopedEnv } from '../link/hostFanout';
 import { DEFAULT_HOST_TIMEOUT_MS, hostName, readHosts } from '../link/hosts';
 import { remoteSessionList } from '../link/remoteSessions';
 import type { CommandResult, Context } from './command';
@@ -35,7 +35,7 @@ export function askAllHosts<T>(
     one(localLink(ctx.socket, ctx.env), DEFAULT_HOST_TIMEOUT_MS),
     ...hosts.map((host) =>
       scoped
-        ? Promise.resolve<HostAnswer<T>>({ host: hostName(host), error: SCOPED_REACHES_NO_HOST })
+        ? Promise.resolve<HostAnswer<T>>({ host: hostName(host), error: SCOPED_NO_HOST })
         : one(sshLink(host, ctx.env), host.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS),
     ),
   ]);

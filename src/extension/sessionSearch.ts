@@ -82,7 +82,7 @@ async function showSearch(ctx: CommandContext): Promise<void> {
   const client = await ctx.tabs.connection.get();
   if (!client.supports(Capability.Search))
     throw new Error('the running daemon is older than search (Holdfast: Restart Daemon updates it)');
-  const placeholder = ui`A regular expression (RE2) over every session’s history, on every host; lowercase matches either case`;
+  const placeholder = ui`A regular expression (RE2) over every session’s history, on every host; lowercase: any case`;
   const pick = new UiQuickPick<MatchItem>(TITLE, placeholder);
   const disposables: vscode.Disposable[] = [pick];
   let timer: NodeJS.Timeout | undefined;

@@ -13,8 +13,8 @@ export interface HostAnswer<T> {
   error?: string;
 }
 
-/** Why a shell with a scoped credential asks no host: the credential is this machine's daemon's, not the user's keys. */
-export const SCOPED_REACHES_NO_HOST = `this shell has a scoped credential (${SCOPE_TOKEN_ENV}): it reaches no other host`;
+/** Why a shell with a scoped credential asks no host: the credential is this machine's daemon's, not your keys. */
+export const SCOPED_NO_HOST = `this shell has a scoped credential (${SCOPE_TOKEN_ENV}): it reaches no other host`;
 
 /** Whether `env` holds a scoped credential (HOLDFAST_TOKEN): then no host is asked. */
 export function scopedEnv(env: NodeJS.ProcessEnv): boolean {

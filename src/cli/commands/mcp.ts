@@ -5,7 +5,7 @@ import { loadMcpServer, WORKSPACE_KEYWORD } from '../../host/bundles';
 import { expectPositionals, boolOpt, stringOpt } from '../args';
 import type { Command, Context } from '../command';
 import { configFilePath } from '../../host/paths';
-import { SCOPED_REACHES_NO_HOST, scopedEnv } from '../../link/hostFanout';
+import { SCOPED_NO_HOST, scopedEnv } from '../../link/hostFanout';
 import { type HostEntry, hostName, readHosts } from '../../link/hosts';
 import { parseKey } from '../../link/sessionKey';
 import { usageError } from '../errors';
@@ -31,7 +31,7 @@ function spannedHosts(ctx: Context, sessions: readonly string[]): HostEntry[] {
     const { host, id } = parseKey(entry);
     if (host === undefined) continue;
     if (ctx.link.host) throw usageError(`--sessions ${entry}: with --host the server reaches ${ctx.link.name} alone`);
-    if (scopedEnv(ctx.env)) throw usageError(`--sessions ${entry}: ${SCOPED_REACHES_NO_HOST}`);
+    if (scopedEnv(ctx.env)) throw usageError(`--sessions ${entry}: ${SCOPED_NO_HOST}`);
     if (!id || !hosts.some((h) => hostName(h) === host))
       throw usageError(
         `--sessions ${entry}: no host "${host}" in ${configFilePath(ctx.env)} ("@HOST/ID" or "@HOST/NAME")`,
