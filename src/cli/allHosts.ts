@@ -1,11 +1,12 @@
-// `holdfast list --all-hosts`: this machine's sessions and every configured host's, asked at once, each host bounded
-// by its own timeout, so one that hangs or refuses costs its line and never the others'.
-import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
-import { type HoldfastClient, NoDaemonError } from '../client/client';
+// `--all-hosts` of `list` and `grep`: this machine's daemon and every configured host's, asked at once, each host
+// bounded by its own timeout (src/link/hostFanout.ts), so one that hangs or refuses costs its line and never the
+// others'. What a host answers is checked before it is printed (src/link/remoteSessions.ts, remoteSearch.ts).
+import type { HoldfastClient } from '../client/client';
 import type { SessionInfo } from '../protocol/messages';
 import { type DaemonLink, localLink, sshLink } from '../link/daemonLink';
+import { askWithin, type HostAnswer, onLink, SCOPED_NO_HOST, scopedEnv } from '../link/hostFanout';
 import { DEFAULT_HOST_TIMEOUT_MS, hostName, readHosts } from '../link/hosts';
-import { oneLine, printable } from '../text/printable';
+import { remoteSessionList } from '../link/remoteSessions';
 import type { CommandResult, Context } from './command';
 import { ExitCode } from './errors';
 import { SESSION_COLUMNS, sessionRow, table } from './output';
@@ -17,60 +18,58 @@ export interface HostListing {
   error?: string;
 }
 
-/** The list of one daemon, within `timeoutMs` from the start of the connection to the answer. */
-async function listOne(link: DaemonLink, timeoutMs: number): Promise<HostListing> {
-  let client: HoldfastClient | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${link.name} did not answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  const asked = (async () => {
-    client = await link.connect({ timeoutMs });
-    return (await client.request('list', {})).sessions;
-  })();
-  asked.catch(() => undefined); // a late failure, after the timeout said why
-  try {
-    return { host: link.name, sessions: await Promise.race([asked, late]) };
-  } catch (err) {
-    // No daemon there is a host with no sessions, not a failure: the on-demand daemon leaves with its last one.
-    if (err instanceof NoDaemonError) return { host: link.name, sessions: [] };
-    return { host: link.name, sessions: [], error: printable(oneLine((err as Error).message)) };
-  } finally {
-    clearTimeout(timer);
-    // A connection still waiting is ended with its ssh; one that connects after the timeout is closed then.
-    client?.close();
-    void asked.then(
-      () => client?.close(),
-      () => undefined,
-    );
-  }
+/**
+ * `ask` on this machine's daemon and on every host of config.json, in parallel, in that order. A shell with a scoped
+ * credential asks no host: each is its one line.
+ */
+export function askAllHosts<T>(
+  ctx: Context,
+  none: T,
+  ask: (client: HoldfastClient, link: DaemonLink) => Promise<T>,
+): Promise<HostAnswer<T>[]> {
+  const hosts = readHosts(ctx.env);
+  const scoped = scopedEnv(ctx.env);
+  const one = (link: DaemonLink, timeoutMs: number) =>
+    askWithin(link.name, timeoutMs, none, (signal) => onLink(link, timeoutMs, signal, (c) => ask(c, link)));
+  return Promise.all([
+    one(localLink(ctx.socket, ctx.env), DEFAULT_HOST_TIMEOUT_MS),
+    ...hosts.map((host) =>
+      scoped
+        ? Promise.resolve<HostAnswer<T>>({ host: hostName(host), error: SCOPED_NO_HOST })
+        : one(sshLink(host, ctx.env), host.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS),
+    ),
+  ]);
+}
+
+/** The hosts that failed, one `NAME: LINE` each, as every --all-hosts output ends. */
+export function failedLines(answers: readonly HostAnswer<unknown>[]): string {
+  return answers
+    .filter((a) => a.error !== undefined)
+    .map((a) => `${a.host}: ${a.error}\n`)
+    .join('');
+}
+
+/** "2 of 3 hosts failed", or nothing. */
+export function failedNote(answers: readonly HostAnswer<unknown>[]): string | undefined {
+  const failed = answers.filter((a) => a.error !== undefined).length;
+  return failed > 0 ? `${failed} of ${answers.length} hosts failed` : undefined;
 }
 
 export async function listAllHosts(ctx: Context): Promise<CommandResult> {
-  const hosts = readHosts(ctx.env);
-  const scoped = Boolean(ctx.env[SCOPE_TOKEN_ENV]);
-  const listings = await Promise.all([
-    listOne(localLink(ctx.socket, ctx.env), DEFAULT_HOST_TIMEOUT_MS),
-    ...hosts.map((host) =>
-      scoped
-        ? Promise.resolve<HostListing>({
-            host: hostName(host),
-            sessions: [],
-            error: `this shell has a scoped credential (${SCOPE_TOKEN_ENV}): it reaches no other host`,
-          })
-        : listOne(sshLink(host, ctx.env), host.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS),
-    ),
-  ]);
+  const answers = await askAllHosts(ctx, [] as SessionInfo[], async (client, link) => {
+    const { sessions } = await client.request('list', {});
+    return link.host ? remoteSessionList(sessions) : sessions;
+  });
+  const listings: HostListing[] = answers.map(({ host, value, error }) =>
+    error === undefined ? { host, sessions: value ?? [] } : { host, sessions: [], error },
+  );
   const now = Date.now();
   const rows = listings.flatMap((l) => l.sessions.map((s) => [l.host, ...sessionRow(s, now)]));
-  const failed = listings.filter((l) => l.error !== undefined);
-  const text =
-    (rows.length > 0 ? table(['HOST', ...SESSION_COLUMNS], rows) : '') +
-    failed.map((l) => `${l.host}: ${l.error}\n`).join('');
+  const note = failedNote(answers);
   return {
     data: { hosts: listings },
-    text,
-    note: failed.length > 0 ? `${failed.length} of ${listings.length} hosts failed` : undefined,
-    exitCode: failed.length > 0 ? ExitCode.Failed : undefined,
+    text: (rows.length > 0 ? table(['HOST', ...SESSION_COLUMNS], rows) : '') + failedLines(answers),
+    note,
+    exitCode: note ? ExitCode.Failed : undefined,
   };
 }

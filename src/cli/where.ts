@@ -1,7 +1,7 @@
 // Which daemon a command talks to: this machine's (its socket) or a host's over SSH (`--host`, HOLDFAST_HOST).
-import { SCOPE_TOKEN_ENV } from '../host/endpointTrust';
 import { resolveSocketPath } from '../host/paths';
 import { type DaemonLink, localLink, sshLink } from '../link/daemonLink';
+import { SCOPED_NO_HOST, scopedEnv } from '../link/hostFanout';
 import { readHosts, resolveHost } from '../link/hosts';
 import { stringOpt } from './args';
 import type { Command } from './command';
@@ -25,11 +25,6 @@ export function linkFor(command: Command, args: ParsedArgs, env: NodeJS.ProcessE
   if (command.here)
     throw usageError(`${command.name} ${command.here}; on ${ref}: ssh ${host.target} holdfast ${command.name}`);
   // A scoped credential is this machine's daemon's: its holder gets no rights on other hosts through this user's keys.
-  if (env[SCOPE_TOKEN_ENV])
-    throw new CliError(
-      ExitCode.Failed,
-      'forbidden',
-      `this shell has a scoped credential (${SCOPE_TOKEN_ENV}): it reaches no other host`,
-    );
+  if (scopedEnv(env)) throw new CliError(ExitCode.Failed, 'forbidden', SCOPED_NO_HOST);
   return sshLink(socketOpt === undefined ? host : { ...host, socket: socketOpt }, env);
 }

@@ -10,6 +10,7 @@ import { readLayout } from '../protocol/tabLayout';
 import type { StatusFacts } from './doctor';
 import type { HostFolders } from './hostPick';
 import type { SessionTab } from './pseudoterminal';
+import type { RemoteHosts } from './remoteHosts';
 import type { SessionList } from './sessionList';
 import type { TabManager } from './tabs';
 import { showInformation, showQuickPick } from './ui';
@@ -24,6 +25,8 @@ export interface CommandContext {
   hostFolders: HostFolders;
   /** Facts for the status report that only the activation knows. */
   statusFacts(): Promise<StatusFacts>;
+  /** The SSH hosts of holdfast.hosts this window follows (search spans them). */
+  remotes?: RemoteHosts;
 }
 
 /** The active Holdfast tab, else one the user picks among this window's. */

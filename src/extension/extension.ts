@@ -156,15 +156,16 @@ function register(services: Services, store: DisposableStore): void {
     systemdScope: await systemdScopeWorks(),
     extensionVersion: config.version,
   });
-  for (const d of registerCommands({
+  const commandContext = {
     tabs,
     sessions,
     log,
     extensionId: context.extension.id,
     hostFolders: new HostFolders(context.globalState),
     statusFacts,
-  }))
-    store.add(d);
+    remotes,
+  };
+  for (const d of registerCommands(commandContext)) store.add(d);
   for (const d of registerAttentionCommands(feed, tabs)) store.add(d);
   // The Sessions sidebar and the wall of screens (sidebar.ts, wall.ts, previewHost.ts).
   store.add(registerSidebar(context, feed, previewDeps));

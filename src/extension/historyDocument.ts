@@ -1,8 +1,12 @@
 // *Holdfast: Open Session History*: a session's whole history and screen as a read-only document
 // (scheme holdfast-history:, content from `read` with all the scrollback), so the editor's search,
 // selection and copy work on it. Session search opens its matches here too. An agent's conversation
-// from its own transcript file follows (full-screen agents leave no history): transcripts.ts.
+// from its own transcript file follows (full-screen agents leave no history): transcripts.ts. A host's session
+// ("@HOST/ID", sessionKey.ts) is read over the window's connection to the host, its answers checked as a host's.
 import * as vscode from 'vscode';
+import { z } from 'zod';
+import { remoteSessionInfo } from '../link/remoteSessions';
+import { parseKey } from '../link/sessionKey';
 import { printable, printableLines } from '../text/printable';
 import { agentOf } from '../protocol/recovery';
 import { readTranscript, TranscriptTooCostly } from '../agents/transcripts';
@@ -32,14 +36,44 @@ export interface HistoryLine {
 /** The line that starts the transcript's section; its lines follow it. */
 const CONVERSATION_HEADER = '── conversation (from ';
 
-/** holdfast-history:/ID/NAME: the tab shows the name; the id says which session. */
+/** holdfast-history:/ID/NAME (a host's: /@HOST/ID/NAME): the tab shows the name; the rest says which session. */
 export function historyUri(session: { id: string; name: string }): vscode.Uri {
   const name = printable(session.name).replace(/[/\\]/g, '_') || session.id;
   return vscode.Uri.from({ scheme: HISTORY_SCHEME, path: `/${session.id}/${name}` });
 }
 
+/** The session's id or host key: the path between its first "/" and its last (the name has none). */
 function sessionIdOf(uri: vscode.Uri): string {
-  return uri.path.split('/')[1] ?? '';
+  return uri.path.slice(1, Math.max(1, uri.path.lastIndexOf('/')));
+}
+
+/** A host's lines, checked: a host may send anything. */
+const remoteLines = z.array(z.string());
+
+/** The window's connection to a host's session ("@HOST/ID"), and the session's id there. */
+async function remoteOf(ctx: CommandContext, key: string) {
+  const { host, id } = parseKey(key);
+  const there = host === undefined ? undefined : ctx.remotes?.get(host);
+  if (!there || !id) throw new Error(`no host ${JSON.stringify(host ?? '')} in holdfast.hosts`);
+  return { name: there.name, client: await there.connection.get(), id };
+}
+
+/** A host's session, checked, named by its key. */
+async function remoteSession(ctx: CommandContext, key: string): Promise<{ id: string; name: string }> {
+  const { name, client, id } = await remoteOf(ctx, key);
+  const session = remoteSessionInfo((await client.request('show', { session: id })).session);
+  if (!session) throw new Error(`${name} answered with a session that is not one`);
+  return { id: key, name: session.name };
+}
+
+/** A host's session's lines, checked; its agent's transcript is on the host, so its terminal history alone. */
+async function remoteHistory(ctx: CommandContext, key: string): Promise<string[]> {
+  const { name, client, id } = await remoteOf(ctx, key);
+  const lines = remoteLines.safeParse(
+    (await client.request('read', { session: id, scrollback: Number.MAX_SAFE_INTEGER })).lines,
+  );
+  if (!lines.success) throw new Error(`${name} answered with a history that is not one`);
+  return lines.data;
 }
 
 /**
@@ -48,6 +82,7 @@ function sessionIdOf(uri: vscode.Uri): string {
  * the daemon's machine, so it reads the file with the daemon's rule).
  */
 async function readHistory(ctx: CommandContext, sessionId: string): Promise<string[]> {
+  if (parseKey(sessionId).host !== undefined) return remoteHistory(ctx, sessionId);
   const client = await ctx.tabs.connection.get();
   const [{ lines }, { session }] = await Promise.all([
     client.request('read', { session: sessionId, scrollback: Number.MAX_SAFE_INTEGER }),
@@ -145,6 +180,7 @@ function nearestLine(document: vscode.TextDocument, line: number, text: string):
 
 /** The session of the sidebar card or tab it was invoked from, else the active tab's, else one picked. */
 async function chooseSession(ctx: CommandContext, arg: unknown): Promise<{ id: string; name: string } | undefined> {
+  if (typeof arg === 'string' && parseKey(arg).host !== undefined) return remoteSession(ctx, arg);
   const client = await ctx.tabs.connection.get();
   const id = sessionArg(arg) ?? ctx.tabs.activeTab()?.sessionId;
   if (id) return (await client.request('show', { session: id })).session;

@@ -26,7 +26,18 @@ export interface McpServerOptions {
   /** $HOLDFAST_SESSION: the session the agent itself runs in, if it runs in one. */
   self?: string;
   /** --host: the SSH host whose daemon the server serves (src/link/hosts.ts's HostEntry), instead of `socket`'s. */
-  host?: { target: string; name?: string; command?: string; socket?: string; timeoutMs?: number };
+  host?: McpHost;
+  /** Without --host: the hosts of config.json, whose sessions the server lists and searches too ("@HOST/ID"). */
+  hosts?: McpHost[];
+}
+
+/** A host as src/link/hosts.ts's HostEntry says it. */
+export interface McpHost {
+  target: string;
+  name?: string;
+  command?: string;
+  socket?: string;
+  timeoutMs?: number;
 }
 
 /** What dist/mcp.js exports (its entry is src/mcp/mcpServer.ts). */

@@ -8,7 +8,9 @@ import { SizeLimit, TextLimit } from '../protocol/limits';
 import type { CreateParams } from '../protocol/messages';
 import { parseSignal } from '../host/signals';
 import { KEY_NAMES_HELP, sendPayload } from '../text/keys';
+import { keyOf, placeOf } from './mcpHosts';
 import {
+  checked,
   defineTool,
   resolveSession,
   sessionRef,
@@ -34,14 +36,16 @@ export const sendTool = defineTool({
     enter: z.boolean().optional().describe('press Enter last'),
   },
   output: { session: z.string(), bytes: z.number() },
-  async run({ session, text, keys, enter }, ctx) {
+  async run({ session, text, keys, enter }, tool) {
     const data = sendPayload(text, keys ?? [], enter ?? false);
     if (data.length === 0) throw new Error('nothing to send: give text, keys or enter');
+    const { place, ref } = placeOf(tool, session);
+    const { ctx } = place;
     const id = await withDaemon(ctx, async (client) => {
-      const info = await resolveSession(ctx, client, session);
+      const info = await resolveSession(ctx, client, ref);
       ctx.rights.assertMayAct(info);
       await client.request('send', { session: info.id, data });
-      return info.id;
+      return keyOf(place, info.id);
     });
     const bytes = Buffer.byteLength(data, 'utf8');
     return { data: { session: id, bytes }, text: `sent ${bytes} bytes to ${id}` };
@@ -125,15 +129,17 @@ export const killTool = defineTool({
     remove: z.boolean().optional(),
   },
   output: { removed: z.boolean(), session: summarySchema },
-  async run({ session, signal, remove }, ctx) {
+  async run({ session, signal, remove }, tool) {
     const sig = signal === undefined ? undefined : parseSignal(signal);
+    const { place, ref } = placeOf(tool, session);
+    const { ctx } = place;
     const info = await withDaemon(ctx, async (client) => {
-      const info = await resolveSession(ctx, client, session);
+      const info = await resolveSession(ctx, client, ref);
       ctx.rights.assertMayAct(info);
       const id = info.id;
       return (await client.request('kill', { session: id, signal: sig, remove: remove || undefined })).session;
     });
-    const summary = summarize(info);
+    const summary = summarize(checked(ctx, info), undefined, place.host);
     const text = `${remove ? 'killed and removed' : 'killed'} ${summaryLine(summary)}`;
     return { data: { removed: remove ?? false, session: summary }, text };
   },

@@ -1,6 +1,8 @@
 // What an MCP client may see and do: all sessions, or only those named with --sessions (ids,
 // names, and "workspace": sessions started under the server's directory or recorded by a VS Code window
-// of that workspace), plus the ones it started.
+// of that workspace), plus the ones it started. A host's sessions are named "@HOST/ID" or "@HOST/NAME"
+// (src/link/sessionKey.ts): each host gets Rights of its own, of its entries alone (`forHost`), and this machine's
+// never reach a host's session, nor a host's this machine's ("workspace" is this machine's directory only).
 // A session outside the set is never listed, read or acted on, and is refused with the same
 // words as one that does not exist, so a refusal tells nothing about it.
 import * as fs from 'node:fs';
@@ -9,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { WORKSPACE_KEYWORD } from '../host/bundles';
 import type { SessionInfo } from '../protocol/messages';
 import { readLayout } from '../protocol/tabLayout';
+import { parseKey, remoteKey } from '../link/sessionKey';
 
 export class RefusedError extends Error {}
 
@@ -46,13 +49,25 @@ export class Rights {
   private readonly roots: string[] = [];
   private readonly started = new Set<string>();
   private readonly self: string | undefined;
+  /** The --sessions entries that name other hosts' sessions ("@HOST/REF"), for `describe`. */
+  private readonly elsewhere: string[];
 
-  constructor(options: RightsOptions) {
+  /** This machine's rights; with `host`, that host's: its "@HOST/REF" entries, no workspace, no self. */
+  constructor(
+    private readonly options: RightsOptions,
+    private readonly host?: string,
+  ) {
     this.readOnly = options.readOnly;
+    const entries = options.sessions;
+    this.elsewhere = host === undefined ? (entries ?? []).filter((s) => parseKey(s).host !== undefined) : [];
+    if (host !== undefined) {
+      this.named = entries && new Set(entries.map(parseKey).flatMap((k) => (k.host === host && k.id ? [k.id] : [])));
+      return;
+    }
     this.self = options.self || undefined;
-    if (options.sessions === undefined) return;
-    this.named = new Set(options.sessions.filter((s) => s !== WORKSPACE_KEYWORD));
-    if (options.sessions.includes(WORKSPACE_KEYWORD)) {
+    if (entries === undefined) return;
+    this.named = new Set(entries.filter((s) => s !== WORKSPACE_KEYWORD && parseKey(s).host === undefined));
+    if (entries.includes(WORKSPACE_KEYWORD)) {
       this.roots.push(path.resolve(options.cwd));
       // The same directory through its symlinks (e.g. /tmp vs /private/tmp) counts too.
       const real = fs.realpathSync.native(options.cwd);
@@ -65,10 +80,20 @@ export class Rights {
     return this.named !== undefined;
   }
 
+  /** The rights of the same command line on `host`'s sessions. */
+  forHost(host: string): Rights {
+    return new Rights(this.options, host);
+  }
+
+  /** Restricted to a set that names nothing and started nothing: a host of it need not be asked. */
+  get reachesNothing(): boolean {
+    return this.named?.size === 0 && this.roots.length === 0 && this.started.size === 0;
+  }
+
   /** Says what the set is, for the server's instructions. */
   describe(): string {
     if (!this.named) return 'every session of the daemon';
-    const parts = [...this.named].map((s) => JSON.stringify(s));
+    const parts = [...this.named, ...this.elsewhere].map((s) => JSON.stringify(s));
     if (this.roots.length > 0) parts.push(`sessions under ${this.roots[0]}`);
     parts.push('the sessions you start');
     return parts.join(', ');
@@ -117,10 +142,11 @@ export class Rights {
     if (byId) return byId;
     const byName = visible.filter((s) => s.name === ref);
     if (byName.length === 1) return byName[0];
+    const key = (id: string) => (this.host === undefined ? id : remoteKey(this.host, id));
     if (byName.length > 1)
       throw new RefusedError(
-        `the name "${ref}" is shared by sessions ${byName.map((s) => s.id).join(', ')}: give an id`,
+        `the name "${key(ref)}" is shared by sessions ${byName.map((s) => key(s.id)).join(', ')}: give an id`,
       );
-    throw new RefusedError(`no session "${ref}" (list_sessions shows the sessions you can use)`);
+    throw new RefusedError(`no session "${key(ref)}" (list_sessions shows the sessions you can use)`);
   }
 }

@@ -5,7 +5,17 @@ import { z } from 'zod';
 import { Capability } from '../protocol/messages';
 import { RunLimit } from '../protocol/shell';
 import { hasControl, printableLines } from '../text/printable';
-import { defineTool, resolveSession, sessionRef, summarize, summaryLine, summarySchema, withDaemon } from './mcpTool';
+import { placeOf } from './mcpHosts';
+import {
+  checked,
+  defineTool,
+  resolveSession,
+  sessionRef,
+  summarize,
+  summaryLine,
+  summarySchema,
+  withDaemon,
+} from './mcpTool';
 
 /** Short of the 60 s many MCP clients give a tool call before they give up on it. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -51,10 +61,12 @@ export const runTool = defineTool({
     shellExited: z.boolean(),
     session: summarySchema,
   },
-  async run({ session, command, timeoutMs, maxOutputChars }, ctx) {
+  async run({ session, command, timeoutMs, maxOutputChars }, tool) {
+    const { place, ref } = placeOf(tool, session);
+    const { ctx } = place;
     const result = await withDaemon(ctx, async (client) => {
       if (!client.supports(Capability.Shell)) throw new Error('the Holdfast daemon is too old for run_command');
-      const info = await resolveSession(ctx, client, session);
+      const info = await resolveSession(ctx, client, ref);
       ctx.rights.assertMayAct(info);
       return client.request('run', { session: info.id, command, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS });
     });
@@ -67,7 +79,7 @@ export const runTool = defineTool({
       truncated: result.truncated || cut,
       timedOut: result.timedOut ?? false,
       shellExited: result.shellExited ?? false,
-      session: summarize(result.session),
+      session: summarize(checked(ctx, result.session), undefined, place.host),
     };
     const how = data.timedOut ? 'timed out' : `exit ${result.exitCode ?? 'unknown'}`;
     const cutNote = data.truncated ? ' (output cut: its end)' : '';

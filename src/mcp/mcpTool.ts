@@ -8,6 +8,8 @@ import { agentOf } from '../protocol/recovery';
 import { statusOf } from '../agents/sessionStatus';
 import { compilePattern, PatternError, type TextPattern } from '../text/textPattern';
 import type { DaemonLink } from '../link/daemonLink';
+import { remoteSessionInfo, remoteSessionList } from '../link/remoteSessions';
+import { remoteKey } from '../link/sessionKey';
 import { lossReason, lostLine, mayPass, reconnect } from '../link/reconnect';
 import type { Rights } from './mcpRights';
 
@@ -22,6 +24,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** The call may be made again when its connection is lost under it (a reading tool's). */
   askAgain?: boolean;
+  /** The configured hosts' contexts, by name (mcpHosts.ts); none with `--host` or a scoped HOLDFAST_TOKEN. */
+  hosts?: ReadonlyMap<string, ToolContext>;
 }
 
 export type Shape = Record<string, z.ZodType>;
@@ -141,16 +145,28 @@ export async function withScoped<T>(
   }
 }
 
+/** The daemon's sessions: a host's checked first (src/link/remoteSessions.ts), as it may send anything. */
+async function listed(ctx: ToolContext, client: HoldfastClient): Promise<SessionInfo[]> {
+  const { sessions } = await client.request('list', {});
+  return ctx.link.host ? remoteSessionList(sessions) : sessions;
+}
+
+/** A session info a daemon answered with: a host's is checked (src/link/remoteSessions.ts), else it is refused. */
+export function checked(ctx: ToolContext, info: SessionInfo): SessionInfo {
+  if (!ctx.link.host) return info;
+  const fit = remoteSessionInfo(info);
+  if (!fit) throw new Error(`${ctx.link.name} answered with a session that is not one`);
+  return fit;
+}
+
 /** The sessions this client may see. */
 export async function visibleSessions(ctx: ToolContext, client: HoldfastClient): Promise<SessionInfo[]> {
-  const { sessions } = await client.request('list', {});
-  return sessions.filter((s) => ctx.rights.visible(s));
+  return (await listed(ctx, client)).filter((s) => ctx.rights.visible(s));
 }
 
 /** The session `ref` names, if this client may see it; refused like a missing one otherwise. */
 export async function resolveSession(ctx: ToolContext, client: HoldfastClient, ref: string): Promise<SessionInfo> {
-  const { sessions } = await client.request('list', {});
-  return ctx.rights.resolve(sessions, ref);
+  return ctx.rights.resolve(await listed(ctx, client), ref);
 }
 
 /** A client's pattern compiled (RE2, linear time), or an error that says what is wrong with it. */
@@ -164,6 +180,13 @@ export function patternOf(pattern: string, flags: string | undefined): TextPatte
 }
 
 export const sessionRef = z.string().min(1).max(512).describe('a session id, or a unique session name');
+
+/** Where the next page starts; absent on the last page. */
+export const page = (total: number, offset: number, count: number) =>
+  offset + count < total ? offset + count : undefined;
+
+/** The hosts that did not answer a tool that spans them (mcpHosts.ts), each with its one line. */
+export const unreachableSchema = z.array(z.object({ host: z.string(), error: z.string() })).optional();
 
 /** Paging of long results: `offset` is where the page starts, `limit` its size. */
 export function pageInput(defaultLimit: number, maxLimit: number) {
@@ -182,7 +205,10 @@ export function pageInput(defaultLimit: number, maxLimit: number) {
 // Output fields that may be absent are optional, never nullable: a `["number", "null"]` type is
 // refused by clients that map schemas onto a single-type dialect (Gemini's function declarations).
 export const summaryShape = {
+  /** "@HOST/ID" for a configured host's session (src/link/sessionKey.ts). */
   id: z.string(),
+  /** A configured host's name; absent for the server's own daemon's sessions. */
+  host: z.string().optional(),
   name: z.string(),
   /** running | waiting (for input) | done (its turn or command) | idle | exited | archived */
   phase: z.enum(['running', 'waiting', 'done', 'idle', 'exited', 'archived']),
@@ -202,11 +228,12 @@ export const summaryShape = {
 export const summarySchema = z.object(summaryShape);
 export type SessionSummary = z.infer<typeof summarySchema>;
 
-/** A session as a tool reports it: its phase as the VS Code sidebar shows it, from its info alone. */
-export function summarize(info: SessionInfo, now = Date.now()): SessionSummary {
+/** A session as a tool reports it (`host`: a configured host's): its phase as the VS Code sidebar shows it. */
+export function summarize(info: SessionInfo, now = Date.now(), host?: string): SessionSummary {
   const agent = agentOf(info.metadata);
   return {
-    id: info.id,
+    id: host === undefined ? info.id : remoteKey(host, info.id),
+    ...(host === undefined ? {} : { host }),
     name: info.name,
     phase: statusOf(info, now).phase,
     exitCode: info.exit?.code ?? undefined,

@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import type { SessionInfo, WaitCondition } from '../protocol/messages';
 import { DEFAULT_IDLE_MS } from '../protocol/limits';
+import { placeOf } from './mcpHosts';
 import {
+  checked,
   defineTool,
   patternOf,
   resolveSession,
@@ -69,16 +71,18 @@ export const waitTool = defineTool({
     timeoutMs: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional(),
   },
   output: { met: z.boolean(), outcome: z.enum(['met', 'timeout', 'exited']), session: summarySchema },
-  async run(args, ctx) {
+  async run(args, tool) {
     const cond = condition(args);
     const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const { place, ref } = placeOf(tool, args.session);
+    const { ctx } = place;
     const [outcome, info] = await withDaemon(ctx, async (client): Promise<[Outcome, SessionInfo]> => {
-      const { id } = await resolveSession(ctx, client, args.session);
+      const { id } = await resolveSession(ctx, client, ref);
       const result = await client.request('wait', { session: id, condition: cond, timeoutMs });
       if (result.met) return ['met', result.session];
       return [result.session.state === 'exited' ? 'exited' : 'timeout', result.session];
     });
-    const session = summarize(info);
+    const session = summarize(checked(ctx, info), undefined, place.host);
     return { data: { met: outcome === 'met', outcome, session }, text: `${WHY[outcome]}: ${summaryLine(session)}` };
   },
 });
