@@ -124,6 +124,7 @@ UNIT_WAITING=(reliability-transcripts reliability-idle attention-permission-prom
 UNIT_WAITING+=(portable/reliability-faults reliability-pid portable/reliability-pid pty-read-gate daemon-roles)
 # A wrapper for each: the waiting ones in out/test/unit-waiting/, the rest in out/test/unit-order/, the slowest
 # first, then the others as listed. A name that is not among $unit_files (the portable ones under --fast) is passed.
+unit_files=$(echo $unit_files) # one line: the checks below look for " NAME "
 rm -rf out/test/unit-order out/test/unit-waiting
 mkdir -p out/test/unit-order out/test/unit-waiting
 declare -A waiting=()
@@ -146,9 +147,11 @@ for file in $(for name in "${UNIT_SLOWEST_FIRST[@]}"; do echo "out/test/$name.te
   printf "require('../%s');\n" "$name" >"$wrapper"
   ordered_files+=("$wrapper")
 done
-# unit_phase: both runners; fails if either failed, once both have ended.
+# unit_phase: both runners; fails if either failed, once both have ended. (node --test given no file would run
+# every file it finds.)
 unit_phase() {
   local waiting_rc=0 main_rc=0 pid
+  [ ${#ordered_files[@]} -gt 0 ] && [ ${#waiting_files[@]} -gt 0 ] || { echo "[test] no unit files" >&2; return 1; }
   setsid node --test --test-reporter=spec --test-reporter-destination="$RESULTS/unit-waiting.log" \
     --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination="$RESULTS/unit-waiting.tsv" \
     --test-concurrency=1 --test-timeout=$UNIT_TIMEOUT_MS "${waiting_files[@]}" &
