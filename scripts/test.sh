@@ -72,11 +72,19 @@ wait_in_background() {
   return "$rc"
 }
 phase build npm run build
-phase tsc bash -c 'rm -rf out && npx tsc -p .'
 # typescript-eslint with type information: floating promises, unused code, empty catches, the layering. Beside the
 # build, tsc and the unit phase it saved nothing (a clean-clone run: tsc 13 -> 41 s, unit 267 -> 310 s, the lint's
-# own 35-44 s gone from the sum) and a lint error failed the run only after the unit phase.
-$fast || phase lint npm run lint
+# own 35-44 s gone from the sum) and a lint error failed the run only after the unit phase. So it runs here, in one
+# TypeScript program with tsc's emit (scripts/typecheck-lint.mjs: tsc and eslint each built the project's types),
+# beside Prettier and the line checks, which need no types (one core each).
+if $fast; then
+  phase tsc bash -c 'rm -rf out && npx tsc -p .'
+else
+  phase tsc+lint bash -c 'rm -rf out
+    node scripts/typecheck-lint.mjs & types=$!
+    npx prettier --check . && node scripts/check-lines.mjs || rest=$?
+    wait "$types" && exit "${rest:-0}"'
+fi
 # The real agent CLIs, whose option parsing test/agents-real checks the built-in profiles against.
 phase agents wait_in_background "$setup_agents" "$RESULTS/setup-agents.log"
 # Files that keep both cores busy themselves and hold the daemon to a time or memory bound under that load: they
@@ -103,7 +111,62 @@ fi
 # that runs beside one can take four times as long (recovery.test: about 30 s in one run, over the old 120 s limit
 # beside the hostile-input check on a loaded machine). A hang still fails, in 4 minutes.
 UNIT_TIMEOUT_MS=240000
-node_test unit --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS $unit_files
+# Two files at a time, the longest first (node --test sorts what it is given, so each runs through a file
+# out/test/unit-order/NNN-NAME.test.js that loads the real one): the last to start are short, not a 30 s file
+# alone at the end. Beside them, one at a time, the files that mostly wait (an idle daemon's wake-ups over 10 s,
+# bells rung for 12 s, a text worker's idle end, programs' exits): 130 s of the files' time, 25 s of CPU
+# (docs/testing.md), in a runner of its own, its report printed after the phase.
+UNIT_SLOWEST_FIRST=(agents-real-prompt-gemini packages recovery agents-real reliability-limits hosts-ssh)
+UNIT_SLOWEST_FIRST+=(portable/daemon-handoff portable/daemon-lifetime hosts-reconnect cli-sessions daemon-lifetime)
+UNIT_SLOWEST_FIRST+=(daemon-stream snapshot-fidelity reliability-fuzz tab-output reliability-output agents-real-prompt)
+UNIT_SLOWEST_FIRST+=(agents-real-prompt-codex cli-attach cli-serve daemon-handoff portable/cli-lifecycle)
+UNIT_WAITING=(reliability-transcripts reliability-idle attention-permission-prompt reliability-faults)
+UNIT_WAITING+=(portable/reliability-faults reliability-pid portable/reliability-pid pty-read-gate daemon-roles)
+# A wrapper for each: the waiting ones in out/test/unit-waiting/, the rest in out/test/unit-order/, the slowest
+# first, then the others as listed. A name that is not among $unit_files (the portable ones under --fast) is passed.
+unit_files=$(echo $unit_files) # one line: the checks below look for " NAME "
+rm -rf out/test/unit-order out/test/unit-waiting
+mkdir -p out/test/unit-order out/test/unit-waiting
+declare -A waiting=()
+waiting_files=()
+for name in "${UNIT_WAITING[@]}"; do
+  file="out/test/$name.test.js"
+  [[ " $unit_files " == *" $file "* ]] || continue
+  waiting[$file]=1
+  wrapper="out/test/unit-waiting/$(printf '%03d' ${#waiting_files[@]})-${name/\//-}.test.js"
+  printf "require('../%s.test.js');\n" "$name" >"$wrapper"
+  waiting_files+=("$wrapper")
+done
+ordered_files=()
+declare -A ordered=()
+for file in $(for name in "${UNIT_SLOWEST_FIRST[@]}"; do echo "out/test/$name.test.js"; done) $unit_files; do
+  [[ " $unit_files " == *" $file "* ]] && [ -z "${waiting[$file]:-}" ] && [ -z "${ordered[$file]:-}" ] || continue
+  ordered[$file]=1
+  name=${file#out/test/}
+  wrapper="out/test/unit-order/$(printf '%03d' ${#ordered_files[@]})-${name//\//-}"
+  printf "require('../%s');\n" "$name" >"$wrapper"
+  ordered_files+=("$wrapper")
+done
+# unit_phase: both runners; fails if either failed, once both have ended. (node --test given no file would run
+# every file it finds.)
+unit_phase() {
+  local waiting_rc=0 main_rc=0 pid
+  [ ${#ordered_files[@]} -gt 0 ] && [ ${#waiting_files[@]} -gt 0 ] || { echo "[test] no unit files" >&2; return 1; }
+  setsid node --test --test-reporter=spec --test-reporter-destination="$RESULTS/unit-waiting.log" \
+    --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination="$RESULTS/unit-waiting.tsv" \
+    --test-concurrency=1 --test-timeout=$UNIT_TIMEOUT_MS "${waiting_files[@]}" &
+  pid=$!
+  background+=("$pid")
+  node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination="$RESULTS/unit.tsv" \
+    --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS "${ordered_files[@]}" || main_rc=$?
+  wait "$pid" || waiting_rc=$?
+  echo "[test] unit, the files that mostly wait:" >&2
+  cat "$RESULTS/unit-waiting.log"
+  cat "$RESULTS/unit-waiting.tsv" >>"$RESULTS/unit.tsv" # the summary counts every pass of a phase from NAME.tsv
+  [ "$main_rc" -eq 0 ] && [ "$waiting_rc" -eq 0 ]
+}
+phase unit unit_phase
 node_test alone --test-concurrency=1 --test-timeout=$UNIT_TIMEOUT_MS $alone_files
 if $fast; then
   node scripts/test-summary.mjs "$RESULTS"
