@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 
 const args = process.argv.slice(2);
 const sep = args.indexOf('--');
