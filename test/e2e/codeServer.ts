@@ -3,7 +3,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ARTIFACTS_DIR, BASE_SETTINGS, CODE_SERVER_ENTRY, CODE_SERVER_NODE, REPO_ROOT } from './environment';
+import {
+  ARTIFACTS_DIR,
+  BASE_SETTINGS,
+  BUILTIN_EXTENSIONS_DIR,
+  CODE_SERVER_ENTRY,
+  CODE_SERVER_NODE,
+  E2E_BUILTIN_EXTENSIONS,
+  REPO_ROOT,
+} from './environment';
 import { allProcs, isAlive, kill, type ProcInfo, processTree } from './processes';
 import { freePort, makeTempDir, safeName, sleep, waitFor } from './utilities';
 
@@ -21,6 +29,11 @@ export interface CodeServerOptions {
   name?: string;
   /** Extra code-server arguments, e.g. ['--reconnection-grace-time', '5']. */
   args?: string[];
+  /**
+   * 'all': every built-in extension of VS Code, as a user has them (HOLDFAST_E2E_BUILTINS=all: in every file).
+   * Default: only E2E_BUILTIN_EXTENSIONS.
+   */
+  builtinExtensions?: 'all';
 }
 
 export class CodeServer {
@@ -34,6 +47,8 @@ export class CodeServer {
   private exited: Promise<void> = Promise.resolve();
   private readonly env: Record<string, string | undefined>;
   private readonly extraArgs: string[];
+  /** The built-in extensions dir code-server is given (a subset of VS Code's), or undefined for all of them. */
+  private readonly builtinDir: string | undefined;
   /** Workspace trust on (Restricted Mode for a folder not trusted yet): set by the settings. */
   private readonly workspaceTrust: boolean;
 
@@ -55,6 +70,13 @@ export class CodeServer {
     this.extraArgs = opts.args ?? [];
     const ext = opts.extensionPath === undefined ? REPO_ROOT : opts.extensionPath;
     if (ext) this.installExtension(ext);
+    if (opts.builtinExtensions !== 'all' && process.env.HOLDFAST_E2E_BUILTINS !== 'all') {
+      this.builtinDir = path.join(this.dir, 'builtin-extensions');
+      fs.mkdirSync(this.builtinDir);
+      for (const name of E2E_BUILTIN_EXTENSIONS) {
+        fs.symlinkSync(path.join(BUILTIN_EXTENSIONS_DIR, name), path.join(this.builtinDir, name));
+      }
+    }
   }
 
   get url(): string {
@@ -151,6 +173,7 @@ export class CodeServer {
       '--disable-update-check',
       ...(this.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
+      ...(this.builtinDir ? ['--builtin-extensions-dir', this.builtinDir] : []),
       ...this.extraArgs,
     ];
     const env: NodeJS.ProcessEnv = { ...process.env };

@@ -23,6 +23,15 @@ export const CODE_SERVER_NODE =
 export const CODE_SERVER_ENTRY =
   process.env.HOLDFAST_E2E_CODE_SERVER_ENTRY ||
   path.join(CACHE, INSTALL.codeServer, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+/** The built-in extensions of that code-server's VS Code (git, emmet, the language features, the themes, ...). */
+export const BUILTIN_EXTENSIONS_DIR = path.join(path.dirname(CODE_SERVER_ENTRY), '../../lib/vscode/extensions');
+/**
+ * The built-in extensions a test VS Code loads unless a file asks for all of them: the default themes. The others
+ * (git and GitHub, which start at once and run git; emmet, merge-conflict, debug-auto-launch; npm and the JSON
+ * language server, which the settings files wake) cost a third of a window load's CPU (docs/testing.md) and no
+ * scenario needs them; worktree and mcp keep them all, a user's setup.
+ */
+export const E2E_BUILTIN_EXTENSIONS = ['theme-defaults', 'theme-seti'];
 export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--no-sandbox',

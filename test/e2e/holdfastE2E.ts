@@ -41,6 +41,8 @@ export interface HoldfastE2EOptions {
   env?: Record<string, string>;
   /** Other extension folders installed beside Holdfast (e.g. one that drives its terminals). */
   extraExtensions?: string[];
+  /** 'all': every built-in extension of VS Code (git, emmet, ...), as a user has them; default: the themes only. */
+  builtinExtensions?: 'all';
 }
 
 export interface ScenarioOptions extends HoldfastE2EOptions {
@@ -84,6 +86,7 @@ export class HoldfastE2E {
       settings: { ...E2E_SETTINGS, ...(opts.settings ?? {}) },
       extensionPath: opts.extensionPath,
       args: opts.serverArgs,
+      builtinExtensions: opts.builtinExtensions,
     });
     for (const folder of opts.extraExtensions ?? []) this.server.installExtension(folder);
   }

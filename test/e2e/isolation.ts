@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from './environment';
+import { CODE_SERVER_NODE, REPO_ROOT } from './environment';
 import { allProcs, kill, readEnviron } from './processes';
 import { makeTempDir, safeName, waitFor } from './utilities';
 
@@ -15,6 +15,13 @@ export interface CliResult {
 
 /** The `holdfast` CLI built at dist/cli.js. */
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+/**
+ * The Node the tests' CLI calls run on: code-server's, the one the daemon under test runs on, with Node's compile
+ * cache. An e2e file calls the CLI hundreds of times (its waits poll the daemon through it), and compiling the
+ * bundle was most of a call: 0.19 CPU-s a call on the system's Node 20, 0.10 so (docs/testing.md). The CLI on the
+ * system's Node is the unit tests' part.
+ */
+const CLI_NODE = CODE_SERVER_NODE;
 
 /**
  * One per test file: a temp XDG_RUNTIME_DIR / XDG_STATE_HOME / XDG_CONFIG_HOME and HOLDFAST_SOCKET, so
@@ -64,10 +71,10 @@ export class Isolation {
   /** Runs `node dist/cli.js ARGS --socket S`. Never throws for a non-zero exit. */
   cli(args: string[], opts: { timeout?: number; env?: Record<string, string> } = {}): CliResult {
     try {
-      const stdout = execFileSync(process.execPath, [CLI, ...args, '--socket', this.socket], {
+      const stdout = execFileSync(CLI_NODE, [CLI, ...args, '--socket', this.socket], {
         encoding: 'utf8',
         timeout: opts.timeout ?? 15_000,
-        env: { ...process.env, ...this.env, ...opts.env },
+        env: { ...process.env, NODE_COMPILE_CACHE: path.join(this.dir, 'compile-cache'), ...this.env, ...opts.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       return { code: 0, stdout, stderr: '' };

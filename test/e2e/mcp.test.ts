@@ -124,7 +124,11 @@ describe('in a trusted workspace', () => {
   let e2e: HoldfastE2E;
   let server: ServerProcess;
   // MCP lives with VS Code's AI features, which the other scenarios turn off.
-  scenarioHooks({ name: 'mcp', settings: { 'chat.disableAIFeatures': false } }, (started) => (e2e = started));
+  // Chat on and every built-in extension, as a user's VS Code has them.
+  scenarioHooks(
+    { name: 'mcp', settings: { 'chat.disableAIFeatures': false }, builtinExtensions: 'all' },
+    (started) => (e2e = started),
+  );
 
   test('MCP: List Servers shows Holdfast; started, it reports all its tools', { timeout: 240_000 }, async (t) => {
     await e2e.run(t.name, async () => {

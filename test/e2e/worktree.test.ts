@@ -32,6 +32,8 @@ let e2e: HoldfastE2E;
 scenarioHooks(
   {
     name: 'worktree',
+    // VS Code's git extension watches the repository while Holdfast adds and removes its worktrees, as a user's does.
+    builtinExtensions: 'all',
     cleanup: () => fs.rmSync(binDir, { recursive: true, force: true }),
     settings: { 'holdfast.agents': [{ id: 'claude', name: 'Claude Code', argv: [CLAUDE], resumeArgv: [] }] },
   },
