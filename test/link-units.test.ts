@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withToken } from '../src/link/bridge';
 import { hostEntrySchema, parseHostSetting, resolveHost } from '../src/link/hosts';
+import { parseProbe, unameTarget } from '../src/link/hostInstall';
 import { sshArgs } from '../src/link/sshStream';
 import { sshFailure } from '../src/link/sshFailure';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
@@ -49,7 +50,12 @@ test("the holdfast.hosts setting: targets or entries checked as the config file'
 test("ssh's arguments: no prompt, no forwarding, no escape character, the target after --", () => {
   const args = sshArgs({ target: 'gpu', socket: '/run/x y.sock' }, { start: true });
   const dashes = args.indexOf('--');
-  assert.deepEqual(args.slice(dashes), ['--', 'gpu', "holdfast bridge --socket '/run/x y.sock' --start"]);
+  assert.deepEqual(args.slice(dashes, -1), ['--', 'gpu']);
+  // The default command: holdfast on the PATH, else the newest install of ~/.holdfast, in a `sh -c` of one line.
+  assert.match(args.at(-1)!, /^sh -c '[^'\n]*command -v holdfast[^'\n]*\.holdfast\/holdfast[^'\n]*' holdfast bridge/);
+  assert.ok(args.at(-1)!.endsWith(" holdfast bridge --socket '/run/x y.sock' --start"), args.at(-1));
+  const own = sshArgs({ target: 'gpu', command: '~/bin/holdfast', socket: '/run/x y.sock' });
+  assert.equal(own.at(-1), "~/bin/holdfast bridge --socket '/run/x y.sock'");
   for (const option of ['BatchMode=yes', 'ClearAllForwardings=yes', 'PermitLocalCommand=no'])
     assert.ok(args.includes(option), option);
   for (const flag of ['-T', '-a', '-x']) assert.ok(args.slice(0, dashes).includes(flag), flag);
@@ -79,6 +85,12 @@ test("ssh's failures: one line naming the fix, and whether trying again can help
     assert.doesNotMatch(failure.message, /[\n\u001b\u0007]/);
   }
   assert.match(sshFailure('h', 'holdfast bridge', null, 'SIGKILL', '').message, /ended by SIGKILL/);
+  // The default command, found nowhere: the install is offered; an old holdfast that cannot bridge says so.
+  assert.match(sshFailure('h', undefined, 127, null, 'holdfast: not found').message, /`holdfast host install h`/);
+  assert.match(
+    sshFailure('h', undefined, 2, null, 'holdfast: unknown command "bridge" (see `holdfast help`)').message,
+    /too old to bridge .*`holdfast host install h`/,
+  );
 });
 
 test("the bridge puts its own token into a hello that has none, and leaves a client's credential alone", () => {
@@ -98,4 +110,20 @@ test("the bridge puts its own token into a hello that has none, and leaves a cli
   const request = new FrameDecoder().push(encodeJson(FrameKind.Request, { id: 1 }))[0];
   assert.equal(decode(withToken(request, own)).kind, FrameKind.Request);
   assert.equal(decode(withToken(request, own)).body.token, undefined);
+});
+
+test("the install's probe: the host's words checked, its platform named in Node's words or refused", () => {
+  const probe = parseProbe('uname Linux aarch64\nnode v22.1.0 /opt/node/bin/node\ninstalled 0.1.0-abc\nend\n');
+  assert.deepEqual(probe, {
+    uname: 'Linux aarch64',
+    node: { version: 'v22.1.0', path: '/opt/node/bin/node' },
+    installed: ['0.1.0-abc'],
+  });
+  assert.equal(parseProbe('uname Linux x86_64\nnode none\nend\n')?.node, null);
+  assert.equal(parseProbe('uname Linux x86_64\n'), undefined, 'a probe cut short is no answer');
+  assert.equal(parseProbe('uname Linux x86_64\nnode none\ninstalled ../../x\nend\n'), undefined);
+  assert.equal(unameTarget('Linux x86_64'), 'linux-x64');
+  assert.equal(unameTarget('Darwin arm64'), 'darwin-arm64');
+  assert.equal(unameTarget('FreeBSD amd64'), undefined);
+  assert.equal(unameTarget('Linux armv7l'), undefined);
 });
