@@ -54,7 +54,9 @@ test('a daemon out of the protocols a client speaks is a mismatch naming both ve
   const old = () => readDaemonHello({ protocol: 0, version: '0.0.1\u001b[2J' });
   assert.throws(old, ProtocolMismatchError);
   assert.throws(old, {
-    message: `the daemon is holdfast 0.0.1\\u{1b}[2J (protocol 0), older than this holdfast ${VERSION} speaks to (protocol 1 to ${PROTOCOL_VERSION})`,
+    message:
+      'the daemon is holdfast 0.0.1\\u{1b}[2J (protocol 0), ' +
+      `older than this holdfast ${VERSION} speaks to (protocol 1 to ${PROTOCOL_VERSION})`,
   });
   // A newer daemon whose hello has our fields is spoken to (capabilities decide); one without them is a mismatch.
   assert.equal(readDaemonHello({ ...ANSWER, protocol: PROTOCOL_VERSION + 1 }).protocol, PROTOCOL_VERSION + 1);

@@ -27,7 +27,8 @@ const FIND_HOLDFAST = [
 const PROBE = [
   'echo "uname $(uname -sm)"',
   'if n=$(command -v node 2>/dev/null); then echo "node $("$n" --version 2>/dev/null) $n"; else echo "node none"; fi',
-  `for d in "${INSTALL_ROOT}"/*; do if [ -f "$d/.complete" ] && [ ! -L "$d" ]; then echo "installed \${d##*/}"; fi; done`,
+  `for d in "${INSTALL_ROOT}"/*; do ` +
+    'if [ -f "$d/.complete" ] && [ ! -L "$d" ]; then echo "installed ${d##*/}"; fi; done',
   'echo end',
 ].join('; ');
 
@@ -48,7 +49,7 @@ const RECEIVE = [
   'dest="$root/$1"',
   `launcher="$root/${INSTALLED_LAUNCHER}"`,
   '[ ! -L "$dest" ] || refuse "$dest is a symlink"',
-  'if [ -e "$dest" ]; then [ -f "$dest/.complete" ] || refuse "$dest is there but not a complete install: remove it"; fi',
+  'if [ -e "$dest" ] && [ ! -f "$dest/.complete" ]; then refuse "$dest is not a whole install: remove it"; fi',
   'if [ -e "$dest" ]; then cat >/dev/null; echo present; exit 0; fi',
   'if [ -L "$launcher" ] || { [ -e "$launcher" ] && [ ! -f "$launcher" ]; }; then refuse "$launcher is not a file"; fi',
   'tmp=$(mktemp -d "$root/.tmp-XXXXXX")',

@@ -40,7 +40,8 @@ function mismatchLine(side: MismatchSide, protocol: number, version: string, whe
   const named = printable(oneLine(version)).slice(0, 64) || '(of no version it says)';
   const theirs = `${where} is holdfast ${named} (protocol ${protocol})`;
   return side === 'daemon-too-old'
-    ? `${theirs}, older than this holdfast ${VERSION} speaks to (protocol ${OLDEST_DAEMON_PROTOCOL} to ${PROTOCOL_VERSION})`
+    ? `${theirs}, older than this holdfast ${VERSION} speaks to ` +
+        `(protocol ${OLDEST_DAEMON_PROTOCOL} to ${PROTOCOL_VERSION})`
     : `${theirs}, too new to serve this holdfast ${VERSION} (protocol ${PROTOCOL_VERSION})`;
 }
 
