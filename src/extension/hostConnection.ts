@@ -56,6 +56,13 @@ export class HostConnection implements ConnectionEvents, IDisposable {
   }
 
   /** Connects (the first time, or again after a drop); each failure that may pass is shown and tried again. */
+  /** After the host was fixed (Holdfast installed there): try now rather than at the next pause. */
+  retryNow(): void {
+    if (this.current.kind !== 'failed' || this.abort.signal.aborted) return;
+    this.retrying.clear();
+    void this.open(true);
+  }
+
   private async open(again: boolean): Promise<void> {
     this.setState({ kind: 'connecting' });
     const signal = this.abort.signal;
@@ -94,7 +101,7 @@ export class HostConnection implements ConnectionEvents, IDisposable {
   }
 
   private failed(err: Error, retrying: boolean): void {
-    const error = new Error(printable(oneLine(err.message)));
+    const error = new Error(printable(oneLine(err.message)), { cause: err }); // the cause: what an offer acts on
     this.log(`host ${this.name}: ${error.message}${retrying ? '; trying again' : ''}`);
     this.setState({ kind: 'failed', error });
   }

@@ -9,6 +9,8 @@ export class SshFailure extends Error {
   constructor(
     message: string,
     readonly kind: SshFailureKind,
+    /** No holdfast was found there by the default command: an install is the fix (hostInstall.ts). */
+    readonly notInstalled = false,
   ) {
     super(message);
   }
@@ -88,6 +90,7 @@ export function sshFailure(
         : `${program} is not installed on ${target}, or not on the PATH of its non-interactive shell ` +
             `(set "command" in its hosts entry, e.g. "~/.local/bin/holdfast")`,
       'permanent',
+      command === undefined,
     );
   if (status === USAGE_STATUS && /unknown command "bridge"/.test(stderr))
     return new SshFailure(

@@ -1,0 +1,79 @@
+// A host without Holdfast, or whose daemon is older than this one, is offered the fix once per host and state: a
+// notification beside its section's failure line, whose action installs this Holdfast there (src/link/hostInstall.ts)
+// or hands its daemon over to it (hostUpgrade.ts). Nothing is sent to a host until the user clicks.
+import type { IDisposable } from '../base/disposable';
+import { installHoldfast } from '../link/hostInstall';
+import { upgradeHost } from '../link/hostUpgrade';
+import { SshFailure } from '../link/sshFailure';
+import { compareVersions, ProtocolMismatchError, VERSION } from '../protocol/version';
+import { ui, uiText } from '../text/uiText';
+import type { Log } from './log';
+import type { RemoteHost, RemoteHosts } from './remoteHosts';
+import { showInformation, showStatusMessage, showWarning } from './ui';
+
+type Offer = 'install' | 'upgrade';
+
+/** What the host's state calls for, if anything. */
+function offerFor(host: RemoteHost): Offer | undefined {
+  const state = host.connection.state;
+  if (state.kind === 'failed') {
+    const cause = state.error.cause;
+    if (cause instanceof SshFailure && cause.notInstalled) return 'install';
+    if (cause instanceof ProtocolMismatchError && cause.side === 'daemon-too-old') return 'upgrade';
+    return undefined;
+  }
+  const hello = host.connection.client?.hello;
+  return hello && (compareVersions(hello.version, VERSION) ?? 0) < 0 ? 'upgrade' : undefined;
+}
+
+async function act(host: RemoteHost, offer: Offer, log: Log): Promise<void> {
+  const name = uiText(host.name);
+  const busy = showStatusMessage(
+    ui`Holdfast: ${offer === 'install' ? ui`installing on` : ui`upgrading`} ${name}…`,
+    600_000,
+  );
+  try {
+    // The extension's node is VS Code's: a host without Node 20+ is told so, never sent it (nodeCopyProblem).
+    const line =
+      offer === 'install'
+        ? ((r) => `${r.dir} (${r.target}, node ${r.node})`)(await installHoldfast(host.entry, process.env))
+        : ((r) => r.kept ?? `daemon ${r.from?.pid} → ${r.to?.pid}, ${r.to?.sessions} sessions kept`)(
+            await upgradeHost(host.entry, process.env),
+          );
+    log.info(`host ${host.name}: ${offer}: ${line}`);
+    host.connection.retryNow();
+    void showInformation(ui`Holdfast on ${name}: ${uiText(line)}`);
+  } catch (err) {
+    log.warn(`host ${host.name}: ${offer}: ${(err as Error).message}`);
+    void showWarning(
+      ui`Holdfast could not ${offer === 'install' ? ui`install on` : ui`upgrade`} ${name}: ${uiText((err as Error).message)}`,
+    );
+  } finally {
+    busy.dispose();
+  }
+}
+
+/** Follows the hosts; each offer is made once per host until its state no longer calls for it. */
+export function offerHostFixes(remotes: RemoteHosts, log: Log): IDisposable {
+  const offered = new Map<string, Offer>();
+  return remotes.onDidChange(() => {
+    for (const host of remotes.all) {
+      const offer = offerFor(host);
+      if (offered.get(host.name) === offer) continue;
+      if (!offer) {
+        offered.delete(host.name);
+        continue;
+      }
+      offered.set(host.name, offer);
+      const message =
+        offer === 'install'
+          ? ui`Holdfast is not installed on ${uiText(host.name)}.`
+          : ui`The Holdfast daemon on ${uiText(host.name)} is older than this one (${uiText(VERSION)}).`;
+      const action =
+        offer === 'install' ? ui`Install Holdfast on ${uiText(host.name)}` : ui`Upgrade ${uiText(host.name)}`;
+      void showWarning(message, action).then((chosen) => {
+        if (chosen === action) void act(host, offer, log);
+      });
+    }
+  });
+}
