@@ -40,6 +40,7 @@ const FILES = [
   'attention-permission-prompt',
   'agents-real-prompt',
   'hosts-ssh',
+  'hosts-install',
 ];
 
 const ITEMS = [

@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { RUNTIME_BUNDLES } from '../src/host/bundles';
 import { type CliSandbox, isOneErrorLine, runCli } from './helpers/cli';
 import { ROOT, waitFor } from './helpers/daemon';
+import { record } from './helpers/reliability';
 import { BASH, hostsSandbox, REMOTE, type SshServer, startSshServer } from './helpers/sshd';
 
 const ODD = 'hf-odd';
@@ -169,6 +170,13 @@ test('a planted symlink is never followed: the install root or its folder, each 
   assert.match(result.stderr, new RegExp(`refused the install: .*${name} is a symlink`));
   assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing was written through the symlink');
   assert.deepEqual(fs.readdirSync(root), [name], 'no temporary folder is left behind');
+  record({
+    item: 'hostile',
+    name: '`holdfast host install H` where ~/.holdfast is a symlink, a 0755 folder, or its versioned folder a symlink',
+    value:
+      'refused in one line by the receiver before a file lands (0700 and owner checked, never followed); ' +
+      'the symlink target untouched, no temporary folder left',
+  });
 });
 
 test('an unknown platform, and a host without Node 20+, are refused in one line naming what is missing', async () => {
@@ -177,6 +185,13 @@ test('an unknown platform, and a host without Node 20+, are refused in one line 
   assert.ok(isOneErrorLine(odd.stderr), odd.stderr);
   assert.match(odd.stderr, /hf-odd is FreeBSD amd64: Holdfast installs on Linux and macOS, x64 and arm64 only/);
   assert.deepEqual(fs.readdirSync(homes.odd), [], 'nothing was sent');
+  record({
+    item: 'hostile',
+    name: '`holdfast host install H` on a host whose uname is FreeBSD amd64; one with no Node 20+',
+    value:
+      'one line each naming what is missing (the platforms there are binaries for; Node 20+, or --copy-node); ' +
+      'nothing sent',
+  });
 
   const bare = await box.run(['host', 'install', NO_NODE]);
   assert.equal(bare.code, 1);
@@ -205,6 +220,13 @@ test('a daemon of another protocol is one line with both versions and the fix, n
         '\\(protocol 1 to 1\\): `holdfast host upgrade old`',
     ),
   );
+  record({
+    item: 'hostile',
+    name: 'a far end whose hello says protocol 0 and lacks fields; one that refuses our hello as too old (protocol 3)',
+    value:
+      'one line naming both versions and the fix (`holdfast host upgrade H`; update Holdfast here), never a ' +
+      'schema error; not tried again',
+  });
   const newer = await box.run(['--host', 'new', 'list', '--json']);
   assert.equal(newer.code, 1);
   const error = (JSON.parse(newer.stdout) as { error: { code: string; message: string } }).error;

@@ -26,28 +26,30 @@ function offerFor(host: RemoteHost): Offer | undefined {
   return hello && (compareVersions(hello.version, VERSION) ?? 0) < 0 ? 'upgrade' : undefined;
 }
 
+/** Installs or upgrades, and says what was done in one line. */
+async function fix(host: RemoteHost, offer: Offer): Promise<string> {
+  // The extension's node is VS Code's: a host without Node 20+ is told so, never sent it (nodeCopyProblem).
+  if (offer === 'install') {
+    const done = await installHoldfast(host.entry, process.env);
+    return `${done.dir} (${done.target}, node ${done.node})`;
+  }
+  const done = await upgradeHost(host.entry, process.env);
+  return done.kept ?? `daemon ${done.from?.pid} → ${done.to?.pid}, ${done.to?.sessions} sessions kept`;
+}
+
 async function act(host: RemoteHost, offer: Offer, log: Log): Promise<void> {
   const name = uiText(host.name);
-  const busy = showStatusMessage(
-    ui`Holdfast: ${offer === 'install' ? ui`installing on` : ui`upgrading`} ${name}…`,
-    600_000,
-  );
+  const doing = offer === 'install' ? ui`install on` : ui`upgrade`;
+  const busy = showStatusMessage(ui`Holdfast: ${doing} ${name}…`, 600_000);
   try {
-    // The extension's node is VS Code's: a host without Node 20+ is told so, never sent it (nodeCopyProblem).
-    const line =
-      offer === 'install'
-        ? ((r) => `${r.dir} (${r.target}, node ${r.node})`)(await installHoldfast(host.entry, process.env))
-        : ((r) => r.kept ?? `daemon ${r.from?.pid} → ${r.to?.pid}, ${r.to?.sessions} sessions kept`)(
-            await upgradeHost(host.entry, process.env),
-          );
+    const line = await fix(host, offer);
     log.info(`host ${host.name}: ${offer}: ${line}`);
     host.connection.retryNow();
     void showInformation(ui`Holdfast on ${name}: ${uiText(line)}`);
   } catch (err) {
-    log.warn(`host ${host.name}: ${offer}: ${(err as Error).message}`);
-    void showWarning(
-      ui`Holdfast could not ${offer === 'install' ? ui`install on` : ui`upgrade`} ${name}: ${uiText((err as Error).message)}`,
-    );
+    const why = (err as Error).message;
+    log.warn(`host ${host.name}: ${offer}: ${why}`);
+    void showWarning(ui`Holdfast could not ${doing} ${name}: ${uiText(why)}`);
   } finally {
     busy.dispose();
   }
