@@ -122,8 +122,10 @@ const ITEMS = [
       'reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon ' +
       "refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI's output and to " +
       'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. hosts-ssh: what ' +
-      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). Each row is a ' +
-      'regression test that failed before its fix; docs/security.md says who is trusted with what.',
+      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). ' +
+      'hosts-install: what an install on a host refuses (planted symlinks, a platform or node it cannot run on) ' +
+      'and a far end of another protocol. Each row is a regression test that failed before its fix; ' +
+      'docs/security.md says who is trusted with what.',
   ],
 ];
 
