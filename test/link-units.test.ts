@@ -6,7 +6,10 @@ import { withToken } from '../src/link/bridge';
 import { hostEntrySchema, parseHostSetting, resolveHost } from '../src/link/hosts';
 import { parseProbe, unameTarget } from '../src/link/hostInstall';
 import { sshArgs } from '../src/link/sshStream';
-import { sshFailure } from '../src/link/sshFailure';
+import { SshFailure, sshFailure } from '../src/link/sshFailure';
+import { HostConnection } from '../src/extension/hostConnection';
+import { hostFix } from '../src/extension/hostFix';
+import { compareVersions, ProtocolMismatchError } from '../src/protocol/version';
 import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
 
 test('--host names: local, a configured name or target, else an ssh target that can never be an option', () => {
@@ -126,4 +129,29 @@ test("the install's probe: the host's words checked, its platform named in Node'
   assert.equal(unameTarget('Darwin arm64'), 'darwin-arm64');
   assert.equal(unameTarget('FreeBSD amd64'), undefined);
   assert.equal(unameTarget('Linux armv7l'), undefined);
+});
+
+test("a host's fix: the install where holdfast is found nowhere, the upgrade where its daemon is too old", async () => {
+  const failing = (error: Error) =>
+    new HostConnection({ name: 'h', connect: () => Promise.reject(error), lossOf: () => undefined }, () => undefined);
+  const cases: [Error, string | undefined][] = [
+    [new SshFailure('holdfast is not installed on h', 'permanent', true), 'install'],
+    [new SshFailure('~/bin/holdfast is not installed on h', 'permanent'), undefined], // its own command: no offer
+    [new ProtocolMismatchError('daemon-too-old', 0, '0.0.1'), 'upgrade'],
+    [new ProtocolMismatchError('daemon-too-new', 3, '9.0.0'), undefined],
+    [new SshFailure('ssh: host key unknown', 'permanent'), undefined],
+  ];
+  for (const [error, fix] of cases) {
+    const connection = failing(error);
+    await new Promise<void>((resolve) => {
+      if (connection.state.kind === 'failed') return resolve();
+      connection.onDidChangeState((state) => state.kind === 'failed' && resolve());
+    });
+    assert.equal(hostFix(connection), fix, error.message);
+    connection.dispose();
+  }
+  assert.equal(compareVersions('0.0.9', '0.1.0')! < 0, true);
+  assert.equal(compareVersions('0.10.0', '0.9.1')! > 0, true);
+  assert.equal(compareVersions('1.2.3', '1.2.3'), 0);
+  assert.equal(compareVersions('dev', '0.1.0'), undefined, 'a dev build is never told to upgrade');
 });

@@ -4,27 +4,12 @@
 import type { IDisposable } from '../base/disposable';
 import { installHoldfast } from '../link/hostInstall';
 import { upgradeHost } from '../link/hostUpgrade';
-import { SshFailure } from '../link/sshFailure';
-import { compareVersions, ProtocolMismatchError, VERSION } from '../protocol/version';
+import { VERSION } from '../protocol/version';
 import { ui, uiText } from '../text/uiText';
+import { type HostFix as Offer, hostFix } from './hostFix';
 import type { Log } from './log';
 import type { RemoteHost, RemoteHosts } from './remoteHosts';
 import { showInformation, showStatusMessage, showWarning } from './ui';
-
-type Offer = 'install' | 'upgrade';
-
-/** What the host's state calls for, if anything. */
-function offerFor(host: RemoteHost): Offer | undefined {
-  const state = host.connection.state;
-  if (state.kind === 'failed') {
-    const cause = state.error.cause;
-    if (cause instanceof SshFailure && cause.notInstalled) return 'install';
-    if (cause instanceof ProtocolMismatchError && cause.side === 'daemon-too-old') return 'upgrade';
-    return undefined;
-  }
-  const hello = host.connection.client?.hello;
-  return hello && (compareVersions(hello.version, VERSION) ?? 0) < 0 ? 'upgrade' : undefined;
-}
 
 /** Installs or upgrades, and says what was done in one line. */
 async function fix(host: RemoteHost, offer: Offer): Promise<string> {
@@ -60,7 +45,7 @@ export function offerHostFixes(remotes: RemoteHosts, log: Log): IDisposable {
   const offered = new Map<string, Offer>();
   return remotes.onDidChange(() => {
     for (const host of remotes.all) {
-      const offer = offerFor(host);
+      const offer = hostFix(host.connection);
       if (offered.get(host.name) === offer) continue;
       if (!offer) {
         offered.delete(host.name);
