@@ -41,6 +41,7 @@ const FILES = [
   'agents-real-prompt',
   'hosts-ssh',
   'hosts-search',
+  'hosts-install',
 ];
 
 const ITEMS = [
@@ -123,8 +124,10 @@ const ITEMS = [
       "refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI's output and to " +
       'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. hosts-ssh: what ' +
       'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). hosts-search: ' +
-      'what a host costs a search of every host, and what an MCP scope reaches across hosts. Each row is a ' +
-      'regression test that failed before its fix; docs/security.md says who is trusted with what.',
+      'what a host costs a search of every host, and what an MCP scope reaches across hosts. hosts-install: what ' +
+      'an install on a host refuses (planted symlinks, a platform or node it cannot run on) and a far end of ' +
+      'another protocol. Each row is a regression test that failed before its fix; docs/security.md says who is ' +
+      'trusted with what.',
   ],
 ];
 

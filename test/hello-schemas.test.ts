@@ -10,10 +10,18 @@ import test from 'node:test';
 import { HoldfastClient } from '../src/client/client';
 import { encodeJson, FrameKind } from '../src/protocol/frame';
 import { daemonHelloSchema } from '../src/protocol/hello';
-import { readDaemonHello } from '../src/protocol/helloAnswer';
+import { readDaemonHello, refusedHello } from '../src/protocol/helloAnswer';
+import { OLDEST_CLIENT_PROTOCOL, ProtocolMismatchError, VERSION } from '../src/protocol/version';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
-import { startTestDaemon, waitFor } from './helpers/daemon';
+import { ROOT, startTestDaemon, waitFor } from './helpers/daemon';
 import { daemonToken, RawConnection } from './helpers/reliability';
+
+/** What every protocol refusal of the (bundled) daemon says it speaks. */
+const SPEAKS = {
+  protocol: PROTOCOL_VERSION,
+  oldestClient: OLDEST_CLIENT_PROTOCOL,
+  version: (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+};
 
 const ANSWER = { protocol: 1, version: '1.2.3', pid: 42, startedAt: 0, startMode: 'on-demand', capabilities: ['read'] };
 
@@ -42,19 +50,44 @@ test("the client's check of the daemon's hello agrees with its schema on every a
   }
 });
 
+test('a daemon out of the protocols a client speaks is a mismatch naming both versions, before any field', () => {
+  const old = () => readDaemonHello({ protocol: 0, version: '0.0.1\u001b[2J' });
+  assert.throws(old, ProtocolMismatchError);
+  assert.throws(old, {
+    message:
+      'the daemon is holdfast 0.0.1\\u{1b}[2J (protocol 0), ' +
+      `older than this holdfast ${VERSION} speaks to (protocol 1 to ${PROTOCOL_VERSION})`,
+  });
+  // A newer daemon whose hello has our fields is spoken to (capabilities decide); one without them is a mismatch.
+  assert.equal(readDaemonHello({ ...ANSWER, protocol: PROTOCOL_VERSION + 1 }).protocol, PROTOCOL_VERSION + 1);
+  assert.throws(() => readDaemonHello({ protocol: PROTOCOL_VERSION + 1, version: '9.0.0' }), {
+    message: /^the daemon is holdfast 9\.0\.0 \(protocol 2\), too new to serve this holdfast/,
+  });
+  // A daemon's refusal of our hello that says it serves only newer clients; any other refusal stays its own.
+  const refused = refusedHello({ code: 'protocol', message: 'x', protocol: 3, oldestClient: 2, version: '9.0.0' });
+  assert.equal(refused?.side, 'daemon-too-new');
+  assert.equal(refusedHello({ code: 'protocol', message: 'malformed', ...SPEAKS }), undefined);
+  assert.equal(refusedHello({ code: 'auth', message: 'wrong or missing token' }), undefined);
+});
+
 test('the daemon reads a hello with its schema: malformed, then the token, then the version', async () => {
   const daemon = await startTestDaemon();
   try {
     const token = daemonToken(daemon.socket);
     const refusals: [string, object, { code: string; message: string }][] = [
-      ['not an object', [1], { code: 'protocol', message: 'malformed hello: it must be a JSON object' }],
-      ['no protocol', { token }, { code: 'protocol', message: 'malformed hello: protocol must be a number' }],
+      ['not an object', [1], { code: 'protocol', message: 'malformed hello: it must be a JSON object', ...SPEAKS }],
+      [
+        'no protocol',
+        { token },
+        { code: 'protocol', message: 'malformed hello: protocol must be a number', ...SPEAKS },
+      ],
       ['a numeric token', { protocol: 1, token: 5 }, { code: 'auth', message: 'wrong or missing token' }],
       ['protocol 0, no token', { protocol: 0 }, { code: 'auth', message: 'wrong or missing token' }],
       [
         'protocol 0',
         { protocol: 0, token },
-        { code: 'protocol', message: `protocol 0 is not supported (this daemon speaks ${PROTOCOL_VERSION})` },
+        // A protocol refusal says what the daemon speaks (a client too old for it says so in its own words).
+        { code: 'protocol', message: 'protocol 0 is older than this daemon serves', ...SPEAKS },
       ],
     ];
     for (const [what, hello, error] of refusals) {

@@ -4,6 +4,7 @@ import { NoDaemonError, RequestError } from '../client/client';
 import { ErrorCode } from '../protocol/messages';
 import { NoHostDaemonError } from '../link/daemonLink';
 import { SshFailure } from '../link/sshFailure';
+import { ProtocolMismatchError } from '../protocol/version';
 
 export enum ExitCode {
   Ok = 0,
@@ -40,6 +41,7 @@ export function toCliError(err: unknown): CliError {
   if (err instanceof NoHostDaemonError) return new CliError(ExitCode.NoDaemon, 'no-daemon', err.message);
   if (err instanceof NoDaemonError)
     return new CliError(ExitCode.NoDaemon, 'no-daemon', noDaemonMessage(err.socketPath));
+  if (err instanceof ProtocolMismatchError) return new CliError(ExitCode.Failed, ErrorCode.Protocol, err.message);
   // A host out of reach: ssh's own line (host key, login, network) or a far end that said nothing in time.
   if (err instanceof SshFailure) return new CliError(ExitCode.Failed, 'ssh', err.message);
   if (err instanceof RequestError) {

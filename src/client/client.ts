@@ -7,7 +7,7 @@ import { NoDaemonError, openSocket } from './unixSocket';
 // Where every client has always found them.
 export { NoDaemonError, openSocket };
 import type { ClientHello, DaemonHello } from '../protocol/hello';
-import { readDaemonHello } from '../protocol/helloAnswer';
+import { readDaemonHello, refusedHello } from '../protocol/helloAnswer';
 import { Attachment } from './attachment';
 export { Attachment };
 import {
@@ -126,7 +126,8 @@ export class HoldfastClient implements IDisposable, BusyRetryClient {
           if (frames.length === 0) return;
           const [first, ...others] = frames;
           const body = parseJson(first.payload) as ErrorBody; // or the daemon's hello, read below
-          if (first.kind === FrameKind.Error) return fail(new RequestError(body.code, body.message));
+          if (first.kind === FrameKind.Error)
+            return fail(refusedHello(body) ?? new RequestError(body.code, body.message));
           if (first.kind !== FrameKind.Hello) return fail(new Error('the daemon did not start with a hello frame'));
           const daemonHello = readDaemonHello(body); // throws for a malformed one: failed below
           clearTimeout(timer);

@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { missingPtyBinary, ptyBinaryDirFor } from '../host/nodePtyBinary';
+import { nodePtyRuntimeFiles } from '../host/nodePtyBinary';
 import type { Log } from './log';
-import { DAEMON_BUNDLES } from '../host/bundles';
+import { RUNTIME_BUNDLES } from '../host/bundles';
 
 export interface DaemonInstall {
   /** The folder of this build's copy. */
@@ -16,33 +16,8 @@ export interface DaemonInstall {
   cliScript: string;
 }
 
-/**
- * node-pty files the daemon needs at run time (the rest is sources and build inputs): its lib and
- * the one binary folder node-pty will load on this platform and architecture.
- */
-function nodePtyRuntimeFiles(ptyDir: string): string[] {
-  const files = ['package.json'];
-  const walk = (rel: string) => {
-    const abs = path.join(ptyDir, rel);
-    if (!fs.existsSync(abs)) return;
-    for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
-      const child = path.join(rel, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else if (!entry.name.endsWith('.test.js') && !entry.name.endsWith('.map')) files.push(child);
-    }
-  };
-  walk('lib');
-  const binaries = ptyBinaryDirFor(ptyDir);
-  if (!binaries) throw new Error(missingPtyBinary(ptyDir));
-  for (const name of fs.readdirSync(path.join(ptyDir, binaries))) {
-    // The native modules and macOS's spawn-helper; not object files or debug symbols.
-    if (name.endsWith('.node') || name === 'spawn-helper') files.push(path.join(binaries, name));
-  }
-  return files;
-}
-
 /** The bundles the copy holds; the daemon runs the CLI from it too (agents' hooks run `cli.js notify`). */
-const COPIED_BUNDLES = [...DAEMON_BUNDLES, 'cli.js', 'mcp.js'];
+const COPIED_BUNDLES = RUNTIME_BUNDLES;
 
 /**
  * Name of the copy: the extension version plus a hash of its bundles, so a rebuilt dev bundle gets

@@ -19,6 +19,7 @@ import { SessionFeed } from './sessionFeed';
 import { RecoverySettingsMirror } from './recoverySettings';
 import { RemoteHosts } from './remoteHosts';
 import { HostFolders } from './hostPick';
+import { offerHostFixes } from './hostInstallOffer';
 import { sshLink } from '../link/daemonLink';
 import { SessionList } from './sessionList';
 import { registerSidebar } from './sidebar';
@@ -175,6 +176,7 @@ function register(services: Services, store: DisposableStore): void {
 /** The SSH hosts of holdfast.hosts, followed as the setting changes; a bad entry is logged and left out. */
 function followHosts(log: vscode.LogOutputChannel, store: DisposableStore): RemoteHosts {
   const remotes = store.add(new RemoteHosts({ link: (entry) => sshLink(entry, process.env, 'extension'), log }));
+  store.add(offerHostFixes(remotes, log)); // a host without Holdfast, or with an older daemon: the fix offered
   const read = () => {
     const { hosts, problems } = settings.hosts();
     for (const problem of problems) log.warn(`settings: ${problem}`);

@@ -84,6 +84,12 @@ export class HostConnection implements ConnectionEvents, IDisposable {
     }
   }
 
+  /** After the host was fixed (Holdfast installed there): try now rather than at the next pause. */
+  retryNow(): void {
+    if (this.current.kind !== 'failed' || this.store.isDisposed) return;
+    void this.open(true); // a new attempt clears the pause before the next
+  }
+
   /** Connects (the first time, or again after a drop); each failure that may pass is shown and tried again. */
   private async open(again: boolean): Promise<void> {
     const signal = this.newAttempt();
@@ -136,7 +142,7 @@ export class HostConnection implements ConnectionEvents, IDisposable {
   }
 
   private failed(err: Error, retrying: boolean): void {
-    const error = new Error(printable(oneLine(err.message)));
+    const error = new Error(printable(oneLine(err.message)), { cause: err }); // the cause: what an offer acts on
     this.log(`host ${this.name}: ${error.message}${retrying ? '; trying again' : ''}`);
     this.setState({ kind: 'failed', error });
   }

@@ -6,6 +6,19 @@ import * as path from 'node:path';
 /** The daemon's bundles: it starts its worker threads and loads the checkpoint reader from its own folder. */
 export const DAEMON_BUNDLES = ['daemon.js', 'searchWorker.js', 'emulatorWorker.js', 'checkpointReader.js'];
 
+/** What a copy of Holdfast holds to run its daemon and CLI (the extension's copy, a host's install). */
+export const RUNTIME_BUNDLES = [...DAEMON_BUNDLES, 'cli.js', 'mcp.js'];
+
+/** The folder of this process's bundles (dist/ of the package or of a copy). */
+export function bundleDir(): string {
+  return __dirname;
+}
+
+/** node-pty beside the bundles, as the package and every copy of it lay them out. */
+export function nodePtyDir(): string {
+  return path.join(__dirname, '..', 'node_modules', 'node-pty');
+}
+
 /** The bundled daemon sits next to the bundled CLI and MCP server (dist/daemon.js beside dist/cli.js). */
 export function daemonScriptPath(): string {
   return path.join(__dirname, 'daemon.js');

@@ -94,3 +94,28 @@ export function missingPtyBinary(ptyDir: string, target: Target = currentTarget(
         : 'it has none for any platform';
   return `node-pty has no binary for ${target} in ${ptyDir}: ${what}`;
 }
+
+/**
+ * node-pty files the daemon needs at run time (the rest is sources and build inputs): its lib and
+ * the one binary folder node-pty will load on `target` (this machine's unless said).
+ */
+export function nodePtyRuntimeFiles(ptyDir: string, target: Target = currentTarget()): string[] {
+  const files = ['package.json'];
+  const walk = (rel: string) => {
+    const abs = path.join(ptyDir, rel);
+    if (!fs.existsSync(abs)) return;
+    for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (!entry.name.endsWith('.test.js') && !entry.name.endsWith('.map')) files.push(child);
+    }
+  };
+  walk('lib');
+  const binaries = ptyBinaryDirFor(ptyDir, target);
+  if (!binaries) throw new Error(missingPtyBinary(ptyDir, target));
+  for (const name of fs.readdirSync(path.join(ptyDir, binaries))) {
+    // The native modules and macOS's spawn-helper; not object files or debug symbols.
+    if (name.endsWith('.node') || name === 'spawn-helper') files.push(path.join(binaries, name));
+  }
+  return files;
+}

@@ -5,7 +5,7 @@ import { connectOptions } from '../client/clientOptions';
 import { daemonScriptPath } from '../host/bundles';
 import { connectOrStart } from '../client/launch';
 import { oneLine, printable } from '../text/printable';
-import { VERSION } from '../protocol/version';
+import { ProtocolMismatchError, VERSION } from '../protocol/version';
 import { NO_DAEMON_CODE } from './bridge';
 import { DEFAULT_HOST_TIMEOUT_MS, type HostEntry, hostName, LOCAL_HOST } from './hosts';
 import { SshFailure } from './sshFailure';
@@ -38,6 +38,12 @@ export class NoHostDaemonError extends NoDaemonError {
   }
 }
 
+/** What to do about a daemon of a protocol this client does not share: `host` names a remote one. */
+export function mismatchFix(err: ProtocolMismatchError, host?: string): string {
+  if (err.side === 'daemon-too-new') return 'update Holdfast on this machine';
+  return host ? `\`holdfast host upgrade ${host}\` hands its sessions to this one` : '`holdfast upgrade`';
+}
+
 /** This machine's daemon on `socket`; a scoped credential in `env` (HOLDFAST_TOKEN) is used over the token file. */
 export function localLink(socket: string, env: NodeJS.ProcessEnv): DaemonLink {
   return {
@@ -45,8 +51,13 @@ export function localLink(socket: string, env: NodeJS.ProcessEnv): DaemonLink {
     async connect(options = {}) {
       const connect = { ...connectOptions(socket, env), timeoutMs: options.timeoutMs };
       if (options.credential) connect.credential = options.credential;
-      if (!options.start) return HoldfastClient.connect(connect);
-      return connectOrStart(connect, { daemonScript: daemonScriptPath(), env });
+      const connecting = options.start
+        ? connectOrStart(connect, { daemonScript: daemonScriptPath(), env })
+        : HoldfastClient.connect(connect);
+      return connecting.catch((err: unknown) => {
+        if (err instanceof ProtocolMismatchError) throw err.about(`the daemon on ${socket}`, mismatchFix(err));
+        throw err;
+      });
     },
     lossOf: () => undefined,
   };
@@ -88,6 +99,7 @@ export function sshLink(host: HostEntry, env: NodeJS.ProcessEnv, client = 'cli')
 /** The one line a failed connection to a host ends with. */
 function hostError(name: string, err: unknown, stream: SshStream | undefined, timeoutMs: number): Error {
   stream?.destroy();
+  if (err instanceof ProtocolMismatchError) return err.about(`the daemon on ${name}`, mismatchFix(err, name));
   // The bridge spoke the protocol (an Error frame): its own words, or "no daemon there".
   if (err instanceof RequestError)
     return err.code === NO_DAEMON_CODE

@@ -6,6 +6,7 @@ import { ErrorCode } from '../protocol/messages';
 import { UntrustedEndpointError } from '../host/endpointTrust';
 import type { DaemonLink, LinkConnectOptions } from './daemonLink';
 import { SshFailure } from './sshFailure';
+import { ProtocolMismatchError } from '../protocol/version';
 import { oneLine, printable } from '../text/printable';
 
 /** The pauses between attempts: a daemon that is there answers the first; the last repeats. */
@@ -30,7 +31,7 @@ export interface ReconnectOptions {
 /** Whether an attempt's failure can pass by itself: a host key, a login, a token or a trust refusal stays. */
 export function mayPass(err: unknown): boolean {
   if (err instanceof SshFailure) return err.kind === 'transient';
-  if (err instanceof UntrustedEndpointError) return false;
+  if (err instanceof UntrustedEndpointError || err instanceof ProtocolMismatchError) return false;
   if (err instanceof RequestError)
     return err.code !== ErrorCode.Auth && err.code !== ErrorCode.Protocol && err.code !== ErrorCode.Forbidden;
   return true;

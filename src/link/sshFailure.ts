@@ -9,6 +9,8 @@ export class SshFailure extends Error {
   constructor(
     message: string,
     readonly kind: SshFailureKind,
+    /** No holdfast was found there by the default command: an install is the fix (hostInstall.ts). */
+    readonly notInstalled = false,
   ) {
     super(message);
   }
@@ -19,6 +21,8 @@ const SSH_ERROR_STATUS = 255;
 /** A POSIX shell's status for a command it could not find, and for one it found but could not run. */
 const NOT_FOUND_STATUS = 127;
 const NOT_EXECUTABLE_STATUS = 126;
+/** holdfast's own status for a usage error (an old holdfast that has no `bridge` says so with it). */
+const USAGE_STATUS = 2;
 
 /** ssh's messages (OpenSSH 9), the first that matches wins: the line for TARGET, and whether it may pass. */
 const SSH_MESSAGES: [RegExp, (target: string) => string, SshFailureKind][] = [
@@ -59,12 +63,13 @@ function lastLine(stderr: string): string {
 }
 
 /**
- * The failure of an ssh process that ended before (or instead of) bridging: `command` is the remote command line
- * it ran (named when it was not found), `stderr` what ssh and the remote shell wrote.
+ * The failure of an ssh process that ended before (or instead of) bridging: `command` is the host's own remote
+ * command (named when it was not found; none: the default, holdfast on the PATH or in ~/.holdfast), `stderr` what
+ * ssh and the remote shell wrote.
  */
 export function sshFailure(
   target: string,
-  command: string,
+  command: string | undefined,
   status: number | null,
   signal: NodeJS.Signals | null,
   stderr: string,
@@ -76,14 +81,25 @@ export function sshFailure(
     const last = lastLine(stderr);
     return new SshFailure(last ? `ssh: ${last.replace(/^ssh: /, '')}` : `ssh to ${target} failed`, 'transient');
   }
+  const program = command?.split(' ')[0] ?? 'holdfast';
   if (status === NOT_FOUND_STATUS)
     return new SshFailure(
-      `${command.split(' ')[0]} is not installed on ${target}, or not on the PATH of its non-interactive shell ` +
-        `(set "command" in its hosts entry, e.g. "~/.local/bin/holdfast")`,
+      command === undefined
+        ? `holdfast is not installed on ${target}: neither on the PATH of its non-interactive shell nor in ` +
+            `~/.holdfast (install it: \`holdfast host install ${target}\`)`
+        : `${program} is not installed on ${target}, or not on the PATH of its non-interactive shell ` +
+            `(set "command" in its hosts entry, e.g. "~/.local/bin/holdfast")`,
+      'permanent',
+      command === undefined,
+    );
+  if (status === USAGE_STATUS && /unknown command "bridge"/.test(stderr))
+    return new SshFailure(
+      `the holdfast on ${target} is too old to bridge (it has no \`bridge\`): \`holdfast host install ${target}\` ` +
+        `puts this one in ~/.holdfast; set "command": "~/.holdfast/holdfast" in its hosts entry`,
       'permanent',
     );
   if (status === NOT_EXECUTABLE_STATUS)
-    return new SshFailure(`${command.split(' ')[0]} cannot be run on ${target}: ${lastLine(stderr)}`, 'permanent');
+    return new SshFailure(`${program} cannot be run on ${target}: ${lastLine(stderr)}`, 'permanent');
   const last = lastLine(stderr);
   return new SshFailure(
     `the remote holdfast on ${target} exited with status ${status}${last ? `: ${last}` : ''}`,

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Duplex } from 'node:stream';
 import { shellQuote } from '../text/shellQuote';
 import type { HostEntry } from './hosts';
+import { findHoldfastCommand } from './installScripts';
 import { type SshFailure, sshFailure, sshNotStarted } from './sshFailure';
 
 /** The ssh program: HOLDFAST_SSH (as GIT_SSH: e.g. a wrapper that adds -F CONFIG), else `ssh` on the PATH. */
@@ -42,12 +43,15 @@ export interface BridgeCommand {
   start?: boolean;
 }
 
-/** The remote shell's command line: the host's holdfast, `bridge`, its socket and whether to start a daemon. */
+/**
+ * The remote shell's command line: the host's holdfast (its `command`, else the one on its PATH, else the newest
+ * of ~/.holdfast: installScripts.ts), `bridge`, its socket and whether to start a daemon.
+ */
 export function bridgeCommandLine(host: HostEntry, options: BridgeCommand = {}): string {
-  const words = [host.command ?? 'holdfast', 'bridge'];
-  if (host.socket) words.push('--socket', shellQuote(host.socket));
-  if (options.start) words.push('--start');
-  return words.join(' ');
+  const args = ['bridge'];
+  if (host.socket) args.push('--socket', host.socket);
+  if (options.start) args.push('--start');
+  return host.command ? [host.command, ...args.map(shellQuote)].join(' ') : findHoldfastCommand(args);
 }
 
 /** ssh's arguments: the options, then `--` so the target can never be read as one, then the command line. */
@@ -68,7 +72,6 @@ export class SshStream extends Duplex {
   ) {
     super({ allowHalfOpen: false });
     const program = env[SSH_PROGRAM_ENV] || 'ssh';
-    const command = bridgeCommandLine(host, options);
     this.child = spawn(program, sshArgs(host, options), { stdio: ['pipe', 'pipe', 'pipe'], env });
     const { stdin, stdout, stderr } = this.child;
     stdin!.on('error', () => undefined); // ssh gone: its 'close' below says why
@@ -84,7 +87,7 @@ export class SshStream extends Duplex {
     });
     // 'close', not 'exit': only once its pipes are drained has everything ssh and the remote wrote been read.
     this.child.on('close', (status, signal) => {
-      this.failure ??= sshFailure(host.target, command, status, signal, this.stderr);
+      this.failure ??= sshFailure(host.target, host.command, status, signal, this.stderr);
       this.push(null);
       this.destroy();
     });

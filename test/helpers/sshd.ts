@@ -44,8 +44,15 @@ function writeExecutable(file: string, text: string): void {
   fs.writeFileSync(file, text, { mode: 0o755 });
 }
 
+export interface SshServerOptions {
+  /** Put this build's `holdfast` on the remote PATH (default); false: a remote that has no Holdfast. */
+  holdfastOnPath?: boolean;
+  /** More aliases of the same server and user, each logging in with its own key and these variables changed. */
+  aliases?: Record<string, NodeJS.ProcessEnv>;
+}
+
 /** Starts sshd on 127.0.0.1 and waits until it accepts a login. */
-export async function startSshServer(): Promise<SshServer> {
+export async function startSshServer(options: SshServerOptions = {}): Promise<SshServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-sshd-'));
   fs.chmodSync(dir, 0o700);
   const remote = path.join(dir, 'remote');
@@ -59,18 +66,24 @@ export async function startSshServer(): Promise<SshServer> {
     XDG_RUNTIME_DIR: run,
     XDG_STATE_HOME: path.join(home, 'state'),
     XDG_CONFIG_HOME: path.join(home, 'config'),
-    PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+    PATH: `${options.holdfastOnPath === false ? '' : `${bin}:`}/usr/local/bin:/usr/bin:/bin`,
   };
 
   const hostKey = path.join(dir, 'host_key');
   const userKey = path.join(dir, 'user_key');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', userKey]);
-  const envOptions = Object.entries(remoteEnv)
-    .map(([k, v]) => `environment="${k}=${v}"`)
-    .join(',');
+  const authorizedLine = (key: string, env: NodeJS.ProcessEnv) =>
+    `${Object.entries(env)
+      .map(([k, v]) => `environment="${k}=${v}"`)
+      .join(',')} ${fs.readFileSync(`${key}.pub`, 'utf8')}`;
+  const aliases = Object.entries(options.aliases ?? {}).map(([alias, env]) => {
+    const key = path.join(dir, `key_${alias}`);
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    return { alias, key, line: authorizedLine(key, { ...remoteEnv, ...env }) };
+  });
   const authorized = path.join(dir, 'authorized_keys');
-  fs.writeFileSync(authorized, `${envOptions} ${fs.readFileSync(`${userKey}.pub`, 'utf8')}`);
+  fs.writeFileSync(authorized, [authorizedLine(userKey, remoteEnv), ...aliases.map((a) => a.line)].join(''));
 
   const port = await freePort();
   const config = path.join(dir, 'sshd_config');
@@ -126,6 +139,12 @@ export async function startSshServer(): Promise<SshServer> {
       `  Port ${closedPort}`,
       `  UserKnownHostsFile ${knownHosts}`,
       ...common,
+      ...aliases.flatMap((a) => [
+        `Host ${a.alias}`,
+        `  Port ${port}`,
+        `  UserKnownHostsFile ${knownHosts}`,
+        ...common.map((line) => (line.startsWith('  IdentityFile') ? `  IdentityFile ${a.key}` : line)),
+      ]),
       '',
     ].join('\n'),
   );

@@ -7,6 +7,7 @@ import { doctorCommand } from '../doctor';
 import { mcpCommand } from './mcp';
 import { serveCommand, stopCommand, upgradeCommand, versionCommand } from './daemon';
 import { grepCommand } from './grep';
+import { hostCommand } from './host';
 import { readCommand, replyCommand, sendCommand, waitCommand } from './io';
 import { runCommand } from './shellRun';
 import { notifyCommand } from './notify';
@@ -38,6 +39,7 @@ export const COMMANDS: Command[] = [
   serveCommand,
   stopCommand,
   upgradeCommand,
+  hostCommand,
   bridgeCommand,
   doctorCommand,
   versionCommand,

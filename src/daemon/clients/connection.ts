@@ -16,6 +16,7 @@ import {
 import { clientHelloSchema, type DaemonHello } from '../../protocol/hello';
 import { type DaemonEvent, ErrorCode, PROTOCOL_VERSION, type RequestMessage, type Role } from '../../protocol/messages';
 import { InputLimit } from '../../protocol/limits';
+import { OLDEST_CLIENT_PROTOCOL, VERSION } from '../../protocol/version';
 import { Channel, detachAll } from './channel';
 import { ConnectionRights } from './connectionRights';
 import { OutputCork } from './outputCork';
@@ -145,11 +146,8 @@ export class ClientConnection implements IDisposable {
     // The version after the token: a client with a wrong token is answered `auth`, whatever it speaks.
     const rights = this.authenticate(hello.token);
     if (!rights) throw new DaemonError(ErrorCode.Auth, 'wrong or missing token');
-    if (hello.protocol < 1)
-      throw new DaemonError(
-        ErrorCode.Protocol,
-        `protocol ${hello.protocol} is not supported (this daemon speaks ${PROTOCOL_VERSION})`,
-      );
+    if (hello.protocol < OLDEST_CLIENT_PROTOCOL)
+      throw new DaemonError(ErrorCode.Protocol, `protocol ${hello.protocol} is older than this daemon serves`);
     this.rights = rights;
     this.clientName = hello.client;
     this.ready = true;
@@ -322,7 +320,9 @@ export class ClientConnection implements IDisposable {
   fail(code: string, message: string): void {
     if (this.closed) return;
     this.log(`connection ${this.id} (${this.clientName || 'no hello'}): ${code}: ${message}`);
-    this.socket.end(encodeJson(FrameKind.Error, { code, message }));
+    // A protocol refusal says what this daemon speaks, so a client too old for it can say so in its own words.
+    const speaks = { protocol: PROTOCOL_VERSION, oldestClient: OLDEST_CLIENT_PROTOCOL, version: VERSION };
+    this.socket.end(encodeJson(FrameKind.Error, { code, message, ...(code === ErrorCode.Protocol ? speaks : {}) }));
     this.closed = true;
     // Not destroyed at once: closing a socket whose peer's bytes are still unread makes the kernel send a
     // reset, which can discard the error frame before the client reads it. The socket keeps reading
