@@ -42,8 +42,8 @@ function writeExecutable(file: string, text: string): void {
   fs.writeFileSync(file, text, { mode: 0o755 });
 }
 
-/** Starts sshd on 127.0.0.1 and waits until it accepts a login. */
-export async function startSshServer(): Promise<SshServer> {
+/** Starts sshd on 127.0.0.1 and waits until it accepts a login; the remote's `holdfast` runs `cliScript`. */
+export async function startSshServer(cliScript = CLI_SCRIPT): Promise<SshServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-sshd-'));
   fs.chmodSync(dir, 0o700);
   const remote = path.join(dir, 'remote');
@@ -51,7 +51,7 @@ export async function startSshServer(): Promise<SshServer> {
   const run = path.join(remote, 'run');
   const bin = path.join(remote, 'bin');
   for (const d of [home, run, bin]) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
-  writeExecutable(path.join(bin, 'holdfast'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_SCRIPT}" "$@"\n`);
+  writeExecutable(path.join(bin, 'holdfast'), `#!/bin/sh\nexec "${process.execPath}" "${cliScript}" "$@"\n`);
   const remoteEnv: NodeJS.ProcessEnv = {
     HOME: home,
     XDG_RUNTIME_DIR: run,
@@ -152,7 +152,7 @@ export async function startSshServer(): Promise<SshServer> {
     async stop() {
       // The remote daemon is a child of nobody here: stop it through its own CLI, then sshd.
       try {
-        execFileSync(process.execPath, [CLI_SCRIPT, 'stop'], { env: remoteEnv, stdio: 'ignore', timeout: 20_000 });
+        execFileSync(process.execPath, [cliScript, 'stop'], { env: remoteEnv, stdio: 'ignore', timeout: 20_000 });
       } catch {
         // no remote daemon was running
       }
