@@ -91,7 +91,7 @@ async function traffic(streams: CountedSsh[], remotes: BenchDaemon[], during: ()
 export interface HostsResult {
   idle: { hidden: Traffic; visible: Traffic };
   open: { local: number[]; remote: number[]; localFull: number[]; remoteFull: number[]; cpu: number[][] };
-  flood: { bytes: number; remote: Traffic; there: PreviewGot; local: PreviewGot };
+  flood: { bytes: number; remote: Traffic; there: PreviewGot; local: PreviewGot; aloneSeconds: number };
   echo: { tab: EchoRounds; ssh: EchoRounds; local: EchoRounds; tabCpuUs: number; sshCpuUs: number };
 }
 
@@ -210,10 +210,10 @@ async function floodRow(
   daemons: BenchDaemon[],
 ) {
   const argv = ['sh', '-c', `read x; cat ${ctx.floodFile}; printf '%s_%s\\n' HF END; exec cat`];
-  const watched = async (owner: HoldfastClient, viewer: HoldfastClient) => {
+  const watched = async (owner: HoldfastClient, viewer: HoldfastClient | undefined) => {
     const { session } = await owner.request('create', { name: 'flood', argv, cwd: ctx.dir, cols: 120, rows: 40 });
     const got = { snapshots: 0, snapshotBytes: 0, outputBytes: 0 };
-    const preview = await viewer.attach(
+    const preview = await viewer?.attach(
       { session: session.id, role: 'watcher' },
       {
         onSnapshot: (b) => {
@@ -233,19 +233,21 @@ async function floodRow(
     if (!met) throw new Error('the flood did not end');
     const seconds = (now() - started) / 1000;
     await waitIdle(owner, session.id, 500);
-    preview.dispose();
+    preview?.dispose();
     return { ...got, seconds };
   };
   log(`hosts: a ${(ctx.floodBytes / 1e6).toFixed(1)} MB flood on a host, its preview shown here`);
   const local = await watched(ctx.client, ctx.client);
+  const alone = await watched(remoteClient, undefined);
   let there: PreviewGot | undefined;
   const remoteTraffic = await traffic(streams, daemons, async () => void (there = await watched(remoteClient, remote)));
   log(
     `  over ssh: ${remoteTraffic.tcp} B of TCP in ${remoteTraffic.seconds.toFixed(1)} s; the flood took ` +
-      `${there!.seconds.toFixed(1)} s there, ${local.seconds.toFixed(1)} s here; the preview got ` +
+      `${there!.seconds.toFixed(1)} s there (${alone.seconds.toFixed(1)} s with no preview), ` +
+      `${local.seconds.toFixed(1)} s here; the preview got ` +
       `${there!.snapshots} screens (${there!.snapshotBytes} B) and ${there!.outputBytes} B of output`,
   );
-  return { bytes: ctx.floodBytes, remote: remoteTraffic, there: there!, local };
+  return { bytes: ctx.floodBytes, remote: remoteTraffic, there: there!, local, aloneSeconds: alone.seconds };
 }
 
 /** Round trips of one byte through `write`, each awaited on `echoed`. */
