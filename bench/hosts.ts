@@ -339,7 +339,8 @@ async function echoRows(ctx: Context, remote: HoldfastClient, ssh: string, runs:
       into.p99.push(percentile(times, 99));
     }
     log(
-      `  round ${round + 1}: median tab ${median(t).toFixed(2)} ms, ssh ${median(s).toFixed(2)} ms, here ${median(l).toFixed(2)} ms`,
+      `  round ${round + 1}: median tab ${median(t).toFixed(2)} ms, ssh ${median(s).toFixed(2)} ms, ` +
+        `here ${median(l).toFixed(2)} ms`,
     );
   }
   plain.kill('SIGKILL');
@@ -367,12 +368,15 @@ export function hostsTable(r: HostsResult): {
   const f = (v: number) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toString());
   const { hidden, visible } = r.idle;
   const idleCpu = (t: Traffic) =>
-    `window ${f(t.windowCpuMs)} / ssh ${f(t.sshCpuMs)} / hosts' daemons ${f(t.remoteCpuMs)} ms CPU in ${t.seconds.toFixed(0)} s`;
+    `window ${f(t.windowCpuMs)} / ssh ${f(t.sshCpuMs)} / hosts' daemons ${f(t.remoteCpuMs)} ms CPU ` +
+    `in ${t.seconds.toFixed(0)} s`;
   const open = median(r.open.remote) - median(r.open.local);
+  const openCpu = (which: 0 | 1) => median(r.open.cpu.map((c) => c[which]));
   const fl = r.flood.remote;
   const th = r.flood.there;
   const lo = r.flood.local;
   const tab = median(r.echo.tab.median);
+  const rounds = r.echo.tab.median.length;
   const ssh = median(r.echo.ssh.median);
   const row = '10 hosts';
   return [
@@ -402,7 +406,7 @@ export function hostsTable(r: HostsResult): {
       holdfast: `${f(median(r.open.remote))} ms (${f(median(r.open.remoteFull))} ms)`,
       tmux: '',
       other: `${f(median(r.open.local))} ms (${f(median(r.open.localFull))} ms) here`,
-      ratio: `+${f(open)} ms; window CPU ${f(median(r.open.cpu.map((c) => c[1])))} / ${f(median(r.open.cpu.map((c) => c[0])))} ms`,
+      ratio: `+${f(open)} ms; window CPU ${f(openCpu(1))} / ${f(openCpu(0))} ms`,
       target: '< +150 ms',
       met: open < 150,
     },
@@ -420,7 +424,7 @@ export function hostsTable(r: HostsResult): {
     },
     {
       row,
-      metric: `echo in a host's tab / plain \`ssh -tt host cat\`: median (p99), medians of ${r.echo.tab.median.length} rounds`,
+      metric: `echo in a host's tab / plain \`ssh -tt host cat\`: median (p99), medians of ${rounds} rounds`,
       holdfast: `${f(tab)} ms (${f(median(r.echo.tab.p99))} ms)`,
       tmux: '',
       other: `${f(ssh)} ms (${f(median(r.echo.ssh.p99))} ms) ssh; ${f(median(r.echo.local.median))} ms here`,

@@ -40,6 +40,7 @@ const FILES = [
   'attention-permission-prompt',
   'agents-real-prompt',
   'hosts-ssh',
+  'hosts-hostile',
 ];
 
 const ITEMS = [
@@ -121,7 +122,9 @@ const ITEMS = [
       'reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon ' +
       "refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI's output and to " +
       'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. hosts-ssh: what ' +
-      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). Each row is a ' +
+      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). hosts-hostile: ' +
+      "what a host's far end can do to a window (forged roles, exits and sessions to a tab and the sidebar, a " +
+      'flood of events, silence after the hello, a 4 GiB frame), while a local request is timed. Each row is a ' +
       'regression test that failed before its fix; docs/security.md says who is trusted with what.',
   ],
 ];

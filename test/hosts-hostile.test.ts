@@ -137,7 +137,7 @@ test("a host's tab is told a forged role and exit, forged sessions: dropped, not
   }
 });
 
-test('a host flooding session events: at most its budget applied, one line when it starts and ends, resynced', async () => {
+test('a host flooding events: at most its budget applied, one line when it starts and ends, resynced', async () => {
   const { remotes, lines } = window([hostile('flood')]);
   const probe = probeLocal();
   let applied = 0;
@@ -178,7 +178,7 @@ test('a host flooding session events: at most its budget applied, one line when 
   await waitFor(() => bridgeSshPids().length === 0, 20_000, 'every ssh to end with the hosts');
 });
 
-test('a host that answers its hello and then nothing: one line on its section, the window answered meanwhile', async () => {
+test('a host that answers its hello and then nothing: one line on its section, the window answers', async () => {
   const { remotes } = window([hostile('mute', { timeoutMs: 1500 })]);
   const probe = probeLocal();
   const started = Date.now();

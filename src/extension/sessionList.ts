@@ -14,7 +14,7 @@ export interface SessionCheck {
   event(raw: unknown): DaemonEvent | undefined;
   /** A host that has not answered the list this long after connecting is told to `unanswered` (one line). */
   answerWithinMs?: number;
-  unanswered?(client: HoldfastClient, line: string): void;
+  unanswered?: (client: HoldfastClient, line: string) => void;
 }
 
 export class SessionList implements IDisposable {

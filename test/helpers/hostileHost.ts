@@ -45,7 +45,11 @@ function flood(): void {
         frames.push(
           n % 2
             ? event({ type: 'session', session: { ...session, name: `flood-${n}` } })
-            : event({ type: 'attention', id: HOSTILE_SESSION, attention: { state: 'waiting', since: n, source: 'bell' } }),
+            : event({
+                type: 'attention',
+                id: HOSTILE_SESSION,
+                attention: { state: 'waiting', since: n, source: 'bell' },
+              }),
         );
       }
       if (!send(Buffer.concat(frames))) return void out.once('drain', more);
