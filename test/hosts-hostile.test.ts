@@ -142,32 +142,52 @@ test('a host flooding events: at most its budget applied, one line when it start
   const probe = probeLocal();
   let applied = 0;
   let received = 0;
+  let firstAt = 0;
+  let lastAt = 0;
+  let resynced = false;
+  const starts = () => lines.filter((l) => l.includes('events a second'));
+  const ends = () => lines.filter((l) => l.includes('its flood of events ended'));
   try {
     const remote = remotes.get('flood')!;
     remote.sessions.onEvent(() => applied++);
-    remote.connection.onDidConnect((client) => client.onEvent(() => received++));
-    await waitFor(() => lines.some((l) => l.includes('events a second')), STEP_MS, 'the flood to be noticed');
-    const started = Date.now();
-    await waitFor(() => lines.some((l) => l.includes('its flood of events ended')), STEP_MS, 'the end of the flood');
-    const seconds = (Date.now() - started) / 1000;
+    remote.connection.onDidConnect((client) =>
+      client.onEvent(() => {
+        received++;
+        lastAt = Date.now();
+        firstAt ||= lastAt;
+      }),
+    );
+    // After a flood's end, its list read again: the session as the host lists it, not as its events said.
+    remote.sessions.onDidChange(() => {
+      if (ends().length > 0 && remote.sessions.get(HOSTILE_SESSION)?.name === 'hostile') resynced = true;
+    });
+    await waitFor(() => starts().length > 0, STEP_MS, 'the flood to be noticed');
+    // Over: nothing came for 2 s and every flood the window saw has ended (a starved window may see two).
+    await waitFor(
+      () => ends().length === starts().length && Date.now() - lastAt > 2000,
+      STEP_MS,
+      'the end of the flood',
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${received} received, last ${Date.now() - lastAt} ms ago; ${lines.join('; ')}`);
+    });
+    const seconds = (lastAt - firstAt) / 1000;
     const local = await probe.stop();
     assert.ok(received > FLOOD_MS, `the far end sent only ${received} events`);
     assert.ok(
-      applied <= HOST_EVENTS_PER_SECOND * (seconds + 2),
+      applied <= HOST_EVENTS_PER_SECOND * (seconds + 2 * starts().length),
       `${applied} of ${received} events applied in ${seconds.toFixed(1)} s`,
     );
-    const said = lines.filter((l) => l.includes('events a second') || l.includes('flood of events'));
-    assert.equal(said.length, 2, lines.join('\n'));
-    assert.match(said[1], new RegExp(`, ${received - applied} dropped$`));
-    // What the dropped events said is read again: the session as the host lists it.
-    await waitFor(() => remote.sessions.get(HOSTILE_SESSION)?.name === 'hostile', STEP_MS, 'the list read again');
+    const dropped = ends().reduce((sum, line) => sum + Number(/, (\d+) dropped$/.exec(line)![1]), 0);
+    assert.equal(dropped, received - applied, lines.join('\n'));
+    await waitFor(() => resynced, STEP_MS, 'the list read again after the flood');
     assert.ok(local.max < LOCAL_BOUND_MS, `a local list took ${local.max} ms`);
     record({
       item: 'hostile',
       name: 'a host flooding session events as fast as ssh takes them for 4 s (a changed session, an attention)',
       value:
         `${applied} of ${received} events applied, the rest dropped and counted, a line when it started and one ` +
-        `when it ended, then its list read again; local list p90 ${local.p90} / max ${local.max} ms ` +
+        `when it ended (${starts().length} floods seen), then its list read again; local list p90 ${local.p90} / ` +
+        `max ${local.max} ms ` +
         '(was: every event checked and applied)',
       bound: `≤ ${HOST_EVENTS_PER_SECOND} a second; local < ${LOCAL_BOUND_MS} ms`,
     });
@@ -179,7 +199,8 @@ test('a host flooding events: at most its budget applied, one line when it start
 });
 
 test('a host that answers its hello and then nothing: one line on its section, the window answers', async () => {
-  const { remotes } = window([hostile('mute', { timeoutMs: 1500 })]);
+  // Long enough for ssh and the far end to start on two busy cores: the hello comes within it.
+  const { remotes } = window([hostile('mute', { timeoutMs: 8000 })]);
   const probe = probeLocal();
   const started = Date.now();
   try {
@@ -192,7 +213,7 @@ test('a host that answers its hello and then nothing: one line on its section, t
     );
     const ms = Date.now() - started;
     const section = remotes.sections(Date.now())[0];
-    assert.match(section.error!, /^mute: subscribe was not answered within 1500 ms$/);
+    assert.match(section.error!, /^mute: subscribe was not answered within 8000 ms$/);
     await assert.rejects(connection.get(), /not answered/);
     const local = await probe.stop();
     assert.ok(local.max < LOCAL_BOUND_MS, `a local list took ${local.max} ms`);

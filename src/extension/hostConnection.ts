@@ -64,6 +64,8 @@ export class HostConnection implements ConnectionEvents, IDisposable {
 
   /** A session event from the host as the window may use it: within the host's budget, and checked. */
   intake(raw: unknown): DaemonEvent | undefined {
+    // A channel's events (its tab's or preview's) go to the channel alone: they are not the list's to count.
+    if (!raw || typeof raw !== 'object' || 'channel' in raw) return undefined;
     return this.budget.admit() ? remoteEvent(raw) : undefined;
   }
 

@@ -75,7 +75,7 @@ function onRequest(request: { id: number; method: string; params: { channel?: nu
     case 'subscribe':
     case 'list':
       answer(request.id, { sessions: [session, { ...session, id: 'forged/../x' }, { ...session, pid: 'x' }] });
-      if (mode === 'flood') flood();
+      if (mode === 'flood' && request.method === 'subscribe') flood();
       if (mode === 'huge') send(Buffer.from([0xff, 0xff, 0xff, 0xff, FrameKind.Event]));
       return;
     case 'attach':
