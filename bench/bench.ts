@@ -4,7 +4,7 @@
 // could not run at all.
 //
 // Other options:
-//   --only flood,echo,reattach,memory,idle,watchers,parts,shell   run some rows only
+//   --only flood,echo,reattach,memory,idle,watchers,parts,shell,hosts   run some rows only
 //   --runs N                                           runs per measurement (after the warm-up)
 //   --profile DIR                                      run the daemons under node --cpu-prof into DIR
 //                                                      and summarize the profiles at the end
@@ -40,9 +40,11 @@ import { micro } from './micro';
 import { FLOOD_KINDS, type FloodKind } from './shellFlood';
 import { shellRows } from './shellRows';
 import { hasTmux, TmuxServer } from './tmux';
+import { hostsRows, hostsTable } from './hosts';
+import { SSHD } from '../test/helpers/sshd';
 import { log, machine, median, now, onCleanup, phase, phases, run, runCleanups, tempDir } from './util';
 
-const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts', 'shell'] as const;
+const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts', 'shell', 'hosts'] as const;
 type RowName = (typeof ROWS)[number];
 
 interface TableRow {
@@ -422,6 +424,15 @@ async function main(): Promise<number> {
 
   // 9. shell integration: what VS Code's scripts and the daemon's marks cost (listed last) -------
   if (only.has('shell')) await shellTable(ctx, quick, table, raw);
+
+  // 10. hosts over ssh on loopback: the sidebar's traffic, opening a tab, a flood, echo ------------
+  if (only.has('hosts') && !fs.existsSync(SSHD))
+    log(`hosts: no ${SSHD}, row 10 left out (apt-get install openssh-server)`);
+  else if (only.has('hosts')) {
+    const hosts = await hostsRows(ctx, runs, quick ? 5 : 10);
+    raw.hosts = hosts;
+    table.push(...hostsTable(hosts));
+  }
 
   client.close();
 

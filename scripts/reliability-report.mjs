@@ -42,6 +42,7 @@ const FILES = [
   'hosts-ssh',
   'hosts-search',
   'hosts-install',
+  'hosts-hostile',
 ];
 
 const ITEMS = [
@@ -123,7 +124,9 @@ const ITEMS = [
       'reliability-trust: what the clients check before they send a byte. reliability-hostile: what the daemon ' +
       "refuses or bounds. reliability-output: what program and checkpoint text can do to the CLI's output and to " +
       'resume. connection-rights: what a scoped credential (`holdfast mcp --sessions`) reaches. hosts-ssh: what ' +
-      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). hosts-search: ' +
+      'a host reached over a real sshd can cost a client (a key unknown, a far end mute or hostile). hosts-hostile: ' +
+      "what a host's far end can do to a window (forged roles, exits and sessions to a tab and the sidebar, a " +
+      'flood of events, silence after the hello, a 4 GiB frame), while a local request is timed. hosts-search: ' +
       'what a host costs a search of every host, and what an MCP scope reaches across hosts. hosts-install: what ' +
       'an install on a host refuses (planted symlinks, a platform or node it cannot run on) and a far end of ' +
       'another protocol. Each row is a regression test that failed before its fix; docs/security.md says who is ' +

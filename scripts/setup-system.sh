@@ -25,6 +25,8 @@ e2e   ripgrep               rg for code-server 4.96.4'"'"'s install, whose posti
 e2e   zsh                   shell integration (VS Code'"'"'s scripts) in zsh: test/e2e/shell-integration, shell-scripts
 e2e   fish                  the same in fish
 bench tmux                  npm run bench compares Holdfast with tmux
+bench openssh-server        row 10 of npm run bench reaches its hosts over a real sshd on loopback
+bench openssh-client        and ssh, as a host link runs it
 '
 
 say() { printf '[setup-system] %s\n' "$*" >&2; }

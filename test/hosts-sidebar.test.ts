@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sshLink } from '../src/link/daemonLink';
 import type { HostEntry } from '../src/link/hosts';
-import { MAX_REMOTE_SESSIONS, remoteEvent, remoteSessionList } from '../src/link/remoteSessions';
+import { EventBudget } from '../src/link/eventBudget';
+import { MAX_REMOTE_SESSIONS, remoteEvent, remoteSessionList, remoteTabEvent } from '../src/link/remoteSessions';
 import { RemoteHosts } from '../src/extension/remoteHosts';
 import { parseKey, remoteKey } from '../src/extension/sessionKey';
 import type { HostSection } from '../src/extension/sessionState';
@@ -156,6 +157,33 @@ test('a hostile host: forged sessions and events dropped, a flood bounded, keys 
   assert.equal(remoteEvent({ type: 'role', channel: 1, role: 'owner', reason: '' }), undefined);
   assert.equal(remoteEvent({ type: 'stopping' }), undefined);
   assert.deepEqual(remoteEvent({ type: 'removed', id: 'abcd1234' }), { type: 'removed', id: 'abcd1234' });
+  // What a tab is told: its role and its session's exit, checked (a signal is a signal's name, nothing more).
+  const exit = (signal: unknown) => ({ type: 'exit', id: 'abcd1234', exit: { code: null, signal, at: 1 } });
+  assert.deepEqual(remoteTabEvent(exit('SIGKILL')), exit('SIGKILL'));
+  for (const forged of [
+    exit('\x1b]0;x\x07'),
+    exit('SIGKILL '),
+    { type: 'exit', id: 'abcd1234', exit: { code: {}, signal: null, at: 1 } },
+    { type: 'exit', id: 'abcd1234', exit: null },
+    { type: 'role', channel: 1, role: 'root', reason: '' },
+    { type: 'role', channel: 1, role: 'watcher', reason: 'x'.repeat(5000) },
+    { type: 'role', channel: '1', role: 'owner', reason: '' },
+    { type: 'session', session: { ...good, cols: 0 } },
+    null,
+  ])
+    assert.equal(remoteTabEvent(forged), undefined, JSON.stringify(forged));
+  assert.equal(remoteEvent(exit('\x1b[2J')), undefined, 'a forged exit in the sidebar path');
+  // The budget: so many a second, then dropped and counted; the flood's end is said once, with the count.
+  const said: string[] = [];
+  let dropped = -1;
+  const budget = new EventBudget('host h', { log: (line) => said.push(line), ended: (n) => (dropped = n) }, 3);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 999, 1000].map((at) => budget.admit(at)),
+    [true, true, true, false, false, false, true],
+  );
+  assert.deepEqual(said, ['host h sends more than 3 events a second: the rest are dropped']);
+  budget.dispose();
+  assert.equal(dropped, -1, 'disposed: no end is told');
   // Keys: a host's session never reads as this machine's, nor as another host's.
   assert.deepEqual(parseKey('abcd1234'), { id: 'abcd1234' });
   assert.deepEqual(parseKey(remoteKey('ssh://me@h:22/x', 'abcd1234')), { host: 'ssh://me@h:22/x', id: 'abcd1234' });

@@ -5,12 +5,17 @@
 import type { HoldfastClient } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
 import type { DaemonLink } from '../link/daemonLink';
+import { EventBudget } from '../link/eventBudget';
+import { remoteEvent } from '../link/remoteSessions';
+import type { DaemonEvent } from '../protocol/messages';
 import { lossReason, mayPass, reconnect } from '../link/reconnect';
 import { oneLine, printable } from '../text/printable';
 import type { ConnectionEvents, DaemonState } from './daemonConnection';
 
 /** After a failure that does not pass by itself (a host key, a login, no daemon there): the next try. */
 export const HOST_RETRY_MS = 30_000;
+/** A connection lost this soon after it was made, twice in a row, is not made again before HOST_RETRY_MS. */
+export const SHORT_LIVED_MS = 10_000;
 
 export class HostConnection implements ConnectionEvents, IDisposable {
   private readonly store = new DisposableStore();
@@ -20,6 +25,9 @@ export class HostConnection implements ConnectionEvents, IDisposable {
   private readonly attempt = this.store.add(new MutableDisposable());
   private starting: Promise<HoldfastClient> | undefined;
   private current: DaemonState = { kind: 'connecting' };
+  private connectedAt = 0;
+  /** Connections in a row that were lost within SHORT_LIVED_MS. */
+  private shortLived = 0;
 
   private readonly onDidChangeStateEmitter = this.store.add(new Emitter<DaemonState>());
   readonly onDidChangeState = this.onDidChangeStateEmitter.event;
@@ -27,11 +35,18 @@ export class HostConnection implements ConnectionEvents, IDisposable {
   readonly onDidConnect = this.onDidConnectEmitter.event;
   private readonly onDidLoseEmitter = this.store.add(new Emitter<{ daemonGone: boolean; expected: boolean }>());
   readonly onDidLose = this.onDidLoseEmitter.event;
+  private readonly onDidDropEventsEmitter = this.store.add(new Emitter<number>());
+  /** A flood of the host's events ended, this many dropped: what they said is to be read again (its list). */
+  readonly onDidDropEvents = this.onDidDropEventsEmitter.event;
+  private readonly budget: EventBudget;
 
   constructor(
     readonly link: DaemonLink,
     private readonly log: (line: string) => void,
   ) {
+    this.budget = this.store.add(
+      new EventBudget(`host ${link.name}`, { log, ended: (dropped) => this.onDidDropEventsEmitter.fire(dropped) }),
+    );
     void this.open(false);
   }
 
@@ -46,6 +61,13 @@ export class HostConnection implements ConnectionEvents, IDisposable {
 
   get client(): HoldfastClient | undefined {
     return this.current.kind === 'connected' ? this.current.client : undefined;
+  }
+
+  /** A session event from the host as the window may use it: within the host's budget, and checked. */
+  intake(raw: unknown): DaemonEvent | undefined {
+    // A channel's events (its tab's or preview's) go to the channel alone: they are not the list's to count.
+    if (!raw || typeof raw !== 'object' || 'channel' in raw) return undefined;
+    return this.budget.admit() ? remoteEvent(raw) : undefined;
   }
 
   /** The connected client, or the host's one line of why there is none. */
@@ -129,16 +151,35 @@ export class HostConnection implements ConnectionEvents, IDisposable {
     owned.add(
       client.onClose((error) => {
         if (this.client !== client || this.store.isDisposed) return; // replaced, or the window let it go
-        const why = lossReason(this.link, client, error);
-        this.log(`host ${this.name}: the connection was lost (${oneLine(why.message)}); reconnecting`);
+        const why = printable(oneLine(lossReason(this.link, client, error).message));
+        const lived = Date.now() - this.connectedAt;
+        this.shortLived = lived < SHORT_LIVED_MS ? this.shortLived + 1 : 0;
+        // A host that drops every connection soon after it is made (a far end that sends what no daemon would):
+        // a connection per 30 s, not one per pause of the reconnect policy.
+        if (this.shortLived >= 2) return this.drop(`lost ${lived} ms after it was made, again (${why})`);
+        this.log(`host ${this.name}: the connection was lost (${why}); reconnecting`);
         this.setState({ kind: 'stopped' });
         this.onDidLoseEmitter.fire({ daemonGone: false, expected: false });
         void this.open(true);
       }),
     );
+    this.connectedAt = Date.now();
     this.log(`host ${this.name}: connected (pid ${client.hello.pid}, ${printable(client.hello.version)})`);
     this.setState({ kind: 'connected', client });
     this.onDidConnectEmitter.fire(client);
+  }
+
+  /** The host answered its hello but not a request in time (SessionList): dropped, made again later. */
+  unanswered(client: HoldfastClient, line: string): void {
+    if (this.client === client && !this.store.isDisposed) this.drop(line);
+  }
+
+  /** Ends the current connection with the host's one line; the next is made after HOST_RETRY_MS. */
+  private drop(why: string): void {
+    this.failed(new Error(`${this.name}: ${why}`), true); // not connected any more: its close is not a loss
+    this.onDidLoseEmitter.fire({ daemonGone: false, expected: false });
+    this.clientStore.clear();
+    this.retrying.value = timeout(HOST_RETRY_MS, () => void this.open(true));
   }
 
   private failed(err: Error, retrying: boolean): void {

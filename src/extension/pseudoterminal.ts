@@ -16,7 +16,7 @@ import { RendererPace } from './rendererWriter';
 import { DEFAULT_PACE, TabOutput } from './tabOutput';
 import { TabView } from './tabView';
 import * as life from './tabState';
-import { remoteSessionInfo } from '../link/remoteSessions';
+import { remoteSessionInfo, remoteTabEvent } from '../link/remoteSessions';
 import { remoteKey } from './sessionKey';
 import type { Size, TabHost, TabLink, TabTarget } from './tabHost';
 import { type UiText, uiText } from '../text/uiText';
@@ -433,7 +433,10 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
     });
   }
 
-  private onEvent(event: DaemonEvent): void {
+  /** An event of the tab's channel or session: a host's is checked first (src/link/remoteSessions.ts). */
+  private onEvent(raw: DaemonEvent): void {
+    const event = this.remoteHost === undefined ? raw : remoteTabEvent(raw);
+    if (!event) return;
     const id = this.info?.id;
     switch (event.type) {
       case 'role':
@@ -446,8 +449,8 @@ export class SessionTab implements vscode.Pseudoterminal, IDisposable {
           this.out.printAfterSnapshot(exitNotice(event.exit));
         return;
       case 'session': {
-        const session = event.session.id === id ? this.checked(event.session) : undefined;
-        if (!session) return;
+        const session = event.session;
+        if (session.id !== id) return;
         this.update(session);
         this.input.sessionChanged(session.clients.owners);
         return;

@@ -5,8 +5,8 @@
 import type { HoldfastClient } from '../client/client';
 import { DisposableStore, Emitter, type IDisposable } from '../base/disposable';
 import type { DaemonLink } from '../link/daemonLink';
-import { type HostEntry, hostName } from '../link/hosts';
-import { remoteEvent, remoteSessionList } from '../link/remoteSessions';
+import { DEFAULT_HOST_TIMEOUT_MS, type HostEntry, hostName } from '../link/hosts';
+import { remoteSessionList } from '../link/remoteSessions';
 import { programText } from '../text/programText';
 import { HostConnection } from './hostConnection';
 import type { Log } from './log';
@@ -28,8 +28,14 @@ export class RemoteHost implements IDisposable {
   ) {
     this.connection = this.store.add(new HostConnection(link, (line) => log.info(line)));
     this.sessions = this.store.add(
-      new SessionList(this.connection, log, { list: remoteSessionList, event: remoteEvent }),
+      new SessionList(this.connection, log, {
+        list: remoteSessionList,
+        event: (raw) => this.connection.intake(raw),
+        answerWithinMs: entry.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS,
+        unanswered: (client, line) => this.connection.unanswered(client, line),
+      }),
     );
+    this.store.add(this.connection.onDidDropEvents(() => this.resync()));
     this.store.add(this.connection.onDidConnect(() => this.tracker.reset([])));
     this.store.add(this.sessions.onEvent((event) => this.tracker.apply(event) && changed()));
     this.store.add(this.sessions.onDidChange(changed));
@@ -38,6 +44,12 @@ export class RemoteHost implements IDisposable {
 
   get name(): string {
     return hostName(this.entry);
+  }
+
+  /** Events were dropped (a flood): the list read again says what they did. */
+  private resync(): void {
+    const client = this.connection.client;
+    if (client) this.sessions.refresh(client).catch(() => undefined); // a lost connection lists anew on connect
   }
 
   section(now: number): HostSection {

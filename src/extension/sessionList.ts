@@ -2,7 +2,7 @@
 // events, so the status bar and quick picks never poll. Pure Node (no vscode import).
 // Pure Node: unit tests load it without VS Code, so it never imports vscode (eslint.config.mjs).
 import type { HoldfastClient } from '../client/client';
-import { DisposableStore, Emitter, type IDisposable, MutableDisposable } from '../base/disposable';
+import { DisposableStore, Emitter, type IDisposable, MutableDisposable, timeout } from '../base/disposable';
 import { Capability, type DaemonEvent, type SessionInfo } from '../protocol/messages';
 import { MAX_REMOTE_SESSIONS } from '../link/remoteSessions';
 import type { ConnectionEvents } from './daemonConnection';
@@ -12,6 +12,9 @@ import type { Log } from './log';
 export interface SessionCheck {
   list(raw: unknown): SessionInfo[];
   event(raw: unknown): DaemonEvent | undefined;
+  /** A host that has not answered the list this long after connecting is told to `unanswered` (one line). */
+  answerWithinMs?: number;
+  unanswered?: (client: HoldfastClient, line: string) => void;
 }
 
 export class SessionList implements IDisposable {
@@ -68,6 +71,11 @@ export class SessionList implements IDisposable {
       this.onEventEmitter.fire(event);
     });
     const how = client.supports(Capability.Subscribe) ? 'subscribe' : 'list';
+    const { answerWithinMs, unanswered } = this.check ?? {};
+    const mute =
+      answerWithinMs && unanswered
+        ? timeout(answerWithinMs, () => unanswered(client, `${how} was not answered within ${answerWithinMs} ms`))
+        : undefined;
     try {
       // An older daemon without subscribe still gets a list (refreshed when we ask again).
       const { sessions } = await client.request(how, {});
@@ -77,6 +85,8 @@ export class SessionList implements IDisposable {
       const why = (err as Error).message;
       if (client.isClosed) this.log.info(`sessions: the connection closed before ${how} answered (${why})`);
       else this.log.warn(`sessions: ${how} failed (${why}); the list loads again with the next connection or list`);
+    } finally {
+      mute?.dispose();
     }
   }
 

@@ -13,7 +13,10 @@ const TIME = z.number().finite().nonnegative();
 /** A daemon's session id (8 hex digits today): nothing a key or a command line could read as more. */
 export const remoteSessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
-const exitSchema = z.object({ code: z.number().int().nullable(), signal: z.string().max(32).nullable(), at: TIME });
+/** A signal's name as a daemon reports one (SIGTERM, SIG34): printed in a tab's exit line, so nothing else. */
+const SIGNAL = z.string().regex(/^SIG[A-Z0-9]{1,16}$/);
+
+const exitSchema = z.object({ code: z.number().int().nullable(), signal: SIGNAL.nullable(), at: TIME });
 
 const attentionSchema = z.object({
   state: z.enum(['running', 'waiting', 'done', 'idle']),
@@ -81,5 +84,24 @@ export function remoteEvent(raw: unknown): DaemonEvent | undefined {
     return session ? { type: 'session', session } : undefined;
   }
   const parsed = eventSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+const tabEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('role'), channel: z.number().int(), role: z.enum(['owner', 'watcher']), reason: TEXT }),
+  z.object({ type: z.literal('exit'), id: remoteSessionIdSchema, exit: exitSchema }),
+  z.object({ type: z.literal('removed'), id: remoteSessionIdSchema }),
+]);
+
+/**
+ * An event a host's tab acts on (its channel's role, its session's exit, change or removal), or undefined when it
+ * is not one: a forged role or exit status never reaches the tab's input or its terminal.
+ */
+export function remoteTabEvent(raw: unknown): DaemonEvent | undefined {
+  if ((raw as { type?: unknown } | null)?.type === 'session') {
+    const session = remoteSessionInfo((raw as { session?: unknown }).session);
+    return session ? { type: 'session', session } : undefined;
+  }
+  const parsed = tabEventSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }

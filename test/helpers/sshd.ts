@@ -49,10 +49,13 @@ export interface SshServerOptions {
   holdfastOnPath?: boolean;
   /** More aliases of the same server and user, each logging in with its own key and these variables changed. */
   aliases?: Record<string, NodeJS.ProcessEnv>;
+  /** The CLI bundle the remote's `holdfast` runs (default: this build's). */
+  cliScript?: string;
 }
 
 /** Starts sshd on 127.0.0.1 and waits until it accepts a login. */
 export async function startSshServer(options: SshServerOptions = {}): Promise<SshServer> {
+  const cliScript = options.cliScript ?? CLI_SCRIPT;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-sshd-'));
   fs.chmodSync(dir, 0o700);
   const remote = path.join(dir, 'remote');
@@ -60,7 +63,7 @@ export async function startSshServer(options: SshServerOptions = {}): Promise<Ss
   const run = path.join(remote, 'run');
   const bin = path.join(remote, 'bin');
   for (const d of [home, run, bin]) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
-  writeExecutable(path.join(bin, 'holdfast'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_SCRIPT}" "$@"\n`);
+  writeExecutable(path.join(bin, 'holdfast'), `#!/bin/sh\nexec "${process.execPath}" "${cliScript}" "$@"\n`);
   const remoteEnv: NodeJS.ProcessEnv = {
     HOME: home,
     XDG_RUNTIME_DIR: run,
@@ -181,7 +184,7 @@ export async function startSshServer(options: SshServerOptions = {}): Promise<Ss
     async stop() {
       // The remote daemon is a child of nobody here: stop it through its own CLI, then sshd.
       try {
-        execFileSync(process.execPath, [CLI_SCRIPT, 'stop'], { env: remoteEnv, stdio: 'ignore', timeout: 20_000 });
+        execFileSync(process.execPath, [cliScript, 'stop'], { env: remoteEnv, stdio: 'ignore', timeout: 20_000 });
       } catch {
         // no remote daemon was running
       }
