@@ -47,7 +47,8 @@ import { log, machine, median, now, onCleanup, phase, phases, run, runCleanups, 
 const ROWS = ['flood', 'echo', 'reattach', 'memory', 'idle', 'watchers', 'parts', 'shell', 'hosts'] as const;
 type RowName = (typeof ROWS)[number];
 
-interface TableRow {
+/** A row of the printed table (and of the saved JSON). */
+export interface TableRow {
   row: string;
   metric: string;
   holdfast: string;

@@ -14,6 +14,7 @@ import { type HostEntry, hostName } from '../src/link/hosts';
 import { SshStream } from '../src/link/sshStream';
 import type { SessionInfo } from '../src/protocol/messages';
 import { REMOTE, startSshServer } from '../test/helpers/sshd';
+import type { TableRow } from './bench';
 import { type BenchDaemon, startBenchDaemon, waitIdle } from './holdfast';
 import { type Context, scrollSessions, touchSessions } from './rows';
 import { log, median, now, onCleanup, percentile, procCpu, sleep, waitUntil } from './util';
@@ -354,16 +355,7 @@ function cpuUs(u: NodeJS.CpuUsage): number {
 }
 
 /** The table's rows for `r` (bench.ts's TableRow). */
-export function hostsTable(r: HostsResult): {
-  row: string;
-  metric: string;
-  holdfast: string;
-  tmux: string;
-  other: string;
-  ratio: string;
-  target: string;
-  met: boolean | null;
-}[] {
+export function hostsTable(r: HostsResult): TableRow[] {
   const kbs = (bytes: number, seconds: number) => `${(bytes / 1024 / seconds).toFixed(2)} KB/s`;
   const f = (v: number) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toString());
   const { hidden, visible } = r.idle;
