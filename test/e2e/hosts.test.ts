@@ -5,7 +5,8 @@
 // Reply… answers it there, and nothing reaches this machine's session. A host's card opens its session in a tab
 // here over the host's connection; typed into, it echoes; New Terminal on the host (picked, a folder typed) runs its
 // shell there; after Reload Window both tabs are back, same remote processes; the window's ssh killed, the tab says it
-// is reconnecting and comes back by itself to the same program, nothing doubled or lost.
+// is reconnecting and comes back by itself to the same program, nothing doubled or lost; after a full editor quit
+// and a start again the host's tabs are back, attached to the same programs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -143,7 +144,7 @@ test(
 );
 
 test(
-  "hosts: a card's tab and New Terminal on the host; Reload Window brings both back; the ssh killed, it reconnects",
+  "hosts: a card's tab and New Terminal on the host; Reload Window and a restart bring them back; ssh killed, reconnects",
   { timeout: 420_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
@@ -258,6 +259,25 @@ test(
       assert.equal(remoteShow('far-sh').pid, pid, 'the remote program never noticed');
       assert.ok(!windowSshPids(REMOTE).includes(ssh[0]), 'a new ssh');
       await wb.screenshot('hosts-reconnected');
+
+      // A full editor quit (code-server's process tree stopped, the browser closed) and a start again: the host's
+      // tabs come back attached to the same programs there.
+      await e2e.closeBrowser();
+      await e2e.server.stop();
+      assert.equal(windowSshPids(REMOTE).length, 0, "the window's ssh ended with the editor");
+      await e2e.server.start();
+      const again = await e2e.launchBrowser();
+      await e2e.open(e2e.workspace('hosts'));
+      const tabsAgain = async (name: string) =>
+        (await again.terminalTabs()).some((tab) => tab.holdfast && tab.name === name);
+      for (const name of [title, newTitle, agentTitle])
+        await waitFor(() => tabsAgain(name), { timeout: 60_000, message: `the tab ${name} back after a restart` });
+      await again.clickTerminalTab(title);
+      await again.waitForTerminalText(/^tick-3$/m); // the screen, from the host's snapshot
+      await again.typeInTerminal('tick\n');
+      await again.waitForTerminalText(/^tick-4$/m);
+      assert.equal(remoteShow('far-sh').pid, pid, 'the same remote process after the restart');
+      assert.equal(remoteShow('holdfast 1').pid, started.pid, 'the same shell on the host after the restart');
     });
   },
 );
