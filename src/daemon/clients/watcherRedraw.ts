@@ -128,13 +128,15 @@ export class WatcherRedraw implements IDisposable {
   private enterScreens(subscriber: Subscriber, was: ChannelView): void {
     const redrawOwed = this.behind.delete(subscriber);
     this.withoutScrollback.delete(subscriber);
-    if (subscriber.phase === 'pending' && was === 'live') this.redraw(subscriber, 'screen-only'); // attached so
+    if (subscriber.phase === 'pending' && was === 'live')
+      this.redraw(subscriber, 'screen-only'); // attached so
     else if (redrawOwed || subscriber.stale) this.screenChanged(subscriber);
   }
 
   private leaveScreens(subscriber: Subscriber, view: ChannelView): void {
     this.screensDue.delete(subscriber);
-    if (view === 'live') this.resync(subscriber, 'full'); // its terminal holds a screen, no scrollback
+    if (view === 'live')
+      this.resync(subscriber, 'full'); // its terminal holds a screen, no scrollback
     else subscriber.stale = true;
   }
 
@@ -149,7 +151,8 @@ export class WatcherRedraw implements IDisposable {
     this.screensDue.clear();
     for (const subscriber of due) {
       if (!this.roles.all.has(subscriber) || this.views.get(subscriber) !== 'screens') continue;
-      if (subscriber.lagging) subscriber.stale = true; // its resync comes when it reads
+      if (subscriber.lagging)
+        subscriber.stale = true; // its resync comes when it reads
       else this.resync(subscriber, 'screen-only');
     }
   }
