@@ -108,6 +108,11 @@ function checkView(role: Role, view: ChannelView | undefined): void {
     throw new DaemonError(ErrorCode.BadRequest, "view 'screens' is for watchers: an input owner is sent every byte");
 }
 
+function setView(channel: Channel, view: ChannelView): void {
+  checkView(channel.role, view);
+  channel.session.view(channel, view);
+}
+
 function attach(registry: SessionRegistry, connection: ClientConnection, params: AttachParams): unknown {
   checkView(params.role, params.view);
   const session = registry.get(params.session);
@@ -153,11 +158,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return {};
     },
     history: (p, connection) => onChannel(connection, p.channel, (c) => c.session.requestSnapshot(c, 'history')),
-    view: (p, connection) =>
-      onChannel(connection, p.channel, (c) => {
-        checkView(c.role, p.view);
-        c.session.view(c, p.view);
-      }),
+    view: (p, connection) => onChannel(connection, p.channel, (c) => setView(c, p.view)),
     claim: (p, connection) => {
       const channel = attachedChannel(connection, p.channel);
       channel.session.claim(channel, optionalSize(p.cols, p.rows));
