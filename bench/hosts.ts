@@ -387,6 +387,7 @@ export function hostsTable(r: HostsResult): {
   const openCpu = (which: 0 | 1) => median(r.open.cpu.map((c) => c[which]));
   const fl = r.flood.remote;
   const th = r.flood.there;
+  const screenBytes = th.snapshotBytes / Math.max(1, th.snapshots);
   const lo = r.flood.local;
   const tab = median(r.echo.tab.median);
   const rounds = r.echo.tab.median.length;
@@ -433,7 +434,7 @@ export function hostsTable(r: HostsResult): {
         `here ${lo.snapshots} (${f(lo.snapshotBytes / 1e6)} MB) + ${f(lo.outputBytes / 1e6)} MB`,
       ratio:
         `${((fl.tcp / r.flood.bytes) * 100).toFixed(1)}% of the flood (${kbs(r.flood.bytes, th.seconds)}); ` +
-        `${th.screensAfter} screens in ${f(th.screensSeconds)} s × ${f(th.snapshotBytes / Math.max(1, th.snapshots) / 1e3)} KB`,
+        `${th.screensAfter} screens in ${f(th.screensSeconds)} s × ${f(screenBytes / 1e3)} KB`,
       target: 'screens only, ≤ 4/s',
       // One a RedrawMs at most: the first 250 ms after a change, then each 250 ms after the one before.
       met: th.outputBytes === 0 && th.screensAfter <= 4 * th.screensSeconds,
