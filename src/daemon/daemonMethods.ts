@@ -3,10 +3,12 @@
 // (endpoint, clients, stop) is daemon.ts's, and recovery's methods are recovery.ts's.
 import {
   type AttachParams,
+  type ChannelView,
   type DaemonStatus,
   ErrorCode,
   type Method,
   type Params,
+  type Role,
   type WaitCondition,
 } from '../protocol/messages';
 import { conversationIdProblem } from '../agents/agents';
@@ -96,11 +98,23 @@ function onChannel(connection: ClientConnection, channel: number, act: (c: Chann
 
 /** How an attach's first snapshots go (Session.attach). */
 function deliveryOf(params: AttachParams): Parameters<Session['attach']>[2] {
-  if (params.view === 'hidden') return 'hidden';
+  if (params.view === 'hidden' || params.view === 'screens') return params.view;
   return params.screenFirst ? (params.historyLater ? 'screen-only' : 'screen-first') : 'full';
 }
 
+/** Screens only is for watchers: an owner's terminal needs every byte, its program's queries too. */
+function checkView(role: Role, view: ChannelView | undefined): void {
+  if (view === 'screens' && role === 'owner')
+    throw new DaemonError(ErrorCode.BadRequest, "view 'screens' is for watchers: an input owner is sent every byte");
+}
+
+function setView(channel: Channel, view: ChannelView): void {
+  checkView(channel.role, view);
+  channel.session.view(channel, view);
+}
+
 function attach(registry: SessionRegistry, connection: ClientConnection, params: AttachParams): unknown {
+  checkView(params.role, params.view);
   const session = registry.get(params.session);
   const size = params.role === 'owner' ? optionalSize(params.cols, params.rows) : undefined;
   const channel = connection.addChannel(params.channel, session, params.role);
@@ -144,7 +158,7 @@ export function coreMethods(host: MethodHost): CoreMethods {
       return {};
     },
     history: (p, connection) => onChannel(connection, p.channel, (c) => c.session.requestSnapshot(c, 'history')),
-    view: (p, connection) => onChannel(connection, p.channel, (c) => c.session.view(c, p.view)),
+    view: (p, connection) => onChannel(connection, p.channel, (c) => setView(c, p.view)),
     claim: (p, connection) => {
       const channel = attachedChannel(connection, p.channel);
       channel.session.claim(channel, optionalSize(p.cols, p.rows));

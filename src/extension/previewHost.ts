@@ -1,7 +1,7 @@
 // What the sidebar and the wall of screens share on the extension host side:
 //  - PreviewHost: one per webview; a watcher attachment for each preview the webview shows
-//    (snapshot, then the stream), forwarded with postMessage. Watchers never write and never
-//    resize: a preview follows the session's size, never the other way round.
+//    (snapshot, then the stream; a host's, screens only), forwarded with postMessage. Watchers never
+//    write and never resize: a preview follows the session's size, never the other way round.
 import * as vscode from 'vscode';
 import type { Attachment, HoldfastClient } from '../client/client';
 import { DisposableStore, type IDisposable, timeout } from '../base/disposable';
@@ -9,6 +9,7 @@ import type { SessionList } from './sessionList';
 import type { PreviewDeps, SessionFeed } from './sessionFeed';
 export type { PreviewDeps, SessionFeed } from './sessionFeed';
 import type { FromWebview, ToWebview, WebviewCommand } from './webview/messages';
+import { Capability } from '../protocol/messages';
 import { showError } from './ui';
 import { ui, uiText } from '../text/uiText';
 import { onHost, parseKey } from './sessionKey';
@@ -151,16 +152,16 @@ export class PreviewHost implements IDisposable {
   }
 
   /** The connection and session list a session key belongs to: this machine's, or its host's. */
-  private sourceOf(key: string): { client?: HoldfastClient; sessions?: SessionList; id: string } {
+  private sourceOf(key: string): { client?: HoldfastClient; sessions?: SessionList; id: string; remote?: boolean } {
     const { host, id } = parseKey(key);
     if (host === undefined) return { client: this.deps.connection.client, sessions: this.deps.sessions, id };
     const remote = this.deps.remotes?.get(host);
-    return { client: remote?.connection.client, sessions: remote?.sessions, id };
+    return { client: remote?.connection.client, sessions: remote?.sessions, id, remote: true };
   }
 
   private async watch(key: string): Promise<void> {
     if (this.watches.has(key)) return;
-    const { client, sessions, id } = this.sourceOf(key);
+    const { client, sessions, id, remote } = this.sourceOf(key);
     if (!client || client.isClosed) return; // watched again when the connection is back
     const info = sessions?.get(id);
     if (!info) return; // not a session of that host (any more)
@@ -174,7 +175,8 @@ export class PreviewHost implements IDisposable {
     this.watches.set(key, watch);
     try {
       const attachment = await client.attach(
-        { session: id, role: 'watcher' },
+        // A host's preview, over SSH, is sent screens only (a flood of it costs screens a second, not its bytes).
+        { session: id, role: 'watcher', ...(remote && client.supports(Capability.Screens) ? { view: 'screens' } : {}) },
         {
           onSnapshot: (bytes) => {
             if (this.watches.get(key) !== watch) return;

@@ -19,6 +19,7 @@ export enum Capability {
   Grant = 'grant', // grant: scoped credentials; every request checked against its connection's rights
   Handoff = 'handoff', // handoff: a successor daemon takes over every session, programs and screens
   View = 'view', // view: a hidden channel is sent nothing, an owner that fell behind is redrawn (ChannelView)
+  Screens = 'screens', // view 'screens': a watcher is sent the visible screen at most every 250 ms, never the stream
   Shell = 'shell', // create.shellIntegration, SessionInfo.shell, command marks replayed on attach, run
 }
 
@@ -165,9 +166,11 @@ export interface AttachParams {
  * the stream, when it missed output; meanwhile the daemon answers the program's queries if it is the owner.
  * redraw: its terminal fell behind: while the session floods, the visible screen every 250 ms, as a watcher
  * (the daemon answers the owner's queries then), and when it ends a full snapshot and the stream; not
- * flooding, a full snapshot now. Either way it is live again after that full snapshot.
+ * flooding, a full snapshot now. Either way it is live again after that full snapshot. screens (capability
+ * `screens`, watchers only): never the stream; when the screen changed, a resync and the visible screen, at most
+ * every 250 ms, so what a remote preview costs is bounded by screens, not by the program's output.
  */
-export type ChannelView = 'live' | 'hidden' | 'redraw';
+export type ChannelView = 'live' | 'hidden' | 'redraw' | 'screens';
 
 /** text: RE2 syntax (linear time), flags from "ims"; a line of the screen, or of the history too with `history`. */
 export type WaitCondition =

@@ -90,11 +90,11 @@ export const PARAMS = {
     rows: dimension.optional(),
     screenFirst: z.boolean().optional(),
     historyLater: z.boolean().optional(),
-    view: z.enum(['live', 'hidden']).optional(),
+    view: z.enum(['live', 'hidden', 'screens']).optional(),
   }),
   detach: z.object({ channel }),
   history: z.object({ channel }),
-  view: z.object({ channel, view: z.enum(['live', 'hidden', 'redraw']) }),
+  view: z.object({ channel, view: z.enum(['live', 'hidden', 'redraw', 'screens']) }),
   claim: z.object({ channel, cols: dimension.optional(), rows: dimension.optional() }),
   resize: z.object({ session: sessionRef, cols: dimension, rows: dimension }),
   send: z.object({

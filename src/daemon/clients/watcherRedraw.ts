@@ -5,7 +5,9 @@
 // for each, four times the daemon's main-thread time of the flood alone, for screens no one reads at
 // that speed. A channel's view (ChannelView, the `view` request) changes that for it: a hidden one (its tab
 // is not on screen) is sent nothing, and the screen then the scrollback once shown again if it missed any;
-// an owner whose terminal fell behind is redrawn as a watcher until the flood is over.
+// an owner whose terminal fell behind is redrawn as a watcher until the flood is over; a 'screens' watcher (a
+// remote preview, over SSH) is never sent the stream, only the visible screen once it changed, at most every
+// RedrawMs: what it costs is bounded by screens a second, not by the program's output.
 import { performance } from 'node:perf_hooks';
 import type { IDisposable } from '../../base/disposable';
 import type { ChannelView } from '../../protocol/messages';
@@ -16,7 +18,7 @@ export enum WatcherRedrawTuning {
   /** A session floods once this much output comes within WindowMs (2.5 MB/s). */
   FloodBytes = 256 * 1024,
   WindowMs = 100,
-  /** While a session floods, its watchers' screens are redrawn this often. */
+  /** While a session floods, its watchers' screens are redrawn this often; a 'screens' watcher's, always. */
   RedrawMs = 250,
   /**
    * The flood is over when one RedrawMs brought less than this (256 KiB/s) and all of it is parsed. Far under
@@ -37,6 +39,9 @@ export class WatcherRedraw implements IDisposable {
   private readonly withoutScrollback = new Set<Subscriber>();
   /** Subscribers not live (ChannelView): hidden ones, and owners redrawn until the flood is over. */
   private readonly views = new Map<Subscriber, Exclude<ChannelView, 'live'>>();
+  /** 'screens' watchers whose screen changed since their last one; drawn when screensTimer fires. */
+  private readonly screensDue = new Set<Subscriber>();
+  private screensTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly roles: ClientRoles,
@@ -83,7 +88,8 @@ export class WatcherRedraw implements IDisposable {
    */
   send(subscriber: Subscriber, chunk: Buffer): boolean {
     const view = this.views.get(subscriber);
-    if (view === 'hidden')
+    if (view === 'screens') this.screenChanged(subscriber);
+    else if (view === 'hidden')
       subscriber.stale = true; // the snapshot it gets once shown replaces what it missed
     else if (this.timer && (subscriber !== this.roles.owner || view === 'redraw')) this.behind.add(subscriber);
     else {
@@ -105,20 +111,56 @@ export class WatcherRedraw implements IDisposable {
   /** Sets what `subscriber` is sent (ChannelView); what it needs now (a snapshot) is asked for. */
   setView(subscriber: Subscriber, view: ChannelView): void {
     const was = this.viewOf(subscriber);
-    if (view === 'hidden' || (view === 'redraw' && this.timer)) this.views.set(subscriber, view);
+    if (view === 'hidden' || view === 'screens' || (view === 'redraw' && this.timer)) this.views.set(subscriber, view);
     else this.views.delete(subscriber);
+    if (was === 'screens' && view !== 'screens') this.leaveScreens(subscriber, view);
     // One waiting for its snapshot may have none coming (attached hidden): shown, it gets one.
     if (view === 'hidden' && subscriber.phase === 'pending') subscriber.stale = true;
     if (view === 'redraw') {
       // Its terminal dropped what it held: flooding, the next redraw draws it; else a full snapshot now.
       if (this.timer) this.behind.add(subscriber);
       else this.resync(subscriber, 'full');
-    } else if (view === 'live' && was === 'hidden' && subscriber.stale) this.resync(subscriber, 'screen');
+    } else if (view === 'screens') this.enterScreens(subscriber, was);
+    else if (view === 'live' && was === 'hidden' && subscriber.stale) this.resync(subscriber, 'screen');
+  }
+
+  /** Its first screen, or the one it lacks: what it was owed as a watcher (a redraw, or what it missed hidden). */
+  private enterScreens(subscriber: Subscriber, was: ChannelView): void {
+    const redrawOwed = this.behind.delete(subscriber);
+    this.withoutScrollback.delete(subscriber);
+    if (subscriber.phase === 'pending' && was === 'live')
+      this.redraw(subscriber, 'screen-only'); // attached so
+    else if (redrawOwed || subscriber.stale) this.screenChanged(subscriber);
+  }
+
+  private leaveScreens(subscriber: Subscriber, view: ChannelView): void {
+    this.screensDue.delete(subscriber);
+    if (view === 'live')
+      this.resync(subscriber, 'full'); // its terminal holds a screen, no scrollback
+    else subscriber.stale = true;
+  }
+
+  private screenChanged(subscriber: Subscriber): void {
+    this.screensDue.add(subscriber);
+    this.screensTimer ??= setTimeout(() => this.drawScreens(), WatcherRedrawTuning.RedrawMs);
+  }
+
+  private drawScreens(): void {
+    this.screensTimer = undefined;
+    const due = [...this.screensDue];
+    this.screensDue.clear();
+    for (const subscriber of due) {
+      if (!this.roles.all.has(subscriber) || this.views.get(subscriber) !== 'screens') continue;
+      if (subscriber.lagging)
+        subscriber.stale = true; // its resync comes when it reads
+      else this.resync(subscriber, 'screen-only');
+    }
   }
 
   /** A detached subscriber is let go. */
   forget(subscriber: Subscriber): void {
     this.views.delete(subscriber);
+    this.screensDue.delete(subscriber);
     this.behind.delete(subscriber);
     this.withoutScrollback.delete(subscriber);
   }
@@ -162,8 +204,11 @@ export class WatcherRedraw implements IDisposable {
   dispose(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.screensTimer);
+    this.screensTimer = undefined;
     this.behind.clear();
     this.withoutScrollback.clear();
+    this.screensDue.clear();
     this.views.clear();
   }
 }

@@ -226,11 +226,11 @@ export class Session implements IDisposable {
   attach(
     subscriber: Subscriber,
     size?: { cols: number; rows: number },
-    delivery: 'full' | 'screen-first' | 'screen-only' | 'hidden' = 'full',
+    delivery: 'full' | 'screen-first' | 'screen-only' | 'hidden' | 'screens' = 'full',
   ): void {
     this.roles.add(subscriber);
     if (subscriber.role === 'owner' && size) this.resize(size.cols, size.rows);
-    if (delivery === 'hidden') this.view(subscriber, 'hidden');
+    if (delivery === 'hidden' || delivery === 'screens') this.view(subscriber, delivery);
     else if (delivery === 'full' || !this.emulator.hasScrollback) this.requestSnapshot(subscriber, 'full');
     else this.requestSnapshot(subscriber, delivery === 'screen-first' ? 'screen' : 'screen-only');
     this.changed();
@@ -251,6 +251,7 @@ export class Session implements IDisposable {
 
   claim(subscriber: Subscriber, size?: { cols: number; rows: number }): void {
     this.roles.claim(subscriber, 'input was taken over by another client');
+    if (this.redraw.viewOf(subscriber) === 'screens') this.view(subscriber, 'live'); // an owner gets every byte
     if (size) this.resize(size.cols, size.rows);
     this.changed();
   }
@@ -289,7 +290,7 @@ export class Session implements IDisposable {
   /** Queues a snapshot for `subscriber` (a hidden one's waits until shown): the stream follows from its cut. */
   requestSnapshot(subscriber: Subscriber, kind: SnapshotKind = 'full'): void {
     if (this.redraw.viewOf(subscriber) === 'hidden') subscriber.stale = true;
-    else this.snapshots.request(subscriber, kind);
+    else this.snapshots.request(subscriber, this.redraw.viewOf(subscriber) === 'screens' ? 'screen-only' : kind);
   }
 
   resize(cols: number, rows: number): void {
