@@ -144,7 +144,7 @@ test(
 );
 
 test(
-  "hosts: a card's tab and New Terminal on the host; Reload Window and a restart bring them back; ssh killed, reconnects",
+  "hosts: a card's tab and New Terminal on the host; Reload Window and a restart bring them back; ssh killed: back",
   { timeout: 420_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
