@@ -136,9 +136,12 @@ export class RawConnection {
     return Promise.race([this.closed, timeout]).finally(() => clearTimeout(timer));
   }
 
+  /** The refusal's code and message (a protocol refusal also says what the daemon speaks: hello-schemas). */
   errorFrame(): { code: string; message: string } | undefined {
     const frame = this.frames.find((f) => f.kind === FrameKind.Error);
-    return frame ? (JSON.parse(frame.payload.toString('utf8')) as { code: string; message: string }) : undefined;
+    if (!frame) return undefined;
+    const { code, message } = JSON.parse(frame.payload.toString('utf8')) as { code: string; message: string };
+    return { code, message };
   }
 
   kinds(): number[] {
