@@ -96,7 +96,7 @@ test('the daemon reads a hello with its schema: malformed, then the token, then 
       raw.socket.write(encodeJson(FrameKind.Hello, hello));
       await raw.closedWithin(10_000, what);
       assert.deepEqual(raw.kinds(), [FrameKind.Error], what);
-      assert.deepEqual(raw.errorFrame(), error, what);
+      assert.deepEqual(raw.errorBody(), error, what);
     }
     // Only protocol and token matter: a client name, version and capabilities of other types are let in.
     const raw = new RawConnection(daemon.socket);

@@ -136,12 +136,16 @@ export class RawConnection {
     return Promise.race([this.closed, timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** The refusal's code and message (a protocol refusal also says what the daemon speaks: hello-schemas). */
+  /** The refusal's code and message (a protocol refusal also says what the daemon speaks: errorBody). */
   errorFrame(): { code: string; message: string } | undefined {
+    const body = this.errorBody() as { code: string; message: string } | undefined;
+    return body && { code: body.code, message: body.message };
+  }
+
+  /** The Error frame's whole body, as the daemon sent it. */
+  errorBody(): unknown {
     const frame = this.frames.find((f) => f.kind === FrameKind.Error);
-    if (!frame) return undefined;
-    const { code, message } = JSON.parse(frame.payload.toString('utf8')) as { code: string; message: string };
-    return { code, message };
+    return frame ? (JSON.parse(frame.payload.toString('utf8')) as unknown) : undefined;
   }
 
   kinds(): number[] {

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliSandbox, type CliSandbox } from './cli';
-import { CLI_SCRIPT, waitFor } from './daemon';
+import { CLI_SCRIPT, isAlive, waitFor } from './daemon';
 
 export const SSHD = '/usr/sbin/sshd';
 
@@ -193,10 +193,35 @@ export async function startSshServer(options: SshServerOptions = {}): Promise<Ss
         sshd.kill('SIGTERM');
         await gone;
       }
-      // A daemon's last log line can land while the tree is removed.
+      // Whatever still runs as the remote user (a daemon started by a bridge, a successor) writes into its HOME
+      // while the tree is removed: ended first.
+      const remaining = remoteProcesses(home);
+      for (const pid of remaining) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      await waitFor(() => !remaining.some(isAlive), 10_000, "the remote user's processes to end");
       fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
+}
+
+/** Processes whose environment's HOME is the remote user's (`home`): what runs "on the host". */
+function remoteProcesses(home: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`HOME=${home}`)) pids.push(pid);
+    } catch {
+      // ended meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 /**
