@@ -200,7 +200,7 @@ export async function startSshServer(options: SshServerOptions = {}): Promise<Ss
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
-          // gone already
+          // it ended by itself meanwhile: nothing to end
         }
       }
       await waitFor(() => !remaining.some(isAlive), 10_000, "the remote user's processes to end");
