@@ -3,6 +3,7 @@
 // in globalState (newest first, bounded; whatever else is stored there is dropped, never an error).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { memento as mementoAt } from './helpers/memento';
 import {
   checkHostFolder,
   folderChoices,
@@ -14,17 +15,7 @@ import {
 } from '../src/extension/hostPick';
 import { UI_JOINER } from '../src/text/uiText';
 
-function memento(initial?: unknown) {
-  const values = new Map<string, unknown>(initial === undefined ? [] : [[HOST_FOLDERS_KEY, initial]]);
-  return {
-    values,
-    get: (key: string) => values.get(key),
-    update: (key: string, value: unknown) => {
-      values.set(key, value);
-      return Promise.resolve();
-    },
-  };
-}
+const memento = (initial?: unknown) => mementoAt(HOST_FOLDERS_KEY, initial);
 
 test('no host listed: no pick at all; else this machine first, then each host with its state', () => {
   assert.deepEqual(hostChoices([]), []);

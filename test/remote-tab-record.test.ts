@@ -2,21 +2,11 @@
 // newest kept; whatever else workspaceState holds under the key is dropped, never an error.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { memento as mementoAt } from './helpers/memento';
 import { MAX_REMOTE_TABS, readRemoteTabs, REMOTE_TABS_KEY, RemoteTabRecord } from '../src/extension/remoteTabRecord';
 import { remoteKey } from '../src/extension/sessionKey';
 
-/** workspaceState as VS Code keeps it for a window: a map that outlives the record objects. */
-function memento(initial?: unknown) {
-  const values = new Map<string, unknown>(initial === undefined ? [] : [[REMOTE_TABS_KEY, initial]]);
-  return {
-    values,
-    get: (key: string) => values.get(key),
-    update: (key: string, value: unknown) => {
-      values.set(key, value);
-      return Promise.resolve();
-    },
-  };
-}
+const memento = (initial?: unknown) => mementoAt(REMOTE_TABS_KEY, initial);
 
 test('only host session keys are read back, each once', () => {
   const far = remoteKey('remote', 'abcd1234');
