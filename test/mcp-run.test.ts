@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SessionInfo } from '../src/protocol/messages';
-import { CLI_SCRIPT, startTestDaemon, type TestDaemon, tempDir } from './helpers/daemon';
+import { CLI_SCRIPT, startTestDaemon, type TestDaemon, tempDir, waitForText } from './helpers/daemon';
 import { atPrompt, integratedBash } from './helpers/marks';
 
 let daemon: TestDaemon;
@@ -52,7 +52,20 @@ test('run_command answers with the output and exit code; its end within maxOutpu
   assert.match((result.content[0] as { text: string }).text, /^exit 3 in [0-9a-f]+ "shell" .*\nhi\n$/);
   const cut = (await call(client, { session: 'shell', command: 'seq 1 1000', maxOutputChars: 9 })).structuredContent;
   assert.deepEqual([cut?.output, cut?.truncated, cut?.exitCode], ['998\n999\n1000\n'.slice(-9), true, 0]);
-  const slow = (await call(client, { session: 'shell', command: 'echo begun; sleep 2', timeoutMs: 300 }))
+  // A timeout before the shell ran the line: no output yet, never the command before's (its output, the
+  // prompt and the line typed were what the shell showed until then).
+  const early = (await call(client, { session: 'shell', command: 'echo begun; sleep 1; echo early-end', timeoutMs: 1 }))
+    .structuredContent;
+  assert.equal(early?.timedOut, true);
+  assert.ok(
+    ['', 'begun\n'].includes(early?.output as string),
+    `only its own output: ${JSON.stringify(early?.output).slice(0, 200)}`,
+  );
+  const control = await daemon.connect();
+  assert.ok((await waitForText(control, shell.id, '^early-end$', 30_000)).met);
+  await atPrompt(control, shell.id);
+  // Begun within 2 s however busy the machine (echo is the shell's own).
+  const slow = (await call(client, { session: 'shell', command: 'echo begun; sleep 3', timeoutMs: 2000 }))
     .structuredContent;
   assert.deepEqual([slow?.timedOut, slow?.exitCode, slow?.output], [true, undefined, 'begun\n']);
   const after = await atPrompt(await daemon.connect(), shell.id);

@@ -119,10 +119,16 @@ export class SessionShell implements IDisposable {
         resolve(result);
       };
       this.running = finish;
-      // The output so far (a timeout, the shell's exit): from the command's start to the cursor.
+      // The output so far (a timeout, the shell's exit): from the command's start to the cursor; none before it
+      // started (the last command's output, the prompt and the line typed were all the worker could tell).
+      // The worker answers the read after the notes of all it parsed before it, so `started` is up to date then.
+      let started = false;
       const sofar = (extra: Partial<RunResult>) =>
         emulator.read({ kind: 'commandOutput' }).then(
-          ({ output }) => finish({ exitCode: null, output: output.text, truncated: output.truncated, ...extra }),
+          ({ output }) =>
+            started
+              ? finish({ exitCode: null, output: output.text, truncated: output.truncated, ...extra })
+              : finish({ exitCode: null, output: '', truncated: false, ...extra }),
           () => finish({ exitCode: null, output: '', truncated: true, ...extra }),
         );
       // Notes told so far: a prompt counts only if nothing came after it by the time the shell is seen in the
@@ -132,6 +138,7 @@ export class SessionShell implements IDisposable {
       listeners.push(
         emulator.onShell((note) => {
           told++;
+          if (note.kind === 'shell' && note.shell.phase === 'running') started = true;
           if (note.kind === 'commandEnd') last = note;
           else if (note.ready && last) {
             const end = last;
