@@ -219,7 +219,10 @@ test('a flood goes to the worker in a few large batches, not one per read, and i
 });
 
 test('a read during a skipped flood of plain text shows consecutive lines: it waits for an exact cut', async () => {
-  const workers = new EmulatorWorkers(() => undefined, 1);
+  // 10.8 MB written at once, past the PTY's read gate (1 MiB): its parse reports no cut for seconds on a loaded
+  // machine, which the watchdog's 10 s took for a stuck worker (ended; the rebuilt screen came back blank).
+  // The watchdog is not what this checks.
+  const workers = new EmulatorWorkers(() => undefined, 1, undefined, 240_000);
   // A long scrollback of long lines: parsing what follows a skip takes several turns of the worker.
   const options = { cols: 100, rows: 30, scrollback: 20_000 };
   const emulator = new SessionEmulator(workers, options);
