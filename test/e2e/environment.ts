@@ -32,7 +32,19 @@ export const BUILTIN_EXTENSIONS_DIR = path.join(path.dirname(CODE_SERVER_ENTRY),
  * scenario needs them; worktree and mcp keep them all, a user's setup.
  */
 export const E2E_BUILTIN_EXTENSIONS = ['theme-defaults', 'theme-seti'];
+/**
+ * Node's compile cache (Node 22 and later; the oldest code-server's Node 20 ignores it) for code-server, its extension
+ * hosts and pty host, and the daemon they start: one per clone, shared by its e2e files (Node writes an entry to a
+ * temporary file and renames it, so two files at once are safe; a fresh clone's first files fill it).
+ */
+export const COMPILE_CACHE_DIR = path.join(CACHE, 'compile-cache');
 export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium';
+/**
+ * Chromium features the e2e turns off: the address bar's WebUI popup, which a headless browser preloads in a renderer
+ * of its own at every start (0.7-0.8 CPU-s), for an address bar no test has. Chromium reads only the last
+ * --disable-features, so these join playwright's own list (workbench.ts).
+ */
+export const CHROMIUM_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'PreloadTopChromeWebUI'];
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
