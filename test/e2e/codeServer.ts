@@ -9,7 +9,6 @@ import {
   BUILTIN_EXTENSIONS_DIR,
   CODE_SERVER_ENTRY,
   CODE_SERVER_NODE,
-  COMPILE_CACHE_DIR,
   E2E_BUILTIN_EXTENSIONS,
   REPO_ROOT,
 } from './environment';
@@ -190,7 +189,6 @@ export class CodeServer {
     }
     env.PATH = `${path.dirname(CODE_SERVER_NODE)}:${env.PATH ?? '/usr/bin:/bin'}`;
     env.SHELL = env.SHELL || '/bin/bash';
-    env.NODE_COMPILE_CACHE = COMPILE_CACHE_DIR;
     for (const [key, value] of Object.entries(this.env)) {
       if (value === undefined) delete env[key];
       else env[key] = value;

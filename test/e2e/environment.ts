@@ -32,12 +32,6 @@ export const BUILTIN_EXTENSIONS_DIR = path.join(path.dirname(CODE_SERVER_ENTRY),
  * scenario needs them; worktree and mcp keep them all, a user's setup.
  */
 export const E2E_BUILTIN_EXTENSIONS = ['theme-defaults', 'theme-seti'];
-/**
- * Node's compile cache (Node 22 and later; the oldest code-server's Node 20 ignores it) for code-server, its extension
- * hosts and pty host, and the daemon they start: one per clone, shared by its e2e files (Node writes an entry to a
- * temporary file and renames it, so two files at once are safe; a fresh clone's first files fill it).
- */
-export const COMPILE_CACHE_DIR = path.join(CACHE, 'compile-cache');
 export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium';
 /**
  * Chromium features the e2e turns off: the address bar's WebUI popup, which a headless browser preloads in a renderer
