@@ -33,6 +33,12 @@ export const BUILTIN_EXTENSIONS_DIR = path.join(path.dirname(CODE_SERVER_ENTRY),
  */
 export const E2E_BUILTIN_EXTENSIONS = ['theme-defaults', 'theme-seti'];
 export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium';
+/**
+ * Chromium features the e2e turns off: the address bar's WebUI popup, which a headless browser preloads in a renderer
+ * of its own at every start (0.7-1.2 CPU-s), for an address bar no test has. Chromium reads only the last
+ * --disable-features, so these join playwright's own list (workbench.ts).
+ */
+export const CHROMIUM_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'PreloadTopChromeWebUI'];
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -5,12 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { CodeServer } from './codeServer';
-import { ARTIFACTS_DIR, CHROMIUM, CHROMIUM_ARGS } from './environment';
+import { ARTIFACTS_DIR, CHROMIUM, CHROMIUM_ARGS, CHROMIUM_DISABLED_FEATURES } from './environment';
 import { allProcs, kill } from './processes';
 import * as quickInput from './quickInput';
 import * as terminals from './terminals';
 import type { TerminalTab } from './terminals';
-import { safeName, trace, waitFor } from './utilities';
+import { safeName, trace, waitFor, writeExecutable } from './utilities';
 
 const WORKBENCH = '.monaco-workbench';
 
@@ -42,7 +42,7 @@ export class Workbench {
     // Chromium's crash handler outlives the browser; with its config dir in ours it can be found and ended.
     const configHome = `${server.browserProfileDir}-config`;
     const context = await chromium.launchPersistentContext(server.browserProfileDir, {
-      executablePath: CHROMIUM,
+      executablePath: chromiumWithFeatures(server.dir),
       headless: opts.headless ?? true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1400, height: 900 },
@@ -288,4 +288,24 @@ export class Workbench {
       await this.closeWindow().catch(() => undefined);
     }
   }
+}
+
+/**
+ * Chromium started through a script that joins every --disable-features it is given (playwright's) and
+ * CHROMIUM_DISABLED_FEATURES into one: Chromium would read only the last. exec: the browser keeps the script's pid.
+ */
+function chromiumWithFeatures(dir: string): string {
+  const script = [
+    '#!/bin/bash',
+    `features=${CHROMIUM_DISABLED_FEATURES.join(',')}`,
+    'args=()',
+    'for arg in "$@"; do',
+    '  case $arg in',
+    '    --disable-features=*) features+=",${arg#--disable-features=}" ;;',
+    '    *) args+=("$arg") ;;',
+    '  esac',
+    'done',
+    `exec '${CHROMIUM.replace(/'/g, `'\\''`)}' "\${args[@]}" "--disable-features=$features"`,
+  ];
+  return writeExecutable(dir, 'chromium', `${script.join('\n')}\n`);
 }
