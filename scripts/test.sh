@@ -179,7 +179,7 @@ phase setup-e2e wait_in_background "$setup_e2e" "$RESULTS/setup-e2e.log"
 node_test load --test-timeout=300000 out/test/reliability-load.test.js
 # The oldest VS Code Holdfast supports (code-server 4.96.4 = 1.96.4, package.json's engines.vscode), on the files
 # that cover what differed there (issue 45): localEcho (a new tab, Reload Window, Restart Daemon, the split and a
-# full editor quit, with local echo on, as 1.96 turns it on in a remote window by default) and splits (its last
+# full editor quit, with local echo on, as 1.96 turns it on in a remote window by default) and splits (its first
 # scene: the split beside the active tab, the groups across a reload). Each runs through a file that sets
 # HOLDFAST_E2E_OLDEST=1 and loads the real one, so the pass shares the e2e phase's two slots instead of adding a
 # phase with a tail of its own; listed below as oldest/NAME.

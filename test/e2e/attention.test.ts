@@ -32,13 +32,19 @@ import {
   writeExecutable,
 } from './harness';
 
-/** New Agent's Claude Code: an executable that runs the prompt stand-in (compiled beside this file) with node. */
+/**
+ * New Agent's Claude Code: an executable that runs the prompt stand-in (compiled beside this file) with node, or the
+ * real Claude Code once the last scene has written its start script (REAL_CLAUDE): the profile stays the same, so
+ * that scene needs no settings and no workspace of its own.
+ */
 const binDir = makeTempDir('attention-bin');
 const STAND_IN = path.join(__dirname, 'permissionStandIn.js');
+const REAL_CLAUDE = path.join(binDir, 'real-claude');
 const CLAUDE = writeExecutable(
   binDir,
   'claude',
-  `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(STAND_IN)} "$@"\n`,
+  `#!/bin/sh\n[ -x ${shellQuote(REAL_CLAUDE)} ] && exec ${shellQuote(REAL_CLAUDE)} "$@"\n` +
+    `exec ${shellQuote(process.execPath)} ${shellQuote(STAND_IN)} "$@"\n`,
 );
 
 let e2e: HoldfastE2E;
@@ -446,8 +452,9 @@ test(
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
       // Claude Code 2.1.328 (scripts/setup-agents.sh) in a HOME of its own, against a stand-in of its API that
-      // asks for one file, then (the next request) another; this workspace's setting runs it for New Agent.
-      const workspace = fs.realpathSync(e2e.workspace('attention-claude'));
+      // asks for one file, then (the next request) another; New Agent's Claude Code runs it from here on.
+      await e2e.openShared('attention');
+      const workspace = fs.realpathSync(e2e.workspace('attention'));
       // Its HOME beside the workspace, so it goes with the scenario's folder (Claude Code writes there till it ends).
       const home = fs.mkdtempSync(path.join(path.dirname(workspace), 'claude-home-'));
       writeClaudeHome(home, workspace);
@@ -460,16 +467,10 @@ test(
       const exports = Object.entries(claudeEnv(home, api.url)).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
       const claude = writeExecutable(
         binDir,
-        'real-claude',
+        path.basename(REAL_CLAUDE),
         `#!/bin/sh\n${exports.join('\n')}\nexec ${shellQuote(path.join(AGENTS_BIN, 'claude'))} "$@"\n`,
       );
-      const profile = { id: 'claude', name: 'Claude Code', argv: [claude, '--session-id', '{id}'] };
-      fs.mkdirSync(path.join(workspace, '.vscode'));
-      fs.writeFileSync(
-        path.join(workspace, '.vscode', 'settings.json'),
-        JSON.stringify({ 'holdfast.agents': [profile] }),
-      );
-      await e2e.open(workspace);
+      assert.equal(claude, REAL_CLAUDE);
       const before = new Set(e2e.iso.sessions().map((s) => s.id));
       await wb.runCommand('Holdfast: New Agent…');
       await wb.pickQuickItem(/Claude Code/);
@@ -496,8 +497,7 @@ test(
       await waitFor(() => fs.existsSync(made), { timeout: 60_000, message: 'the approved Write to make made.txt' });
       assert.equal(await wb.dialogText(), undefined, 'no dialog: its hook said it asks');
 
-      // Its turn done, its tab is brought forward (the earlier tests' sessions wait too, so not by Go to Next
-      // Agent Needing Attention); a second request is typed there.
+      // Its turn done, its tab is brought forward; a second request is typed there.
       await e2e.iso.waitForScreen(agent.id, /\? for shortcuts/, 60_000);
       await wb.clickTerminalTab(agent.name);
       await wb.typeInTerminal('Create made-2.txt please');

@@ -7,7 +7,6 @@ import {
   busyUntilTheEnd,
   type HoldfastE2E,
   isAlive,
-  PROMPT_RE,
   NO_OTHER_TABS,
   otherTabs,
   type SessionView,
@@ -21,11 +20,12 @@ let e2e: HoldfastE2E;
 scenarioHooks({ name: 'reload' }, (started) => (e2e = started));
 
 test(
-  'a Holdfast terminal survives Reload Window: same PID, its coloured text, typing works',
-  { timeout: 240_000 },
+  'a terminal survives Reload Window (same PID, red text, typing, `code notes.txt` opens it); an exited one says so',
+  { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
+      fs.writeFileSync(path.join(e2e.workspace('reload'), 'notes.txt'), 'holdfast notes\n');
       await e2e.openShared('reload');
       const session = await e2e.newTerminal();
       const pid = await e2e.shellPid(wb, 'before');
@@ -37,18 +37,39 @@ test(
       await wb.waitForTerminalText('COLOR-42');
       assert.match((await wb.terminalTextClasses('COLOR-42')) ?? '', /xterm-fg-1\b/, 'COLOR-42 is rendered red');
 
+      // Beside it, in front, a session whose program exited with code 1, as the Claude Code CLI does without
+      // network: print something, then exit with code 1.
+      const exited = await e2e.newTerminal();
+      await wb.typeInTerminal(`echo last-words-$((6*7)); exit 1\n`);
+      await waitFor(() => exitedWith(e2e.iso.session(exited.id), 1), {
+        timeout: 20_000,
+        message: `session ${exited.id} exited with code 1`,
+      });
+      await wb.waitForTerminalText(EXIT_LINE);
+
       // Every core busy from the reload on: what it brings back must not depend on speed.
       busyUntilTheEnd(t);
       await wb.reloadWindow();
       const ready = Date.now();
 
-      // The same tab comes back, showing the old screen (from the daemon's snapshot).
-      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === session.name), {
+      // The same tabs come back; the one in front shows its last screen and says the process exited (it must not
+      // look alive).
+      await waitFor(async () => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === exited.name), {
         timeout: 60_000,
-        message: `the tab ${session.name} back`,
+        message: `the tab ${exited.name} back`,
       });
       trace(`the restored tab is shown ${Date.now() - ready} ms after the workbench is ready`);
-      await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
+      await wb.waitForHoldfastTabs([{ name: session.name }, { name: exited.name, active: true }]);
+      await wb.waitForTerminalText(/^last-words-42$/m);
+      const text = await wb.waitForTerminalText(EXIT_LINE);
+      assert.ok(
+        text.indexOf('last-words-42') < text.search(EXIT_LINE),
+        `the exit line comes after the last screen:\n${text}`,
+      );
+      assert.ok(exitedWith(e2e.iso.session(exited.id), 1), 'the daemon still has the session, exited with code 1');
+
+      // The shell's tab shows its old screen (from the daemon's snapshot), still red.
+      await wb.clickTerminalTab(session.name);
       await wb.waitForTerminalText('COLOR-42');
       assert.match(
         (await wb.terminalTextClasses('COLOR-42')) ?? '',
@@ -63,36 +84,7 @@ test(
       await e2e.iso.waitForScreen(session.id, /^typed-42$/m);
       await wb.waitForTerminalText(/^typed-42$/m);
 
-      const sessions = e2e.iso.sessions();
-      assert.equal(sessions.length, 1, 'no new session was started by the reload');
-      assert.equal(sessions[0].pid, pid);
-      assert.equal(sessions[0].state, 'running');
-      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-    });
-  },
-);
-
-test(
-  'after a reload, `code notes.txt` typed in a Holdfast terminal opens notes.txt in that window',
-  { timeout: 240_000 },
-  async (t) => {
-    await e2e.run(t.name, async () => {
-      const wb = e2e.wb;
-      // The workspace the scenes share (the scene before removed): a page load less each.
-      fs.writeFileSync(path.join(e2e.workspace('reload'), 'notes.txt'), 'holdfast notes\n');
-      await e2e.openShared('reload');
-      const session = await e2e.newTerminal();
-      // Every core busy from the reload on: what it brings back must not depend on speed.
-      busyUntilTheEnd(t);
-      await wb.reloadWindow();
-      await waitFor(
-        async () => (await wb.terminalTabs()).find((tab) => tab.holdfast && tab.name === session.name && tab.active),
-        {
-          timeout: 30_000,
-          message: `the tab ${session.name} back and active`,
-        },
-      );
-      await wb.waitForTerminalText(PROMPT_RE);
+      // `code notes.txt` typed there opens notes.txt in this window.
       await wb.typeInTerminal(`code notes.txt; echo code-exit-$?\n`);
       await e2e.iso.waitForScreen(session.id, /^code-exit-\d+$/m);
       const screen = e2e.iso.screen(session.id).join('\n');
@@ -101,6 +93,14 @@ test(
         timeout: 20_000,
         message: 'an editor tab for notes.txt',
       });
+
+      const byId = (a: SessionView, b: SessionView) => a.id.localeCompare(b.id);
+      const sessions = e2e.iso.sessions().sort(byId);
+      assert.deepEqual(
+        sessions.map((s) => [s.id, s.pid, s.state]),
+        [session, exited].sort(byId).map((s) => [s.id, s.pid, s.id === session.id ? 'running' : 'exited']),
+        'no new session was started by the reload; the shell runs',
+      );
       assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
     });
   },
@@ -164,40 +164,6 @@ test(
       }
       // The visible terminal is beta's shell.
       assert.equal(await e2e.shellPid(wb, 'beta-after'), pids.get('beta'));
-      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-    });
-  },
-);
-
-test(
-  'a session whose program exited with code 1 shows the exit line before and after Reload Window',
-  { timeout: 240_000 },
-  async (t) => {
-    await e2e.run(t.name, async () => {
-      const wb = e2e.wb;
-      await e2e.openShared('reload');
-      const session = await e2e.newTerminal();
-      // As the Claude Code CLI does without network: print something, then exit with code 1.
-      await wb.typeInTerminal(`echo last-words-$((6*7)); exit 1\n`);
-      await waitFor(() => exitedWith(e2e.iso.session(session.id), 1), {
-        timeout: 20_000,
-        message: `session ${session.id} exited with code 1`,
-      });
-      await wb.waitForTerminalText(EXIT_LINE);
-
-      // Every core busy from the reload on: what it brings back must not depend on speed.
-      busyUntilTheEnd(t);
-      await wb.reloadWindow();
-
-      // The same tab comes back with its last screen, and says the process exited (it must not look alive).
-      await wb.waitForHoldfastTabs([{ name: session.name, active: true }]);
-      await wb.waitForTerminalText(/^last-words-42$/m);
-      const text = await wb.waitForTerminalText(EXIT_LINE);
-      assert.ok(
-        text.indexOf('last-words-42') < text.search(EXIT_LINE),
-        `the exit line comes after the last screen:\n${text}`,
-      );
-      assert.ok(exitedWith(e2e.iso.session(session.id), 1), 'the daemon still has the session, exited with code 1');
       assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
     });
   },

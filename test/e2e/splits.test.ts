@@ -1,8 +1,8 @@
-// E2E: Holdfast: Split Terminal, a split group across Reload Window, and a split
+// E2E: Holdfast: Split Terminal, split groups across Reload Window (the same shells) and a full quit, and a split
 // member moved to the editor area (same process, out of the group).
-// On the oldest VS Code (HOLDFAST_E2E_OLDEST, scripts/test.sh) only the last scene runs: the split beside the
+// On the oldest VS Code (HOLDFAST_E2E_OLDEST, scripts/test.sh) only the first scene runs: the split beside the
 // active tab and the groups across a reload, where 1.96 differed (issue 45). The split across Restart Daemon
-// and a full quit runs there in localEcho.test; the first three scenes here run on the newest.
+// and a full quit runs there in localEcho.test; the other two scenes here run on the newest.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -74,68 +74,79 @@ async function waitForPanel(expected: PanelTab[], message: string): Promise<void
   });
 }
 
+test(
+  'two tabs, the first active: Split Terminal splits the first as VS Code does; Reload Window keeps groups and shells',
+  { timeout: 300_000 },
+  async (t) => {
+    await e2e.run(t.name, async () => {
+      const wb = e2e.wb;
+      await e2e.openShared('splits');
+      const first = await e2e.newTerminal();
+      const second = await e2e.newTerminal();
+      await wb.clickTerminalTab(first.name);
+      await wb.focusTerminal();
+      const member = await e2e.newTerminal(wb, 'Holdfast: Split Terminal');
+      // VS Code 1.96 to 1.139 split only the panel's last terminal with a profile: the first moves to the end.
+      const groups = [
+        { name: second.name, active: false, split: '' },
+        { name: first.name, active: false, split: '┌' },
+        { name: member.name, active: true, split: '└' },
+      ];
+      await waitForPanel(groups, 'the split beside the active tab, the first');
+      await waitFor(() => e2e.iso.session(member.id).metadata?.splitOf === first.id, {
+        timeout: 10_000,
+        message: `the split to record ${first.name}'s group`,
+      });
+      assert.equal(await focusedShellPid('two-tabs-member'), member.pid, 'the split has the focus');
+      const sessions = e2e.iso.sessions().length;
+      // VS Code reads its startup-shell setting before the extensions' defaults: Holdfast made it the user's own.
+      const userSettings = path.join(e2e.server.userDataDir, 'User', 'settings.json');
+      await waitFor(
+        () => /"terminal\.integrated\.hideOnStartup":\s*"whenEmpty"/.test(fs.readFileSync(userSettings, 'utf8')),
+        {
+          timeout: 20_000,
+          message: 'hideOnStartup in the user settings',
+        },
+      );
+
+      await wb.reloadWindow();
+
+      await waitForPanel(groups, 'the same groups after the reload');
+      assert.equal(e2e.iso.sessions().length, sessions, 'no session was started by the reload');
+      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
+
+      // The same shells in the group: the active split, then the first of its group.
+      await wb.waitForTerminalText(PROMPT_RE);
+      await wb.runCommand('Terminal: Focus Terminal');
+      assert.equal(await focusedShellPid('member-after'), member.pid, 'the active split is the same shell');
+      await wb.runCommand('Terminal: Focus Previous Terminal in Terminal Group');
+      await waitForPanel(
+        [
+          { name: second.name, active: false, split: '' },
+          { name: first.name, active: true, split: '┌' },
+          { name: member.name, active: false, split: '└' },
+        ],
+        'the first of the group focused',
+      );
+      assert.equal(await focusedShellPid('first-after'), first.pid, 'the first of the group is the same shell');
+      for (const s of e2e.iso.sessions()) assert.equal(s.state, 'running');
+    });
+  },
+);
+
 // The scenes that run on the newest VS Code only (see the top of the file).
 if (!OLDEST) {
-  test(
-    'Holdfast: Split Terminal makes a split group of two; Reload Window brings the group back with the same shells',
-    { timeout: 300_000 },
-    async (t) => {
-      await e2e.run(t.name, async () => {
-        const wb = e2e.wb;
-        await e2e.openShared('splits');
-        const first = await e2e.newTerminal();
-        assert.equal(await e2e.shellPid(wb, 'first'), first.pid);
-
-        const member = await e2e.newTerminal(wb, 'Holdfast: Split Terminal');
-        assert.equal(member.metadata?.splitOf, first.id, 'the split records its group');
-        await waitForPanel(
-          [
-            { name: first.name, active: false, split: '┌' },
-            { name: member.name, active: true, split: '└' },
-          ],
-          'a split group of two',
-        );
-        assert.equal(await focusedShellPid('member'), member.pid, 'the split has the focus and runs its own shell');
-
-        await wb.reloadWindow();
-
-        await waitForPanel(
-          [
-            { name: first.name, active: false, split: '┌' },
-            { name: member.name, active: true, split: '└' },
-          ],
-          'the split group back after the reload',
-        );
-        await wb.waitForTerminalText(PROMPT_RE);
-        await wb.runCommand('Terminal: Focus Terminal');
-        assert.equal(await focusedShellPid('member-after'), member.pid, 'the active split is the same shell');
-        await wb.runCommand('Terminal: Focus Previous Terminal in Terminal Group');
-        await waitForPanel(
-          [
-            { name: first.name, active: true, split: '┌' },
-            { name: member.name, active: false, split: '└' },
-          ],
-          'the first of the group focused',
-        );
-        assert.equal(await focusedShellPid('first-after'), first.pid, 'the first of the group is the same shell');
-        const sessions = e2e.iso.sessions();
-        assert.equal(sessions.length, 2, 'no session was started by the reload');
-        for (const s of sessions) assert.equal(s.state, 'running');
-        assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-      });
-    },
-  );
-
   test(
     'a split member moved to the editor area keeps its process and leaves the group',
     { timeout: 240_000 },
     async (t) => {
       await e2e.run(t.name, async () => {
         const wb = e2e.wb;
-        const [first, member] = e2e.iso
-          .sessions()
-          .sort((a, b) => Number(a.metadata?.order) - Number(b.metadata?.order));
-        assert.equal(member?.metadata?.splitOf, first?.id, 'the split group of the previous test');
+        const sessions = e2e.iso.sessions();
+        const member = sessions.find((s) => s.metadata?.splitOf !== undefined);
+        const first = sessions.find((s) => s.id === member?.metadata?.splitOf);
+        const second = sessions.find((s) => s !== member && s !== first);
+        assert.ok(member && first && second, 'the two tabs and the split group of the previous test');
         await openSidebar(wb);
         const sidebar = new SessionsWebview(wb, 'sidebar');
         await sidebar.clickAction(member.id, 'openSessionInEditor');
@@ -150,7 +161,13 @@ if (!OLDEST) {
           },
           { timeout: 10_000, message: 'the editor location recorded, out of the group' },
         );
-        await waitForPanel([{ name: first.name, active: true, split: '' }], 'the first alone in the panel');
+        await waitForPanel(
+          [
+            { name: second.name, active: false, split: '' },
+            { name: first.name, active: true, split: '' },
+          ],
+          'the first alone in its group in the panel',
+        );
         assert.equal(e2e.iso.session(member.id).pid, member.pid, 'the same process, moved');
         assert.equal(e2e.iso.session(member.id).state, 'running');
       });
@@ -195,47 +212,3 @@ if (!OLDEST) {
     },
   );
 }
-
-test(
-  'with two tabs and the first active, Split Terminal splits the first as VS Code does; Reload Window keeps the groups',
-  { timeout: 300_000 },
-  async (t) => {
-    await e2e.run(t.name, async () => {
-      const wb = e2e.wb;
-      await e2e.openShared('splits');
-      const first = await e2e.newTerminal();
-      const second = await e2e.newTerminal();
-      await wb.clickTerminalTab(first.name);
-      await wb.focusTerminal();
-      const member = await e2e.newTerminal(wb, 'Holdfast: Split Terminal');
-      // VS Code 1.96 to 1.139 split only the panel's last terminal with a profile: the first moves to the end.
-      const groups = [
-        { name: second.name, active: false, split: '' },
-        { name: first.name, active: false, split: '┌' },
-        { name: member.name, active: true, split: '└' },
-      ];
-      await waitForPanel(groups, 'the split beside the active tab, the first');
-      await waitFor(() => e2e.iso.session(member.id).metadata?.splitOf === first.id, {
-        timeout: 10_000,
-        message: `the split to record ${first.name}'s group`,
-      });
-      assert.equal(await focusedShellPid('two-tabs-member'), member.pid, 'the split has the focus');
-      const sessions = e2e.iso.sessions().length;
-      // VS Code reads its startup-shell setting before the extensions' defaults: Holdfast made it the user's own.
-      const userSettings = path.join(e2e.server.userDataDir, 'User', 'settings.json');
-      await waitFor(
-        () => /"terminal\.integrated\.hideOnStartup":\s*"whenEmpty"/.test(fs.readFileSync(userSettings, 'utf8')),
-        {
-          timeout: 20_000,
-          message: 'hideOnStartup in the user settings',
-        },
-      );
-
-      await wb.reloadWindow();
-
-      await waitForPanel(groups, 'the same groups after the reload');
-      assert.equal(e2e.iso.sessions().length, sessions, 'no session was started by the reload');
-      assert.deepEqual(otherTabs(await wb.terminalTabs()), [], NO_OTHER_TABS);
-    });
-  },
-);

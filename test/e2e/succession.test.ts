@@ -2,6 +2,7 @@
 // in the daemon hand every session to a new daemon while the window is open: a full-screen program
 // (alternate screen) and a shell running a job carry on in their tabs, never shown archived or exited,
 // with the same PIDs, screen, output and typing; the sidebar's cards and previews go on with the new daemon.
+// The three scenes share one window and workspace, the scene before removed.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -75,10 +76,13 @@ function trimmedRows(rows: string[]): string[] {
   return out;
 }
 
-/** Opens `folder` with the full-screen program in one tab and the counting shell in the other (active). */
-async function setUp(folder: string): Promise<Scene> {
+/**
+ * Opens the workspace the scenes share (the scene before removed) with the full-screen program in one tab and the
+ * counting shell in the other (active).
+ */
+async function setUp(): Promise<Scene> {
   const wb = e2e.wb;
-  await e2e.open(e2e.workspace(folder));
+  await e2e.openShared('succession');
   const full = await e2e.newTerminal();
   // exec: the session's own process is the full-screen program.
   await wb.typeInTerminal(`exec ${shellQuote(process.execPath)} ${shellQuote(standIn)}\n`);
@@ -86,9 +90,8 @@ async function setUp(folder: string): Promise<Scene> {
   await wb.typeInTerminal('hello\n');
   await e2e.iso.waitForScreen(full.id, 'answer to hello');
   await wb.waitForTerminalText('answer to hello');
-  const fullScreen = e2e.iso.screen(full.id);
   assert.ok(
-    fullScreen.some((row) => row.includes('? for shortcuts')),
+    e2e.iso.screen(full.id).some((row) => row.includes('? for shortcuts')),
     'the stand-in drew its whole screen',
   );
 
@@ -97,6 +100,16 @@ async function setUp(folder: string): Promise<Scene> {
   await e2e.iso.waitForScreen(shell.id, /^tick-3$/m);
   await wb.waitForTerminalText(/^tick-3$/m);
   await wb.waitForHoldfastTabs([{ name: full.name }, { name: shell.name, active: true }], { settleMs: 0 });
+  // Its screen as the handoff finds it: VS Code may size the tab again when the second opens (in a window whose
+  // terminals were all closed, it lays a first one out a row shorter, then both alike), and the program redraws.
+  const fullScreen = await waitFor(
+    () => {
+      const screen = e2e.iso.screen(full.id);
+      const drawn = screen.some((row) => row.includes('? for shortcuts'));
+      return drawn && screen.length === e2e.iso.session(full.id).rows ? screen : undefined;
+    },
+    { timeout: 10_000, message: "the full-screen program's screen at its tab's size" },
+  );
 
   const daemons = daemonPids(e2e.iso);
   assert.equal(daemons.length, 1, `one daemon serves the socket: ${daemons.join(' ')}`);
@@ -237,7 +250,7 @@ test(
   async (t) => {
     await e2e.run(t.name, async () => {
       const wb = e2e.wb;
-      const scene = await setUp('succession-restart');
+      const scene = await setUp();
       await checkCarriesOn(scene, async () => {
         await wb.runCommand('Holdfast: Restart Daemon');
         // With handoff the command asks nothing; a daemon without it would ask (and kill): answered, it fails below.
@@ -271,7 +284,7 @@ test(
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
-      const scene = await setUp('succession-upgrade');
+      const scene = await setUp();
       const successor = await checkCarriesOn(scene, async () => {
         const result = e2e.iso.cli(['upgrade'], { timeout: 60_000 });
         assert.equal(result.code, 0, `holdfast upgrade: ${result.stderr}`);
@@ -291,7 +304,7 @@ test(
   { timeout: 300_000 },
   async (t) => {
     await e2e.run(t.name, async () => {
-      const scene = await setUp('succession-crash');
+      const scene = await setUp();
       await checkCarriesOn(scene, async () => {
         // A third session, outside the workspace (no tab here): its creation makes the daemon throw.
         // sh -c: the CLI helper appends --socket after the command, which sh takes as $0 and $1.
