@@ -19,7 +19,8 @@ esac
 # /proc). It only changes how the daemon tells what is left of a program's process group once the program has
 # exited (src/daemon/pty/processGroup.ts), so these are the files whose tests end programs that leave members behind,
 # ignore signals, escalate to SIGKILL or lose their pid to another process, and check what is left; and the
-# succession files, whose successor (not the programs' parent) learns of their exits from that module.
+# succession files, whose successor (not the programs' parent) learns of their exits from that module. Within them,
+# tests that end no program are defined outside the pass only (test/helpers/portablePass.ts).
 PORTABLE_FILES=(process-group daemon-lifetime cli-lifecycle reliability-faults reliability-pid mcp)
 PORTABLE_FILES+=(succession adopted-pty daemon-handoff)
 

@@ -41,9 +41,11 @@ interface GeminiRun {
   api: FakeGeminiApi;
   /** The file the tool call creates. */
   target: string;
+  /** How many of the stand-in's tool calls came back answered since this scene began. */
+  answered: () => number;
 }
 
-interface GeminiStart {
+interface GeminiScene {
   name: string;
   /** What the stand-in asks Gemini CLI to do, given the file to create. */
   call: (target: string) => GeminiFunctionCall;
@@ -63,20 +65,31 @@ const writeFile = (target: string): GeminiFunctionCall => ({
   args: { file_path: target, content: 'made\n' },
 });
 
-/** Gemini CLI in a session (as New Agent starts it), once its confirmation is drawn. */
-async function geminiAtPrompt(start: GeminiStart): Promise<GeminiRun> {
+const ASK = 'Create the file please';
+
+/** What a scene waits for: none of it may be left on the screen from the scene before. */
+const LEFT_BEFORE = /Request cancelled|Done\.|No, suggest changes|Allow for this session|Allow execution|Apply this/;
+
+/**
+ * The file's one Gemini CLI (a start costs ~5 s of CPU): its scenes take turns at its composer, the wide ones
+ * first (after a resize to a wider screen, rows drawn at the narrower width stayed, Ctrl+L or not).
+ */
+let gemini: { session: SessionInfo; api: FakeGeminiApi; work: string } | undefined;
+let scenes = 0;
+
+/** Gemini CLI in a session (as New Agent starts it), asked to create a file, once its confirmation is drawn. */
+async function startGemini(scene: GeminiScene, target: string): Promise<{ session: SessionInfo; api: FakeGeminiApi }> {
   const { home, work } = geminiHome();
-  const target = path.join(work, 'made-by-the-tool');
-  const api = await startFakeGeminiApi(start.call(target));
+  const api = await startFakeGeminiApi(scene.call(path.join(work, target)));
   rig.cleanups.push(() => api.close());
   const conversation = randomUUID();
   const { session } = await rig.client.request('create', {
-    name: start.name,
+    name: scene.name,
     // A model named: "auto" would first ask the stand-in to route the request.
-    argv: [GEMINI, '--session-id', conversation, '-m', 'gemini-2.5-flash', '-i', 'Create the file please'],
+    argv: [GEMINI, '--session-id', conversation, '-m', 'gemini-2.5-flash', '-i', ASK],
     cwd: work,
-    cols: start.cols,
-    rows: start.rows,
+    cols: scene.cols,
+    rows: scene.rows,
     // One Node start, not two: it would restart itself only to give Node a larger heap.
     env: {
       HOME: home,
@@ -87,10 +100,76 @@ async function geminiAtPrompt(start: GeminiStart): Promise<GeminiRun> {
     metadata: { agent: { profile: 'gemini', sessionId: conversation } },
   });
   rig.cleanups.push(() => rig.client.request('kill', { session: session.id, remove: true }).then(() => undefined));
-  const condition = { kind: 'text' as const, pattern: start.until ?? LAST_CHOICE };
+  gemini = { session, api, work };
+  return gemini;
+}
+
+/**
+ * The next scene at Gemini CLI's composer, as a user asks again: its screen sized for the scene, cleared
+ * and a new conversation begun (/clear: nothing the scene waits for is left from the one before), the stand-in's
+ * next call set, the request typed.
+ */
+async function askAgain(scene: GeminiScene, target: string): Promise<{ session: SessionInfo; api: FakeGeminiApi }> {
+  assert.ok(gemini, "the file's first scene started Gemini CLI");
+  const until = scene.until ?? LAST_CHOICE;
+  const { session, api, work } = gemini;
+  await rig.client.request('resize', { session: session.id, cols: scene.cols, rows: scene.rows });
+  api.call = scene.call(path.join(work, target));
+  let rows: string[] = [];
+  const cleared = async () => {
+    rows = (await rig.client.request('read', { session: session.id })).lines;
+    return !rows.some((r) => LEFT_BEFORE.test(r));
+  };
+  await rig.client.request('send', { session: session.id, data: '/clear' });
+  await rowsWith(rig.client, session.id, '> /clear');
+  await rig.client.request('send', { session: session.id, data: '\r' });
+  await waitFor(cleared, 30_000, 'the screen to be cleared').catch((err: Error) => {
+    throw new Error(`${err.message}; the screen:\n${rows.join('\n')}`);
+  });
+  // Keys typed while /clear still runs are dropped: typed again while the composer stays empty.
+  for (let typed = 1; ; typed++) {
+    await rig.client.request('send', { session: session.id, data: ASK });
+    const condition = { kind: 'text' as const, pattern: `> +${ASK}` };
+    const { met } = await rig.client.request('wait', { session: session.id, condition, timeoutMs: 5_000 });
+    rows = (await rig.client.request('read', { session: session.id })).lines;
+    if (met) break;
+    const empty = rows.some((r) => r.includes('Type your message'));
+    assert.ok(typed < 5 && empty, `typed ${typed} times, not in the composer:\n${rows.join('\n')}`);
+  }
+  assert.ok(!rows.some((r) => LEFT_BEFORE.test(r)), `not cleared:\n${rows.join('\n')}`);
+  // An Enter can be lost too (or taken for a pasted newline): pressed again while the request is still in the
+  // composer (a sent one leaves it empty, or the confirmation in its place).
+  const sent = async () => {
+    rows = (await rig.client.request('read', { session: session.id })).lines;
+    return rows.some((r) => r.includes('Type your message') || new RegExp(until).test(r));
+  };
+  for (let pressed = 1; ; pressed++) {
+    await rig.client.request('send', { session: session.id, data: '\r' });
+    const ok = await waitFor(sent, 5_000, 'the request to be sent').then(
+      () => true,
+      () => false,
+    );
+    if (ok) break;
+    assert.ok(pressed < 3, `Enter pressed ${pressed} times, the request not sent:\n${rows.join('\n')}`);
+  }
+  return gemini;
+}
+
+/** The scene's Gemini CLI asked to create a file of its own, once its confirmation (or `until`) is drawn. */
+async function geminiAtPrompt(scene: GeminiScene): Promise<GeminiRun> {
+  const target = `made-by-the-tool-${++scenes}`;
+  const answeredBefore = gemini?.api.toolCalls.answered ?? 0;
+  const { session, api } = gemini ? await askAgain(scene, target) : await startGemini(scene, target);
+  const condition = { kind: 'text' as const, pattern: scene.until ?? LAST_CHOICE };
   const shown = await rig.client.request('wait', { session: session.id, condition, timeoutMs: 90_000 });
-  assert.ok(shown.met, `Gemini CLI did not get there; the stand-in saw ${api.paths.join(', ')}`);
-  return { session, api, target };
+  const screen = async () => (await rig.client.request('read', { session: session.id })).lines.join('\n');
+  assert.ok(shown.met, `Gemini CLI did not get there; the stand-in saw ${api.paths.join(', ')}:\n${await screen()}`);
+  return {
+    session,
+    api,
+    target: path.join(gemini!.work, target),
+    answered: () => api.toolCalls.answered - answeredBefore,
+  };
 }
 
 /** The screen once the confirmation on it is recognised (drawn whole, and as captured). */
@@ -107,7 +186,7 @@ async function promptRows(id: string): Promise<string[]> {
 }
 
 test('approve a shell command: the confirmation is recognised and "1" runs it', async () => {
-  const { session, api, target } = await geminiAtPrompt({
+  const { session, answered, target } = await geminiAtPrompt({
     name: 'approve-shell',
     call: shellTouch,
     cols: 100,
@@ -123,28 +202,12 @@ test('approve a shell command: the confirmation is recognised and "1" runs it', 
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, `approved: ${SHELL_QUESTION}\n`);
   await waitFor(() => fs.existsSync(target), 60_000, 'the approved command to create its file');
-  await waitFor(() => api.toolCalls.answered === 1, 60_000, "the command's result to reach the API");
+  await waitFor(() => answered() === 1, 60_000, "the command's result to reach the API");
   saveScreen('shell-after-approve', await rowsWith(rig.client, session.id, 'Done\\.'));
   const again = await runCli(rig.daemon.env, ['approve', session.id]);
   assert.equal(again.code, 1);
   assert.ok(isOneErrorLine(again.stderr), again.stderr);
   assert.match(again.stderr, /shows no permission prompt of Gemini CLI 0\.61\.0: nothing was sent/);
-});
-
-test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" and it does not run', async () => {
-  const { session, api, target } = await geminiAtPrompt({ name: 'deny-shell', call: shellTouch, cols: 80, rows: 24 });
-  saveScreen('shell-narrow-prompt', await promptRows(session.id));
-  await rig.client.request('send', { session: session.id, data: '\x1b[B' });
-  saveScreen(
-    'shell-narrow-second-highlighted',
-    await rowsWith(rig.client, session.id, '│ ● 2\\. Allow for this session'),
-  );
-  const denied = await answerShown(rig.daemon.env, 'deny', session.id, ['--json']);
-  assert.equal(denied.code, 0, denied.stderr);
-  assert.deepEqual(JSON.parse(denied.stdout), { question: SHELL_QUESTION, sent: '3' });
-  saveScreen('shell-narrow-after-deny', await rowsWith(rig.client, session.id, 'Request cancelled\\.'));
-  assert.equal(fs.existsSync(target), false, 'the denied command did not run');
-  assert.equal(api.toolCalls.answered, 0);
 });
 
 test('deny a file write: "4" picks "No" and the file is not written', async () => {
@@ -156,6 +219,27 @@ test('deny a file write: "4" picks "No" and the file is not written', async () =
   assert.equal(fs.existsSync(refused.target), false, 'the denied write was not made');
 });
 
+test('deny a shell command at 80 columns, the highlight moved: "3" picks "No" and it does not run', async () => {
+  const { session, answered, target } = await geminiAtPrompt({
+    name: 'deny-shell',
+    call: shellTouch,
+    cols: 80,
+    rows: 24,
+  });
+  saveScreen('shell-narrow-prompt', await promptRows(session.id));
+  await rig.client.request('send', { session: session.id, data: '\x1b[B' });
+  saveScreen(
+    'shell-narrow-second-highlighted',
+    await rowsWith(rig.client, session.id, '│ ● 2\\. Allow for this session'),
+  );
+  const denied = await answerShown(rig.daemon.env, 'deny', session.id, ['--json']);
+  assert.equal(denied.code, 0, denied.stderr);
+  assert.deepEqual(JSON.parse(denied.stdout), { question: SHELL_QUESTION, sent: '3' });
+  saveScreen('shell-narrow-after-deny', await rowsWith(rig.client, session.id, 'Request cancelled\\.'));
+  assert.equal(fs.existsSync(target), false, 'the denied command did not run');
+  assert.equal(answered(), 0);
+});
+
 test('approve a file write at 80 columns: "1" writes it', async () => {
   const applied = await geminiAtPrompt({ name: 'approve-write', call: writeFile, cols: 80, rows: 24 });
   saveScreen('write-narrow-prompt', await promptRows(applied.session.id));
@@ -163,11 +247,12 @@ test('approve a file write at 80 columns: "1" writes it', async () => {
   assert.equal(approved.stdout, `approved: ${EDIT_QUESTION}\n`);
   const written = () => fs.existsSync(applied.target) && fs.readFileSync(applied.target, 'utf8') === 'made\n';
   await waitFor(written, 60_000, 'the approved write to make its file');
+  await rowsWith(rig.client, applied.session.id, 'Done\\.');
 });
 
 test('answer at the composer: no-prompt, and nothing is typed', async () => {
   const text = (target: string): GeminiFunctionCall => ({ name: 'no_such_tool', args: { target } });
-  const { session } = await geminiAtPrompt({ name: 'composer', call: text, cols: 100, rows: 30, until: 'Done\\.' });
+  const { session } = await geminiAtPrompt({ name: 'composer', call: text, cols: 80, rows: 24, until: 'Done\\.' });
   await rowsWith(rig.client, session.id, 'Type your message');
   for (const choice of ['approve', 'deny'] as const)
     await assert.rejects(rig.client.request('answer', { session: session.id, choice }), /shows no permission prompt/);

@@ -13,6 +13,7 @@ import { BUILTIN_AGENTS, resumeArgv, withAgentHooks } from '../src/agents/agents
 const BIN = path.resolve(__dirname, '..', '..', '.vscode-test', 'agents', 'node_modules', '.bin');
 const NOTIFY = ['/usr/bin/env', 'ELECTRON_RUN_AS_NODE=1', process.execPath, '/opt/holdfast/dist/cli.js', 'notify'];
 const UUID = '5f0c2b1e-8d3a-4c6b-9e7f-0a1b2c3d4e5f';
+const NO_RELAUNCH = { GEMINI_CLI_NO_RELAUNCH: 'true' };
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hf-agents-'));
 after(() => fs.rmSync(home, { recursive: true, force: true }));
 
@@ -24,7 +25,12 @@ function run(argv: readonly string[]): Promise<string> {
     const child = execFile(
       program,
       argv.slice(1),
-      { cwd: home, env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm-256color' }, timeout: 60_000 },
+      // Gemini CLI would start itself again only to give Node a larger heap: the same parsing, twice the CPU.
+      {
+        cwd: home,
+        env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm-256color', ...NO_RELAUNCH },
+        timeout: 60_000,
+      },
       (_err, stdout, stderr) => resolve(stdout + stderr),
     );
     child.stdin?.end();

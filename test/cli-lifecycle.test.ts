@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SessionInfo } from '../src/protocol/messages';
 import { cliSandbox, type CliSandbox, isOneErrorLine } from './helpers/cli';
+import { elsewhereTest } from './helpers/portablePass';
 
 describe('sessions that end', () => {
   let box: CliSandbox;
@@ -14,7 +15,7 @@ describe('sessions that end', () => {
 
   const show = async (ref: string): Promise<SessionInfo> => JSON.parse(await box.ok(['show', ref, '--json']));
 
-  test('unknown sessions exit 4, ambiguous names exit 2', async () => {
+  elsewhereTest('unknown sessions exit 4, ambiguous names exit 2', async () => {
     // A session keeps the on-demand daemon up while the rest run (in parallel: each is a node start).
     await box.ok(['new', '--name', 'keeper', '--', 'sleep', '60']);
     const cases = [

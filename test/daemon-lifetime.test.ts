@@ -9,6 +9,7 @@ import { encodeJson, FrameDecoder, FrameKind } from '../src/protocol/frame';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import { tokenPathFor } from '../src/host/paths';
 import { startDaemon } from '../src/client/launch';
+import { elsewhereTest } from './helpers/portablePass';
 import { DAEMON_SCRIPT, isAlive, isolatedEnv, startTestDaemon, tempDir, waitFor, waitForText } from './helpers/daemon';
 
 test('exit code and signal are recorded, the last screen stays until removal', async () => {
@@ -103,7 +104,7 @@ test('an on-demand daemon exits when its last session is removed', async () => {
   assert.ok(fs.existsSync(daemon.socket), 'the canonical socket path must never be removed');
 });
 
-test("a session's environment is clean of the daemon's launch", async () => {
+elsewhereTest("a session's environment is clean of the daemon's launch", async () => {
   const dir = tempDir();
   const env: NodeJS.ProcessEnv = {
     ...isolatedEnv(dir),
@@ -144,7 +145,7 @@ test("a session's environment is clean of the daemon's launch", async () => {
 });
 
 for (const starters of [2, 20]) {
-  test(`${starters} racing starters end with exactly one daemon, and no session is lost`, async () => {
+  elsewhereTest(`${starters} racing starters end with exactly one daemon, and no session is lost`, async () => {
     const dir = tempDir();
     const env = isolatedEnv(dir);
     const socket = env.HOLDFAST_SOCKET!;
@@ -170,7 +171,7 @@ for (const starters of [2, 20]) {
   });
 }
 
-test('a stale socket is replaced; a live daemon’s socket is never replaced', async () => {
+elsewhereTest('a stale socket is replaced; a live daemon’s socket is never replaced', async () => {
   const dir = tempDir();
   const env = isolatedEnv(dir);
   const socket = env.HOLDFAST_SOCKET!;
@@ -194,7 +195,7 @@ test('a stale socket is replaced; a live daemon’s socket is never replaced', a
   assert.equal(fs.statSync(socket).ino, inode, 'stop removed or replaced the socket path');
 });
 
-test('garbage, oversized and out-of-order frames close that connection only', async () => {
+elsewhereTest('garbage, oversized and out-of-order frames close that connection only', async () => {
   const daemon = await startTestDaemon();
   try {
     const client = await daemon.connect();
@@ -260,7 +261,7 @@ test('garbage, oversized and out-of-order frames close that connection only', as
   }
 });
 
-test('the socket directory must be private; the token file is 0600', async () => {
+elsewhereTest('the socket directory must be private; the token file is 0600', async () => {
   const dir = tempDir();
   const env = isolatedEnv(dir);
   const socketDir = path.dirname(env.HOLDFAST_SOCKET!);
@@ -282,7 +283,7 @@ test('the socket directory must be private; the token file is 0600', async () =>
   await waitFor(() => !isAlive((ready as { pid: number }).pid), 10_000, 'stop');
 });
 
-test('a starter reads all its daemon wrote, even when the daemon exits before the pipe is read', async () => {
+elsewhereTest('a starter reads all its daemon wrote, even when the daemon exits before the pipe is read', async () => {
   // The regression: a losing starter writes "adopt" and exits at once; under load the exit was
   // handled before its readiness line and the start failed with "exited during startup (code 0)".
   // Here the line comes after the exit, from a child that inherited the pipe: only a launcher that

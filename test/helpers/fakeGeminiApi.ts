@@ -1,8 +1,8 @@
 // A local stand-in for the Gemini API (generativelanguage's v1beta), enough for the real Gemini CLI
 // (GOOGLE_GEMINI_BASE_URL pointing here) to reach a tool's confirmation prompt: a turn that declares
-// functions answers with one call of the given function; the turn after its response, and any request
-// without functions (routing, summaries), answers with a short text. generateContent and its streaming
-// form (SSE), countTokens; anything else is a 404.
+// functions answers with one call of the function set last (`call`: one CLI is asked for several in turn);
+// the turn after its response, and any request without functions (routing, summaries), answers with a short
+// text. generateContent and its streaming form (SSE), countTokens; anything else is a 404.
 import { json, startFakeApiServer } from './fakeApiServer';
 
 export interface FakeGeminiApi {
@@ -12,6 +12,8 @@ export interface FakeGeminiApi {
   readonly paths: string[];
   /** How many function calls it answered with, and how many of their responses came back. */
   readonly toolCalls: { asked: number; answered: number };
+  /** What the next turn that declares functions is answered with. */
+  call: GeminiFunctionCall;
   close(): Promise<void>;
 }
 
@@ -31,9 +33,10 @@ type Part = { text: string } | { functionCall: GeminiFunctionCall };
 /** models/NAME:METHOD, the methods answered. */
 const MODEL_PATH = /^\/v1beta\/models\/[\w.-]+:(generateContent|streamGenerateContent|countTokens)$/;
 
-/** Starts the stand-in on 127.0.0.1; every turn that declares functions gets `call`. */
+/** Starts the stand-in on 127.0.0.1; every turn that declares functions gets `call` until another is set. */
 export async function startFakeGeminiApi(call: GeminiFunctionCall): Promise<FakeGeminiApi> {
   const toolCalls = { asked: 0, answered: 0 };
+  let api: FakeGeminiApi | undefined;
   const server = await startFakeApiServer((req, path, body, res) => {
     const method = MODEL_PATH.exec(path)?.[1];
     if (req.method !== 'POST' || !method) return json(res, 404, { error: { code: 404, message: 'not here' } });
@@ -50,7 +53,7 @@ export async function startFakeGeminiApi(call: GeminiFunctionCall): Promise<Fake
     if (lastParts.some((p) => 'functionResponse' in p)) toolCalls.answered++;
     else if (declared) {
       toolCalls.asked++;
-      part = { functionCall: call };
+      part = { functionCall: api?.call ?? call };
     }
     const answer = {
       candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
@@ -61,10 +64,12 @@ export async function startFakeGeminiApi(call: GeminiFunctionCall): Promise<Fake
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.end(`data: ${JSON.stringify(answer)}\r\n\r\n`);
   });
-  return {
+  api = {
     url: `http://127.0.0.1:${server.port}`,
     paths: server.paths,
     toolCalls,
+    call,
     close: server.close.bind(server),
   };
+  return api;
 }
