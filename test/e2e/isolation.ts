@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CODE_SERVER_NODE, REPO_ROOT } from './environment';
+import { countCall } from './pollCount';
 import { allProcs, kill, readEnviron } from './processes';
 import { makeTempDir, safeName, waitFor } from './utilities';
 
@@ -70,6 +71,7 @@ export class Isolation {
 
   /** Runs `node dist/cli.js ARGS --socket S`. Never throws for a non-zero exit. */
   cli(args: string[], opts: { timeout?: number; env?: Record<string, string> } = {}): CliResult {
+    countCall(`cli ${args[0]}`);
     try {
       const stdout = execFileSync(CLI_NODE, [CLI, ...args, '--socket', this.socket], {
         encoding: 'utf8',

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { countCall } from './pollCount';
 
 const TRACE = !!process.env.HOLDFAST_E2E_TRACE;
 const traceStart = Date.now();
@@ -40,6 +41,7 @@ export async function waitFor<T>(
   let lastError: unknown;
   let lastValue: unknown;
   for (;;) {
+    countCall('waitFor');
     try {
       const value = await condition();
       lastValue = value;
