@@ -22,10 +22,19 @@ export function sleep(ms: number): Promise<void> {
 
 export interface WaitOptions {
   timeout?: number;
+  /** A fixed interval between checks; without it the first comes after 50 ms and each next one ×1.5 later, to 500 ms. */
   interval?: number;
   /** Said in the error when the condition is not met in time. */
   message?: string;
 }
+
+/**
+ * The growing interval: what a short wait looks for is seen within ~50-100 ms, and a long one (a window load, an
+ * agent's start) checks twice a second, not five times (each check of the workbench costs the renderer).
+ */
+const FIRST_INTERVAL_MS = 50;
+const INTERVAL_GROWTH = 1.5;
+const LONGEST_INTERVAL_MS = 500;
 
 /**
  * Polls `condition` until it returns something other than undefined/null/false, and returns
@@ -36,10 +45,11 @@ export async function waitFor<T>(
   opts: WaitOptions = {},
 ): Promise<T> {
   const timeout = opts.timeout ?? 30_000;
-  const interval = opts.interval ?? 200;
+  let interval = opts.interval ?? FIRST_INTERVAL_MS;
   const deadline = Date.now() + timeout;
   let lastError: unknown;
   let lastValue: unknown;
+  countCall('waits');
   for (;;) {
     countCall('waitFor');
     try {
@@ -58,7 +68,9 @@ export async function waitFor<T>(
             : '';
       throw new Error(`timed out after ${timeout} ms waiting for ${opts.message ?? 'a condition'}${why}`);
     }
-    await sleep(interval);
+    // Never past the deadline by more than a check: the last one comes at it.
+    await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
+    if (opts.interval === undefined) interval = Math.min(interval * INTERVAL_GROWTH, LONGEST_INTERVAL_MS);
   }
 }
 
