@@ -40,7 +40,7 @@ async function ask({ seq, method, params }: ProbeAsk): Promise<ProbeAnswer> {
       if (err instanceof NoDaemonError) return { seq, ok: false, noDaemon: true, message: err.message };
       // The daemon's answer to this request (not a connection that ended) is the result.
       const answered = err instanceof RequestError && client !== undefined && !client.isClosed;
-      if (answered) return { seq, ok: false, code: (err as RequestError).code, message: (err as Error).message };
+      if (answered) return { seq, ok: false, code: err.code, message: err.message };
       client?.close();
       client = undefined;
       if (attempt > 0) return { seq, ok: false, message: (err as Error).message };

@@ -30,6 +30,8 @@ if (COUNTING) {
       .sort((a, b) => b[1] - a[1])
       .slice(0, 15)
       .map(([key, n]) => `  ${n}\t${key}`);
-    process.stderr.write(`[e2e-count ${file}] totals\n${lines.join('\n')}\n[e2e-count ${file}] top callers\n${top.join('\n')}\n`);
+    process.stderr.write(
+      `[e2e-count ${file}] totals\n${lines.join('\n')}\n[e2e-count ${file}] top callers\n${top.join('\n')}\n`,
+    );
   });
 }
