@@ -19,9 +19,8 @@ export interface CliResult {
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 /**
  * The Node the tests' CLI calls run on: code-server's, the one the daemon under test runs on, with Node's compile
- * cache. An e2e file calls the CLI hundreds of times (its waits poll the daemon through it), and compiling the
- * bundle was most of a call: 0.19 CPU-s a call on the system's Node 20, 0.10 so (docs/testing.md). The CLI on the
- * system's Node is the unit tests' part.
+ * cache: compiling the bundle was most of a call, 0.19 CPU-s on the system's Node 20, 0.10 so (docs/testing.md).
+ * The waits ask through the probe instead (daemonProbe.ts); the CLI on the system's Node is the unit tests' part.
  */
 const CLI_NODE = CODE_SERVER_NODE;
 

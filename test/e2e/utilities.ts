@@ -22,7 +22,7 @@ export function sleep(ms: number): Promise<void> {
 
 export interface WaitOptions {
   timeout?: number;
-  /** A fixed interval between checks; without it the first comes after 50 ms and each next one ×1.5 later, to 500 ms. */
+  /** A fixed interval between checks; without it, 50 ms and then each ×1.5 longer, to 500 ms. */
   interval?: number;
   /** Said in the error when the condition is not met in time. */
   message?: string;
