@@ -4,6 +4,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CODE_SERVER_NODE, REPO_ROOT } from './environment';
+import { DaemonProbe, ProbeError } from './daemonProbe';
+import { countCall } from './pollCount';
 import { allProcs, kill, readEnviron } from './processes';
 import { makeTempDir, safeName, waitFor } from './utilities';
 
@@ -17,9 +19,8 @@ export interface CliResult {
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 /**
  * The Node the tests' CLI calls run on: code-server's, the one the daemon under test runs on, with Node's compile
- * cache. An e2e file calls the CLI hundreds of times (its waits poll the daemon through it), and compiling the
- * bundle was most of a call: 0.19 CPU-s a call on the system's Node 20, 0.10 so (docs/testing.md). The CLI on the
- * system's Node is the unit tests' part.
+ * cache: compiling the bundle was most of a call, 0.19 CPU-s on the system's Node 20, 0.10 so (docs/testing.md).
+ * The waits ask through the probe instead (daemonProbe.ts); the CLI on the system's Node is the unit tests' part.
  */
 const CLI_NODE = CODE_SERVER_NODE;
 
@@ -38,6 +39,8 @@ export class Isolation {
   readonly workspace: string;
   /** The temp HOME (its real path), when asked for. */
   readonly home: string | undefined;
+  /** The daemon as the waits ask it (list, show, read), over one connection kept open. */
+  private readonly probe: DaemonProbe;
 
   constructor(
     readonly name: string,
@@ -53,6 +56,7 @@ export class Isolation {
       fs.mkdirSync(this.home, { mode: 0o700 });
     }
     this.socket = path.join(this.runtimeDir, 'holdfast', 'holdfast.sock');
+    this.probe = new DaemonProbe(this.socket);
     this.workspace = path.join(this.dir, 'workspace');
     fs.mkdirSync(this.workspace);
   }
@@ -70,6 +74,7 @@ export class Isolation {
 
   /** Runs `node dist/cli.js ARGS --socket S`. Never throws for a non-zero exit. */
   cli(args: string[], opts: { timeout?: number; env?: Record<string, string> } = {}): CliResult {
+    countCall(`cli ${args[0]}`);
     try {
       const stdout = execFileSync(CLI_NODE, [CLI, ...args, '--socket', this.socket], {
         encoding: 'utf8',
@@ -101,24 +106,33 @@ export class Isolation {
     return created.session ?? created;
   }
 
-  /** All sessions (`holdfast list --json`); [] when no daemon listens. */
+  /** All sessions (as `holdfast list --json` prints them); [] when no daemon listens. */
   sessions(): SessionView[] {
-    const r = this.cli(['list', '--json']);
-    if (r.code === 6) return [];
-    if (r.code !== 0) throw new Error(`holdfast list exited ${r.code}: ${r.stderr.trim()}`);
-    const parsed = JSON.parse(r.stdout) as { sessions?: SessionView[] } | SessionView[];
-    return Array.isArray(parsed) ? parsed : (parsed.sessions ?? []);
+    try {
+      return this.probe.ask<{ sessions: SessionView[] }>('list', {}).sessions;
+    } catch (err) {
+      if (err instanceof ProbeError && err.noDaemon) return [];
+      throw new Error(`holdfast list: ${(err as Error).message}`, { cause: err });
+    }
   }
 
+  /** One session (as `holdfast show ID --json` prints it). */
   session(id: string): SessionView {
-    const parsed = this.cliJson<{ session?: SessionView } & SessionView>(['show', id]);
-    return parsed.session ?? parsed;
+    return this.ask<{ session: SessionView }>('show', id).session;
   }
 
-  /** The session's screen as text lines (`holdfast read ID --json`). */
+  /** The session's screen as text lines (as `holdfast read ID --json` prints them). */
   screen(id: string): string[] {
-    const parsed = this.cliJson<{ lines?: string[] } | string[]>(['read', id]);
-    return Array.isArray(parsed) ? parsed : (parsed.lines ?? []);
+    return this.ask<{ lines: string[] }>('read', id).lines;
+  }
+
+  /** `method` about one session through the probe; throws as the CLI's call would, with the daemon's words. */
+  private ask<T>(method: 'show' | 'read', id: string): T {
+    try {
+      return this.probe.ask<T>(method, { session: id });
+    } catch (err) {
+      throw new Error(`holdfast ${method} ${id}: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   /** Polls the session's screen until it matches. */
@@ -147,6 +161,7 @@ export class Isolation {
 
   /** Stops this test's daemon (if any), then kills anything still carrying this isolation's env. */
   async dispose(opts: { keepDir?: boolean } = {}): Promise<void> {
+    this.probe.dispose();
     if (fs.existsSync(CLI)) this.cli(['stop'], { timeout: 10_000 });
     const marker = `HOLDFAST_SOCKET=${this.socket}`;
     const runtime = `XDG_RUNTIME_DIR=${this.runtimeDir}`;

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { countCall } from './pollCount';
 
 const TRACE = !!process.env.HOLDFAST_E2E_TRACE;
 const traceStart = Date.now();
@@ -21,10 +22,19 @@ export function sleep(ms: number): Promise<void> {
 
 export interface WaitOptions {
   timeout?: number;
+  /** A fixed interval between checks; without it, 50 ms and then each ×1.5 longer, to 500 ms. */
   interval?: number;
   /** Said in the error when the condition is not met in time. */
   message?: string;
 }
+
+/**
+ * The growing interval: what a short wait looks for is seen within ~50-100 ms, and a long one (a window load, an
+ * agent's start) checks twice a second, not five times (each check of the workbench costs the renderer).
+ */
+const FIRST_INTERVAL_MS = 50;
+const INTERVAL_GROWTH = 1.5;
+const LONGEST_INTERVAL_MS = 500;
 
 /**
  * Polls `condition` until it returns something other than undefined/null/false, and returns
@@ -35,11 +45,13 @@ export async function waitFor<T>(
   opts: WaitOptions = {},
 ): Promise<T> {
   const timeout = opts.timeout ?? 30_000;
-  const interval = opts.interval ?? 200;
+  let interval = opts.interval ?? FIRST_INTERVAL_MS;
   const deadline = Date.now() + timeout;
   let lastError: unknown;
   let lastValue: unknown;
+  countCall('waits');
   for (;;) {
+    countCall('waitFor');
     try {
       const value = await condition();
       lastValue = value;
@@ -56,7 +68,9 @@ export async function waitFor<T>(
             : '';
       throw new Error(`timed out after ${timeout} ms waiting for ${opts.message ?? 'a condition'}${why}`);
     }
-    await sleep(interval);
+    // Never past the deadline by more than a check: the last one comes at it.
+    await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
+    if (opts.interval === undefined) interval = Math.min(interval * INTERVAL_GROWTH, LONGEST_INTERVAL_MS);
   }
 }
 
