@@ -112,12 +112,14 @@ fi
 # that runs beside one can take four times as long (recovery.test: about 30 s in one run, over the old 120 s limit
 # beside the hostile-input check on a loaded machine). A hang still fails, in 4 minutes.
 UNIT_TIMEOUT_MS=240000
-# Two files at a time, the longest first (node --test sorts what it is given, so each runs through a file
-# out/test/unit-order/NNN-NAME.test.js that loads the real one): the last to start are short, not a 30 s file
-# alone at the end. Beside them, one at a time, the files that mostly wait (an idle daemon's wake-ups over 10 s,
+# Three files at a time (HOLDFAST_UNIT_CONCURRENCY), the longest first (node --test sorts what it is given, so each
+# runs through a file out/test/unit-order/NNN-NAME.test.js that loads the real one): the last to start are short,
+# not a 30 s file alone at the end. With two, both cores were 16% idle through the phase (vmstat, a quiet
+# clean-clone run): the files wait for programs, daemons and sshd too. Every file holds beside two CPU spinners. Beside them, one at a time, the files that mostly wait (an idle daemon's wake-ups over 10 s,
 # bells rung for 12 s, a text worker's idle end, programs' exits): 130 s of the files' time, 25 s of CPU
 # (docs/testing.md), in a runner of its own, its report printed after the phase.
-UNIT_SLOWEST_FIRST=(agents-real-prompt-gemini packages recovery agents-real reliability-limits hosts-ssh)
+UNIT_SLOWEST_FIRST=(hosts-search hosts-install packages hosts-hostile recovery agents-real-prompt-gemini)
+UNIT_SLOWEST_FIRST+=(agents-real reliability-limits hosts-ssh)
 UNIT_SLOWEST_FIRST+=(portable/daemon-handoff portable/daemon-lifetime hosts-reconnect cli-sessions daemon-lifetime)
 UNIT_SLOWEST_FIRST+=(daemon-stream snapshot-fidelity reliability-fuzz tab-output reliability-output agents-real-prompt)
 UNIT_SLOWEST_FIRST+=(agents-real-prompt-codex cli-attach cli-serve daemon-handoff portable/cli-lifecycle)
@@ -160,7 +162,8 @@ unit_phase() {
   background+=("$pid")
   node --test --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination="$RESULTS/unit.tsv" \
-    --test-concurrency=2 --test-timeout=$UNIT_TIMEOUT_MS "${ordered_files[@]}" || main_rc=$?
+    --test-concurrency="${HOLDFAST_UNIT_CONCURRENCY:-3}" --test-timeout=$UNIT_TIMEOUT_MS "${ordered_files[@]}" ||
+    main_rc=$?
   wait "$pid" || waiting_rc=$?
   echo "[test] unit, the files that mostly wait:" >&2
   cat "$RESULTS/unit-waiting.log"
@@ -189,8 +192,8 @@ E2E_OLDEST_FILES=(localEcho splits)
 # that the last to start are short (the order of their times in a clean-clone run). Three at a time was slower on
 # 2 cores (docs/testing.md): the e2e is CPU-bound. node --test runs its files in the order of their paths whatever
 # order they are given in, so each runs through a file out/test/e2e-order/NN-NAME.test.js that loads the real one.
-E2E_SLOWEST_FIRST=(attention succession reload splits shell-integration sidebar agents restart windows transcript tabs)
-E2E_SLOWEST_FIRST+=(update flow oldest/localEcho crash localEcho oldest/splits mcp)
+E2E_SLOWEST_FIRST=(hosts splits shell-integration reload attention succession oldest/localEcho sidebar tabs restart)
+E2E_SLOWEST_FIRST+=(agents windows localEcho transcript oldest/splits update flow mcp crash worktree search)
 for name in "${E2E_OLDEST_FILES[@]}"; do E2E_SLOWEST_FIRST+=("oldest/$name"); done
 for file in out/test/e2e/*.test.js; do E2E_SLOWEST_FIRST+=("$(basename "$file" .test.js)"); done
 rm -rf out/test/e2e-order
