@@ -115,9 +115,10 @@ UNIT_TIMEOUT_MS=240000
 # Three files at a time (HOLDFAST_UNIT_CONCURRENCY), the longest first (node --test sorts what it is given, so each
 # runs through a file out/test/unit-order/NNN-NAME.test.js that loads the real one): the last to start are short,
 # not a 30 s file alone at the end. With two, both cores were 16% idle through the phase (vmstat, a quiet
-# clean-clone run): the files wait for programs, daemons and sshd too. Every file holds beside two CPU spinners. Beside them, one at a time, the files that mostly wait (an idle daemon's wake-ups over 10 s,
-# bells rung for 12 s, a text worker's idle end, programs' exits): 130 s of the files' time, 25 s of CPU
-# (docs/testing.md), in a runner of its own, its report printed after the phase.
+# clean-clone run): the files wait for programs, daemons and sshd too. Every file holds beside two CPU spinners.
+# Beside them, one at a time, the files that mostly wait (an idle daemon's wake-ups over 10 s, bells rung for 12 s,
+# a text worker's idle end, programs' exits): 130 s of the files' time, 25 s of CPU (docs/testing.md), in a runner
+# of its own, its report printed after the phase.
 UNIT_SLOWEST_FIRST=(hosts-search hosts-install packages hosts-hostile recovery agents-real-prompt-gemini)
 UNIT_SLOWEST_FIRST+=(agents-real reliability-limits hosts-ssh)
 UNIT_SLOWEST_FIRST+=(portable/daemon-handoff portable/daemon-lifetime hosts-reconnect cli-sessions daemon-lifetime)
