@@ -175,12 +175,12 @@ test(
       // It keeps the session's stable `code` hook.
       const hook = resumed.metadata?.cliHook;
       assert.equal(typeof hook, 'string');
-      assert.ok(
-        readEnviron(resumed.pid).includes(
-          `VSCODE_IPC_HOOK_CLI=${path.join(path.dirname(e2e.iso.socket), 'cli', `${String(hook)}.sock`)}`,
-        ),
-        "the resumed agent has its session's code hook",
-      );
+      // Read once its program runs: between node-pty's fork and exec the pid still shows the daemon's environment.
+      const hookVar = `VSCODE_IPC_HOOK_CLI=${path.join(path.dirname(e2e.iso.socket), 'cli', `${String(hook)}.sock`)}`;
+      await waitFor(() => readEnviron(resumed.pid).includes(hookVar), {
+        timeout: 10_000,
+        message: "the resumed agent with its session's code hook",
+      });
       await e2e.iso.waitForScreen(resumed.id, `arg: --resume\narg: ${agentId}`);
       await wb.waitForTerminalText('arg: --resume');
       // Same tab, same place: no tab was added or moved, and it takes input.
