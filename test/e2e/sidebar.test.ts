@@ -136,8 +136,13 @@ test(
         message: 'an active tab for the session whose card got Enter',
       });
 
-      // The wall: every session as a tile; a click on one focuses it.
-      const withTabs = sizes(); // the new tab is the worker's input owner: it may have sized it
+      // The wall: every session as a tile; a click on one focuses it. The new tab is the worker's input owner and
+      // sizes it to the panel, as the shell's tab is, a moment after it shows: taken before, the size was 90x20.
+      await waitFor(() => sizes().get(worker.id) === sizes().get(shell.id), {
+        timeout: 15_000,
+        message: "the worker's tab to size it to the panel",
+      });
+      const withTabs = sizes();
       await wb.runCommand('Holdfast: Show All Sessions');
       const wall = new SessionsWebview(wb, 'wall');
       await wall.waitForText(shell.id, 'while-hidden');
