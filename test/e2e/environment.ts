@@ -32,7 +32,11 @@ export const BUILTIN_EXTENSIONS_DIR = path.join(path.dirname(CODE_SERVER_ENTRY),
  * scenario needs them; worktree and mcp keep them all, a user's setup.
  */
 export const E2E_BUILTIN_EXTENSIONS = ['theme-defaults', 'theme-seti'];
-export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium';
+/**
+ * Chromium's headless shell (Debian's chromium-headless-shell): the renderer a person's Chromium has, without the
+ * desktop browser around it, whose browser process took 2.0-3.1 CPU-s a start against 1.5-1.6 (crash.test).
+ */
+export const CHROMIUM = process.env.HOLDFAST_E2E_CHROMIUM || '/usr/bin/chromium-headless-shell';
 /**
  * Chromium features the e2e turns off: the address bar's WebUI popup, which a headless browser preloads in a renderer
  * of its own at every start (0.7-1.2 CPU-s), for an address bar no test has. Chromium reads only the last
