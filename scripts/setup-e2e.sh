@@ -32,7 +32,7 @@ esac
 log() { printf '[setup-e2e] %s\n' "$*" >&2; }
 source scripts/toolCache.sh
 
-# 1. Debian packages (chromium-headless-shell, libkrb5-dev, ripgrep, and node-gyp's tools for code-server's native modules).
+# 1. Debian packages (chromium-headless-shell, libkrb5-dev, ripgrep, node-gyp's tools for code-server's native modules).
 bash scripts/setup-system.sh build e2e
 CHROMIUM="$(command -v chromium-headless-shell || true)"
 [ -n "$CHROMIUM" ] || { log "chromium-headless-shell not found after install"; exit 1; }
