@@ -19,7 +19,7 @@ test  unzip                 test/packages.test.ts opens each .vsix
 test  g++-aarch64-linux-gnu test/packages.test.ts cross-compiles node-pty for linux-arm64
 test  openssh-server        test/hosts-*.test.ts start a real sshd on loopback (hosts over SSH)
 test  openssh-client        ssh, which a host link runs, and ssh-keygen for the test key pairs
-e2e   chromium-headless-shell the browser the e2e drives (playwright-core): Chromium's renderer, no desktop browser
+e2e   chromium-headless-shell the browser the e2e drives (playwright-core): the renderer, no desktop browser
 e2e   libkrb5-dev           headers for code-server'"'"'s native kerberos module (scripts/setup-e2e.sh)
 e2e   ripgrep               rg for code-server 4.96.4'"'"'s install, whose postinstall would download it from GitHub
 e2e   zsh                   shell integration (VS Code'"'"'s scripts) in zsh: test/e2e/shell-integration, shell-scripts
