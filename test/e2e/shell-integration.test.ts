@@ -46,6 +46,9 @@ scenarioHooks(
     e2e = started;
     // The user's rc file: a short prompt (a long one wraps), and a mark that it was read.
     fs.writeFileSync(path.join(started.iso.home!, '.bashrc'), "PS1='\\$ '\nexport FROM_BASHRC=yes\n");
+    // A HOME fish has started in before: its first interactive start makes completions from every man page in a
+    // python3 of its own (~20 CPU-s, beside the test's window).
+    fs.mkdirSync(path.join(started.iso.home!, '.local/share/fish/generated_completions'), { recursive: true });
   },
 );
 
