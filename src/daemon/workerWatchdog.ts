@@ -13,6 +13,14 @@ export enum WatchdogTiming {
   CheckMs = 1000,
 }
 
+/** Tests only: a shorter SilentMs, so a test sees a stuck worker replaced in seconds (test/emulator-watchdog). */
+const SILENT_TEST_ENV = 'HOLDFAST_TEST_WORKER_SILENT_MS';
+
+function silentMsForTests(): number | undefined {
+  const ms = Number(process.env[SILENT_TEST_ENV]);
+  return Number.isInteger(ms) && ms > 0 ? ms : undefined;
+}
+
 export class WorkerWatchdog implements IDisposable {
   private heardAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
@@ -22,7 +30,7 @@ export class WorkerWatchdog implements IDisposable {
     private readonly outstanding: () => boolean,
     /** The worker said nothing for `silentMs` while it owed an answer. */
     private readonly stuck: (silentMs: number) => void,
-    private readonly silentMs: number = WatchdogTiming.SilentMs,
+    private readonly silentMs: number = silentMsForTests() ?? WatchdogTiming.SilentMs,
   ) {}
 
   /** Messages went to the worker: the silence counts from now if they are the only work it owes. */
