@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import { CLI_SCRIPT } from '../helpers/daemon';
 import { REMOTE, type SshServer, startSshServer, UNKNOWN_KEY } from '../helpers/sshd';
 import { HoldfastE2E, openSidebar, PROMPT_RE, type SessionView, SessionsWebview, waitFor } from './harness';
+import { DaemonProbe } from './daemonProbe';
 import { kill } from './processes';
 
 let e2e: HoldfastE2E;
@@ -154,8 +155,13 @@ test(
       ) as { session?: { id: string }; id?: string };
       const id = created.session?.id ?? created.id!;
       const key = `@remote/${id}`;
+      // The checks ask the host's daemon on its socket, as the other files' waits ask theirs: a CLI call over ssh
+      // (two Nodes and a login) each cost ~0.5 CPU-s.
+      const probe = new DaemonProbe(path.join(sshd.remoteEnv.XDG_RUNTIME_DIR!, 'holdfast', 'holdfast.sock'));
       const remoteShow = (name: string) =>
-        JSON.parse(remoteCli(['show', name, '--json'])) as { pid: number; cwd: string; clients: { owners: number } };
+        probe.ask<{ session: { pid: number; cwd: string; clients: { owners: number } } }>('show', { session: name })
+          .session;
+      const remoteRead = (name: string) => probe.ask<{ lines: string[] }>('read', { session: name }).lines.join('\n');
       const pid = remoteShow('far-sh').pid;
       const title = 'far-sh (remote)';
       const hasTab = async (name: string) => (await wb.terminalTabs()).some((tab) => tab.holdfast && tab.name === name);
@@ -167,7 +173,7 @@ test(
       await wb.clickTerminalTab(title);
       await wb.typeInTerminal('echo "typed-$((6*7))"\n');
       await wb.waitForTerminalText(/^typed-42$/m);
-      assert.match(remoteCli(['read', 'far-sh']), /^typed-42$/m, "the keys reached the host's session");
+      assert.match(remoteRead('far-sh'), /^typed-42$/m, "the keys reached the host's session");
       await waitFor(() => remoteShow('far-sh').clients.owners === 1, {
         timeout: 20_000,
         message: "the tab to have input on the host's daemon",
@@ -184,7 +190,7 @@ test(
         await wb.page.fill('.quick-input-widget .quick-input-box input', typed);
         await wb.pickQuickItem(typed);
       };
-      const remoteCount = () => (JSON.parse(remoteCli(['list', '--json'])) as { sessions: unknown[] }).sessions.length;
+      const remoteCount = () => probe.ask<{ sessions: unknown[] }>('list', {}).sessions.length;
       const sessionsBefore = remoteCount();
       await typeFolder('/no/such/folder');
       await wb.toast('remote: no such directory: /no/such/folder');
@@ -278,6 +284,7 @@ test(
       await again.waitForTerminalText(/^tick-4$/m);
       assert.equal(remoteShow('far-sh').pid, pid, 'the same remote process after the restart');
       assert.equal(remoteShow('holdfast 1').pid, started.pid, 'the same shell on the host after the restart');
+      probe.dispose();
     });
   },
 );
