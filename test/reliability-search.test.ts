@@ -142,7 +142,7 @@ describe('a costly pattern against a daemon with both cores busy', () => {
     const slowest = probe.take();
     record({
       item: 'hostile',
-      name: `search, grep and wait --for text --history with ${SLOW} (within the program limit), budget ${BUDGET_MS} ms`,
+      name: `search, grep and wait --for text --history with ${SLOW} (under the program limit), budget ${BUDGET_MS} ms`,
       value:
         `limit after ${answeredIn.toFixed(0)} ms (the worker stopped and replaced; the next search answers); ` +
         `slowest list ${slowest.toFixed(0)} ms`,
