@@ -189,9 +189,9 @@ node_test load --test-timeout=300000 out/test/reliability-load.test.js
 # HOLDFAST_E2E_OLDEST=1 and loads the real one, so the pass shares the e2e phase's two slots instead of adding a
 # phase with a tail of its own; listed below as oldest/NAME.
 E2E_OLDEST_FILES=(localEcho splits)
-# Two files at a time (each has its own code-server, Chromium, daemon socket, state and ports), the slowest first so
-# that the last to start are short (the order of their times in a clean-clone run). Three at a time was slower on
-# 2 cores (docs/testing.md): the e2e is CPU-bound. node --test runs its files in the order of their paths whatever
+# Three files at a time (each has its own code-server, Chromium, daemon socket, state and ports), the slowest first
+# so that the last to start are short. Two left both cores 12% idle; with the waits on a kept-open connection three
+# took the phase from 576 to 506 s (docs/testing.md). node --test runs its files in the order of their paths whatever
 # order they are given in, so each runs through a file out/test/e2e-order/NN-NAME.test.js that loads the real one.
 E2E_SLOWEST_FIRST=(hosts splits shell-integration reload attention succession oldest/localEcho sidebar tabs restart)
 E2E_SLOWEST_FIRST+=(agents windows localEcho transcript oldest/splits update flow mcp crash worktree search)
@@ -212,6 +212,6 @@ for name in "${E2E_SLOWEST_FIRST[@]}"; do
 done
 # Screenshots and logs of failures go to test-artifacts/. HOLDFAST_E2E_CONCURRENCY=1 runs one at a time;
 # HOLDFAST_E2E_TRACE prints each step.
-HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node_test e2e --test-concurrency="${HOLDFAST_E2E_CONCURRENCY:-2}" \
+HOLDFAST_E2E_TRACE="${HOLDFAST_E2E_TRACE:-1}" node_test e2e --test-concurrency="${HOLDFAST_E2E_CONCURRENCY:-3}" \
   --test-timeout=600000 "${e2e_files[@]}"
 node scripts/test-summary.mjs "$RESULTS"
